@@ -1,0 +1,136 @@
+/**
+ * Command-line options of `npm run bench` and the two sizes of run they select: the full
+ * run whose figures are compared with the targets, and `--quick`, a smoke run of under a
+ * minute whose figures are not judged where its sizes differ from the targets'.
+ */
+import { parseArgs } from 'node:util';
+
+/** The benchmarks, in the order a run performs them. */
+export const BENCHMARKS = ['cold-start', 'create', 'get', 'list', 'watch', 'rss'] as const;
+export type BenchmarkName = (typeof BENCHMARKS)[number];
+
+/** BenchSizes are the counts each benchmark uses. */
+export interface BenchSizes {
+  /** Concurrent requests (and keep-alive connections) of the request pool. */
+  concurrency: number;
+  /** Size of each ConfigMap's JSON body, in bytes. */
+  objectBytes: number;
+  creates: number;
+  gets: number;
+  /** Objects in the listed namespace, and how many times it is listed. */
+  listObjects: number;
+  listRuns: number;
+  watchers: number;
+  /** Creates per second of the watch writer and for how long it writes. */
+  watchRatePerSec: number;
+  watchSeconds: number;
+  /** Objects held when the RSS is read, and how long to let the server settle first. */
+  rssObjects: number;
+  rssSettleMs: number;
+  coldStartRuns: number;
+}
+
+/** The sizes of the full run: those the targets are defined for. */
+export const FULL_SIZES: BenchSizes = {
+  concurrency: 16,
+  objectBytes: 1024,
+  creates: 20_000,
+  gets: 50_000,
+  listObjects: 10_000,
+  listRuns: 5,
+  watchers: 100,
+  watchRatePerSec: 100,
+  watchSeconds: 10,
+  rssObjects: 100_000,
+  rssSettleMs: 5_000,
+  coldStartRuns: 5,
+};
+
+/** The sizes of `--quick`. */
+export const QUICK_SIZES: BenchSizes = {
+  concurrency: 16,
+  objectBytes: 1024,
+  creates: 2_000,
+  gets: 5_000,
+  listObjects: 1_000,
+  listRuns: 3,
+  watchers: 20,
+  watchRatePerSec: 50,
+  watchSeconds: 3,
+  rssObjects: 5_000,
+  rssSettleMs: 1_000,
+  coldStartRuns: 2,
+};
+
+/** BenchOptions is everything a run needs to know from its command line. */
+export interface BenchOptions {
+  quick: boolean;
+  only: BenchmarkName[];
+  sizes: BenchSizes;
+  /** Where latest.json and the dated copies go. */
+  outDir: string;
+  /** Start the benchmarked server with `--cpu-prof`, writing profiles under outDir/profiles. */
+  cpuProf: boolean;
+  /** The server's --log-level. */
+  logLevel: string;
+  /** Keep the temporary data directories (their paths are printed). */
+  keep: boolean;
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --quick             small counts, a smoke run of under a minute (figures not judged)
+  --only a,b,...      run only these benchmarks: ${BENCHMARKS.join(', ')}
+  --out <dir>         where to write latest.json and the dated copy (default bench/results)
+  --cpu-prof          run the server under --cpu-prof; profiles go to <out>/profiles
+                      (summarize one with: node dist/bench/profile-summary.js <file>)
+  --log-level <lvl>   the server's log level (default info)
+  --keep              keep the temporary data directories
+  -h, --help          this text`;
+
+/** parseBenchArgs turns argv (without node and the script) into BenchOptions; it throws on bad input. */
+export function parseBenchArgs(argv: string[], defaultOutDir: string): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      out: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
+      'log-level': { type: 'string', default: 'info' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const only = values.only === undefined ? [...BENCHMARKS] : parseOnly(values.only);
+  const quick = values.quick === true;
+  return {
+    quick,
+    only,
+    sizes: { ...(quick ? QUICK_SIZES : FULL_SIZES) },
+    outDir: values.out ?? defaultOutDir,
+    cpuProf: values['cpu-prof'] === true,
+    logLevel: values['log-level'] ?? 'info',
+    keep: values.keep === true,
+    help: values.help === true,
+  };
+}
+
+/** parseOnly reads `--only create,get` into benchmark names in run order; it throws on unknown names. */
+export function parseOnly(text: string): BenchmarkName[] {
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (names.length === 0) throw new Error(`--only needs at least one of ${BENCHMARKS.join(', ')}`);
+  const aliases: Record<string, BenchmarkName> = { coldstart: 'cold-start', cold: 'cold-start', creates: 'create', gets: 'get', memory: 'rss' };
+  const chosen = new Set<BenchmarkName>();
+  for (const n of names) {
+    const name = (BENCHMARKS as readonly string[]).includes(n) ? (n as BenchmarkName) : aliases[n];
+    if (name === undefined) throw new Error(`--only: unknown benchmark ${JSON.stringify(n)}, expected some of ${BENCHMARKS.join(', ')}`);
+    chosen.add(name);
+  }
+  return BENCHMARKS.filter((b) => chosen.has(b));
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: starts a Conductor server on a temporary data directory, drives it over
+ * HTTPS from this process, prints a table of figures against their targets and writes the
+ * JSON to bench/results/ (latest.json and a dated copy). See bench/README.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { VERSION } from '../src/version.js';
+import type { BenchContext, ScenarioResult } from './context.js';
+import { BenchClient } from './http-client.js';
+import { machineFacts } from './machine.js';
+import { parseBenchArgs, USAGE, type BenchmarkName, type BenchOptions } from './options.js';
+import { Population } from './population.js';
+import { mb, readMemory } from './proc.js';
+import { formatTable, judge, writeResults, type Metric } from './report.js';
+import { benchColdStart } from './scenarios/cold-start.js';
+import { benchCreate } from './scenarios/create.js';
+import { benchGet } from './scenarios/get.js';
+import { benchList } from './scenarios/list.js';
+import { benchRss } from './scenarios/rss.js';
+import { benchWatch } from './scenarios/watch.js';
+import { killAll, startServerProcess, type ServerProcess } from './server-process.js';
+import { round } from './stats.js';
+
+/** The repository root, from this file's compiled location (dist/bench/run.js). */
+const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+const SERVER_BENCHMARKS: Record<Exclude<BenchmarkName, 'cold-start'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+  create: benchCreate,
+  get: benchGet,
+  list: benchList,
+  watch: benchWatch,
+  rss: benchRss,
+};
+
+const t0 = performance.now();
+function log(message: string): void {
+  process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${message}\n`);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchArgs(process.argv.slice(2), join(REPO_DIR, 'bench', 'results'));
+  } catch (err) {
+    process.stderr.write(`bench: ${errorText(err)}\n${USAGE}\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const { sizes } = options;
+  const startedAt = new Date();
+  const machine = machineFacts(REPO_DIR);
+  log(`conductor ${VERSION} bench (${options.quick ? 'quick' : 'full'}): ${options.only.join(', ')}`);
+  log(`${machine.cpuModel}, ${machine.cores} cores, node ${machine.nodeVersion}`);
+
+  // The whole run stops by itself, whatever the server does.
+  const watchdogMs = options.quick ? 5 * 60_000 : 30 * 60_000;
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`bench: still running after ${watchdogMs / 60_000} minutes; killing the server and giving up\n`);
+    killAll();
+    process.exit(3);
+  }, watchdogMs);
+  watchdog.unref();
+
+  const tmpRoot = mkdtempSync(join(os.tmpdir(), 'conductor-bench-'));
+  const metrics: Metric[] = [];
+  const results: Record<string, unknown> = {};
+  const failures: Record<string, string> = {};
+  const memoryTimeline: { after: string; rssMB: number; hwmMB: number }[] = [];
+  const record = (name: string, r: ScenarioResult) => {
+    metrics.push(...r.metrics);
+    results[name] = r.details;
+  };
+  const fail = (name: string, err: unknown) => {
+    failures[name] = errorText(err);
+    log(`${name} FAILED: ${errorText(err)}`);
+  };
+
+  if (options.only.includes('cold-start')) {
+    try {
+      record('cold-start', await benchColdStart({ runs: sizes.coldStartRuns, tmpRoot, logLevel: options.logLevel, keep: options.keep, log }));
+    } catch (err) {
+      fail('cold-start', err);
+    }
+  }
+
+  const serverBenchmarks = options.only.filter((b): b is Exclude<BenchmarkName, 'cold-start'> => b !== 'cold-start');
+  let server: ServerProcess | undefined;
+  let serverInfo: Record<string, unknown> | undefined;
+  if (serverBenchmarks.length > 0) {
+    const nodeArgs = options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(options.outDir, 'profiles')] : [];
+    let client: BenchClient | undefined;
+    try {
+      server = await startServerProcess({ dataDir: join(tmpRoot, 'server-data'), logPath: join(tmpRoot, 'server.log'), logLevel: options.logLevel, nodeArgs });
+      log(`server ${server.pid} ready on ${server.url} in ${round(server.readyMs, 0)} ms (log: ${server.logPath})`);
+      serverInfo = { pid: server.pid, url: server.url, readyMs: round(server.readyMs, 1), logLevel: options.logLevel, nodeArgs };
+      const sample = (after: string) => {
+        const m = readMemory(server!.pid);
+        memoryTimeline.push({ after, rssMB: mb(m.rssBytes), hwmMB: mb(m.hwmBytes) });
+      };
+      sample('start');
+      client = new BenchClient(server.endpoint, { maxSockets: sizes.concurrency });
+      const ctx: BenchContext = { sizes, server, client, population: new Population(client, sizes.listObjects, sizes.objectBytes), log };
+      for (const name of serverBenchmarks) {
+        log(`--- ${name}`);
+        try {
+          const r = await SERVER_BENCHMARKS[name](ctx);
+          record(name, r);
+          for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
+        } catch (err) {
+          fail(name, err);
+        }
+        sample(name);
+      }
+    } catch (err) {
+      fail('server', err);
+    } finally {
+      client?.close();
+      if (server) {
+        const how = await server.stop();
+        if (serverInfo) serverInfo.exit = how;
+        if (how !== '0') log(`server exited with ${how}`);
+      }
+    }
+  }
+
+  const judged = judge(metrics, sizes);
+  const finishedAt = new Date();
+  const doc = {
+    tool: 'conductor bench',
+    schemaVersion: 1,
+    conductorVersion: VERSION,
+    mode: options.quick ? 'quick' : 'full',
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationSec: round((finishedAt.getTime() - startedAt.getTime()) / 1000, 1),
+    machine,
+    options: { only: options.only, sizes, cpuProf: options.cpuProf, logLevel: options.logLevel },
+    server: serverInfo,
+    summary: judged,
+    results,
+    memoryTimeline,
+    failures,
+  };
+  const written = writeResults(options.outDir, startedAt, options.quick, doc);
+
+  process.stdout.write(`\n${formatTable(judged)}\n\n`);
+  if (options.quick) process.stdout.write('(quick run: sizes differ from the targets\', so nothing is judged)\n');
+  process.stdout.write(`results: ${written.join(', ')}\n`);
+  if (options.cpuProf) process.stdout.write(`CPU profiles: ${join(options.outDir, 'profiles')} (summarize: node dist/bench/profile-summary.js <file>)\n`);
+
+  const failed = Object.keys(failures).length > 0;
+  if (options.keep || failed) process.stdout.write(`temporary data and server log kept in ${tmpRoot}\n`);
+  else rmSync(tmpRoot, { recursive: true, force: true });
+  return failed ? 1 : 0;
+}
+
+process.on('SIGINT', () => {
+  killAll();
+  process.exit(130);
+});
+process.on('exit', killAll);
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    killAll();
+    process.exit(1);
+  },
+);

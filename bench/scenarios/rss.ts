@@ -1,0 +1,61 @@
+/**
+ * Server memory holding `rssObjects` ConfigMaps: the benchmark fills the store up to that
+ * many objects (reusing those already created), waits for the server to settle, then reads
+ * VmRSS (and the peak, VmHWM) from /proc/<pid>/status.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchContext, ScenarioResult } from '../context.js';
+import { mb, readMemory } from '../proc.js';
+import { round } from '../stats.js';
+
+export async function benchRss(ctx: BenchContext): Promise<ScenarioResult> {
+  const { sizes, population, server } = ctx;
+  const before = readMemory(server.pid);
+  const missing = sizes.rssObjects - population.total();
+  let fill: Record<string, unknown> | undefined;
+  if (missing > 0) {
+    ctx.log(`filling the store with ${missing} more objects (to ${sizes.rssObjects})`);
+    const r = await population.create(population.plan(missing), sizes.concurrency, 600_000);
+    fill = { created: r.ok, errors: r.errors, errorSamples: r.errorSamples, elapsedMs: round(r.elapsedMs, 0), ratePerSec: round(r.ratePerSec, 0) };
+    if (population.total() < sizes.rssObjects) throw new Error(`could only create ${population.total()} of ${sizes.rssObjects} objects (${r.errors} failed: ${r.errorSamples[0]?.message ?? r.stoppedEarly})`);
+  }
+  ctx.log(`holding ${population.total()} objects; letting the server settle for ${sizes.rssSettleMs} ms`);
+  const samples: number[] = [];
+  const settleEnd = Date.now() + sizes.rssSettleMs;
+  while (Date.now() < settleEnd) {
+    await sleep(Math.min(1_000, Math.max(0, settleEnd - Date.now())));
+    samples.push(mb(readMemory(server.pid).rssBytes));
+  }
+  const after = readMemory(server.pid);
+  const n = sizes.rssObjects.toLocaleString('en-US');
+  return {
+    metrics: [
+      { id: 'rss.rss', label: `server RSS holding ${n} objects`, value: mb(after.rssBytes), unit: 'MB' },
+      { id: 'rss.hwm', label: `server peak RSS (VmHWM) so far`, value: mb(after.hwmBytes), unit: 'MB' },
+    ],
+    details: {
+      objects: population.total(),
+      rssMB: mb(after.rssBytes),
+      hwmMB: mb(after.hwmBytes),
+      rssBeforeFillMB: mb(before.rssBytes),
+      settleSamplesMB: samples,
+      bytesPerObject: population.total() ? Math.round(after.rssBytes / population.total()) : null,
+      dataDirFilesMB: fileSizes(server.dataDir),
+      fill,
+    },
+  };
+}
+
+function fileSizes(dir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of ['state.db', 'state.db-wal', 'state.db-shm']) {
+    try {
+      out[f] = mb(statSync(join(dir, f)).size);
+    } catch {
+      // absent
+    }
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+/**
+ * The figures the benchmarks are judged by: Conductor's targets, and what the real
+ * kube-apiserver 1.36 with etcd 3.4 does on the same kind of machine, for comparison.
+ */
+import type { BenchSizes } from './options.js';
+
+/** A Goal is a bound a figure must meet, the reference figure, and the sizes it is defined for. */
+export interface Goal {
+  op: '>=' | '<=';
+  value: number;
+  /** The reference implementation's figure, as text (it may be measured at another size). */
+  reference: string;
+  /** Whether a run with these sizes measures what the goal is defined for. */
+  appliesTo(sizes: BenchSizes): boolean;
+}
+
+const poolOf16 = (s: BenchSizes) => s.concurrency === 16 && s.objectBytes === 1024;
+
+/** GOALS by metric id. Metrics without a goal are reported but not judged. */
+export const GOALS: Record<string, Goal> = {
+  'create.rate': { op: '>=', value: 3_000, reference: '1,800/s', appliesTo: (s) => poolOf16(s) && s.creates >= 20_000 },
+  'get.rate': { op: '>=', value: 8_000, reference: '3,400/s', appliesTo: (s) => poolOf16(s) && s.gets >= 50_000 },
+  'list.median': { op: '<=', value: 150, reference: '300 ms', appliesTo: (s) => s.listObjects === 10_000 && s.objectBytes === 1024 },
+  'watch.p99': { op: '<=', value: 8, reference: '8 ms', appliesTo: (s) => s.watchers === 100 && s.watchRatePerSec * s.watchSeconds >= 1_000 },
+  'rss.rss': { op: '<=', value: 400, reference: '790 MB at 20k objects', appliesTo: (s) => s.rssObjects === 100_000 && s.objectBytes === 1024 },
+  'cold-start.new': { op: '<=', value: 1_000, reference: '—', appliesTo: (s) => s.coldStartRuns >= 5 },
+  'cold-start.existing': { op: '<=', value: 1_000, reference: '—', appliesTo: (s) => s.coldStartRuns >= 5 },
+};
+
+/** meets says whether a value satisfies a goal. */
+export function meets(goal: Pick<Goal, 'op' | 'value'>, value: number): boolean {
+  return goal.op === '>=' ? value >= goal.value : value <= goal.value;
+}

@@ -1,0 +1,45 @@
+/**
+ * NamespaceLifecycle rejects new objects in namespaces that do not exist or are being
+ * deleted, and protects the system namespaces from deletion.
+ */
+import { ApiError, errors } from '../../machinery/errors.js';
+import type { ObjectStore } from '../storage/object-store.js';
+import type { ResourceRegistry } from '../registry/registry.js';
+import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
+
+export const PROTECTED_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+
+export class NamespaceLifecycle implements ValidatingPlugin {
+  readonly name = 'NamespaceLifecycle';
+
+  constructor(
+    private readonly objects: ObjectStore,
+    private readonly registry: ResourceRegistry,
+  ) {}
+
+  handles(attrs: AdmissionAttributes): boolean {
+    if (attrs.rt.group === '' && attrs.rt.resource === 'namespaces') return attrs.operation === 'DELETE';
+    return attrs.rt.namespaced && attrs.operation === 'CREATE';
+  }
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    if (attrs.operation === 'DELETE') {
+      if (PROTECTED_NAMESPACES.includes(attrs.name)) {
+        throw errors.forbidden(`namespaces "${attrs.name}" is forbidden: this namespace may not be deleted`, { group: '', resource: 'namespaces' }, attrs.name);
+      }
+      return;
+    }
+    const nsType = this.registry.get('', 'v1', 'namespaces')!;
+    const ns = attrs.namespace!;
+    const found = await this.objects.get(nsType, undefined, ns);
+    if (!found) throw errors.notFound(nsType, ns);
+    if (found.obj.metadata.deletionTimestamp) {
+      throw new ApiError(403, 'Forbidden', `${attrs.rt.resource}${attrs.rt.group ? '.' + attrs.rt.group : ''} "${attrs.name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
+        name: attrs.name,
+        group: attrs.rt.group,
+        kind: attrs.rt.resource,
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+}

@@ -1,0 +1,384 @@
+/**
+ * The HTTP front of the API server: authenticate → route → authorize → handle, writing
+ * JSON, Tables, discovery documents and watch streams, and Status objects for every error.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import { ApiError, errors, isApiError, type Status } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/object.js';
+import type { Authorizer, AuthorizationAttributes } from '../authz/types.js';
+import { forbiddenMessage } from '../authz/types.js';
+import type { ResourceRegistry } from '../registry/registry.js';
+import type { ResourceType } from '../registry/resource-type.js';
+import type { RequestContext, UserInfo } from '../rest/context.js';
+import type { ListResult, RestHandlers } from '../rest/handlers.js';
+import type { LazyObject } from '../rest/lazy-object.js';
+import { parseDeleteParams, parseListParams, parsePatchParams, parseWatchParams, parseWriteParams } from '../rest/params.js';
+import { toTable, type IncludeObject } from '../rest/table.js';
+import { startWatch, type WatchOptions } from '../rest/watch.js';
+import { checkDepth, decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './body.js';
+import { responseShape, type ResponseShape } from './negotiate.js';
+import { parsePath, type ResourcePath } from './paths.js';
+import { acceptsJson as acceptsJsonDoc, discoveryContentType, negotiateDiscovery, type ApiDocuments } from '../docs/index.js';
+
+export interface DispatcherOptions {
+  registry: ResourceRegistry;
+  rest: RestHandlers;
+  docs: ApiDocuments;
+  authenticate(req: IncomingMessage): UserInfo | undefined;
+  authorizer: Authorizer;
+  logger: Logger;
+  maxBodyBytes?: number;
+  watch?: WatchOptions;
+  /** False until the server is ready to serve (readyz). */
+  ready(): boolean;
+}
+
+const JSON_TYPE = 'application/json';
+
+export class Dispatcher {
+  constructor(private readonly o: DispatcherOptions) {}
+
+  handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.serve(req, res).catch((err: unknown) => this.fail(res, err));
+  };
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://localhost');
+    } catch {
+      throw errors.badRequest('the request URL is not valid');
+    }
+    const path = url.pathname;
+    if (path === '/livez' || path === '/healthz' || path.startsWith('/livez/') || path.startsWith('/healthz/')) {
+      return this.sendText(res, 200, 'ok');
+    }
+    if (path === '/readyz' || path.startsWith('/readyz/')) {
+      return this.o.ready() ? this.sendText(res, 200, 'ok') : this.sendText(res, 503, 'not ready');
+    }
+    const user = this.o.authenticate(req);
+    if (!user) throw errors.unauthorized();
+    const ctx: RequestContext = { user, userAgent: String(req.headers['user-agent'] ?? ''), warnings: [] };
+    const method = req.method ?? 'GET';
+    const parsed = parsePath(path);
+
+    if (parsed.type !== 'resource') {
+      if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(`${method} is not supported on ${path}`);
+      await this.authorize({ user, verb: 'get', resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path });
+      return this.serveDocument(req, res, parsed, url);
+    }
+    return this.serveResource(req, res, ctx, parsed, url);
+  }
+
+  private serveDocument(req: IncomingMessage, res: ServerResponse, parsed: ReturnType<typeof parsePath>, url: URL): void {
+    const docs = this.o.docs;
+    const accept = String(req.headers.accept ?? '');
+    switch (parsed.type) {
+      case 'api-versions':
+      case 'api-groups': {
+        const which = parsed.type === 'api-versions' ? 'api' : 'apis';
+        const format = negotiateDiscovery(accept);
+        if (format !== 'legacy') {
+          const doc = docs.aggregatedSerialized(which, format);
+          return this.sendJson(res, 200, doc.json, discoveryContentType(format), { Etag: `"${doc.hash}"`, Vary: 'Accept' });
+        }
+        return this.sendJson(res, 200, JSON.stringify(which === 'api' ? docs.apiVersions() : docs.apiGroupList()), JSON_TYPE, { Vary: 'Accept' });
+      }
+      case 'api-group': {
+        const g = docs.apiGroup(parsed.group);
+        if (!g) throw errors.pathNotFound(url.pathname);
+        return this.sendJson(res, 200, JSON.stringify(g));
+      }
+      case 'resource-list': {
+        const l = docs.apiResourceList(parsed.group, parsed.version);
+        if (!l) throw errors.pathNotFound(url.pathname);
+        return this.sendJson(res, 200, JSON.stringify(l));
+      }
+      case 'other':
+        break;
+      default:
+        break;
+    }
+    const p = url.pathname;
+    if (p === '/version' || p === '/version/') return this.sendJson(res, 200, JSON.stringify(docs.version()));
+    if (p === '/openapi/v2') {
+      if (!acceptsJsonDoc(accept)) throw errors.notAcceptable('only application/json is served for /openapi/v2');
+      const doc = docs.openApiV2Serialized();
+      return this.sendJson(res, 200, doc.json, JSON_TYPE, { Etag: `"${doc.hash}"` });
+    }
+    if (p === '/openapi/v3' || p === '/openapi/v3/') return this.sendJson(res, 200, JSON.stringify(docs.openApiV3Index()));
+    if (p.startsWith('/openapi/v3/')) {
+      const answer = docs.openApiV3Answer(p.slice('/openapi/v3/'.length), url.searchParams.get('hash') ?? undefined);
+      if (answer.status === 404) throw errors.pathNotFound(p);
+      if (answer.status === 301) {
+        res.writeHead(301, { Location: answer.location, 'Content-Length': 0 });
+        res.end();
+        return;
+      }
+      return this.sendJson(res, 200, answer.json, JSON_TYPE, {
+        Etag: `"${answer.hash}"`,
+        'Cache-Control': answer.immutable ? 'public, immutable' : 'no-cache, private',
+      });
+    }
+    throw errors.pathNotFound(p);
+  }
+
+  private async serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, p: ResourcePath, url: URL): Promise<void> {
+    const rt = this.o.registry.get(p.group, p.version, p.resource);
+    if (!rt) throw errors.pathNotFound(url.pathname);
+    if (p.namespace !== undefined && !rt.namespaced) throw errors.pathNotFound(url.pathname);
+    if (p.subresource && !this.servesSubresource(rt, p.subresource)) throw errors.pathNotFound(url.pathname);
+    const q = url.searchParams;
+    const method = req.method ?? 'GET';
+    const isWatch = p.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
+    const verb = verbOf(method, p.name !== undefined, isWatch);
+    if (!verb) throw errors.methodNotAllowed(`${method} is not supported on ${url.pathname}`);
+    if (p.subresource && !['get', 'update', 'patch'].includes(verb)) {
+      throw errors.methodNotAllowed(`${method} is not supported on the ${p.subresource} subresource`);
+    }
+    await this.authorize({
+      user: ctx.user,
+      verb,
+      resourceRequest: true,
+      group: rt.group,
+      version: rt.version,
+      resource: rt.resource,
+      subresource: p.subresource,
+      namespace: p.namespace ?? '',
+      name: p.name ?? '',
+      path: url.pathname,
+    });
+    const shape = responseShape(req.headers.accept);
+    const ns = p.namespace;
+    const userAgent = ctx.userAgent;
+    const rest = this.o.rest;
+    const limit = this.o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+    switch (verb) {
+      case 'get': {
+        const item = await rest.get(rt, ns, p.name!);
+        return this.sendObject(res, ctx, 200, rt, item, shape, q);
+      }
+      case 'list': {
+        const list = await rest.list(rt, ns, parseListParams(q));
+        return this.sendList(res, ctx, rt, list, shape, q);
+      }
+      case 'watch':
+        return this.serveWatch(req, res, rt, ns, q, shape);
+      case 'create': {
+        const params = parseWriteParams(q, userAgent);
+        const body = await this.body(req, limit);
+        const obj = await rest.create(ctx, rt, ns, body, params);
+        return this.sendKObject(res, ctx, params.dryRun ? 200 : 201, rt, obj, shape, q);
+      }
+      case 'update': {
+        const params = parseWriteParams(q, userAgent);
+        const body = await this.body(req, limit);
+        const obj = await rest.update(ctx, rt, ns, p.name!, body, p.subresource, params);
+        return this.sendKObject(res, ctx, 200, rt, obj, shape, q);
+      }
+      case 'patch': {
+        const type = patchTypeOf(req.headers['content-type']);
+        const params = parsePatchParams(q, userAgent);
+        const body = await this.body(req, limit);
+        const { obj, created } = await rest.patch(ctx, rt, ns, p.name!, type, body, p.subresource, params);
+        return this.sendKObject(res, ctx, created ? 201 : 200, rt, obj, shape, q);
+      }
+      case 'delete': {
+        const raw = await readBody(req, limit);
+        const body = raw.length ? decodeBody(raw, req.headers['content-type'] ?? JSON_TYPE, { allowEmpty: true }) : undefined;
+        const params = parseDeleteParams(q, body);
+        const { obj, deleted } = await rest.delete(ctx, rt, ns, p.name!, params);
+        return this.sendKObject(res, ctx, deleted ? 200 : 200, rt, obj, shape, q);
+      }
+      case 'deletecollection': {
+        const raw = await readBody(req, limit);
+        const body = raw.length ? decodeBody(raw, req.headers['content-type'] ?? JSON_TYPE, { allowEmpty: true }) : undefined;
+        const list = await rest.deleteCollection(ctx, rt, ns, parseListParams(q), parseDeleteParams(q, body));
+        return this.sendList(res, ctx, rt, list, shape, q);
+      }
+    }
+  }
+
+  private servesSubresource(rt: ResourceType, sub: string): boolean {
+    if (sub === 'status') return rt.subresources.status;
+    if (sub === 'finalize') return rt.group === '' && rt.resource === 'namespaces';
+    return false;
+  }
+
+  private async body(req: IncomingMessage, limit: number): Promise<unknown> {
+    const raw = await readBody(req, limit);
+    const body = decodeBody(raw, req.headers['content-type']);
+    checkDepth(body);
+    return body;
+  }
+
+  private async authorize(attrs: AuthorizationAttributes): Promise<void> {
+    const d = await this.o.authorizer.authorize(attrs);
+    if (!d.allowed) {
+      throw errors.forbidden(forbiddenMessage(attrs, d.reason), attrs.resourceRequest ? { group: attrs.group, resource: attrs.resource } : undefined, attrs.name || undefined);
+    }
+  }
+
+  // ------------------------------------------------------------------ watch
+
+  private async serveWatch(req: IncomingMessage, res: ServerResponse, rt: ResourceType, ns: string | undefined, q: URLSearchParams, shape: ResponseShape): Promise<void> {
+    const params = parseWatchParams(q);
+    const include = includeObjectParam(q);
+    let headerSent = false;
+    let closed = false;
+    const ensureHeader = () => {
+      if (headerSent) return;
+      headerSent = true;
+      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+    };
+    const write = (line: string) => {
+      if (closed) return;
+      ensureHeader();
+      res.write(line);
+    };
+    let watch: { stop(): void } | undefined;
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      watch?.stop();
+      if (!res.writableEnded) res.end();
+    };
+    req.on('close', finish);
+    res.on('close', finish);
+    const sink = {
+      event: (type: string, obj: LazyObject) => {
+        let json: string;
+        if (type === 'BOOKMARK' || shape.as === 'object') json = obj.json();
+        else if (shape.as === 'table') json = JSON.stringify(this.table(rt, [obj.obj()], {}, include, shape.version));
+        else json = JSON.stringify(partialMeta(obj.obj(), shape.version));
+        write(`{"type":"${type}","object":${json}}\n`);
+      },
+      error: (status: Status) => write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`),
+      end: finish,
+    };
+    watch = await startWatch(this.o.rest, rt, ns, params, sink, this.o.watch);
+    if (closed) watch.stop();
+    else ensureHeader();
+  }
+
+  // ------------------------------------------------------------------ output
+
+  private table(rt: ResourceType, objs: KObject[], meta: object, include: IncludeObject, version: 'v1' | 'v1beta1') {
+    const t = toTable(rt, objs, meta, include);
+    return version === 'v1' ? t : { ...t, apiVersion: 'meta.k8s.io/v1beta1' };
+  }
+
+  private sendObject(res: ServerResponse, ctx: RequestContext, code: number, rt: ResourceType, item: LazyObject, shape: ResponseShape, q: URLSearchParams): void {
+    if (shape.as === 'object') return this.sendJson(res, code, item.json(), JSON_TYPE, warningHeaders(ctx));
+    return this.sendKObject(res, ctx, code, rt, item.obj(), shape, q);
+  }
+
+  private sendKObject(res: ServerResponse, ctx: RequestContext, code: number, rt: ResourceType, obj: KObject, shape: ResponseShape, q: URLSearchParams): void {
+    let body: unknown = obj;
+    if (shape.as === 'table' && obj.kind === rt.kind) body = this.table(rt, [obj], {}, includeObjectParam(q), shape.version);
+    else if (shape.as === 'metadata') body = partialMeta(obj, shape.version);
+    this.sendJson(res, code, JSON.stringify(body), JSON_TYPE, warningHeaders(ctx));
+  }
+
+  private sendList(res: ServerResponse, ctx: RequestContext, rt: ResourceType, list: ListResult, shape: ResponseShape, q: URLSearchParams): void {
+    if (shape.as === 'table') {
+      const t = this.table(rt, list.items.map((i) => i.obj()), list.metadata, includeObjectParam(q), shape.version);
+      return this.sendJson(res, 200, JSON.stringify(t), JSON_TYPE, warningHeaders(ctx));
+    }
+    if (shape.as === 'metadata') {
+      const body = {
+        kind: 'PartialObjectMetadataList',
+        apiVersion: `meta.k8s.io/${shape.version}`,
+        metadata: list.metadata,
+        items: list.items.map((i) => partialMeta(i.obj(), shape.version)),
+      };
+      return this.sendJson(res, 200, JSON.stringify(body), JSON_TYPE, warningHeaders(ctx));
+    }
+    const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`;
+    const parts: string[] = [head];
+    for (let i = 0; i < list.items.length; i++) {
+      if (i > 0) parts.push(',');
+      parts.push(list.items[i]!.json());
+    }
+    parts.push(']}');
+    this.sendJson(res, 200, parts.join(''), JSON_TYPE, warningHeaders(ctx));
+  }
+
+  private sendJson(res: ServerResponse, code: number, body: string, contentType = JSON_TYPE, headers: Record<string, string | string[]> = {}): void {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff', ...headers });
+    res.end(body);
+  }
+
+  private sendText(res: ServerResponse, code: number, body: string): void {
+    res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  private fail(res: ServerResponse, err: unknown): void {
+    let apiErr: ApiError;
+    if (isApiError(err)) apiErr = err;
+    else {
+      this.o.logger.error({ err }, 'unexpected error while serving a request');
+      apiErr = errors.internal(err instanceof Error ? err.message : String(err));
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const headers: Record<string, string> = {};
+    if (apiErr.code === 429 && apiErr.status.details?.retryAfterSeconds) headers['Retry-After'] = String(apiErr.status.details.retryAfterSeconds);
+    if (apiErr.code === 401) headers['WWW-Authenticate'] = 'Bearer realm="conductor"';
+    this.sendJson(res, apiErr.code, JSON.stringify(apiErr.status), JSON_TYPE, headers);
+  }
+}
+
+function verbOf(method: string, named: boolean, watch: boolean): string | undefined {
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      if (watch) return 'watch';
+      return named ? 'get' : 'list';
+    case 'POST':
+      return named ? undefined : 'create';
+    case 'PUT':
+      return named ? 'update' : undefined;
+    case 'PATCH':
+      return named ? 'patch' : undefined;
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return undefined;
+  }
+}
+
+function includeObjectParam(q: URLSearchParams): IncludeObject {
+  const v = q.get('includeObject');
+  if (v === null || v === '' || v === 'Metadata') return 'Metadata';
+  if (v === 'None' || v === 'Object') return v;
+  throw errors.badRequest(`invalid value for query parameter "includeObject": ${JSON.stringify(v)} (expected None, Metadata or Object)`);
+}
+
+function partialMeta(obj: KObject, version: string): object {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata };
+}
+
+function warningHeaders(ctx: RequestContext): Record<string, string[]> {
+  if (ctx.warnings.length === 0) return {};
+  return { Warning: ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+export function peerCertificate(req: IncomingMessage): { cert: ReturnType<TLSSocket['getPeerCertificate']> | undefined; verified: boolean } {
+  const sock = req.socket as TLSSocket;
+  if (typeof sock.getPeerCertificate !== 'function') return { cert: undefined, verified: false };
+  const cert = sock.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return { cert: undefined, verified: false };
+  return { cert, verified: sock.authorized === true };
+}

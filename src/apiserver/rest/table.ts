@@ -1,0 +1,124 @@
+/**
+ * Table output for `kubectl get`: a meta.k8s.io/v1 Table with the kind's printer columns,
+ * NAME first and AGE last, dates shown as human durations like the Kubernetes server does.
+ */
+import { JSONPath } from 'jsonpath-plus';
+import type { KObject, ListMeta } from '../../machinery/object.js';
+import type { PrinterColumn, ResourceType } from '../registry/resource-type.js';
+import { tableLayoutFor } from '../builtins/index.js';
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export interface TableColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+export interface Table {
+  kind: 'Table';
+  apiVersion: 'meta.k8s.io/v1';
+  metadata: ListMeta;
+  columnDefinitions: TableColumnDefinition[];
+  rows: { cells: unknown[]; object?: unknown }[];
+}
+
+function columnsOf(rt: ResourceType): PrinterColumn[] {
+  const cols = rt.printerColumns;
+  const hasAge = cols.some((c) => c.jsonPath === '.metadata.creationTimestamp' || c.name.toLowerCase() === 'age');
+  const name: PrinterColumn = { name: 'Name', type: 'string', format: 'name', description: 'The unique name of the object in its namespace (metadata.name).', jsonPath: '.metadata.name' };
+  const age: PrinterColumn = { name: 'Age', type: 'date', description: 'Time since the object was created (metadata.creationTimestamp).', jsonPath: '.metadata.creationTimestamp' };
+  const layout = tableLayoutFor(rt);
+  const leading = !layout.nameColumn || cols.some((c) => c.name.toLowerCase() === 'name') ? [] : [name];
+  return [...leading, ...cols, ...(hasAge || !layout.ageColumn ? [] : [age])];
+}
+
+export function tableColumnDefinitions(rt: ResourceType): TableColumnDefinition[] {
+  return columnsOf(rt).map((c) => ({
+    name: c.name,
+    type: c.type,
+    format: c.format ?? '',
+    description: c.description ?? '',
+    priority: c.priority ?? 0,
+  }));
+}
+
+export function toTable(rt: ResourceType, objects: KObject[], listMeta: ListMeta, include: IncludeObject, now = Date.now()): Table {
+  const cols = columnsOf(rt);
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: listMeta,
+    columnDefinitions: tableColumnDefinitions(rt),
+    rows: objects.map((o) => ({
+      cells: cols.map((c) => cellValue(c, o, now)),
+      ...(include === 'None' ? {} : { object: include === 'Object' ? o : partialMetadata(o) }),
+    })),
+  };
+}
+
+function partialMetadata(o: KObject): unknown {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+}
+
+function cellValue(c: PrinterColumn, o: KObject, now: number): unknown {
+  let v: unknown;
+  try {
+    v = c.cell ? c.cell(o) : evalJsonPath(c.jsonPath ?? '', o);
+  } catch {
+    v = undefined;
+  }
+  if (v === undefined || v === null) return c.type === 'date' ? '<unknown>' : '<none>';
+  switch (c.type) {
+    case 'date': {
+      const t = typeof v === 'string' ? Date.parse(v) : NaN;
+      return Number.isNaN(t) ? '<invalid>' : humanDuration(now - t);
+    }
+    case 'integer':
+      return typeof v === 'number' ? Math.trunc(v) : v;
+    case 'string':
+      return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    default:
+      return v;
+  }
+}
+
+const pathCache = new Map<string, string>();
+
+/** Evaluates a Kubernetes-style JSONPath (`.status.phase`, `{.spec.x}`) against `obj`. */
+export function evalJsonPath(path: string, obj: unknown): unknown {
+  let p = pathCache.get(path);
+  if (p === undefined) {
+    p = path.trim();
+    if (p.startsWith('{') && p.endsWith('}')) p = p.slice(1, -1);
+    if (p.startsWith('.')) p = '$' + p;
+    else if (!p.startsWith('$')) p = '$.' + p;
+    pathCache.set(path, p);
+  }
+  const found = JSONPath({ path: p, json: obj as object, wrap: true, eval: 'safe' }) as unknown[];
+  if (!Array.isArray(found) || found.length === 0) return undefined;
+  if (found.length === 1) return found[0];
+  return found.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',');
+}
+
+/** A short human duration: 45s, 3m20s, 5h, 3d4h, 2y — the way kubectl users know it. */
+export function humanDuration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < -1) return '<invalid>';
+  if (s < 0) return '0s';
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  const d = Math.floor(h / 24);
+  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
+  if (h < 24 * 365 * 2) return `${d}d`;
+  const y = Math.floor(d / 365);
+  if (h < 24 * 365 * 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
+  return `${y}y`;
+}

@@ -1,0 +1,6 @@
+export { compileSchemaRules, resolveFieldPath, type NodeRule } from './schema-rules.js';
+export { evaluateRule, compileRules, type CompiledRule, type RuleInput } from './rules.js';
+export { ValueConverter, parseGoDuration } from './values.js';
+export { escapePropertyName } from './escape.js';
+export { Quantity } from './quantity.js';
+export { celEquals } from './library.js';

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * The `conductor` command.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { pino } from 'pino';
+import { startServer } from '../apiserver/server.js';
+import { VERSION } from '../version.js';
+
+function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) {
+    throw new InvalidArgumentError('expected a port number between 0 and 65535 (0 picks a free port)');
+  }
+  return Number(value);
+}
+
+const program = new Command();
+program.name('conductor').description('A control plane for portable cloud infrastructure that speaks the Kubernetes API').version(VERSION);
+
+program
+  .command('server')
+  .description('Run the API server and controllers on the embedded SQLite store')
+  .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live (env CONDUCTOR_DATA_DIR)', process.env.CONDUCTOR_DATA_DIR ?? '.conductor')
+  .option('--host <host>', 'address to listen on (env CONDUCTOR_HOST)', process.env.CONDUCTOR_HOST ?? '127.0.0.1')
+  .option('--port <port>', 'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)', portNumber, process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443)
+  .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (env CONDUCTOR_LOG_LEVEL)', process.env.CONDUCTOR_LOG_LEVEL ?? 'info')
+  .option('--token-file <path>', 'a CSV file of bearer tokens: token,user,uid,"group1,group2" (env CONDUCTOR_TOKEN_FILE)', process.env.CONDUCTOR_TOKEN_FILE)
+  .action(async (o: { dataDir: string; host: string; port: number; logLevel: string; tokenFile?: string }) => {
+    const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+    if (!levels.includes(o.logLevel)) {
+      console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
+      process.exit(2);
+    }
+    const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
+    const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
+    const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
+    let server;
+    try {
+      server = await startServer({
+        dataDir: o.dataDir,
+        host: o.host,
+        port: o.port,
+        logger,
+        tokenFile: o.tokenFile,
+        retention:
+          retentionEnv || ageEnv
+            ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) }
+            : undefined,
+        compactionIntervalMs: process.env.CONDUCTOR_COMPACTION_INTERVAL_MS ? Number(process.env.CONDUCTOR_COMPACTION_INTERVAL_MS) : undefined,
+        bookmarkIntervalMs: process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS ? Number(process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS) : undefined,
+      });
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') console.error(`conductor: cannot listen on ${o.host}:${o.port}: the port is in use (choose another with --port, or 0 for a free one)`);
+      else console.error(`conductor: cannot start the server: ${msg}`);
+      process.exit(1);
+    }
+    process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      server
+        .close()
+        .then(() => process.exit(0))
+        .catch((err: unknown) => {
+          logger.error({ err }, 'error while shutting down');
+          process.exit(1);
+        });
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  console.error(`conductor: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

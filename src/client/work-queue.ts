@@ -1,0 +1,197 @@
+/**
+ * The work queue between informers and a controller's workers: string keys (usually
+ * `namespace/name`), de-duplicated, never handed to two workers at once, with delayed and
+ * rate-limited re-adds.
+ */
+import type { Logger } from './logger.js';
+import { errorMessage, silentLogger } from './logger.js';
+import { controllerRateLimiter } from './rate-limiter.js';
+import type { ControllerRateLimiterOptions, RateLimiter } from './rate-limiter.js';
+
+export interface WorkQueueOptions extends ControllerRateLimiterOptions {
+  /** Names the queue in log lines. */
+  name?: string;
+  /** Replaces the default limiter built from the delay and token-bucket options. */
+  rateLimiter?: RateLimiter;
+  logger?: Logger;
+}
+
+/** What a worker's handler may return: nothing, or a request to look at the key again later. */
+export type WorkResult = void | { requeueAfterMs?: number };
+
+/** A WorkHandler processes one key; throwing (or rejecting) retries the key with backoff. */
+export type WorkHandler = (key: string) => WorkResult | Promise<WorkResult>;
+
+export interface RunWorkersOptions {
+  /** Called when the handler fails (the key has been re-added with backoff). */
+  onError?(key: string, err: unknown): void;
+}
+
+/**
+ * A WorkQueue holds keys to process.
+ *
+ * - A key added while it waits in the queue is not added twice.
+ * - A key added while a worker processes it is queued again only when that worker calls
+ *   `done(key)`, so no key is processed by two workers at once.
+ * - `addAfter` delays a key (the earliest pending time wins); `addRateLimited` delays it by
+ *   the rate limiter (per-key exponential backoff, max'ed with a global token bucket);
+ *   `forget` resets the key's backoff.
+ * - `shutDown` stops accepting keys, drops what is queued or delayed and makes `get`
+ *   resolve undefined; keys being processed finish normally.
+ */
+export class WorkQueue {
+  readonly name: string;
+  private readonly limiter: RateLimiter;
+  private readonly log: Logger;
+  private queue: string[] = [];
+  private head = 0;
+  /** Keys that need processing: queued, or re-added while processing. */
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private waiters: Array<(key: string | undefined) => void> = [];
+  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private shutdown = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    this.name = options.name ?? 'queue';
+    this.limiter = options.rateLimiter ?? controllerRateLimiter(options);
+    this.log = options.logger ?? silentLogger;
+  }
+
+  /** Adds `key` unless it is already waiting; a key being processed is re-queued by `done`. */
+  add(key: string): void {
+    if (this.shutdown || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    this.enqueue(key);
+  }
+
+  /** Adds `key` after `delayMs`. A key already delayed keeps the earlier of the two times. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shutdown) return;
+    if (!(delayMs > 0)) {
+      this.add(key);
+      return;
+    }
+    const at = Date.now() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending) {
+      if (pending.at <= at) return;
+      clearTimeout(pending.timer);
+    }
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.delayed.set(key, { at, timer });
+  }
+
+  /** Adds `key` after the delay the rate limiter gives it (a retry). */
+  addRateLimited(key: string): void {
+    if (this.shutdown) return;
+    this.addAfter(key, this.limiter.when(key));
+  }
+
+  /** Resets the backoff of `key` (call it when the key was processed successfully). */
+  forget(key: string): void {
+    this.limiter.forget(key);
+  }
+
+  /** How many rate-limited retries `key` has had since it was last forgotten. */
+  numRequeues(key: string): number {
+    return this.limiter.numRequeues(key);
+  }
+
+  /**
+   * Resolves with the next key to process (marking it as being processed), waiting if none
+   * is queued; resolves undefined once the queue is shut down. Call `done(key)` afterwards.
+   */
+  get(): Promise<string | undefined> {
+    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.shutdown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Marks `key` as processed; if it was added meanwhile it is queued again. */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key) && !this.shutdown) this.enqueue(key);
+  }
+
+  /** Number of keys waiting to be handed out (not counting delayed or in-process keys). */
+  len(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** True while `key` is handed out and not yet done. */
+  isProcessing(key: string): boolean {
+    return this.processing.has(key);
+  }
+
+  get shuttingDown(): boolean {
+    return this.shutdown;
+  }
+
+  shutDown(): void {
+    if (this.shutdown) return;
+    this.shutdown = true;
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    this.queue = [];
+    this.head = 0;
+    this.dirty.clear();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w(undefined);
+  }
+
+  /**
+   * Runs `n` workers that call `handler(key)` for each key: on success the key's backoff is
+   * forgotten (and it is re-added after `requeueAfterMs` if the handler asks), on failure it
+   * is re-added rate-limited. Resolves when the queue is shut down and every worker is idle.
+   */
+  async runWorkers(n: number, handler: WorkHandler, options: RunWorkersOptions = {}): Promise<void> {
+    const worker = async (): Promise<void> => {
+      for (let key = await this.get(); key !== undefined; key = await this.get()) {
+        try {
+          const result = await handler(key);
+          this.forget(key);
+          if (result && result.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+        } catch (err) {
+          this.log.warn({ queue: this.name, key, err: errorMessage(err), requeues: this.numRequeues(key) }, 'work item failed; retrying');
+          this.addRateLimited(key);
+          try {
+            options.onError?.(key, err);
+          } catch (hookErr) {
+            this.log.error({ queue: this.name, key, err: errorMessage(hookErr) }, 'work queue onError hook threw');
+          }
+        } finally {
+          this.done(key);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, n) }, () => worker()));
+  }
+
+  private enqueue(key: string): void {
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      waiter(key);
+      return;
+    }
+    this.queue.push(key);
+  }
+
+  private take(): string {
+    const key = this.queue[this.head++] as string;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    this.dirty.delete(key);
+    this.processing.add(key);
+    return key;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * A NamespaceController empties namespaces that are being deleted: it deletes every
+ * namespaced object in them, waits for objects held by finalizers, then removes the
+ * `kubernetes` finalizer through the namespace's `finalize` subresource so the namespace
+ * itself goes.
+ */
+import type { Logger } from 'pino';
+import { builtinRefs, type Client } from '../../client/types.js';
+import { Informer } from '../../client/informer.js';
+import { WorkQueue } from '../../client/work-queue.js';
+import { isApiError } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/object.js';
+import { isPlainObject } from '../../machinery/object.js';
+import { refOf, uniqueResources, type ResourceCatalog } from '../catalog.js';
+
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+export class NamespaceController {
+  private readonly informer: Informer<KObject>;
+  private readonly queue = new WorkQueue({ name: 'namespace' });
+
+  constructor(
+    private readonly client: Client,
+    private readonly catalog: ResourceCatalog,
+    private readonly log: Logger,
+  ) {
+    this.informer = new Informer<KObject>(client, builtinRefs.namespaces);
+  }
+
+  start(): void {
+    const enqueue = (ns: KObject) => {
+      if (ns.metadata.deletionTimestamp) this.queue.add(ns.metadata.name!);
+    };
+    this.informer.addHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) });
+    this.informer.start();
+    void this.queue.runWorkers(1, (name) => this.sync(name), {
+      onError: (name, err) => this.log.warn({ namespace: name, err: String(err) }, 'cannot finish deleting namespace; retrying'),
+    });
+  }
+
+  stop(): void {
+    this.informer.stop();
+    this.queue.shutDown();
+  }
+
+  private async sync(name: string): Promise<{ requeueAfterMs?: number } | void> {
+    let ns: KObject;
+    try {
+      ns = await this.client.get<KObject>(builtinRefs.namespaces, name);
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return;
+      throw err;
+    }
+    if (!ns.metadata.deletionTimestamp) return;
+    const spec = isPlainObject(ns.spec) ? ns.spec : {};
+    const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
+    if (!finalizers.includes(NAMESPACE_FINALIZER)) return;
+
+    let remaining = 0;
+    for (const entry of uniqueResources(this.catalog, ['list', 'deletecollection'])) {
+      if (!entry.namespaced) continue;
+      const ref = refOf(entry);
+      try {
+        await this.client.deleteCollection(ref, { namespace: name, propagationPolicy: 'Background' });
+        const left = await this.client.list(ref, { namespace: name, limit: 1 });
+        remaining += left.items.length;
+      } catch (err) {
+        if (isApiError(err) && err.code === 404) continue; // the kind went away meanwhile
+        throw err;
+      }
+    }
+    if (remaining > 0) {
+      this.log.debug({ namespace: name }, 'waiting for objects held by finalizers');
+      return { requeueAfterMs: 500 };
+    }
+    const finalized = { ...ns, spec: { ...spec, finalizers: finalizers.filter((f) => f !== NAMESPACE_FINALIZER) } };
+    await this.client.updateSubresource(builtinRefs.namespaces, finalized, 'finalize', { fieldManager: 'conductor-namespace-controller' });
+    this.log.info({ namespace: name }, 'namespace emptied and finalized');
+  }
+}

@@ -1,0 +1,2 @@
+export { openSqliteStore, SqliteStore, type SqliteStoreStats } from './sqlite-store.js';
+export { defaultRetention, defaultCompactionIntervalMs, type RetentionPolicy, type SqliteStoreOptions, type StoreLogger } from './options.js';

@@ -1,0 +1,52 @@
+/**
+ * Options of the SQLite store and their defaults.
+ */
+
+/**
+ * A RetentionPolicy says how much history compaction keeps: a revision is discarded only
+ * when it is both older than `minAgeMs` and more than `minRevisions` behind the head.
+ */
+export interface RetentionPolicy {
+  minRevisions: number;
+  minAgeMs: number;
+}
+
+/**
+ * A StoreLogger receives the store's structured log lines. A pino logger fits as is.
+ */
+export interface StoreLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SqliteStoreOptions {
+  /** The database file; created with its parent folder when missing. `:memory:` gives a throwaway store. */
+  path: string;
+  /** History to keep; see RetentionPolicy. */
+  retention?: Partial<RetentionPolicy>;
+  /** How often the automatic compaction runs; 0 turns it off. */
+  compactionIntervalMs?: number;
+  logger?: StoreLogger;
+  /** The wall clock in milliseconds, for retention by age; tests replace it. */
+  now?: () => number;
+}
+
+export const defaultRetention: RetentionPolicy = { minRevisions: 1000, minAgeMs: 300_000 };
+export const defaultCompactionIntervalMs = 60_000;
+
+/** The most writes one transaction commits. */
+export const maxBatchSize = 256;
+/** The most revisions one step of a watch's history replay reads (about 10 ms of work). */
+export const revisionsPerStep = 2000;
+/** The most revisions one compaction step (one transaction) covers (about 10 ms of work). */
+export const revisionsPerCompactionStep = 500;
+
+/** A silentLogger drops every line. */
+export const silentLogger: StoreLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+};

@@ -1,0 +1,600 @@
+import type { Transaction } from 'better-sqlite3';
+import {
+  StoreError,
+  type KeyValue,
+  type Store,
+  type StoreEvent,
+  type StoreListOptions,
+  type StoreListResult,
+  type StoreWatchHandlers,
+  type StoreWatcher,
+  type ValueEncoder,
+} from '../types.js';
+import { compareKeys, prefixRange, type KeyRange } from './key-range.js';
+import {
+  defaultCompactionIntervalMs,
+  defaultRetention,
+  maxBatchSize,
+  revisionsPerCompactionStep,
+  silentLogger,
+  type RetentionPolicy,
+  type SqliteStoreOptions,
+  type StoreLogger,
+} from './options.js';
+import { openDatabase, type Db } from './schema.js';
+import { Statements, type CurrentRow } from './statements.js';
+import { WatchHub } from './watch-hub.js';
+import { LogWatcher, type WatchSource } from './watcher.js';
+
+interface Settle {
+  resolve(kv: KeyValue): void;
+  reject(err: Error): void;
+}
+
+/** A WriteOp is one queued write waiting for the next group commit. */
+type WriteOp = Settle &
+  (
+    | { kind: 'create'; key: string; encode: ValueEncoder }
+    | { kind: 'update'; key: string; expected: number; encode: ValueEncoder }
+    | { kind: 'delete'; key: string; expected: number | undefined }
+  );
+
+type Outcome = { op: WriteOp; kv: KeyValue } | { op: WriteOp; error: Error };
+
+interface CompactionWaiter {
+  revision: number;
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+/** SqliteStoreStats are counters for diagnostics and benchmarks. */
+export interface SqliteStoreStats {
+  revision: number;
+  compactedRevision: number;
+  /** Transactions committed by group commit. */
+  batches: number;
+  /** Writes that succeeded. */
+  writes: number;
+  /** Writes queued for the next commit. */
+  queued: number;
+  /** Open watchers (live or catching up). */
+  watchers: number;
+}
+
+/**
+ * openSqliteStore opens (or creates) the store file at `options.path` and returns the
+ * store, ready to use. It throws when the file cannot be opened, is not a Conductor store,
+ * or is held by another process.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}
+
+/**
+ * A SqliteStore implements the Store on one SQLite file. Every write is durable before
+ * its promise resolves. Writes that arrive in the same turn of the event loop (and while a
+ * commit runs) are committed together in one transaction — group commit — each checked and
+ * applied in arrival order with its own revision, so compare-and-swap stays exact inside a
+ * batch. Watch events are delivered after the commit, synchronously, before any other
+ * write can commit.
+ *
+ * A watch from revision 0 starts at the current revision (live events only); the API layer
+ * lists first and then watches from the list's revision.
+ */
+export class SqliteStore implements Store {
+  readonly embedsRevision = true;
+  readonly path: string;
+
+  private readonly db: Db;
+  private readonly sql: Statements;
+  private readonly logger: StoreLogger;
+  private readonly retention: RetentionPolicy;
+  private readonly now: () => number;
+  private readonly applyBatch: Transaction<(ops: WriteOp[], outcomes: Outcome[], events: StoreEvent[]) => number>;
+  private readonly compactRange: Transaction<(after: number, upTo: number) => void>;
+  private readonly hub = new WatchHub();
+  private readonly watchers = new Set<LogWatcher>();
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  private state: 'open' | 'closed' = 'open';
+  private head: number;
+  private compacted: number;
+  /** Rows at or below this revision have been physically compacted. */
+  private compactedThrough: number;
+  private compacting = false;
+  private compactionWaiters: CompactionWaiter[] = [];
+  private queue: WriteOp[] = [];
+  private flushScheduled = false;
+  private batches = 0;
+  private writes = 0;
+
+  constructor(options: SqliteStoreOptions) {
+    this.path = options.path;
+    this.logger = options.logger ?? silentLogger;
+    this.retention = {
+      minRevisions: options.retention?.minRevisions ?? defaultRetention.minRevisions,
+      minAgeMs: options.retention?.minAgeMs ?? defaultRetention.minAgeMs,
+    };
+    this.now = options.now ?? Date.now;
+    this.db = openDatabase(options.path);
+    try {
+      this.sql = new Statements(this.db);
+      this.head = this.sql.getMeta.get('revision') ?? 0;
+      this.compacted = this.sql.getMeta.get('compacted') ?? 0;
+      this.compactedThrough = this.sql.getMeta.get('compact_progress') ?? 0;
+      this.applyBatch = this.db.transaction((ops, outcomes, events) => this.apply(ops, outcomes, events));
+      this.compactRange = this.db.transaction((after, upTo) => this.removeHistory(after, upTo));
+    } catch (err) {
+      this.db.close();
+      throw new Error(`cannot prepare store database ${options.path}: ${(err as Error).message}`, { cause: err });
+    }
+    const interval = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
+    if (interval > 0) {
+      this.timer = setInterval(() => this.applyRetentionInBackground(), interval);
+      this.timer.unref();
+    }
+    // Finish a compaction that a crash interrupted.
+    if (this.compactedThrough < this.compacted) this.startCompaction();
+    this.logger.info({ path: this.path, revision: this.head, compacted: this.compacted }, 'store opened');
+  }
+
+  currentRevision(): number {
+    return this.head;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  stats(): SqliteStoreStats {
+    return {
+      revision: this.head,
+      compactedRevision: this.compacted,
+      batches: this.batches,
+      writes: this.writes,
+      queued: this.queue.length,
+      watchers: this.watchers.size,
+    };
+  }
+
+  // ---- reads ----
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.assertOpen('get', key);
+    const row = this.sql.current.get(key);
+    return row ? toKeyValue(key, row) : undefined;
+  }
+
+  async list(prefix: string, options: StoreListOptions = {}): Promise<StoreListResult> {
+    this.assertOpen('list', prefix);
+    const limit = options.limit ?? 0;
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw new RangeError(`cannot list ${JSON.stringify(prefix)}: limit ${limit} is not a non-negative integer`);
+    }
+    const revision = this.readableRevision(`list ${JSON.stringify(prefix)}`, options.revision ?? 0);
+    const range = prefixRange(prefix);
+    const after =
+      options.startAfter !== undefined && compareKeys(options.startAfter, prefix) >= 0 ? options.startAfter : undefined;
+    const sqlLimit = limit === 0 ? -1 : limit;
+    let items: KeyValue[];
+    if (revision === this.head) {
+      items =
+        after === undefined
+          ? this.sql.listLatestFrom.all(range.lower, range.upper, sqlLimit)
+          : this.sql.listLatestAfter.all(after, range.upper, sqlLimit);
+    } else {
+      items =
+        after === undefined
+          ? this.sql.listAtFrom.all(range.lower, range.upper, revision, sqlLimit)
+          : this.sql.listAtAfter.all(after, range.upper, revision, sqlLimit);
+    }
+    let remaining = 0;
+    const last = items[items.length - 1];
+    if (limit > 0 && items.length === limit && last) {
+      remaining =
+        revision === this.head
+          ? this.sql.countLatestAfter.get(last.key, range.upper) ?? 0
+          : this.sql.countAtAfter.get(last.key, range.upper, revision) ?? 0;
+    }
+    return { items, revision, more: remaining > 0, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen('count', prefix);
+    const range = prefixRange(prefix);
+    return this.sql.countLatestFrom.get(range.lower, range.upper) ?? 0;
+  }
+
+  // ---- writes ----
+
+  create(key: string, encode: ValueEncoder): Promise<KeyValue> {
+    return this.enqueue(key, (settle) => ({ kind: 'create', key, encode, ...settle }));
+  }
+
+  update(key: string, expectedModRevision: number, encode: ValueEncoder): Promise<KeyValue> {
+    return this.enqueue(key, (settle) => ({ kind: 'update', key, expected: expectedModRevision, encode, ...settle }));
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.enqueue(key, (settle) => ({ kind: 'delete', key, expected: expectedModRevision, ...settle }));
+  }
+
+  private enqueue(key: string, make: (settle: Settle) => WriteOp): Promise<KeyValue> {
+    return new Promise<KeyValue>((resolve, reject) => {
+      const op = make({ resolve, reject });
+      if (this.state !== 'open') {
+        reject(new StoreError('closed', `cannot ${op.kind} ${key}: the store is closed`));
+        return;
+      }
+      if (typeof key !== 'string' || key.length === 0) {
+        reject(new TypeError(`cannot ${op.kind} a key of ${JSON.stringify(key)}: expected a non-empty string`));
+        return;
+      }
+      this.queue.push(op);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** flush commits one batch from the queue and schedules the next if more wait. */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.state !== 'open' || this.queue.length === 0) return;
+    this.commit(this.takeBatch());
+    if (this.queue.length > 0) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private takeBatch(): WriteOp[] {
+    if (this.queue.length <= maxBatchSize) {
+      const batch = this.queue;
+      this.queue = [];
+      return batch;
+    }
+    return this.queue.splice(0, maxBatchSize);
+  }
+
+  /** commit applies `batch` in one durable transaction, settles its promises, then fans out events. */
+  private commit(batch: WriteOp[]): void {
+    const outcomes: Outcome[] = [];
+    const events: StoreEvent[] = [];
+    let head: number;
+    try {
+      head = this.applyBatch.immediate(batch, outcomes, events);
+    } catch (err) {
+      const error = new Error(`cannot commit a batch of ${batch.length} store writes: ${(err as Error).message}`, {
+        cause: err,
+      });
+      this.logger.error({ err, path: this.path, batch: batch.length }, 'store commit failed');
+      for (const op of batch) op.reject(error);
+      return;
+    }
+    this.head = head;
+    this.batches++;
+    this.writes += events.length;
+    for (const outcome of outcomes) {
+      if ('error' in outcome) outcome.op.reject(outcome.error);
+      else outcome.op.resolve(outcome.kv);
+    }
+    this.hub.publish(events);
+  }
+
+  /** apply runs inside the batch transaction; it returns the new head revision. */
+  private apply(ops: WriteOp[], outcomes: Outcome[], events: StoreEvent[]): number {
+    const sql = this.sql;
+    let rev = this.head;
+    for (const op of ops) {
+      const key = op.key;
+      const row = sql.current.get(key);
+      const current = row ? toKeyValue(key, row) : undefined;
+      const next = rev + 1;
+      switch (op.kind) {
+        case 'create': {
+          if (current) {
+            outcomes.push({ op, error: new StoreError('exists', `cannot create ${key}: the key already exists`, current) });
+            continue;
+          }
+          const value = encodeValue(op.encode, next, key);
+          if (value instanceof Error) {
+            outcomes.push({ op, error: value });
+            continue;
+          }
+          sql.insertLog.run(next, key, 0, next, 0, value);
+          sql.insertKv.run(key, next, next);
+          const kv: KeyValue = { key, value, createRevision: next, modRevision: next };
+          outcomes.push({ op, kv: { ...kv } });
+          events.push({ type: 'put', kv });
+          break;
+        }
+        case 'update': {
+          if (!current) {
+            outcomes.push({ op, error: new StoreError('not-found', `cannot update ${key}: the key does not exist`) });
+            continue;
+          }
+          if (current.modRevision !== op.expected) {
+            outcomes.push({ op, error: conflict('update', key, op.expected, current) });
+            continue;
+          }
+          const value = encodeValue(op.encode, next, key);
+          if (value instanceof Error) {
+            outcomes.push({ op, error: value });
+            continue;
+          }
+          sql.insertLog.run(next, key, 0, current.createRevision, current.modRevision, value);
+          sql.updateKv.run(next, key);
+          const kv: KeyValue = { key, value, createRevision: current.createRevision, modRevision: next };
+          outcomes.push({ op, kv: { ...kv } });
+          events.push({ type: 'put', kv, prev: current });
+          break;
+        }
+        case 'delete': {
+          if (!current) {
+            outcomes.push({ op, error: new StoreError('not-found', `cannot delete ${key}: the key does not exist`) });
+            continue;
+          }
+          if (op.expected !== undefined && current.modRevision !== op.expected) {
+            outcomes.push({ op, error: conflict('delete', key, op.expected, current) });
+            continue;
+          }
+          sql.insertLog.run(next, key, 1, current.createRevision, current.modRevision, null);
+          sql.deleteKv.run(key);
+          const kv: KeyValue = { key, value: current.value, createRevision: current.createRevision, modRevision: next };
+          outcomes.push({ op, kv: { ...kv } });
+          events.push({ type: 'delete', kv, prev: current });
+          break;
+        }
+        default: {
+          const never: never = op;
+          throw new Error(`unknown store write ${JSON.stringify(never)}`);
+        }
+      }
+      rev = next;
+    }
+    if (rev !== this.head) {
+      sql.setMeta.run(rev, 'revision');
+      sql.insertRevTime.run(rev, this.now());
+    }
+    return rev;
+  }
+
+  // ---- watch ----
+
+  watch(prefix: string, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher {
+    this.assertOpen('watch', prefix);
+    if (!Number.isInteger(afterRevision) || afterRevision < 0) {
+      throw new RangeError(
+        `cannot watch ${JSON.stringify(prefix)} after revision ${afterRevision}: expected a non-negative integer`,
+      );
+    }
+    const from = afterRevision === 0 ? this.head : afterRevision;
+    if (from < this.compacted) {
+      throw new StoreError(
+        'compacted',
+        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: history up to ${this.compacted} was compacted`,
+      );
+    }
+    if (from > this.head) {
+      throw new StoreError(
+        'future-revision',
+        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`,
+      );
+    }
+    const watcher = new LogWatcher(this.watchSource, prefix, from, handlers);
+    this.watchers.add(watcher);
+    watcher.start();
+    return watcher;
+  }
+
+  private readonly watchSource: WatchSource = {
+    hub: this.hub,
+    currentRevision: () => this.head,
+    compactedRevision: () => this.compacted,
+    readHistory: (range, after, upTo) => this.readHistory(range, after, upTo),
+    forget: (watcher) => {
+      this.watchers.delete(watcher);
+    },
+  };
+
+  private readHistory(range: KeyRange, after: number, upTo: number): StoreEvent[] {
+    if (this.state !== 'open') throw new StoreError('closed', 'cannot read history: the store is closed');
+    const events: StoreEvent[] = [];
+    for (const row of this.sql.history.iterate(after, upTo, range.lower, range.upper)) {
+      const prev: KeyValue | undefined =
+        row.prevRev > 0 && row.prevValue !== null
+          ? { key: row.key, value: row.prevValue, createRevision: row.prevCreateRev ?? 0, modRevision: row.prevRev }
+          : undefined;
+      if (row.deleted) {
+        // A tombstone holds no value: the event carries the value it removed.
+        const kv: KeyValue = { key: row.key, value: prev?.value ?? '', createRevision: row.createRev, modRevision: row.rev };
+        events.push(prev ? { type: 'delete', kv, prev } : { type: 'delete', kv });
+      } else {
+        const kv: KeyValue = { key: row.key, value: row.value ?? '', createRevision: row.createRev, modRevision: row.rev };
+        events.push(prev ? { type: 'put', kv, prev } : { type: 'put', kv });
+      }
+    }
+    return events;
+  }
+
+  // ---- compaction ----
+
+  /**
+   * compact makes `revision` the oldest readable revision and removes the history below
+   * it: superseded values and tombstones at or below `revision`. The latest value of every
+   * live key stays. It resolves once the rows are gone; reads below `revision` fail at once.
+   */
+  compact(revision: number): Promise<void> {
+    if (this.state !== 'open') {
+      return Promise.reject(new StoreError('closed', `cannot compact to revision ${revision}: the store is closed`));
+    }
+    if (!Number.isInteger(revision) || revision < 0) {
+      return Promise.reject(new RangeError(`cannot compact to revision ${revision}: expected a non-negative integer`));
+    }
+    if (revision > this.head) {
+      return Promise.reject(
+        new StoreError('future-revision', `cannot compact to revision ${revision}: the current revision is ${this.head}`),
+      );
+    }
+    if (revision > this.compacted) {
+      try {
+        this.sql.setMeta.run(revision, 'compacted');
+      } catch (err) {
+        return Promise.reject(
+          new Error(`cannot compact to revision ${revision}: ${(err as Error).message}`, { cause: err }),
+        );
+      }
+      this.compacted = revision;
+      this.logger.debug({ path: this.path, revision }, 'store compaction started');
+    }
+    if (this.compactedThrough >= revision) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.compactionWaiters.push({ revision, resolve, reject });
+      this.startCompaction();
+    });
+  }
+
+  /**
+   * applyRetention compacts everything the retention policy lets go: revisions both older
+   * than `minAgeMs` and more than `minRevisions` behind the head. It returns the revision
+   * compacted to (unchanged when nothing qualified). The store's timer calls it.
+   */
+  async applyRetention(): Promise<number> {
+    this.assertOpen('apply retention to', this.path);
+    const byCount = this.head - this.retention.minRevisions;
+    if (byCount <= this.compacted) return this.compacted;
+    const byAge = this.sql.revisionAtOrBefore.get(this.now() - this.retention.minAgeMs) ?? 0;
+    const target = Math.min(byCount, byAge);
+    if (target <= this.compacted) return this.compacted;
+    await this.compact(target);
+    return target;
+  }
+
+  private applyRetentionInBackground(): void {
+    if (this.state !== 'open') return;
+    this.applyRetention().catch((err: unknown) => {
+      if (this.state === 'open') this.logger.warn({ err, path: this.path }, 'store compaction failed');
+    });
+  }
+
+  private startCompaction(): void {
+    if (this.compacting) return;
+    this.compacting = true;
+    setImmediate(() => this.compactStep());
+  }
+
+  /** compactStep removes the history of up to `revisionsPerCompactionStep` revisions, then yields. */
+  private compactStep(): void {
+    if (this.state !== 'open') {
+      this.compacting = false;
+      return;
+    }
+    const after = this.compactedThrough;
+    const upTo = Math.min(this.compacted, after + revisionsPerCompactionStep);
+    try {
+      this.compactRange.immediate(after, upTo);
+    } catch (err) {
+      this.compacting = false;
+      const error = new Error(`cannot compact revisions ${after + 1}..${upTo}: ${(err as Error).message}`, { cause: err });
+      this.logger.error({ err, path: this.path }, 'store compaction failed');
+      const waiters = this.compactionWaiters;
+      this.compactionWaiters = [];
+      for (const waiter of waiters) waiter.reject(error);
+      return;
+    }
+    this.compactedThrough = upTo;
+    const done = this.compactionWaiters.filter((w) => w.revision <= upTo);
+    this.compactionWaiters = this.compactionWaiters.filter((w) => w.revision > upTo);
+    for (const waiter of done) waiter.resolve();
+    if (upTo < this.compacted) {
+      setImmediate(() => this.compactStep());
+    } else {
+      this.compacting = false;
+      this.logger.debug({ path: this.path, revision: upTo }, 'store compaction finished');
+    }
+  }
+
+  /**
+   * removeHistory runs inside a transaction. A revision in (after, upTo] supersedes the row
+   * its prev_rev names, so that row goes; a tombstone in the range goes too. Rows above the
+   * compacted revision are never touched, so every event a watch can still replay keeps its
+   * previous value.
+   */
+  private removeHistory(after: number, upTo: number): void {
+    this.sql.deleteSuperseded.run(after, upTo);
+    this.sql.deleteTombstones.run(after, upTo);
+    if (upTo === this.compacted) this.sql.pruneRevTime.run(upTo);
+    this.sql.setMeta.run(upTo, 'compact_progress');
+  }
+
+  // ---- lifecycle ----
+
+  /**
+   * close commits the queued writes, ends every watch with StoreError('closed'), stops
+   * the timers and closes the file. Later calls return at once; other methods then fail
+   * with StoreError('closed').
+   */
+  async close(): Promise<void> {
+    if (this.state !== 'open') return;
+    while (this.queue.length > 0) this.commit(this.takeBatch());
+    this.state = 'closed';
+    if (this.timer) clearInterval(this.timer);
+    const closed = (what: string) => new StoreError('closed', `${what}: the store is closed`);
+    const waiters = this.compactionWaiters;
+    this.compactionWaiters = [];
+    for (const waiter of waiters) waiter.reject(closed(`cannot compact to revision ${waiter.revision}`));
+    for (const watcher of [...this.watchers]) watcher.fail(closed(`watch of ${JSON.stringify(watcher.prefix)} ended`));
+    this.db.close();
+    this.logger.info({ path: this.path, revision: this.head }, 'store closed');
+  }
+
+  private assertOpen(what: string, subject: string): void {
+    if (this.state !== 'open') throw new StoreError('closed', `cannot ${what} ${subject}: the store is closed`);
+  }
+
+  /** readableRevision resolves a requested read revision (0 = latest) or throws. */
+  private readableRevision(what: string, requested: number): number {
+    if (!Number.isInteger(requested) || requested < 0) {
+      throw new RangeError(`cannot ${what} at revision ${requested}: expected a non-negative integer`);
+    }
+    if (requested === 0) return this.head;
+    if (requested > this.head) {
+      throw new StoreError('future-revision', `cannot ${what} at revision ${requested}: the current revision is ${this.head}`);
+    }
+    if (requested < this.compacted) {
+      throw new StoreError(
+        'compacted',
+        `cannot ${what} at revision ${requested}: history up to ${this.compacted} was compacted`,
+      );
+    }
+    return requested;
+  }
+}
+
+function toKeyValue(key: string, row: CurrentRow): KeyValue {
+  return { key, value: row.value, createRevision: row.createRevision, modRevision: row.modRevision };
+}
+
+function conflict(what: 'update' | 'delete', key: string, expected: number, current: KeyValue): StoreError {
+  return new StoreError(
+    'conflict',
+    `cannot ${what} ${key}: expected modRevision ${expected}, found ${current.modRevision}`,
+    current,
+  );
+}
+
+/** encodeValue calls the caller's encoder; its failure fails only that write. */
+function encodeValue(encode: ValueEncoder, revision: number, key: string): string | Error {
+  let value: unknown;
+  try {
+    value = encode(revision);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(`cannot encode the value of ${key}: ${String(err)}`);
+  }
+  if (typeof value !== 'string') {
+    return new TypeError(`cannot store the value of ${key}: the encoder returned ${typeof value}, expected a string`);
+  }
+  return value;
+}

@@ -1,0 +1,118 @@
+/**
+ * The Store is an MVCC key-value log shaped like etcd v3: one global revision that every
+ * write advances, per-key create and modification revisions, compare-and-swap writes,
+ * reads and lists at a revision, watches from a revision, and compaction of old history.
+ * The SQLite backend implements it for the embedded default; an etcd backend can too.
+ */
+
+export interface KeyValue {
+  key: string;
+  /** The stored bytes (UTF-8 JSON for Conductor's objects). */
+  value: string;
+  /** The revision at which this key was created (reset by a delete and re-create). */
+  createRevision: number;
+  /** The revision of the last write to this key. For a delete event: the revision of the delete. */
+  modRevision: number;
+}
+
+/**
+ * Produces the value to store, given the revision the write will be stored at. Backends that
+ * assign the revision themselves before writing (SQLite) pass the real revision so the caller
+ * can embed it (for example as metadata.resourceVersion); backends that cannot (etcd) pass 0,
+ * and readers must then take the revision from the KeyValue instead.
+ */
+export type ValueEncoder = (revision: number) => string;
+
+export interface StoreListOptions {
+  /** At most this many items; 0 or undefined means all. */
+  limit?: number;
+  /** Start strictly after this key (for continuation). */
+  startAfter?: string;
+  /** List the state as of this revision; 0 or undefined means the latest. */
+  revision?: number;
+}
+
+export interface StoreListResult {
+  items: KeyValue[];
+  /** The revision the list reflects. */
+  revision: number;
+  /** True when more keys under the prefix follow the last item. */
+  more: boolean;
+  /** How many keys follow the last item, when `more` is true. */
+  remaining: number;
+}
+
+export type StoreEventType = 'put' | 'delete';
+
+export interface StoreEvent {
+  type: StoreEventType;
+  /** For put: the new value. For delete: the last value, with modRevision = the delete's revision. */
+  kv: KeyValue;
+  /** The value before this event, when known (absent for a create). */
+  prev?: KeyValue;
+}
+
+export interface StoreWatcher {
+  /** Stops delivery. Safe to call more than once. */
+  close(): void;
+}
+
+export interface StoreWatchHandlers {
+  /** Events in revision order; each call holds the events of one or more revisions. */
+  onEvents(events: StoreEvent[]): void;
+  /**
+   * The watch ended: the requested revision was compacted (`StoreCompactedError`), the
+   * watcher fell too far behind, or the store closed.
+   */
+  onError(err: Error): void;
+}
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: 'exists' | 'not-found' | 'conflict' | 'compacted' | 'closed' | 'future-revision',
+    message: string,
+    /** For 'conflict' and 'exists': the current value of the key. */
+    readonly current?: KeyValue,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export interface Store {
+  /** The latest revision the store has committed. */
+  currentRevision(): number;
+  /** The oldest revision still readable; anything at or below it is compacted away. */
+  compactedRevision(): number;
+  /** True when ValueEncoder receives the real revision (see ValueEncoder). */
+  readonly embedsRevision: boolean;
+
+  get(key: string): Promise<KeyValue | undefined>;
+  /** Keys starting with `prefix`, in key order. Throws StoreError('compacted') for an old revision. */
+  list(prefix: string, options?: StoreListOptions): Promise<StoreListResult>;
+  count(prefix: string): Promise<number>;
+
+  /** Creates `key`; throws StoreError('exists') when it is present. */
+  create(key: string, encode: ValueEncoder): Promise<KeyValue>;
+  /**
+   * Replaces `key` if its modRevision is still `expectedModRevision`; throws
+   * StoreError('conflict', current) otherwise, StoreError('not-found') when it is gone.
+   */
+  update(key: string, expectedModRevision: number, encode: ValueEncoder): Promise<KeyValue>;
+  /**
+   * Deletes `key` (if `expectedModRevision` is given, only at that revision). Returns the
+   * last value with modRevision set to the delete's revision.
+   */
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+
+  /**
+   * Delivers every event under `prefix` with a revision greater than `afterRevision`, first
+   * from history, then live. Throws StoreError('compacted') if `afterRevision` is older than
+   * the retained history.
+   */
+  watch(prefix: string, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher;
+
+  /** Discards history at or below `revision` (never the latest value of a key). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
