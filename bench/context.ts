@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { BenchClient } from './http-client.js';
 import type { BenchSizes } from './options.js';
 import type { Population } from './population.js';
-import { readCpuSeconds } from './proc.js';
+import { readCpuSeconds, readSystemCpu } from './proc.js';
 import type { Metric } from './report.js';
 import type { ServerProcess } from './server-process.js';
 import { round } from './stats.js';
@@ -34,14 +34,32 @@ export interface CpuUsage {
   /** serverCpuSec / elapsedSec: 1.0 means one core fully busy. */
   serverCores: number;
   clientCores: number;
+  /** Cores busy on average in other processes of the machine (load that is not the benchmark's). */
+  otherCores: number;
+  /** Cores' worth of time spent idle waiting for I/O, on average. */
+  iowaitCores: number;
+  /**
+   * The measured interval on the machine's monotonic clock, in microseconds: the clock of
+   * `process.hrtime()` and of V8 CPU profiles, so a server profile can be cut to it
+   * (profile-summary.js --results <json> --phase <name>).
+   */
+  window: { startUs: number; endUs: number };
+}
+
+/** monotonicUs reads the monotonic clock in microseconds. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** cpuMeter starts measuring; the returned function stops and reports. */
 export function cpuMeter(serverPid: number): () => CpuUsage {
   const t0 = performance.now();
+  const startUs = monotonicUs();
   const s0 = readCpuSeconds(serverPid);
   const c0 = process.cpuUsage();
+  const m0 = readSystemCpu();
   return () => {
+    const m1 = readSystemCpu();
     const elapsedSec = (performance.now() - t0) / 1000;
     const serverCpuSec = readCpuSeconds(serverPid) - s0;
     const c = process.cpuUsage(c0);
@@ -52,6 +70,9 @@ export function cpuMeter(serverPid: number): () => CpuUsage {
       clientCpuSec: round(clientCpuSec, 2),
       serverCores: round(elapsedSec > 0 ? serverCpuSec / elapsedSec : 0, 2),
       clientCores: round(elapsedSec > 0 ? clientCpuSec / elapsedSec : 0, 2),
+      otherCores: round(elapsedSec > 0 ? Math.max(0, m1.busySec - m0.busySec - serverCpuSec - clientCpuSec) / elapsedSec : 0, 2),
+      iowaitCores: round(elapsedSec > 0 ? (m1.iowaitSec - m0.iowaitSec) / elapsedSec : 0, 2),
+      window: { startUs, endUs: monotonicUs() },
     };
   };
 }

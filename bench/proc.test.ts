@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseProcStatCpuSeconds, parseProcStatus, readCpuSeconds, readMemory } from './proc.js';
+import { parseProcStatCpuSeconds, parseProcStatus, parseSystemCpu, readCpuSeconds, readMemory } from './proc.js';
 
 describe('parseProcStatus', () => {
   test('reads VmRSS and VmHWM in bytes', () => {
@@ -28,5 +28,15 @@ describe('reading this process', () => {
     const m = readMemory(process.pid);
     assert.ok(m.rssBytes > 0 && m.hwmBytes >= m.rssBytes);
     assert.ok(readCpuSeconds(process.pid) >= 0);
+  });
+});
+
+describe('parseSystemCpu', () => {
+  test('busy time is everything but idle and iowait', () => {
+    const text = 'cpu  100 20 30 5000 40 5 5 10 0 0\ncpu0 50 10 15 2500 20 2 3 5 0 0\n';
+    assert.deepEqual(parseSystemCpu(text), { busySec: 1.7, iowaitSec: 0.4, stealSec: 0.1 });
+  });
+  test('refuses text without the aggregate line', () => {
+    assert.throws(() => parseSystemCpu('cpu0 1 2 3\n'), /no aggregate "cpu" line/);
   });
 });

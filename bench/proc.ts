@@ -52,3 +52,26 @@ export function readCpuSeconds(pid: number): number {
 export function mb(bytes: number): number {
   return Math.round((bytes / (1024 * 1024)) * 10) / 10;
 }
+
+/** SystemCpu is the machine-wide CPU time from the first line of /proc/stat, in seconds. */
+export interface SystemCpu {
+  /** Time not idle and not waiting for I/O, summed over cores. */
+  busySec: number;
+  /** Time idle while some I/O was outstanding. */
+  iowaitSec: number;
+  /** Time a hypervisor gave to other guests. */
+  stealSec: number;
+}
+
+/** parseSystemCpu reads the aggregate `cpu` line of /proc/stat. */
+export function parseSystemCpu(text: string): SystemCpu {
+  const m = /^cpu\s+(.*)$/m.exec(text);
+  if (!m) throw new Error('/proc/stat has no aggregate "cpu" line');
+  const [user = 0, nice = 0, system = 0, , iowait = 0, irq = 0, softirq = 0, steal = 0] = m[1]!.trim().split(/\s+/).map(Number);
+  return { busySec: (user + nice + system + irq + softirq + steal) / CLOCK_TICKS, iowaitSec: iowait / CLOCK_TICKS, stealSec: steal / CLOCK_TICKS };
+}
+
+/** readSystemCpu reads the machine's CPU time so far. */
+export function readSystemCpu(): SystemCpu {
+  return parseSystemCpu(readFileSync('/proc/stat', 'utf8'));
+}

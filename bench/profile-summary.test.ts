@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { frameName, summarizeProfile, type CpuProfile } from './profile-summary.js';
+import { frameName, phaseWindow, summarizeProfile, type CpuProfile } from './profile-summary.js';
 
 // root → a (file:///x/dist/src/a.js) → b (file:///x/node_modules/pkg/b.js); root → (idle)
 const profile: CpuProfile = {
@@ -35,6 +35,19 @@ describe('summarizeProfile', () => {
   });
   test('self time is also grouped by file', () => {
     assert.equal(s.selfByFile.find((r) => r.name === 'pkg/b.js')?.percent, 60);
+  });
+});
+
+describe('summarizeProfile with a window', () => {
+  test('only samples inside the window count', () => {
+    // Samples are at 2, 4, 6, 8, 10 ms: the window 3.5–8.5 ms holds the three samples in b.
+    const s = summarizeProfile(profile, 30, { fromUs: 3500, toUs: 8500 });
+    assert.equal(s.totalMs, 6);
+    assert.deepEqual(s.selfByFunction.map((r) => r.name), ['b (pkg/b.js:1)']);
+  });
+  test('phaseWindow reads a benchmark interval from a results document', () => {
+    assert.deepEqual(phaseWindow({ results: { create: { cpu: { window: { startUs: 5, endUs: 9 } } } } }, 'create'), { fromUs: 5, toUs: 9 });
+    assert.throws(() => phaseWindow({ results: {} }, 'rss'), /no measured interval for "rss"/);
   });
 });
 

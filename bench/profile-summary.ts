@@ -5,6 +5,8 @@
  * sampled time. Usage:
  *
  *   node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json]
+ *       [--results bench/results/latest.json --phase create]   # only that benchmark's measured interval
+ *       [--from <µs> --to <µs>]                                # or any interval of the monotonic clock
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -51,8 +53,17 @@ function shortFile(url: string): string {
   return path;
 }
 
-/** summarizeProfile attributes each sample's time to its function (self) and to every distinct function on its stack (inclusive). */
-export function summarizeProfile(p: CpuProfile, top = 30): ProfileSummary {
+/** A Window limits a summary to samples taken within [fromUs, toUs] of the monotonic clock. */
+export interface Window {
+  fromUs: number;
+  toUs: number;
+}
+
+/**
+ * summarizeProfile attributes each sample's time to its function (self) and to every
+ * distinct function on its stack (inclusive), optionally only for samples inside `window`.
+ */
+export function summarizeProfile(p: CpuProfile, top = 30, window?: Window): ProfileSummary {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -61,7 +72,10 @@ export function summarizeProfile(p: CpuProfile, top = 30): ProfileSummary {
   const files = new Map<string, number>();
   let total = 0;
   let idle = 0;
+  let at = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
+    at += p.timeDeltas[i] ?? 0;
+    if (window && (at < window.fromUs || at > window.toUs)) continue;
     const dt = (p.timeDeltas[i] ?? 0) / 1000;
     const node = byId.get(p.samples[i]!);
     if (!node) continue;
@@ -94,24 +108,50 @@ export function summarizeProfile(p: CpuProfile, top = 30): ProfileSummary {
   };
 }
 
+/** phaseWindow reads a benchmark's measured interval out of a results document (results.<phase>.cpu.window). */
+export function phaseWindow(doc: unknown, phase: string): Window {
+  const w = (doc as { results?: Record<string, { cpu?: { window?: { startUs?: number; endUs?: number } } }> }).results?.[phase]?.cpu?.window;
+  if (typeof w?.startUs !== 'number' || typeof w.endUs !== 'number') {
+    throw new Error(`the results have no measured interval for ${JSON.stringify(phase)}: expected results.${phase}.cpu.window {startUs, endUs}`);
+  }
+  return { fromUs: w.startUs, toUs: w.endUs };
+}
+
 function printRows(title: string, rows: Row[]): void {
   process.stdout.write(`\n${title}\n`);
   for (const r of rows) process.stdout.write(`${r.percent.toFixed(1).padStart(6)}%  ${String(r.ms).padStart(7)} ms  ${r.name}\n`);
 }
 
 function cli(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '30' }, json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      top: { type: 'string', default: '30' },
+      json: { type: 'boolean', default: false },
+      results: { type: 'string' },
+      phase: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+    },
+  });
   if (positionals.length !== 1) {
-    process.stderr.write('usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json]\n');
+    process.stderr.write('usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json] [--results <json> --phase <benchmark>] [--from <µs> --to <µs>]\n');
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as CpuProfile;
-  const s = summarizeProfile(profile, Number(values.top));
+  let window: Window | undefined;
+  if (values.results !== undefined || values.phase !== undefined) {
+    if (values.results === undefined || values.phase === undefined) throw new Error('--results and --phase go together');
+    window = phaseWindow(JSON.parse(readFileSync(values.results, 'utf8')), values.phase);
+  } else if (values.from !== undefined || values.to !== undefined) {
+    window = { fromUs: Number(values.from ?? 0), toUs: Number(values.to ?? Infinity) };
+  }
+  const s = summarizeProfile(profile, Number(values.top), window);
   if (values.json) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n');
     return;
   }
-  process.stdout.write(`sampled ${s.totalMs} ms, ${s.idlePercent}% idle\n`);
+  process.stdout.write(`sampled ${s.totalMs} ms${window ? ` in [${window.fromUs}, ${window.toUs}] µs` : ''}, ${s.idlePercent}% idle\n`);
   printRows('self time by function', s.selfByFunction);
   printRows('inclusive time by function', s.inclusiveByFunction);
   printRows('self time by file', s.selfByFile);

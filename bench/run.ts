@@ -61,6 +61,7 @@ async function main(): Promise<number> {
   const { sizes } = options;
   const startedAt = new Date();
   const machine = machineFacts(REPO_DIR);
+  const loadAverageAtStart = os.loadavg().map((v) => round(v, 2));
   log(`conductor ${VERSION} bench (${options.quick ? 'quick' : 'full'}): ${options.only.join(', ')}`);
   log(`${machine.cpuModel}, ${machine.cores} cores, node ${machine.nodeVersion}`);
 
@@ -146,6 +147,8 @@ async function main(): Promise<number> {
     finishedAt: finishedAt.toISOString(),
     durationSec: round((finishedAt.getTime() - startedAt.getTime()) / 1000, 1),
     machine,
+    /** 1, 5 and 15-minute load averages: other work on the machine skews the figures. */
+    loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((v) => round(v, 2)) },
     options: { only: options.only, sizes, cpuProf: options.cpuProf, logLevel: options.logLevel },
     server: serverInfo,
     summary: judged,
@@ -156,6 +159,7 @@ async function main(): Promise<number> {
   const written = writeResults(options.outDir, startedAt, options.quick, doc);
 
   process.stdout.write(`\n${formatTable(judged)}\n\n`);
+  for (const line of busyMachineNotes(results)) process.stdout.write(`${line}\n`);
   if (options.quick) process.stdout.write('(quick run: sizes differ from the targets\', so nothing is judged)\n');
   process.stdout.write(`results: ${written.join(', ')}\n`);
   if (options.cpuProf) process.stdout.write(`CPU profiles: ${join(options.outDir, 'profiles')} (summarize: node dist/bench/profile-summary.js <file>)\n`);
@@ -164,6 +168,21 @@ async function main(): Promise<number> {
   if (options.keep || failed) process.stdout.write(`temporary data and server log kept in ${tmpRoot}\n`);
   else rmSync(tmpRoot, { recursive: true, force: true });
   return failed ? 1 : 0;
+}
+
+/** The share of a core other processes may use during a benchmark before its figure is flagged. */
+const BUSY_MACHINE_CORES = 0.25;
+
+/** busyMachineNotes flags the benchmarks during which other processes competed for the CPU. */
+function busyMachineNotes(results: Record<string, unknown>): string[] {
+  const notes: string[] = [];
+  for (const [name, details] of Object.entries(results)) {
+    const other = (details as { cpu?: { otherCores?: number } }).cpu?.otherCores;
+    if (other !== undefined && other > BUSY_MACHINE_CORES) {
+      notes.push(`note: other processes kept ${other.toFixed(2)} cores busy during ${name}; its figure understates the server (see cpu in the JSON)`);
+    }
+  }
+  return notes;
 }
 
 process.on('SIGINT', () => {

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BenchContext, ScenarioResult } from '../context.js';
+import { cpuMeter, type BenchContext, type ScenarioResult } from '../context.js';
 import { mb, readMemory } from '../proc.js';
 import { round } from '../stats.js';
 
@@ -17,8 +17,11 @@ export async function benchRss(ctx: BenchContext): Promise<ScenarioResult> {
   let fill: Record<string, unknown> | undefined;
   if (missing > 0) {
     ctx.log(`filling the store with ${missing} more objects (to ${sizes.rssObjects})`);
-    const r = await population.create(population.plan(missing), sizes.concurrency, 600_000);
-    fill = { created: r.ok, errors: r.errors, errorSamples: r.errorSamples, elapsedMs: round(r.elapsedMs, 0), ratePerSec: round(r.ratePerSec, 0) };
+    const targets = population.plan(missing);
+    await population.ensureNamespaces(targets);
+    const meter = cpuMeter(server.pid);
+    const r = await population.create(targets, sizes.concurrency, 600_000);
+    fill = { cpu: meter(), created: r.ok, errors: r.errors, errorSamples: r.errorSamples, elapsedMs: round(r.elapsedMs, 0), ratePerSec: round(r.ratePerSec, 0) };
     if (population.total() < sizes.rssObjects) throw new Error(`could only create ${population.total()} of ${sizes.rssObjects} objects (${r.errors} failed: ${r.errorSamples[0]?.message ?? r.stoppedEarly})`);
   }
   ctx.log(`holding ${population.total()} objects; letting the server settle for ${sizes.rssSettleMs} ms`);

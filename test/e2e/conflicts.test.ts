@@ -73,10 +73,10 @@ describe('conflicts and server-side apply', () => {
 
     // alice re-applies without "shared": she owned it alone, so it is removed.
     await kubectlOk(server, ['apply', '--server-side', '--field-manager=alice', '-f', '-'], {
-      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa, namespace: default}\ndata: {extra: y}\n',
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa, namespace: default}\ndata: {extra: why}\n',
     });
     const final = (await api.request('GET', `${cms}/ssa`)).json();
-    assert.deepEqual(final.data, { owner: 'bob', extra: 'y' });
+    assert.deepEqual(final.data, { owner: 'bob', extra: 'why' });
   });
 
   test('apply without a field manager is a 400', async () => {

@@ -3,7 +3,7 @@
  * becomes a `null` type, int-or-string the type pair (dropping the anyOf idiom that spells
  * it), boolean exclusive bounds numeric ones, unknown formats are dropped, and at the object
  * root only the constraints on metadata.name/generateName survive (the server validates
- * ObjectMeta itself). One shared ajv instance compiles every schema.
+ * ObjectMeta itself). An ajv instance, renewed every hundred compilations, compiles every schema.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { JSONSchemaProps } from '../registry/resource-type.js';
@@ -16,6 +16,9 @@ type AjvSchema = Record<string, unknown>;
 const TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
 
 let shared: Ajv | undefined;
+let compilations = 0;
+/** ajv keeps every compiled schema's values in its instance scope; a fresh instance bounds that. */
+const COMPILATIONS_PER_INSTANCE = 100;
 
 /** The regular-expression engine ajv uses for `pattern`: RE2 syntax, translated. */
 function re2(pattern: string): RegExp {
@@ -25,7 +28,8 @@ function re2(pattern: string): RegExp {
 }
 
 function ajv(): Ajv {
-  if (shared) return shared;
+  if (shared && compilations++ < COMPILATIONS_PER_INSTANCE) return shared;
+  compilations = 1;
   const instance = new Ajv({
     allErrors: true,
     strict: false,

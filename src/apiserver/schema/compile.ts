@@ -64,18 +64,32 @@ export class NodeValidator {
 
   validate(obj: unknown, old: unknown, hasOld: boolean): StatusCause[] {
     try {
-      const causes: StatusCause[] = [];
-      if (!this.ajv(obj) && this.ajv.errors) causes.push(...ajvErrorsToCauses(this.ajv.errors, obj, this.node));
-      if (this.node.needsWalk) new Walker('structure', this.rules, causes).walk(this.node, obj, '', undefined, false);
-      if (this.rules.size > 0) {
-        if (causes.some(isBlocking)) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "null": ${NOT_CHECKED}` });
-        else new Walker('rules', this.rules, causes).walk(this.node, obj, '', old, hasOld);
-      }
-      return causes;
+      const causes = !this.ajv(obj) && this.ajv.errors ? ajvErrorsToCauses(this.ajv.errors, obj, this.node) : [];
+      return finishValidation(this.node, this.rules, causes, obj, old, hasOld);
     } catch (err) {
       return [internalCause(err)];
     }
   }
+}
+
+/**
+ * Adds the checks ajv cannot do to the causes ajv found: list types and embedded resources,
+ * then the CEL rules unless an earlier cause blocks them (as Kubernetes does).
+ */
+export function finishValidation(
+  node: SchemaNode,
+  rules: ReadonlyMap<SchemaNode, readonly NodeRule[]>,
+  causes: StatusCause[],
+  obj: unknown,
+  old: unknown,
+  hasOld: boolean,
+): StatusCause[] {
+  if (node.needsWalk) new Walker('structure', rules, causes).walk(node, obj, '', undefined, false);
+  if (rules.size > 0) {
+    if (causes.some(isBlocking)) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "null": ${NOT_CHECKED}` });
+    else new Walker('rules', rules, causes).walk(node, obj, '', old, hasOld);
+  }
+  return causes;
 }
 
 /** Compiles a root schema (the whole object: apiVersion, kind, metadata, spec, ...). Never throws. */

@@ -89,7 +89,7 @@ const cases: Case[] = [
     want: { tags: ['a', 'none'] },
   },
   {
-    reason: 'defaults are copies: changing one object does not change the schema default',
+    reason: 'an object default is filled in whole',
     schema: root({ type: 'object', properties: { opts: { type: 'object', default: { a: 1 }, properties: { a: { type: 'integer' } } } } }),
     spec: {},
     want: { opts: { a: 1 } },

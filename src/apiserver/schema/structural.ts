@@ -11,7 +11,10 @@ import { buildNodeTree, isObject, type SchemaNode } from './node.js';
 import { badValue, forbidden, goQuote, invalid, notSupported, required } from './causes.js';
 import { compilePattern } from './regex.js';
 import { compileSchemaRules, type NodeRule } from './cel/index.js';
-import { NodeValidator } from './compile.js';
+import type { ErrorObject } from 'ajv';
+import { finishValidation } from './compile.js';
+import { compileAjv, toAjvSchema } from './ajv-schema.js';
+import { ajvErrorsToCauses } from './openapi-errors.js';
 import { Pruner } from './prune.js';
 
 const OPENAPI_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
@@ -360,25 +363,43 @@ function joinDefaultPath(base: string, field: string | undefined): string | unde
   return field.startsWith('[') ? `${base}${field}` : `${base}.${field}`;
 }
 
-/** Defaults must be pruned and valid against their own schema (not followed into additionalProperties). */
+/**
+ * Defaults must be pruned and valid against their own schema (not followed into
+ * additionalProperties). All defaults are checked by one ajv validator over a tuple of the
+ * default values, so a schema with hundreds of defaults compiles once.
+ */
 function checkDefaults(root: SchemaNode, path: string, out: StatusCause[]): void {
+  const entries: { node: SchemaNode; path: string }[] = [];
   const visit = (node: SchemaNode, p: string, insideMeta: boolean, depth: number): void => {
     if (depth > 200) return;
     if (node.hasDefault && !insideMeta) {
-      const value = structuredClone(node.default);
       const pruner = new Pruner(false);
-      pruner.prune(node, value, '');
+      pruner.prune(node, structuredClone(node.default), '');
       if (pruner.removed.length > 0) out.push(invalid(`${p}.default`, node.default, 'must not have unknown fields'));
-      else {
-        for (const c of new NodeValidator(node).validate(value, value, true)) {
-          out.push({ ...c, field: joinDefaultPath(`${p}.default`, c.field) });
-        }
-      }
+      else entries.push({ node, path: `${p}.default` });
     }
     if (node.items) visit(node.items, `${p}.items`, insideMeta, depth + 1);
     for (const [k, c] of node.properties ?? []) visit(c, props(p, k), insideMeta || (node.resourceRoot && META_FIELDS.has(k)), depth + 1);
   };
   visit(root, path, false, 0);
+  if (entries.length === 0) return;
+  const validate = compileAjv({ type: 'array', items: entries.map((e) => toAjvSchema(e.node.schema, { depth: 0, isRoot: false })) });
+  const values = entries.map((e) => structuredClone(e.node.default));
+  validate(values);
+  const errorsByIndex = new Map<number, ErrorObject[]>();
+  for (const e of validate.errors ?? []) {
+    const m = /^\/(\d+)(.*)$/.exec(e.instancePath);
+    if (!m) continue;
+    const i = Number(m[1]);
+    errorsByIndex.set(i, [...(errorsByIndex.get(i) ?? []), { ...e, instancePath: m[2] }]);
+  }
+  entries.forEach((entry, i) => {
+    const causes = ajvErrorsToCauses(errorsByIndex.get(i) ?? [], values[i], entry.node);
+    const rules = compileSchemaRules(entry.node);
+    for (const c of finishValidation(entry.node, rules, causes, values[i], values[i], true)) {
+      out.push({ ...c, field: joinDefaultPath(entry.path, c.field) });
+    }
+  });
 }
 
 /** Reports rules that do not compile, misuse oldSelf, or name an invalid fieldPath. */

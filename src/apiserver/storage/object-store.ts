@@ -58,8 +58,10 @@ export class ObjectStore {
   rawIfExact(rt: ResourceType, kv: KeyValue): string | undefined {
     if (!this.store.embedsRevision) return undefined;
     const apiVersion = groupVersion(rt);
-    // The encoder writes apiVersion first when objects are built by the server.
-    return kv.value.startsWith(`{"apiVersion":"${apiVersion}"`) ? kv.value : undefined;
+    // The encoder writes apiVersion first when objects are built by the server; a delete
+    // event carries the last stored text but the delete's revision, so check both.
+    if (!kv.value.startsWith(`{"apiVersion":"${apiVersion}"`)) return undefined;
+    return kv.value.includes(`"resourceVersion":"${kv.modRevision}"`) ? kv.value : undefined;
   }
 
   async get(rt: ResourceType, namespace: string | undefined, name: string): Promise<StoredObject | undefined> {

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps, ValidationRule } from '../../registry/resource-type.js';
 import type { StatusCause } from '../../../machinery/errors.js';
-import { compileSchema } from '../index.js';
+import { compileSchema, validateStructuralSchema } from '../index.js';
 
 function withSpec(properties: Record<string, JSONSchemaProps>, rules: ValidationRule[], extra: Partial<JSONSchemaProps> = {}): JSONSchemaProps {
   return {
@@ -241,5 +241,109 @@ describe('x-kubernetes-validations', () => {
   test('a rule that does not compile is not evaluated at runtime by parse failure', () => {
     const schema = withSpec(scale, [{ rule: 'self.replicas >' }]);
     assert.deepEqual(run(schema, { replicas: 1 }), []);
+  });
+});
+
+describe('a realistic schema (routes with parent references, matches and filters)', () => {
+  const ref: JSONSchemaProps = {
+    type: 'object',
+    required: ['name'],
+    properties: { group: { type: 'string', default: 'example.io' }, kind: { type: 'string', default: 'Gateway' }, name: { type: 'string' }, namespace: { type: 'string' }, sectionName: { type: 'string' } },
+  };
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec: {
+        type: 'object',
+        properties: {
+          parentRefs: {
+            type: 'array',
+            maxItems: 32,
+            items: ref,
+            'x-kubernetes-validations': [
+              {
+                message: 'sectionName must be set when a parent is referenced twice',
+                rule: "self.all(a, self.all(b, a.group == b.group && a.kind == b.kind && a.name == b.name && (has(a.__namespace__) ? a.__namespace__ : '') == (has(b.__namespace__) ? b.__namespace__ : '') ? (has(a.sectionName) == has(b.sectionName)) : true))",
+              },
+            ],
+          },
+          matches: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { type: { type: 'string', enum: ['Exact', 'PathPrefix'], default: 'PathPrefix' }, value: { type: 'string', maxLength: 1024 } },
+              'x-kubernetes-validations': [
+                { message: 'value must be an absolute path', rule: "self.type in ['Exact', 'PathPrefix'] ? self.value.startsWith('/') : true" },
+                { message: 'value must not contain //', rule: "!self.value.contains('//')" },
+              ],
+            },
+          },
+          filters: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['type'],
+              properties: { type: { type: 'string' }, redirect: { type: 'object', properties: { code: { type: 'integer' } } } },
+              'x-kubernetes-validations': [{ rule: "self.type == 'Redirect' ? has(self.redirect) : !has(self.redirect)", messageExpression: "'filter of type ' + self.type + ' has the wrong settings'" }],
+            },
+            'x-kubernetes-validations': [{ message: 'at most one redirect', rule: "self.filter(f, f.type == 'Redirect').size() <= 1" }],
+          },
+          port: {
+            'x-kubernetes-int-or-string': true,
+            anyOf: [{ type: 'integer' }, { type: 'string' }],
+            'x-kubernetes-validations': [{ rule: 'type(self) == int ? self > 0 && self < 65536 : self.size() > 0' }],
+          },
+          storage: { type: 'string', 'x-kubernetes-validations': [{ rule: "quantity(self).compareTo(quantity('100Gi')) <= 0", message: 'at most 100Gi' }] },
+          mode: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }] },
+        },
+        'x-kubernetes-validations': [{ rule: 'has(self.parentRefs) || has(self.matches)', message: 'parentRefs or matches are required' }],
+      },
+    },
+  };
+  const compiled = compileSchema(schema, { group: 'example.io', kind: 'Route' });
+  const good = wrap({
+    parentRefs: [{ name: 'gw', sectionName: 'a' }, { name: 'gw', sectionName: 'b' }],
+    matches: [{ value: '/api' }],
+    filters: [{ type: 'Redirect', redirect: { code: 301 } }],
+    port: 8080,
+    storage: '50Gi',
+    mode: 'fast',
+  });
+  compiled.applyDefaults(good);
+
+  test('its rules compile against the schema', () => {
+    assert.deepEqual(validateStructuralSchema(schema, 'openAPIV3Schema'), []);
+  });
+
+  test('a valid route passes, on create and on update', () => {
+    assert.deepEqual(compiled.validate(good), []);
+    assert.deepEqual(compiled.validate(good, good), []);
+  });
+
+  test('an invalid route reports every broken rule at its node', () => {
+    const bad = structuredClone(good) as { spec: Record<string, unknown> };
+    bad.spec.parentRefs = [{ name: 'gw' }, { name: 'gw', sectionName: 'b' }];
+    bad.spec.matches = [{ type: 'Exact', value: 'api//x' }];
+    bad.spec.filters = [{ type: 'Redirect', redirect: { code: 301 } }, { type: 'Redirect' }];
+    bad.spec.port = 0;
+    bad.spec.storage = '1Ti';
+    bad.spec.mode = 'slow';
+    compiled.applyDefaults(bad);
+    assert.deepEqual(
+      compiled.validate(bad, good).map((c) => `${c.field}: ${c.message}`),
+      [
+        'spec.parentRefs: Invalid value: "array": sectionName must be set when a parent is referenced twice',
+        'spec.matches[0]: Invalid value: "object": value must be an absolute path',
+        'spec.matches[0]: Invalid value: "object": value must not contain //',
+        'spec.filters: Invalid value: "array": at most one redirect',
+        'spec.filters[1]: Invalid value: "object": filter of type Redirect has the wrong settings',
+        'spec.port: Invalid value: "": failed rule: type(self) == int ? self > 0 && self < 65536 : self.size() > 0',
+        'spec.storage: Invalid value: "string": at most 100Gi',
+        'spec.mode: Invalid value: "string": mode is immutable',
+      ],
+    );
   });
 });
