@@ -157,7 +157,7 @@ export const errors = {
     return new ApiError(406, 'NotAcceptable', message);
   },
   unsupportedMediaType(contentType: string): ApiError {
-    return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${JSON.stringify(contentType)})`);
+    return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${JSON.stringify(contentType)})`);
   },
   tooLarge(limit: number): ApiError {
     return new ApiError(413, 'RequestEntityTooLarge', `the request body is too large: the limit is ${limit} bytes`);

@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { parseDocument } from 'yaml';
 import { ApiError, errors } from '../../machinery/errors.js';
 import type { PatchType } from '../../client/types.js';
+import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from '../protobuf/index.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -65,6 +66,14 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
 /** Decodes a body as JSON (or YAML for YAML media types and apply patches). */
 export function decodeBody(buf: Buffer, contentType: string | undefined, { allowEmpty = false } = {}): unknown {
   const mt = mediaType(contentType);
+  if (mt === PROTOBUF_CONTENT_TYPE) {
+    // kubectl's typed clients (kubectl create configmap/secret/namespace, ...) send protobuf.
+    if (buf.length === 0) {
+      if (allowEmpty) return undefined;
+      throw errors.badRequest('the request body is empty; expected a protobuf object');
+    }
+    return decodeProtobufObject(buf).object;
+  }
   const s = text(buf);
   if (s.trim() === '') {
     if (allowEmpty) return undefined;

@@ -557,6 +557,8 @@ export class RestHandlers {
       schema.prune(obj);
     }
     schema.applyDefaults(obj);
+    // A default may bring in fields the schema does not declare (an object default).
+    schema.prune(obj);
   }
 
   private validate(rt: ResourceType, obj: KObject, old: KObject | undefined, subresource: string): void {

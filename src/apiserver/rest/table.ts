@@ -5,7 +5,7 @@
 import { JSONPath } from 'jsonpath-plus';
 import type { KObject, ListMeta } from '../../machinery/object.js';
 import type { PrinterColumn, ResourceType } from '../registry/resource-type.js';
-import { tableLayoutFor } from '../builtins/index.js';
+import { humanDuration, tableLayoutFor } from '../builtins/index.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -101,24 +101,4 @@ export function evalJsonPath(path: string, obj: unknown): unknown {
   if (!Array.isArray(found) || found.length === 0) return undefined;
   if (found.length === 1) return found[0];
   return found.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',');
-}
-
-/** A short human duration: 45s, 3m20s, 5h, 3d4h, 2y — the way kubectl users know it. */
-export function humanDuration(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  if (s < -1) return '<invalid>';
-  if (s < 0) return '0s';
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  const d = Math.floor(h / 24);
-  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
-  if (h < 24 * 365 * 2) return `${d}d`;
-  const y = Math.floor(d / 365);
-  if (h < 24 * 365 * 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
-  return `${y}y`;
 }
