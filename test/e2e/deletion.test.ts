@@ -93,6 +93,18 @@ describe('deletion', () => {
     await eventually(async () => !(await exists('dangling')), 'dangling dependent deleted');
   });
 
+  test('deletecollection deletes exactly the selected objects', async () => {
+    for (const [name, tier] of [['dc-1', 'temp'], ['dc-2', 'temp'], ['dc-3', 'keep']] as const) {
+      await api.request('POST', cms, { metadata: { name, labels: { tier } } });
+    }
+    const r = await api.request('DELETE', `${cms}?labelSelector=tier%3Dtemp`);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json().items.map((i: any) => i.metadata.name).sort(), ['dc-1', 'dc-2']);
+    assert.equal(await exists('dc-1'), false);
+    assert.equal(await exists('dc-2'), false);
+    assert.equal(await exists('dc-3'), true);
+  });
+
   test('deleting a namespace deletes its contents, then the namespace', async () => {
     await kubectlOk(server, ['create', 'namespace', 'doomed']);
     await kubectlOk(server, ['create', 'configmap', 'c1', '-n', 'doomed']);
