@@ -1,10 +1,9 @@
 /**
  * Bad input gets a 4xx Status that says what is wrong — never a 500, never a crash.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
-import { kubectl, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { kubectl, serverForSuite } from '../support/server.js';
 
 const cms = '/api/v1/namespaces/default/configmaps';
 
@@ -19,17 +18,7 @@ interface Case {
 }
 
 describe('bad input', () => {
-  let server: ServerProcess;
-  let api: ApiHandle;
-  before(async () => {
-    server = await startServer();
-    api = apiFromKubeconfig(server.kubeconfig);
-  });
-  after(async () => {
-    api?.close();
-    await server?.kill();
-    if (server) removeDir(server.dataDir);
-  });
+  const t = serverForSuite({});
 
   const cases: Case[] = [
     { reason: 'malformed JSON', method: 'POST', path: cms, body: '{"metadata": {"name": "x"', status: 400, message: /not valid JSON/ },
@@ -59,8 +48,8 @@ describe('bad input', () => {
 
   for (const c of cases) {
     test(`${c.reason} → ${c.status}`, async () => {
-      if (c.path.endsWith('/target')) await api.request('POST', cms, { metadata: { name: 'target' } });
-      const r = await api.request(c.method, c.path, c.body, c.headers);
+      if (c.path.endsWith('/target')) await t.api.request('POST', cms, { metadata: { name: 'target' } });
+      const r = await t.api.request(c.method, c.path, c.body, c.headers);
       assert.equal(r.status, c.status, `${c.reason}: ${r.text}`);
       const st = r.json();
       assert.equal(st.kind, 'Status');
@@ -71,25 +60,25 @@ describe('bad input', () => {
 
   test('an oversized body is a 413, and the server keeps serving', async () => {
     const big = JSON.stringify({ metadata: { name: 'big' }, data: { blob: 'x'.repeat(4 * 1024 * 1024) } });
-    const r = await api.request('POST', cms, big).catch(() => ({ status: 413 }) as { status: number });
+    const r = await t.api.request('POST', cms, big).catch(() => ({ status: 413 }) as { status: number });
     assert.equal(r.status, 413);
-    assert.equal((await api.request('GET', '/version')).status, 200);
+    assert.equal((await t.api.request('GET', '/version')).status, 200);
   });
 
   test('deeply nested JSON is a 400, not a crash', async () => {
     const deep = '{"metadata":{"name":"deep"},"data":' + '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) + '}';
-    const r = await api.request('POST', cms, deep);
+    const r = await t.api.request('POST', cms, deep);
     assert.ok(r.status >= 400 && r.status < 500, r.text);
-    assert.equal((await api.request('GET', '/version')).status, 200);
+    assert.equal((await t.api.request('GET', '/version')).status, 200);
   });
 
   test('kubectl reports an invalid object with the field that is wrong', async () => {
-    const r = await kubectl(server, ['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: UPPER}\n' });
+    const r = await kubectl(t.server, ['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: UPPER}\n' });
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /metadata\.name/);
   });
 
   test('no case above produced a 500 in the server log', () => {
-    assert.doesNotMatch(server.stderr(), /unexpected error while serving a request/);
+    assert.doesNotMatch(t.server.stderr(), /unexpected error while serving a request/);
   });
 });

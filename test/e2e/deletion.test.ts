@@ -3,10 +3,9 @@
  * cascade with background, foreground and orphan propagation (kubectl --cascade), and
  * deleting a namespace removes everything in it.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
-import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
 
 const ns = 'cascade';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
@@ -21,72 +20,65 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
 }
 
 describe('deletion', () => {
-  let server: ServerProcess;
-  let api: ApiHandle;
-  const exists = async (name: string) => (await api.request('GET', `${cms}/${name}`)).status === 200;
+  const t = serverForSuite({
+    setup: async (s) => {
+      await kubectlOk(s.server, ['create', 'namespace', ns]);
+    },
+  });
+  const exists = async (name: string) => (await t.api.request('GET', `${cms}/${name}`)).status === 200;
 
   async function ownerWithChildren(owner: string, children: string[], block = false): Promise<void> {
-    const o = (await api.request('POST', cms, { metadata: { name: owner } })).json();
+    const o = (await t.api.request('POST', cms, { metadata: { name: owner } })).json();
     for (const c of children) {
-      const res = await api.request('POST', cms, {
+      const res = await t.api.request('POST', cms, {
         metadata: { name: c, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid: o.metadata.uid, blockOwnerDeletion: block }] },
       });
       assert.equal(res.status, 201, res.text);
     }
   }
 
-  before(async () => {
-    server = await startServer();
-    api = apiFromKubeconfig(server.kubeconfig);
-    await kubectlOk(server, ['create', 'namespace', ns]);
-  });
-  after(async () => {
-    api?.close();
-    await server?.kill();
-    if (server) removeDir(server.dataDir);
-  });
 
   test('a finalizer holds the object with a deletionTimestamp until it is removed', async () => {
-    await api.request('POST', cms, { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
-    const del = await api.request('DELETE', `${cms}/held`);
+    await t.api.request('POST', cms, { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    const del = await t.api.request('DELETE', `${cms}/held`);
     assert.equal(del.status, 200);
-    const held = (await api.request('GET', `${cms}/held`)).json();
+    const held = (await t.api.request('GET', `${cms}/held`)).json();
     assert.ok(held.metadata.deletionTimestamp, 'deletionTimestamp is set');
     // New finalizers cannot be added once deleting; removing the last one deletes the object.
-    const added = await api.request('PATCH', `${cms}/held`, { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } }, { 'Content-Type': 'application/merge-patch+json' });
+    const added = await t.api.request('PATCH', `${cms}/held`, { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } }, { 'Content-Type': 'application/merge-patch+json' });
     assert.equal(added.status, 422);
     assert.match(added.json().message, /no new finalizers/);
-    const patched = await api.request('PATCH', `${cms}/held`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
+    const patched = await t.api.request('PATCH', `${cms}/held`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(await exists('held'), false);
   });
 
   test('background cascade: dependents go after the owner', async () => {
     await ownerWithChildren('bg-owner', ['bg-1', 'bg-2']);
-    await kubectlOk(server, ['delete', 'configmap', 'bg-owner', '-n', ns, '--cascade=background']);
+    await kubectlOk(t.server, ['delete', 'configmap', 'bg-owner', '-n', ns, '--cascade=background']);
     assert.equal(await exists('bg-owner'), false);
     await eventually(async () => !(await exists('bg-1')) && !(await exists('bg-2')), 'dependents deleted');
   });
 
   test('foreground cascade: the owner waits for blocking dependents, then goes', async () => {
     await ownerWithChildren('fg-owner', ['fg-1'], true);
-    await kubectlOk(server, ['delete', 'configmap', 'fg-owner', '-n', ns, '--cascade=foreground', '--wait=false']);
+    await kubectlOk(t.server, ['delete', 'configmap', 'fg-owner', '-n', ns, '--cascade=foreground', '--wait=false']);
     await eventually(async () => !(await exists('fg-1')), 'dependent deleted');
     await eventually(async () => !(await exists('fg-owner')), 'owner deleted after its dependents');
   });
 
   test('orphan cascade: dependents stay and lose their ownerReference', async () => {
     await ownerWithChildren('or-owner', ['or-1']);
-    await kubectlOk(server, ['delete', 'configmap', 'or-owner', '-n', ns, '--cascade=orphan']);
+    await kubectlOk(t.server, ['delete', 'configmap', 'or-owner', '-n', ns, '--cascade=orphan']);
     await eventually(async () => !(await exists('or-owner')), 'owner deleted');
-    const child = (await api.request('GET', `${cms}/or-1`)).json();
+    const child = (await t.api.request('GET', `${cms}/or-1`)).json();
     assert.equal(child.metadata.ownerReferences, undefined);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(await exists('or-1'), true, 'orphaned dependent is kept');
   });
 
   test('a dependent created for an owner that no longer exists is collected', async () => {
-    const res = await api.request('POST', cms, {
+    const res = await t.api.request('POST', cms, {
       metadata: { name: 'dangling', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'never-was', uid: '00000000-0000-0000-0000-000000000000' }] },
     });
     assert.equal(res.status, 201);
@@ -95,9 +87,9 @@ describe('deletion', () => {
 
   test('deletecollection deletes exactly the selected objects', async () => {
     for (const [name, tier] of [['dc-1', 'temp'], ['dc-2', 'temp'], ['dc-3', 'keep']] as const) {
-      await api.request('POST', cms, { metadata: { name, labels: { tier } } });
+      await t.api.request('POST', cms, { metadata: { name, labels: { tier } } });
     }
-    const r = await api.request('DELETE', `${cms}?labelSelector=tier%3Dtemp`);
+    const r = await t.api.request('DELETE', `${cms}?labelSelector=tier%3Dtemp`);
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.json().items.map((i: any) => i.metadata.name).sort(), ['dc-1', 'dc-2']);
     assert.equal(await exists('dc-1'), false);
@@ -106,29 +98,29 @@ describe('deletion', () => {
   });
 
   test('deleting a namespace deletes its contents, then the namespace', async () => {
-    await kubectlOk(server, ['create', 'namespace', 'doomed']);
-    await kubectlOk(server, ['create', 'configmap', 'c1', '-n', 'doomed']);
-    await kubectlOk(server, ['create', 'secret', 'generic', 's1', '-n', 'doomed', '--from-literal=a=b']);
-    await kubectlOk(server, ['delete', 'namespace', 'doomed', '--timeout=30s']);
-    const r = await kubectl(server, ['get', 'namespace', 'doomed']);
+    await kubectlOk(t.server, ['create', 'namespace', 'doomed']);
+    await kubectlOk(t.server, ['create', 'configmap', 'c1', '-n', 'doomed']);
+    await kubectlOk(t.server, ['create', 'secret', 'generic', 's1', '-n', 'doomed', '--from-literal=a=b']);
+    await kubectlOk(t.server, ['delete', 'namespace', 'doomed', '--timeout=30s']);
+    const r = await kubectl(t.server, ['get', 'namespace', 'doomed']);
     assert.notEqual(r.code, 0);
-    const again = await kubectl(server, ['get', 'configmaps', '-n', 'doomed', '-o', 'name']);
+    const again = await kubectl(t.server, ['get', 'configmaps', '-n', 'doomed', '-o', 'name']);
     assert.equal(again.stdout.trim(), '');
   });
 
   test('creating in a terminating namespace is forbidden; protected namespaces cannot be deleted', async () => {
-    await kubectlOk(server, ['create', 'namespace', 'closing']);
-    await kubectlOk(server, ['create', 'configmap', 'pin', '-n', 'closing']);
-    await api.request('PATCH', '/api/v1/namespaces/closing/configmaps/pin', { metadata: { finalizers: ['example.com/hold'] } }, { 'Content-Type': 'application/merge-patch+json' });
-    await kubectlOk(server, ['delete', 'namespace', 'closing', '--wait=false']);
-    const created = await api.request('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'late' } });
+    await kubectlOk(t.server, ['create', 'namespace', 'closing']);
+    await kubectlOk(t.server, ['create', 'configmap', 'pin', '-n', 'closing']);
+    await t.api.request('PATCH', '/api/v1/namespaces/closing/configmaps/pin', { metadata: { finalizers: ['example.com/hold'] } }, { 'Content-Type': 'application/merge-patch+json' });
+    await kubectlOk(t.server, ['delete', 'namespace', 'closing', '--wait=false']);
+    const created = await t.api.request('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'late' } });
     assert.equal(created.status, 403);
     assert.match(created.json().message, /being terminated/);
-    const ns = (await api.request('GET', '/api/v1/namespaces/closing')).json();
+    const ns = (await t.api.request('GET', '/api/v1/namespaces/closing')).json();
     assert.equal(ns.status.phase, 'Terminating');
-    await api.request('PATCH', '/api/v1/namespaces/closing/configmaps/pin', { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
-    await eventually(async () => (await api.request('GET', '/api/v1/namespaces/closing')).status === 404, 'namespace gone');
-    const del = await api.request('DELETE', '/api/v1/namespaces/default');
+    await t.api.request('PATCH', '/api/v1/namespaces/closing/configmaps/pin', { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
+    await eventually(async () => (await t.api.request('GET', '/api/v1/namespaces/closing')).status === 404, 'namespace gone');
+    const del = await t.api.request('DELETE', '/api/v1/namespaces/default');
     assert.equal(del.status, 403);
   });
 });

@@ -3,6 +3,7 @@
  * data dir, and runs the real kubectl against it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -121,4 +122,29 @@ export async function kubectlOk(server: { kubeconfig: string }, args: string[], 
   const r = await kubectl(server, args, opts);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
   return r.stdout;
+}
+
+export interface SuiteServer {
+  server: ServerProcess;
+  api: import('./api.js').ApiHandle;
+}
+
+/**
+ * Starts a server (and a raw API handle) before the enclosing suite's tests and removes it
+ * after them. The returned object's fields are set once the suite's `before` hook has run.
+ */
+export function serverForSuite(opts: StartOptions & { setup?: (s: SuiteServer) => Promise<void> } = {}): SuiteServer {
+  const suite = {} as SuiteServer;
+  before(async () => {
+    suite.server = await startServer(opts);
+    const { apiFromKubeconfig } = await import('./api.js');
+    suite.api = apiFromKubeconfig(suite.server.kubeconfig);
+    await opts.setup?.(suite);
+  });
+  after(async () => {
+    suite.api?.close();
+    await suite.server?.kill();
+    if (suite.server) removeDir(suite.server.dataDir);
+  });
+  return suite;
 }
