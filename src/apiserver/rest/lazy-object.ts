@@ -20,8 +20,9 @@ export class LazyObject {
     return new LazyObject(obj, undefined);
   }
 
-  static fromStore(objects: ObjectStore, rt: ResourceType, kv: KeyValue): LazyObject {
-    return new LazyObject(undefined, objects.rawIfExact(rt, kv), () => objects.decode(rt, kv));
+  /** An object read from the store; `deleted` for the last value carried by a delete event. */
+  static fromStore(objects: ObjectStore, rt: ResourceType, kv: KeyValue, deleted = false): LazyObject {
+    return new LazyObject(undefined, objects.rawIfExact(rt, kv, deleted), () => objects.decode(rt, kv));
   }
 
   obj(): KObject {

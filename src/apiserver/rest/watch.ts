@@ -89,7 +89,7 @@ export async function startWatch(
   const onEvents = (events: StoreEvent[]) => {
     if (stopped) return;
     for (const ev of events) {
-      const cur = LazyObject.fromStore(objects, rt, ev.kv);
+      const cur = LazyObject.fromStore(objects, rt, ev.kv, ev.type === 'delete');
       if (ev.type === 'delete') {
         if (!filtered || matches(cur.obj())) sink.event('DELETED', cur);
         continue;

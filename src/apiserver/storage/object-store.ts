@@ -55,13 +55,14 @@ export class ObjectStore {
    * The stored JSON text when it can be sent as-is (revision embedded, same version),
    * else undefined. Saves a parse and a stringify on hot read paths.
    */
-  rawIfExact(rt: ResourceType, kv: KeyValue): string | undefined {
+  rawIfExact(rt: ResourceType, kv: KeyValue, deleted = false): string | undefined {
     if (!this.store.embedsRevision) return undefined;
     const apiVersion = groupVersion(rt);
-    // The encoder writes apiVersion first when objects are built by the server; a delete
-    // event carries the last stored text but the delete's revision, so check both.
+    // The encoder writes apiVersion first when objects are built by the server.
     if (!kv.value.startsWith(`{"apiVersion":"${apiVersion}"`)) return undefined;
-    return kv.value.includes(`"resourceVersion":"${kv.modRevision}"`) ? kv.value : undefined;
+    // A live value embeds its own revision; a delete event carries the last stored text
+    // but the delete's revision, so that one must be re-encoded.
+    return deleted ? undefined : kv.value;
   }
 
   async get(rt: ResourceType, namespace: string | undefined, name: string): Promise<StoredObject | undefined> {
