@@ -102,7 +102,8 @@ export class LoopbackClient implements Client {
         },
         {
           event: (type, obj) => {
-            if (!stopped) h.onEvent({ type, object: obj.obj() as T });
+            // Watchers share the event's object; each loopback consumer gets its own copy.
+            if (!stopped) h.onEvent({ type, object: obj.copy() as T });
           },
           error: (status) => {
             if (!stopped) h.onEvent({ type: 'ERROR', object: status as unknown as T });

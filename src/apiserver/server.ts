@@ -20,6 +20,7 @@ import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
+import { installCrds } from '../apis/index.js';
 import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
 import { systemContext, type UserInfo } from './rest/context.js';
@@ -102,6 +103,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const client = new LoopbackClient(registry, rest, authorizer, { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] }, 'conductor-controller', { bookmarkIntervalMs: opts.bookmarkIntervalMs });
   const controllers = await startCoreControllers(client, registry, log);
+  await installCrds(client, { logger: log.child({ component: 'apis' }) });
 
   const server: Server = createServer({ ...tlsServerOptions(pki), keepAlive: true }, dispatcher.handle);
   server.keepAliveTimeout = 65_000;

@@ -251,10 +251,11 @@ export class Dispatcher {
     res.on('close', finish);
     const sink = {
       event: (type: string, obj: LazyObject) => {
-        let json: string;
-        if (type === 'BOOKMARK' || shape.as === 'object') json = obj.json();
-        else if (shape.as === 'table') json = JSON.stringify(this.table(rt, [obj.obj()], {}, include, shape.version));
-        else json = JSON.stringify(partialMeta(obj.obj(), shape.version));
+        if (type === 'BOOKMARK' || shape.as === 'object') return write(obj.eventLine(type));
+        const json =
+          shape.as === 'table'
+            ? JSON.stringify(this.table(rt, [obj.obj()], {}, include, shape.version))
+            : JSON.stringify(partialMeta(obj.obj(), shape.version));
         write(`{"type":"${type}","object":${json}}\n`);
       },
       error: (status: Status) => write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`),

@@ -30,6 +30,24 @@ export class LazyObject {
     return this.parsed;
   }
 
+  private lines: Map<string, string> | undefined;
+
+  /** The watch-stream line for this object (`{"type":...,"object":...}` and a newline), built once. */
+  eventLine(type: string): string {
+    this.lines ??= new Map();
+    let line = this.lines.get(type);
+    if (line === undefined) {
+      line = `{"type":"${type}","object":${this.json()}}\n`;
+      this.lines.set(type, line);
+    }
+    return line;
+  }
+
+  /** A private copy of the object, for consumers that may change it. */
+  copy(): KObject {
+    return JSON.parse(this.json()) as KObject;
+  }
+
   json(): string {
     if (this.text === undefined) this.text = JSON.stringify(this.obj());
     return this.text;

@@ -5,7 +5,7 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import { ApiError, errors, type Status } from '../../machinery/errors.js';
-import { StoreError, type StoreEvent, type StoreWatcher } from '../../store/types.js';
+import { StoreError, type KeyValue, type StoreEvent, type StoreWatcher } from '../../store/types.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import { groupVersion } from '../registry/resource-type.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -89,7 +89,7 @@ export async function startWatch(
   const onEvents = (events: StoreEvent[]) => {
     if (stopped) return;
     for (const ev of events) {
-      const cur = LazyObject.fromStore(objects, rt, ev.kv, ev.type === 'delete');
+      const cur = sharedLazy(objects, rt, ev.kv, ev.type === 'delete');
       if (ev.type === 'delete') {
         if (!filtered || matches(cur.obj())) sink.event('DELETED', cur);
         continue;
@@ -149,6 +149,20 @@ export async function startWatch(
   t.unref();
   timers.push(t);
   return { stop };
+}
+
+/**
+ * Every watcher of a resource receives the same store event; they share one LazyObject so
+ * the object is parsed and serialised at most once however many watchers there are.
+ */
+const shared = new WeakMap<KeyValue, { rt: ResourceType; lazy: LazyObject }>();
+
+function sharedLazy(objects: ObjectStore, rt: ResourceType, kv: KeyValue, deleted: boolean): LazyObject {
+  const hit = shared.get(kv);
+  if (hit && hit.rt === rt) return hit.lazy;
+  const lazy = LazyObject.fromStore(objects, rt, kv, deleted);
+  shared.set(kv, { rt, lazy });
+  return lazy;
 }
 
 function bookmark(rt: ResourceType, revision: number, initialEventsEnd: boolean): LazyObject {
