@@ -22,6 +22,7 @@ import { benchCreate } from './scenarios/create.js';
 import { benchGet } from './scenarios/get.js';
 import { benchList } from './scenarios/list.js';
 import { benchRss } from './scenarios/rss.js';
+import { benchScheduler } from './scenarios/scheduler.js';
 import { benchWatch } from './scenarios/watch.js';
 import { killAll, startServerProcess, type ServerProcess } from './server-process.js';
 import { round } from './stats.js';
@@ -29,7 +30,7 @@ import { round } from './stats.js';
 /** The repository root, from this file's compiled location (dist/bench/run.js). */
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
-const SERVER_BENCHMARKS: Record<Exclude<BenchmarkName, 'cold-start'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+const SERVER_BENCHMARKS: Record<Exclude<BenchmarkName, 'cold-start' | 'scheduler'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   create: benchCreate,
   get: benchGet,
   list: benchList,
@@ -96,7 +97,15 @@ async function main(): Promise<number> {
     }
   }
 
-  const serverBenchmarks = options.only.filter((b): b is Exclude<BenchmarkName, 'cold-start'> => b !== 'cold-start');
+  if (options.only.includes('scheduler')) {
+    try {
+      record('scheduler', await benchScheduler({ quick: options.quick, log }));
+    } catch (err) {
+      fail('scheduler', err);
+    }
+  }
+
+  const serverBenchmarks = options.only.filter((b): b is Exclude<BenchmarkName, 'cold-start' | 'scheduler'> => b !== 'cold-start' && b !== 'scheduler');
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
   if (serverBenchmarks.length > 0) {

@@ -1,0 +1,138 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor } from './availability.js';
+import { CandidateIndex, type Lookup, type Narrowing } from './candidate-index.js';
+import { candidateKey } from './keys.js';
+import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
+import { RegionHierarchy, normalizeRegion, regionMismatch } from './region-hierarchy.js';
+import { MYSQL, POSTGRES, claim, resource, resourceClass } from './testing/index.js';
+import type { Candidate, ClaimInfo, ResourcePhase } from './types.js';
+
+const REGIONS = new RegionHierarchy({ 'north-america': ['us-east-1', 'us-west-2'], europe: ['eu-west-1'] });
+
+function narrowingFor(c: ClaimInfo): Narrowing {
+  const asked = c.requirements.region;
+  return {
+    profile: 'ProfileMatch',
+    availability: 'Phase',
+    ...(asked === undefined ? {} : { region: { plugin: 'Region', accepted: REGIONS.accepted(asked, 'contained'), summary: regionMismatch(asked) } }),
+  };
+}
+
+function names(l: Lookup): string[] {
+  return l.candidates.map((c) => `${c.type}:${c.name}`).sort();
+}
+
+function excluded(l: Lookup): Record<string, number> {
+  return Object.fromEntries(l.excluded.map((e) => [`${e.plugin}: ${e.summary}`, e.count]));
+}
+
+describe('CandidateIndex', () => {
+  test('a lookup walks only the claim\'s kind, profile, availability and region, and counts the rest', () => {
+    const ix = new CandidateIndex();
+    ix.upsert(resource({ name: 'fit', profile: 'fast', region: 'us-east-1' }));
+    ix.upsert(resource({ name: 'fit-too', profile: 'fast', region: 'north-america' }));
+    ix.upsert(resource({ name: 'eu', profile: 'fast', region: 'eu-west-1' }));
+    ix.upsert(resource({ name: 'none', profile: 'fast' }));
+    ix.upsert(resource({ name: 'bound', profile: 'fast', phase: 'Bound', boundCount: 1, region: 'us-east-1' }));
+    ix.upsert(resource({ name: 'pending', profile: 'fast', phase: 'Pending' }));
+    ix.upsert(resource({ name: 'slow', profile: 'slow', region: 'us-east-1' }));
+    ix.upsert(resource({ name: 'pg', implements: [POSTGRES], profile: 'fast' }));
+    ix.upsert(resourceClass({ name: 'cls', profile: 'other' }));
+    const c = claim({ resourceClass: 'fast', region: 'north-america' });
+    const l = ix.lookup(c, narrowingFor(c));
+    assert.equal(l.total, 8, '7 resources implement MySQLInstance, plus one class');
+    assert.deepEqual(names(l), ['class:cls', 'resource:fit', 'resource:fit-too'], 'classes are always evaluated in full');
+    assert.deepEqual(excluded(l), {
+      'ProfileMatch: not in profile "fast"': 1,
+      'Phase: already bound': 1,
+      'Phase: not ready (phase Pending)': 1,
+      'Region: region mismatch (want north-america)': 2,
+    });
+  });
+
+  test('a resource reserved for the claim is let through availability narrowing', () => {
+    const ix = new CandidateIndex();
+    ix.upsert(resource({ name: 'mine', phase: 'Bound', boundCount: 1, claimRef: { namespace: 'app', name: 'db' } }));
+    ix.upsert(resource({ name: 'theirs', phase: 'Bound', boundCount: 1, claimRef: { namespace: 'app', name: 'other' } }));
+    const c = claim();
+    const l = ix.lookup(c, narrowingFor(c));
+    assert.deepEqual(names(l), ['resource:mine']);
+    assert.deepEqual(excluded(l), { 'Phase: already bound': 1 });
+  });
+
+  test('removing everything leaves nothing behind', () => {
+    const ix = new CandidateIndex();
+    const cs = [resource({ name: 'a', provider: 'p', boundCount: 2, sharing: { mode: 'Shared' } }), resource({ name: 'b', claimRef: { namespace: 'app', name: 'db' } }), resourceClass({ name: 'c' })];
+    for (const c of cs) ix.upsert(c);
+    assert.equal(ix.providerUsage('p'), 2);
+    for (const c of cs) assert.equal(ix.remove(candidateKey(c)), true);
+    assert.equal(ix.size, 0);
+    assert.equal(ix.providerUsage('p'), 0);
+    const c = claim();
+    assert.deepEqual(ix.lookup(c, narrowingFor(c)), { total: 0, candidates: [], excluded: [] });
+    assert.deepEqual(ix.scan(claim({ resourceName: 'b' }), 'named'), { total: 0, candidates: [], excluded: [] });
+  });
+
+  test('an upsert moves a resource between buckets', () => {
+    const ix = new CandidateIndex();
+    ix.upsert(resource({ name: 'r', region: 'us-east-1' }));
+    ix.upsert(resource({ name: 'r', region: 'eu-west-1', profile: 'p' }));
+    const c = claim({ resourceClass: 'p', region: 'europe' });
+    assert.deepEqual(names(ix.lookup(c, narrowingFor(c))), ['resource:r']);
+    assert.equal(ix.size, 1);
+  });
+
+  test('lookups equal a brute-force scan of the claim\'s kind', () => {
+    const opt = <T>(...v: T[]) => fc.option(fc.constantFrom(...v), { nil: undefined });
+    const cand = fc.oneof(
+      fc
+        .record({
+          name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+          namespace: fc.constantFrom('x', 'y'),
+          implements: fc.subarray([MYSQL, POSTGRES]),
+          profile: opt('p', 'q'),
+          phase: fc.constantFrom<ResourcePhase>('Pending', 'Available', 'Bound', 'Released', 'Failed'),
+          shared: fc.boolean(),
+          boundCount: fc.integer({ min: 0, max: 2 }),
+          claimRef: opt({ namespace: 'app', name: 'db' }, { namespace: 'app', name: 'zz' }),
+          region: opt('north-america', 'us-east-1', 'eu-west-1', 'europe', 'US-EAST-1'),
+        })
+        .map(
+          (r): Candidate =>
+            resource({ ...r, sharing: r.shared ? { mode: 'Shared', maxClaims: 2 } : { mode: 'Exclusive' } }),
+        ),
+      fc.constantFrom('k1', 'k2').map((name): Candidate => resourceClass({ name })),
+    );
+    const claimArb = fc
+      .record({ kind: fc.constantFrom(MYSQL, POSTGRES), resourceClass: opt('p', 'q'), region: opt('north-america', 'us-east-1', 'europe', 'mars') })
+      .map((c) => claim({ kind: c.kind, ...(c.resourceClass === undefined ? {} : { resourceClass: c.resourceClass }), ...(c.region === undefined ? {} : { region: c.region }) }));
+    fc.assert(
+      fc.property(fc.array(cand, { maxLength: 40 }), claimArb, (cs, c) => {
+        const ix = new CandidateIndex();
+        for (const x of cs) ix.upsert(x);
+        const n = narrowingFor(c);
+        const got = ix.lookup(c, n);
+        // The brute force: every candidate of the kind, through the same three tests in order.
+        const scan = ix.scan(c, 'kind');
+        const want: Candidate[] = [];
+        const counts: Record<string, number> = {};
+        const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
+        for (const x of scan.candidates) {
+          if (x.type === 'class') want.push(x);
+          else if (resourceProfile(x) !== claimProfile(c)) count(`ProfileMatch: ${resourceProfileMismatch(c)}`);
+          else if (availabilityGroup(x) !== 'open' && !(isClaimSpecific(availabilityGroup(x)) && reservedFor(x, c))) {
+            count(`Phase: ${availabilitySummary(availabilityGroup(x) as Exclude<ReturnType<typeof availabilityGroup>, 'open'>)}`);
+          } else if (n.region !== undefined && availabilityGroup(x) === 'open' && !n.region.accepted.has(normalizeRegion(x.capabilities.region ?? ''))) {
+            count(`Region: ${n.region.summary}`);
+          } else want.push(x);
+        }
+        assert.equal(got.total, scan.total);
+        assert.deepEqual(names(got), names({ total: 0, candidates: want, excluded: [] }));
+        assert.deepEqual(excluded(got), counts);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

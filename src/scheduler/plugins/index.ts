@@ -1,0 +1,18 @@
+export { BinPackScore } from './bin-pack.js';
+export { CapacityFilter, available } from './capacity.js';
+export { CostFilter } from './cost.js';
+export { ExplicitNameFilter } from './explicit-name.js';
+export { KindCompatibleFilter } from './kind-compatible.js';
+export { LeastWasteScore } from './least-waste.js';
+export { LocalityScore } from './locality.js';
+export { LowestCostScore } from './lowest-cost.js';
+export { NAMESPACE_NAME_LABEL, NamespacePolicyFilter } from './namespace-policy.js';
+export { PerformanceFilter } from './performance.js';
+export { PhaseFilter } from './phase.js';
+export { PortableConfigFilter } from './portable-config.js';
+export { ProfileMatchFilter } from './profile-match.js';
+export { QuotaFilter } from './quota.js';
+export { RegionFilter } from './region.js';
+export { SelectorFilter } from './selector.js';
+export { SpreadScore } from './spread.js';
+export { StaticFirstScore } from './static-first.js';

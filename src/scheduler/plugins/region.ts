@@ -1,0 +1,30 @@
+import type { CandidateFilter, FilterPlugin, PluginContext } from '../plugin.js';
+import { normalizeRegion, regionMismatch } from '../region-hierarchy.js';
+import type { ClaimInfo } from '../types.js';
+
+/**
+ * A RegionFilter does keep candidates in the asked region or below it in the hierarchy: a
+ * claim asking `north-america` accepts `us-east-1`. A claim asking `us-east-1` does not accept
+ * a candidate that only says `north-america` (it could be anywhere on the continent), unless
+ * the configuration's regionMatch is `overlapping`. A candidate stating no region fits only
+ * claims asking none.
+ */
+export class RegionFilter implements FilterPlugin {
+  static readonly pluginName = 'Region';
+  readonly name = RegionFilter.pluginName;
+  readonly narrows = 'region' as const;
+
+  constructor(private readonly ctx: PluginContext) {}
+
+  prepare(claim: ClaimInfo): CandidateFilter | undefined {
+    const asked = claim.requirements.region;
+    if (asked === undefined || asked.trim() === '') return undefined;
+    const accepted = this.ctx.regions.accepted(asked, this.ctx.regionMatch);
+    const summary = regionMismatch(asked);
+    return (c) => {
+      const r = c.capabilities.region;
+      if (r !== undefined && (accepted.has(r) || accepted.has(normalizeRegion(r)))) return undefined;
+      return { summary, detail: () => (r === undefined ? 'states no region' : `in ${r}`) };
+    };
+  }
+}

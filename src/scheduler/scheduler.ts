@@ -1,0 +1,363 @@
+/**
+ * The scheduling framework: a candidate index, filter plugins in order, weighted score
+ * plugins and optional HTTP extenders, turning a claim into a decision with its explanation.
+ * Pure and in-memory: the binder feeds candidates from its informers (`upsert`/`remove`)
+ * and acts on the decisions.
+ */
+import { reservedFor } from './availability.js';
+import { CandidateIndex, type Lookup, type Narrowing, type Universe } from './candidate-index.js';
+import { resolveConfig, type ResolvedConfig } from './config.js';
+import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
+import { HttpExtender } from './extender.js';
+import { candidateKey } from './keys.js';
+import { failureDetail, type CandidateFilter, type CandidateScore, type FilterPlugin, type IndexNarrowing, type PluginContext, type QuotaCheck, type ScorePlugin } from './plugin.js';
+import { builtinPortableMatchers, type PortableMatcherRegistry } from './portable-matchers.js';
+import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
+import { defaultRegistry, type PluginRegistry } from './registry.js';
+import { TierOrder } from './tier-order.js';
+import type { Candidate, ClaimInfo, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
+
+/** SchedulerOptions build a Scheduler; every field has a default. */
+export interface SchedulerOptions {
+  readonly config?: SchedulerConfig;
+  /** Plugins by name; default `defaultRegistry()`. */
+  readonly registry?: PluginRegistry;
+  /** PortableConfig matchers; default `builtinPortableMatchers()`. */
+  readonly portableMatchers?: PortableMatcherRegistry;
+  /** The binder's quota check for classes; without one, Quota passes everything. */
+  readonly quota?: QuotaCheck;
+}
+
+/** How one scheduling call is made. */
+export interface ScheduleOptions {
+  /** Evaluate every candidate of the universe instead of using the index (a reference for tests and debugging). */
+  readonly scan?: boolean;
+}
+
+/** A CandidateVerdict is why one candidate passes or fails a claim's filters. */
+export type CandidateVerdict = { readonly fits: true } | { readonly fits: false; readonly plugin: string; readonly summary: string; readonly detail?: string };
+
+/** The plugins of one configuration, ready to run. */
+interface Pipeline {
+  readonly config: ResolvedConfig;
+  readonly ctx: PluginContext;
+  readonly filters: readonly FilterPlugin[];
+  readonly scores: readonly { readonly plugin: ScorePlugin; readonly weight: number }[];
+  readonly extenders: readonly HttpExtender[];
+  /** A filter honours resourceName (the `named` universe applies). */
+  readonly explicitName: boolean;
+  /** A filter matches kinds (the `kind` universe applies). */
+  readonly kindUniverse: boolean;
+  /** The filters the index may narrow for, by level. */
+  readonly narrowing: { readonly profile?: string; readonly availability?: string; readonly region?: string };
+}
+
+/** The outcome of the filters for one claim. */
+interface Evaluation {
+  readonly claim: ClaimInfo;
+  readonly universe: Universe;
+  readonly total: number;
+  feasible: Candidate[];
+  readonly tally: FailureTally;
+  readonly notes: string[];
+}
+
+interface PreparedScore {
+  readonly name: string;
+  readonly weight: number;
+  readonly fn: CandidateScore;
+}
+
+/** A Scheduler does place claims on candidates; see README.md for the semantics. */
+export class Scheduler {
+  private readonly index = new CandidateIndex();
+  private readonly registry: PluginRegistry;
+  private readonly portableMatchers: PortableMatcherRegistry;
+  private readonly quota?: QuotaCheck;
+  private pipeline: Pipeline;
+
+  constructor(options: SchedulerOptions = {}) {
+    this.registry = options.registry ?? defaultRegistry();
+    this.portableMatchers = options.portableMatchers ?? builtinPortableMatchers();
+    if (options.quota !== undefined) this.quota = options.quota;
+    this.pipeline = this.build(options.config ?? {});
+  }
+
+  /** setConfig switches to another configuration (profile, tiers, regions); the candidates stay. It throws on an unknown plugin. */
+  setConfig(config: SchedulerConfig): void {
+    const next = this.build(config);
+    for (const e of this.pipeline.extenders) e.close();
+    this.pipeline = next;
+  }
+
+  /** The configuration in force, with defaults filled in. */
+  get config(): ResolvedConfig {
+    return this.pipeline.config;
+  }
+
+  /** upsert adds or replaces a candidate; it returns its key. */
+  upsert(candidate: Candidate): string {
+    return this.index.upsert(candidate);
+  }
+
+  /** remove drops a candidate by key (keys.ts); it returns whether there was one. */
+  remove(key: string): boolean {
+    return this.index.remove(key);
+  }
+
+  get(key: string): Candidate | undefined {
+    return this.index.get(key);
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** Every candidate, in no particular order. */
+  candidates(): IterableIterator<Candidate> {
+    return this.index.values();
+  }
+
+  /** Claims bound now to resources of a provider. */
+  providerUsage(provider: string): number {
+    return this.index.providerUsage(provider);
+  }
+
+  /** schedule decides where a claim goes, consulting the configured extenders. */
+  async schedule(claim: ClaimInfo, options: ScheduleOptions = {}): Promise<ScheduleResult> {
+    const p = this.pipeline;
+    const ev = this.evaluate(p, claim, options.scan === true);
+    const extra: PreparedScore[] = [];
+    for (const ext of p.extenders) {
+      if (!ext.filters || ev.feasible.length === 0) continue;
+      const plugin = `extender/${ext.name}`;
+      try {
+        const failed = await ext.filter(claim, sortedByKey(ev.feasible));
+        if (failed.size === 0) continue;
+        ev.feasible = ev.feasible.filter((c) => {
+          const reason = failed.get(candidateKey(c));
+          if (reason === undefined) return true;
+          ev.tally.add(plugin, `extender ${ext.name}: ${reason}`);
+          return false;
+        });
+      } catch (err) {
+        this.extenderFailed(ev, ext, plugin, err);
+      }
+    }
+    for (const ext of p.extenders) {
+      if (!ext.scores || ext.weight === 0 || ev.feasible.length < 2) continue;
+      const plugin = `extender/${ext.name}`;
+      try {
+        const scores = await ext.score(claim, sortedByKey(ev.feasible));
+        extra.push({ name: plugin, weight: ext.weight, fn: (c) => scores.get(candidateKey(c)) ?? 0 });
+      } catch (err) {
+        this.extenderFailed(ev, ext, plugin, err);
+      }
+    }
+    return this.decide(p, ev, extra);
+  }
+
+  /** scheduleSync decides without extenders; it throws when the configuration has some. */
+  scheduleSync(claim: ClaimInfo, options: ScheduleOptions = {}): ScheduleResult {
+    const p = this.pipeline;
+    if (p.extenders.length > 0) throw new Error(`scheduleSync cannot call the ${p.extenders.length} configured extender(s): use schedule()`);
+    return this.decide(p, this.evaluate(p, claim, options.scan === true), []);
+  }
+
+  /** explain runs the filters on one candidate: the first that rejects it, or fits. Undefined for an unknown key. */
+  explain(claim: ClaimInfo, key: string): CandidateVerdict | undefined {
+    const c = this.index.get(key);
+    if (c === undefined) return undefined;
+    for (const f of this.pipeline.filters) {
+      const failure = f.prepare(claim)?.(c);
+      if (failure !== undefined) {
+        const detail = failureDetail(failure);
+        return { fits: false, plugin: f.name, summary: failure.summary, ...(detail === undefined ? {} : { detail }) };
+      }
+    }
+    return { fits: true };
+  }
+
+  /** close releases the extenders' connections. */
+  close(): void {
+    for (const e of this.pipeline.extenders) e.close();
+  }
+
+  private build(config: SchedulerConfig): Pipeline {
+    const resolved = resolveConfig(config);
+    const index = this.index;
+    const ctx: PluginContext = {
+      regions: new RegionHierarchy(resolved.regions),
+      regionMatch: resolved.regionMatch,
+      costTiers: new TierOrder(resolved.costTiers),
+      performanceTiers: new TierOrder(resolved.performanceTiers),
+      portableMatchers: this.portableMatchers,
+      ...(this.quota === undefined ? {} : { quota: this.quota }),
+      providerUsage: (provider) => index.providerUsage(provider),
+    };
+    const filters = effectiveOrder(resolved.filters.map((name) => this.registry.newFilter(name, ctx)));
+    const scores = Object.entries(resolved.scoreWeights)
+      .filter(([, w]) => w > 0)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, weight]) => ({ plugin: this.registry.newScore(name, ctx), weight }));
+    const extenders = resolved.extenders.map((e) => new HttpExtender(e));
+    return {
+      config: resolved,
+      ctx,
+      filters,
+      scores,
+      extenders,
+      explicitName: filters.some((f) => f.narrows === 'name'),
+      kindUniverse: filters.some((f) => f.narrows === 'kind'),
+      narrowing: narrowingOf(filters),
+    };
+  }
+
+  /** evaluate finds the universe, narrows it through the index (unless scanning) and runs the filters. */
+  private evaluate(p: Pipeline, claim: ClaimInfo, scan: boolean): Evaluation {
+    const universe: Universe = p.explicitName && claim.resourceName ? 'named' : p.kindUniverse ? 'kind' : 'all';
+    const checks: { name: string; fn: CandidateFilter }[] = [];
+    for (const f of p.filters) {
+      // The universe's own filter rejects nothing inside it.
+      if ((universe === 'kind' && f.narrows === 'kind') || (universe === 'named' && f.narrows === 'name')) continue;
+      const fn = f.prepare(claim);
+      if (fn !== undefined) checks.push({ name: f.name, fn });
+    }
+    let lookup: Lookup;
+    if (scan || universe !== 'kind') {
+      lookup = this.index.scan(claim, universe);
+    } else {
+      const n = p.narrowing;
+      const asked = claim.requirements.region;
+      const narrowing: Narrowing = {
+        ...(n.profile === undefined ? {} : { profile: n.profile }),
+        ...(n.availability === undefined ? {} : { availability: n.availability }),
+        ...(n.region === undefined || asked === undefined || asked.trim() === ''
+          ? {}
+          : { region: { plugin: n.region, accepted: p.ctx.regions.accepted(asked, p.config.regionMatch), summary: regionMismatch(asked) } }),
+      };
+      lookup = this.index.lookup(claim, narrowing);
+    }
+    const tally = new FailureTally();
+    for (const e of lookup.excluded) tally.add(e.plugin, e.summary, e.count);
+    const feasible: Candidate[] = [];
+    next: for (const c of lookup.candidates) {
+      for (const check of checks) {
+        const failure = check.fn(c);
+        if (failure !== undefined) {
+          tally.add(check.name, failure.summary);
+          continue next;
+        }
+      }
+      feasible.push(c);
+    }
+    return { claim, universe, total: lookup.total, feasible, tally, notes: [] };
+  }
+
+  /** decide ranks the feasible candidates and words the result. */
+  private decide(p: Pipeline, ev: Evaluation, extra: readonly PreparedScore[]): ScheduleResult {
+    const { claim } = ev;
+    const notes = ev.notes.length > 0 ? { notes: [...ev.notes] } : {};
+    if (ev.feasible.length === 0) {
+      const failures = ev.tally.list();
+      return {
+        decision: { type: 'none' },
+        explanation: { message: unschedulableMessage(claim, ev.universe, ev.total, failures), total: ev.total, feasible: 0, failures, ...notes },
+      };
+    }
+    // A resource whose claimRef names this claim outranks every score.
+    const mine = ev.feasible.filter((c) => c.type === 'resource' && reservedFor(c, claim));
+    const pool = mine.length > 0 ? mine : ev.feasible;
+    const prepared: PreparedScore[] = [];
+    for (const { plugin, weight } of p.scores) {
+      const fn = plugin.prepare(claim, pool);
+      if (fn !== undefined) prepared.push({ name: plugin.name, weight, fn });
+    }
+    prepared.push(...extra);
+    let best = pool[0]!;
+    let bestTotal = -Infinity;
+    for (const c of pool) {
+      let total = 0;
+      for (const s of prepared) total += s.weight * clampScore(s.fn(c));
+      if (total > bestTotal || (total === bestTotal && compareCandidates(c, best) < 0)) {
+        best = c;
+        bestTotal = total;
+      }
+    }
+    const scores: PluginScore[] = prepared.map((s) => ({ plugin: s.name, score: clampScore(s.fn(best)), weight: s.weight }));
+    const failures = ev.tally.list();
+    const reserved = mine.length > 0;
+    return {
+      decision: best.type === 'resource' ? { type: 'resource', candidate: best } : { type: 'class', candidate: best },
+      explanation: {
+        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved),
+        total: ev.total,
+        feasible: ev.feasible.length,
+        failures,
+        scores,
+        totalScore: bestTotal,
+        ...(reserved ? { reserved } : {}),
+        ...notes,
+      },
+    };
+  }
+
+  private extenderFailed(ev: Evaluation, ext: HttpExtender, plugin: string, err: unknown): void {
+    const msg = err instanceof Error ? err.message : String(err);
+    if (ext.ignorable) {
+      ev.notes.push(`extender ${ext.name} skipped: ${msg}`);
+      return;
+    }
+    ev.tally.add(plugin, `extender ${ext.name} unavailable: ${msg}`, ev.feasible.length);
+    ev.feasible = [];
+  }
+}
+
+/** A score outside 0–100 (or not a number) from a plugin is clamped. */
+function clampScore(s: number): number {
+  return Number.isNaN(s) ? 0 : s < 0 ? 0 : s > 100 ? 100 : s;
+}
+
+/** Ties break by `namespace/name`, then resources before classes, then key. */
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  const an = `${a.namespace}/${a.name}`;
+  const bn = `${b.namespace}/${b.name}`;
+  if (an !== bn) return an < bn ? -1 : 1;
+  if (a.type !== b.type) return a.type === 'resource' ? -1 : 1;
+  const ak = candidateKey(a);
+  const bk = candidateKey(b);
+  return ak < bk ? -1 : ak > bk ? 1 : 0;
+}
+
+function sortedByKey(cs: readonly Candidate[]): Candidate[] {
+  return cs
+    .map((c) => ({ c, k: candidateKey(c) }))
+    .sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : 0))
+    .map((x) => x.c);
+}
+
+/** The order the filters the index stands in for always run in, ahead of every other filter. */
+const NARROWING_ORDER: readonly IndexNarrowing[] = ['kind', 'name', 'profile', 'availability', 'region'];
+
+/**
+ * effectiveOrder puts the filters the index stands in for first (kind, name, profile,
+ * availability, region), keeping the configured order among the rest. A candidate failing
+ * several filters is counted under the first in this order, so the index's skipped buckets
+ * are counted exactly as a scan would count them, whatever order a profile lists.
+ */
+export function effectiveOrder<T extends { readonly narrows?: IndexNarrowing }>(filters: readonly T[]): T[] {
+  const rank = (f: T) => (f.narrows === undefined ? NARROWING_ORDER.length : NARROWING_ORDER.indexOf(f.narrows));
+  return filters
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .map((x) => x.f);
+}
+
+/** narrowingOf names the filters the index may skip buckets for, by level. */
+function narrowingOf(filters: readonly FilterPlugin[]): Pipeline['narrowing'] {
+  const out: { profile?: string; availability?: string; region?: string } = {};
+  for (const f of filters) {
+    if (f.narrows === 'profile' || f.narrows === 'availability' || f.narrows === 'region') out[f.narrows] ??= f.name;
+  }
+  return out;
+}
