@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { startServer } from '../apiserver/server.js';
+import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { VERSION } from '../version.js';
 
 function portNumber(value: string): number {
@@ -72,6 +73,21 @@ program
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+  });
+
+program
+  .command('crds')
+  .description('Print every Conductor CRD as a multi-document YAML stream (for kubectl apply -f -)')
+  .option('--output-dir <dir>', 'write one file per CRD into this directory instead (removing stale *.yaml there)')
+  .action(async (o: { outputDir?: string }) => {
+    if (o.outputDir === undefined) {
+      // A reader that stops early (`| head`) is not an error.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+      process.stdout.write(crdsYaml());
+      return;
+    }
+    const { written, removed } = await writeCrdFiles(o.outputDir);
+    process.stdout.write(`wrote ${written.length} CRDs to ${o.outputDir}${removed.length ? ` (removed ${removed.join(', ')})` : ''}\n`);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -1,0 +1,45 @@
+/**
+ * The catalog of every kind Conductor defines: the claim kinds, the concrete kinds of the
+ * built-in providers and the administrators' kinds, with their CRDs and ResourceRefs.
+ */
+import type { KObject } from '../machinery/object.js';
+import type { KindDefinition } from './schema/kind.js';
+import { storageKinds, storageRefs } from './storage/index.js';
+import { cacheKinds, cacheRefs } from './cache/index.js';
+import { messagingKinds, messagingRefs } from './messaging/index.js';
+import { networkKinds, networkRefs } from './network/index.js';
+import { coreKinds, coreRefs } from './core/index.js';
+import { localDatabaseKinds, localDatabaseRefs } from './local-database/index.js';
+
+/** The built-in claim (abstract) kinds. */
+export const claimKinds: readonly KindDefinition[] = [...storageKinds, ...cacheKinds, ...messagingKinds, ...networkKinds];
+
+/** The built-in concrete (managed) kinds. */
+export const concreteKinds: readonly KindDefinition[] = [...localDatabaseKinds];
+
+/** The administrators' kinds of core.conductor.io. */
+export const adminKinds: readonly KindDefinition[] = [...coreKinds];
+
+/** Every kind, in the order their CRDs are installed. */
+export const allKinds: readonly KindDefinition[] = [...adminKinds, ...claimKinds, ...concreteKinds];
+
+/** Fresh copies of every CRD. */
+export function allCrds(): KObject[] {
+  return allKinds.map((k) => k.crd());
+}
+
+/** ResourceRefs for the Client, by plural resource name. */
+export const apiRefs = {
+  ...coreRefs,
+  ...storageRefs,
+  ...cacheRefs,
+  ...messagingRefs,
+  ...networkRefs,
+  ...localDatabaseRefs,
+} as const;
+
+/** The kind definition serving `group`/`kind` (the kind matched case-insensitively), if any. */
+export function findKind(group: string, kind: string): KindDefinition | undefined {
+  const k = kind.toLowerCase();
+  return allKinds.find((d) => d.group === group && d.kind.toLowerCase() === k);
+}

@@ -1,0 +1,1 @@
+export { sampleObjects } from './samples.js';
