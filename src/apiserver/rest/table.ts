@@ -87,14 +87,48 @@ function cellValue(c: PrinterColumn, o: KObject, now: number): unknown {
 
 const pathCache = new Map<string, string>();
 
+/**
+ * Rewrites a Kubernetes JSONPath (`.metadata.annotations.example\\.com/name`, dots inside a
+ * name escaped with a backslash) into jsonpath-plus syntax (`$.metadata.annotations['example.com/name']`).
+ */
+export function toJsonPathPlus(path: string): string {
+  let out = '$';
+  let i = path.startsWith('$') ? 1 : 0;
+  while (i < path.length) {
+    const c = path[i]!;
+    if (c === '[') {
+      // Brackets (indexes, filters) pass through as they are.
+      let depth = 0;
+      let j = i;
+      for (; j < path.length; j++) {
+        if (path[j] === '[') depth++;
+        else if (path[j] === ']' && --depth === 0) break;
+      }
+      out += path.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    if (c === '.') i++;
+    let name = '';
+    while (i < path.length && path[i] !== '.' && path[i] !== '[') {
+      if (path[i] === '\\' && i + 1 < path.length) {
+        name += path[i + 1];
+        i += 2;
+      } else name += path[i++];
+    }
+    if (name === '') continue;
+    out += /^[A-Za-z_$][\w$]*$/.test(name) || name === '*' ? `.${name}` : `[${JSON.stringify(name).replace(/^"|"$/g, "'")}]`;
+  }
+  return out;
+}
+
 /** Evaluates a Kubernetes-style JSONPath (`.status.phase`, `{.spec.x}`) against `obj`. */
 export function evalJsonPath(path: string, obj: unknown): unknown {
   let p = pathCache.get(path);
   if (p === undefined) {
     p = path.trim();
     if (p.startsWith('{') && p.endsWith('}')) p = p.slice(1, -1);
-    if (p.startsWith('.')) p = '$' + p;
-    else if (!p.startsWith('$')) p = '$.' + p;
+    p = toJsonPathPlus(p);
     pathCache.set(path, p);
   }
   const found = JSONPath({ path: p, json: obj as object, wrap: true, eval: 'safe' }) as unknown[];
