@@ -104,4 +104,20 @@ describe('conflicts and server-side apply', () => {
     assert.equal(pages, 3);
     assert.equal(new Set(seen).size, 25);
   });
+
+  test('a long list (streamed in pieces) is complete, valid JSON', async () => {
+    await t.api.request('POST', '/api/v1/namespaces', { metadata: { name: 'long-list' } });
+    const pad = 'p'.repeat(600);
+    const names: string[] = [];
+    for (let i = 0; i < 1200; i++) names.push(`item-${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < names.length; i += 24) {
+      await Promise.all(names.slice(i, i + 24).map((name) => t.api.request('POST', '/api/v1/namespaces/long-list/configmaps', { metadata: { name }, data: { pad } })));
+    }
+    const r = await t.api.request('GET', '/api/v1/namespaces/long-list/configmaps');
+    assert.equal(r.status, 200);
+    const list = r.json();
+    assert.equal(list.kind, 'ConfigMapList');
+    assert.deepEqual(list.items.map((i: any) => i.metadata.name), names);
+    assert.ok(list.items.every((i: any) => i.data.pad === pad));
+  });
 });

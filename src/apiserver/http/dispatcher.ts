@@ -36,6 +36,10 @@ export interface DispatcherOptions {
 }
 
 const JSON_TYPE = 'application/json';
+/** Lists up to this many items are sent in one piece; longer ones are streamed. */
+const SMALL_LIST = 500;
+/** The size of each streamed piece of a long list. */
+const LIST_CHUNK_BYTES = 256 * 1024;
 
 export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
@@ -300,13 +304,40 @@ export class Dispatcher {
       return this.sendJson(res, 200, JSON.stringify(body), JSON_TYPE, warningHeaders(ctx));
     }
     const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`;
-    const parts: string[] = [head];
-    for (let i = 0; i < list.items.length; i++) {
-      if (i > 0) parts.push(',');
-      parts.push(list.items[i]!.json());
+    if (list.items.length <= SMALL_LIST) {
+      const parts: string[] = [head];
+      for (let i = 0; i < list.items.length; i++) {
+        if (i > 0) parts.push(',');
+        parts.push(list.items[i]!.json());
+      }
+      parts.push(']}');
+      return this.sendJson(res, 200, parts.join(''), JSON_TYPE, warningHeaders(ctx));
     }
-    parts.push(']}');
-    this.sendJson(res, 200, parts.join(''), JSON_TYPE, warningHeaders(ctx));
+    // A large list goes out in chunks as it is serialised, so the client receives while the
+    // server still encodes, and no single huge string is built.
+    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff', ...warningHeaders(ctx) });
+    let i = 0;
+    const writeMore = (): void => {
+      while (i < list.items.length) {
+        const parts: string[] = i === 0 ? [head] : [];
+        let size = 0;
+        for (; i < list.items.length && size < LIST_CHUNK_BYTES; i++) {
+          const json = list.items[i]!.json();
+          if (i > 0) parts.push(',');
+          parts.push(json);
+          size += json.length;
+        }
+        if (i >= list.items.length) parts.push(']}');
+        const ok = res.write(parts.join(''));
+        if (i >= list.items.length) break;
+        if (!ok) {
+          res.once('drain', writeMore);
+          return;
+        }
+      }
+      res.end();
+    };
+    writeMore();
   }
 
   private sendJson(res: ServerResponse, code: number, body: string, contentType = JSON_TYPE, headers: Record<string, string | string[]> = {}): void {
