@@ -20,6 +20,7 @@ import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
+import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { installCrds } from '../apis/index.js';
 import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
@@ -40,6 +41,10 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   bookmarkIntervalMs?: number;
   tokenFile?: string;
+  /** Run the claim and managed-resource controllers in this process (default true). */
+  controllers?: boolean;
+  /** How often managed resources are re-observed for drift (default 60 s). */
+  pollIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -126,6 +131,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   ready = true;
 
   let closed = false;
+  // Conductor's controllers start after the server is ready: they are clients like any other.
+  let conductor: RunningConductorControllers | undefined;
+  const conductorStarting =
+    opts.controllers === false
+      ? Promise.resolve()
+      : startConductorControllers(client, { dataDir, logger: log.child({ component: 'controllers' }), pollIntervalMs: opts.pollIntervalMs })
+          .then((c) => {
+            conductor = c;
+          })
+          .catch((err: unknown) => {
+            if (!closed) log.error({ err }, 'cannot start the claim and managed-resource controllers');
+          });
   return {
     url: serverUrl,
     port,
@@ -138,6 +155,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (closed) return;
       closed = true;
       ready = false;
+      await conductorStarting;
+      await conductor?.stop();
       controllers.stop();
       crds.stop();
       server.closeIdleConnections?.();

@@ -49,6 +49,8 @@ program
             : undefined,
         compactionIntervalMs: process.env.CONDUCTOR_COMPACTION_INTERVAL_MS ? Number(process.env.CONDUCTOR_COMPACTION_INTERVAL_MS) : undefined,
         bookmarkIntervalMs: process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS ? Number(process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS) : undefined,
+        pollIntervalMs: process.env.CONDUCTOR_POLL_INTERVAL_MS ? Number(process.env.CONDUCTOR_POLL_INTERVAL_MS) : undefined,
+        controllers: process.env.CONDUCTOR_CONTROLLERS !== 'false',
       });
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);

@@ -1,0 +1,657 @@
+/**
+ * A ClaimController carries claims through their life (DESIGN.md 3.6): it schedules each
+ * pending claim onto an existing concrete resource or a ResourceClass, binds it with two
+ * compare-and-swap writes (resource first, then claim), provisions a pre-bound resource from
+ * the class template when no static resource fits, publishes the connection Secret and
+ * ConfigMap in the claim's namespace once the resource is ready, marks a claim Lost when its
+ * resource disappears, and on deletion releases the resource by its rebind policy.
+ *
+ * It is level-triggered: every reconcile reads the current state from informer caches and
+ * the API, so a crash between any two writes is repaired by the next reconcile (a resource
+ * pre-bound to a claim is found again; a provisioned resource has a deterministic name).
+ */
+import type { Logger } from 'pino';
+import type { Client, ResourceRef } from '../../client/types.js';
+import { builtinRefs } from '../../client/types.js';
+import { Informer } from '../../client/informer.js';
+import { WorkQueue } from '../../client/work-queue.js';
+import { isApiError } from '../../machinery/errors.js';
+import type { Condition, KObject } from '../../machinery/object.js';
+import { deepEqual, isPlainObject, parseApiVersion } from '../../machinery/object.js';
+import {
+  apiRefs,
+  CLAIM_PROTECTION_FINALIZER,
+  claimKinds,
+  findKind,
+  SYSTEM_NAMESPACE,
+  type KindDefinition,
+} from '../../apis/index.js';
+import {
+  claimInfoFromObject,
+  classCandidateFromObject,
+  classKey,
+  resourceCandidateFromObject,
+  resourceKey,
+  Scheduler,
+  schedulerConfigFromProfileSpec,
+  type ScheduleResult,
+} from '../../scheduler/index.js';
+import { isSharedClient, type ConcreteKind, type ConnectionDetails, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
+import { recordEvent } from '../events.js';
+import { connectionSecretName, bindingSecretName, provisionedName } from './names.js';
+import { decodeSecretData, ProviderAccess } from './provider-access.js';
+import { publishConnection } from './connection-secret.js';
+
+export const CLASS_LABEL = 'conductor.io/resource-class';
+export const CLAIM_NAMESPACE_LABEL = 'conductor.io/claim-namespace';
+export const CLAIM_NAME_LABEL = 'conductor.io/claim-name';
+const FIELD_MANAGER = 'conductor-claim-controller';
+
+export interface ClaimControllerOptions {
+  logger: Logger;
+  /** Workers processing claims in parallel (each claim by one worker at a time). */
+  workers?: number;
+  /** Where the `default` SchedulerProfile lives. */
+  systemNamespace?: string;
+}
+
+interface ClaimKindEntry {
+  def: KindDefinition;
+  informer: Informer<KObject>;
+}
+
+interface ConcreteKindEntry {
+  kind: ConcreteKind;
+  ref: ResourceRef;
+  informer: Informer<KObject>;
+  implements: GroupKind[];
+}
+
+type Status = Record<string, unknown> & { conditions?: Condition[] };
+
+export class ClaimController {
+  private readonly claims = new Map<string, ClaimKindEntry>();
+  private readonly concretes = new Map<string, ConcreteKindEntry>();
+  private readonly classes: Informer<KObject>;
+  private readonly namespaces: Informer<KObject>;
+  private readonly profiles: Informer<KObject>;
+  private readonly scheduler = new Scheduler();
+  private readonly queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000 });
+  private readonly access: ProviderAccess;
+  private readonly pending = new Set<string>();
+  private readonly log: Logger;
+  private readonly systemNamespace: string;
+
+  constructor(
+    private readonly client: Client,
+    providers: ProviderAccess,
+    private readonly opts: ClaimControllerOptions,
+  ) {
+    this.access = providers;
+    this.log = opts.logger;
+    this.systemNamespace = opts.systemNamespace ?? SYSTEM_NAMESPACE;
+    for (const def of claimKinds) {
+      this.claims.set(kindKey(def.group, def.kind), { def, informer: new Informer<KObject>(client, def.ref) });
+    }
+    for (const kind of providers.concreteKinds()) {
+      const def = findKind(kind.group, kind.kind);
+      if (!def) continue;
+      this.concretes.set(kindKey(kind.group, kind.kind), {
+        kind,
+        ref: def.ref,
+        informer: new Informer<KObject>(client, def.ref),
+        implements: kind.implements.map((i) => i.claimKind),
+      });
+    }
+    this.classes = new Informer<KObject>(client, apiRefs.resourceclasses);
+    this.namespaces = new Informer<KObject>(client, builtinRefs.namespaces);
+    this.profiles = new Informer<KObject>(client, apiRefs.schedulerprofiles, { namespace: this.systemNamespace });
+  }
+
+  async start(): Promise<void> {
+    for (const [key, entry] of this.claims) {
+      entry.informer.addIndexer('uid', (o) => [o.metadata.uid ?? '']);
+      entry.informer.addHandler({
+        onAdd: (o) => this.enqueueClaim(key, o),
+        onUpdate: (_old, o) => this.enqueueClaim(key, o),
+        onDelete: (o) => this.pending.delete(claimQueueKey(key, o)),
+      });
+    }
+    for (const entry of this.concretes.values()) {
+      entry.informer.addIndexer('claim-uid', (o) => claimUidsOf(o));
+      entry.informer.addHandler({
+        onAdd: (o) => this.resourceChanged(entry, o),
+        onUpdate: (_old, o) => this.resourceChanged(entry, o),
+        onDelete: (o) => this.resourceGone(entry, o),
+      });
+    }
+    this.classes.addHandler({
+      onAdd: (o) => this.classChanged(o),
+      onUpdate: (_old, o) => this.classChanged(o),
+      onDelete: (o) => {
+        this.scheduler.remove(classKey(o.metadata.namespace ?? '', o.metadata.name ?? ''));
+        this.wakePending();
+      },
+    });
+    this.profiles.addHandler({
+      onAdd: (o) => this.profileChanged(o),
+      onUpdate: (_old, o) => this.profileChanged(o),
+    });
+    this.namespaces.addHandler({ onUpdate: () => this.wakePending() });
+    const informers = [this.classes, this.namespaces, this.profiles, ...[...this.concretes.values()].map((e) => e.informer)];
+    for (const i of informers) i.start();
+    await Promise.all(informers.map((i) => i.waitForSync()));
+    // Claims last: the scheduler has every candidate before the first claim is looked at.
+    for (const e of this.claims.values()) e.informer.start();
+    await Promise.all([...this.claims.values()].map((e) => e.informer.waitForSync()));
+    void this.queue.runWorkers(this.opts.workers ?? 4, (key) => this.reconcile(key), {
+      onError: (key, err) => this.log.warn({ claim: key, err: errorText(err) }, 'cannot reconcile claim; retrying with backoff'),
+    });
+  }
+
+  stop(): void {
+    this.queue.shutDown();
+    for (const e of this.claims.values()) e.informer.stop();
+    for (const e of this.concretes.values()) e.informer.stop();
+    this.classes.stop();
+    this.namespaces.stop();
+    this.profiles.stop();
+  }
+
+  // ------------------------------------------------------------------ feeding the scheduler
+
+  private enqueueClaim(kind: string, claim: KObject): void {
+    this.queue.add(claimQueueKey(kind, claim));
+  }
+
+  private resourceChanged(entry: ConcreteKindEntry, o: KObject): void {
+    try {
+      this.scheduler.upsert(resourceCandidateFromObject(o, { implements: entry.implements }));
+    } catch (err) {
+      this.log.warn({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, err: errorText(err) }, 'cannot schedule onto a resource with an unreadable spec');
+    }
+    this.wakeBoundClaims(o);
+    this.wakePending();
+    this.refreshClassCounts(o);
+  }
+
+  private resourceGone(entry: ConcreteKindEntry, o: KObject): void {
+    this.scheduler.remove(resourceKey(entry.kind, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+    this.wakeBoundClaims(o);
+    this.wakePending();
+    this.refreshClassCounts(o);
+  }
+
+  private classChanged(o: KObject): void {
+    try {
+      this.scheduler.upsert(classCandidateFromObject(o, { instanceCount: this.instanceCount(o) }));
+    } catch (err) {
+      this.log.warn({ class: `${o.metadata.namespace}/${o.metadata.name}`, err: errorText(err) }, 'cannot schedule with a ResourceClass that cannot be read');
+    }
+    this.wakePending();
+  }
+
+  private profileChanged(o: KObject): void {
+    if (o.metadata.name !== 'default') return;
+    try {
+      this.scheduler.setConfig(schedulerConfigFromProfileSpec(isPlainObject(o.spec) ? o.spec : {}));
+      this.wakePending();
+    } catch (err) {
+      this.log.warn({ err: errorText(err) }, 'the default SchedulerProfile cannot be read; keeping the previous configuration');
+    }
+  }
+
+  private instanceCount(cls: KObject): number {
+    const label = `${cls.metadata.namespace}.${cls.metadata.name}`;
+    let n = 0;
+    for (const e of this.concretes.values()) for (const r of e.informer.store.list()) if (r.metadata.labels?.[CLASS_LABEL] === label) n++;
+    return n;
+  }
+
+  private refreshClassCounts(resource: KObject): void {
+    const label = resource.metadata.labels?.[CLASS_LABEL];
+    if (!label) return;
+    const dot = label.indexOf('.');
+    const cls = this.classes.store.get(label.slice(0, dot), label.slice(dot + 1));
+    if (cls) this.classChanged(cls);
+  }
+
+  private wakePending(): void {
+    for (const key of this.pending) this.queue.add(key);
+  }
+
+  private wakeBoundClaims(resource: KObject): void {
+    for (const uid of claimUidsOf(resource)) {
+      for (const [kind, entry] of this.claims) {
+        for (const c of entry.informer.store.byIndex('uid', uid)) this.queue.add(claimQueueKey(kind, c));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ reconcile
+
+  private async reconcile(key: string): Promise<{ requeueAfterMs?: number } | void> {
+    const { kind, namespace, name } = parseClaimQueueKey(key);
+    const entry = this.claims.get(kind);
+    if (!entry) return;
+    const claim = entry.informer.store.get(namespace, name);
+    if (!claim) {
+      this.pending.delete(key);
+      return;
+    }
+    if (claim.metadata.deletionTimestamp) {
+      this.pending.delete(key);
+      return this.release(entry, claim);
+    }
+    if (!(claim.metadata.finalizers ?? []).includes(CLAIM_PROTECTION_FINALIZER)) {
+      await this.client.patch(entry.def.ref, name, 'merge', {
+        metadata: { resourceVersion: claim.metadata.resourceVersion, finalizers: [...(claim.metadata.finalizers ?? []), CLAIM_PROTECTION_FINALIZER] },
+      }, { namespace, fieldManager: FIELD_MANAGER });
+      return; // the update comes back through the informer
+    }
+    const status = (claim.status ?? {}) as Status;
+    const ref = status.resourceRef as { apiVersion: string; kind: string; namespace: string; name: string; uid?: string } | undefined;
+    if (ref) {
+      this.pending.delete(key);
+      return this.syncBound(entry, claim, ref);
+    }
+    // A resource already bound to this claim (pre-bound by an admin, provisioned for it, or
+    // bound by a reconcile that crashed before writing the claim): finish that binding.
+    const existing = this.resourceBoundTo(claim);
+    if (existing) {
+      this.pending.delete(key);
+      return this.markBound(entry, claim, existing.entry, existing.resource);
+    }
+    const nsObj = this.namespaces.store.get(undefined, namespace);
+    const info = claimInfoFromObject(claim, { namespaceLabels: nsObj?.metadata.labels ?? {} });
+    const result = await this.scheduler.schedule(info);
+    switch (result.decision.type) {
+      case 'resource':
+        return this.bindStatic(entry, claim, result);
+      case 'class':
+        return this.provision(entry, claim, result);
+      case 'none':
+        this.pending.add(key);
+        return this.markPending(entry, claim, result.explanation.message);
+    }
+  }
+
+  private resourceBoundTo(claim: KObject): { entry: ConcreteKindEntry; resource: KObject } | undefined {
+    const uid = claim.metadata.uid!;
+    for (const entry of this.concretes.values()) {
+      const found = entry.informer.store.byIndex('claim-uid', uid)[0];
+      if (found) return { entry, resource: found };
+    }
+    return undefined;
+  }
+
+  /** Binds to an existing resource: the resource side first (compare-and-swap), then the claim. */
+  private async bindStatic(entry: ClaimKindEntry, claim: KObject, result: ScheduleResult): Promise<void> {
+    if (result.decision.type !== 'resource') return;
+    const cand = result.decision.candidate;
+    const concrete = this.concretes.get(kindKey(cand.kind.group, cand.kind.kind));
+    if (!concrete) return;
+    const resource = await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace);
+    const claimRef = claimRefOf(claim);
+    if (cand.sharing.mode === 'Shared') {
+      const status = (resource.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
+      const bindings = [...(status.bindings ?? [])];
+      if (!bindings.some((b) => b.claimRef.uid === claim.metadata.uid)) {
+        const requests = requestsOf(claim);
+        bindings.push({ claimRef, ...(requests ? { requests } : {}), secretName: bindingSecretName(resource, claim) } as never);
+      }
+      await this.client.updateStatus(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef) } }, { fieldManager: FIELD_MANAGER });
+    } else {
+      const spec = (resource.spec ?? {}) as { claimRef?: { uid?: string } };
+      if (spec.claimRef && spec.claimRef.uid !== claim.metadata.uid) return; // taken meanwhile: the informer will bring the news
+      const bound = await this.client.patch<KObject>(concrete.ref, resource.metadata.name!, 'merge', {
+        metadata: { resourceVersion: resource.metadata.resourceVersion },
+        spec: { claimRef },
+      }, { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER });
+      await this.setResourcePhase(concrete, bound, 'Bound', claimSummary(1, claimRef));
+    }
+    await recordEvent(this.client, claim, 'Normal', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
+  }
+
+  /** Creates a resource from the class template, pre-bound to the claim (named from the claim). */
+  private async provision(entry: ClaimKindEntry, claim: KObject, result: ScheduleResult): Promise<void> {
+    if (result.decision.type !== 'class') return;
+    const cand = result.decision.candidate;
+    const cls = this.classes.store.get(cand.namespace, cand.name);
+    if (!cls) return;
+    const template = (cls.template ?? {}) as { apiVersion?: string; kind?: string; metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
+    const { group } = parseApiVersion(template.apiVersion ?? '');
+    const concrete = this.concretes.get(kindKey(group, template.kind ?? ''));
+    if (!concrete) {
+      await this.markPending(entry, claim, `class ${cand.namespace}/${cand.name} provisions ${template.kind ?? '<no kind>'}, which no installed provider manages`);
+      return;
+    }
+    const claimKind = { group: entry.def.group, kind: entry.def.kind };
+    const impl = concrete.kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
+    const configured = impl ? impl.configure(claim, { apiVersion: template.apiVersion!, kind: template.kind!, metadata: template.metadata, spec: (template.spec ?? {}) as never }) : (template.spec ?? {});
+    const name = provisionedName(claim);
+    const obj: KObject = {
+      apiVersion: template.apiVersion!,
+      kind: template.kind!,
+      metadata: {
+        name,
+        namespace: cls.metadata.namespace,
+        labels: {
+          ...(template.metadata?.labels ?? {}),
+          [CLASS_LABEL]: `${cls.metadata.namespace}.${cls.metadata.name}`,
+          [CLAIM_NAMESPACE_LABEL]: claim.metadata.namespace!,
+          [CLAIM_NAME_LABEL]: claim.metadata.name!,
+        },
+        ...(template.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
+      },
+      spec: {
+        ...configured,
+        claimRef: claimRefOf(claim),
+        rebindPolicy: (cls.rebindPolicy as RebindPolicy | undefined) ?? 'Delete',
+        resourceClass: (cls.resourceClass as string | undefined) ?? cls.metadata.name,
+        ...(cls.providerRef ? { providerRef: cls.providerRef } : {}),
+        ...(cls.capabilities ? { capabilities: cls.capabilities } : {}),
+      },
+    };
+    try {
+      await this.client.create(concrete.ref, obj, { fieldManager: FIELD_MANAGER });
+      await recordEvent(this.client, claim, 'Normal', 'Provisioning', `provisioning ${obj.kind} ${obj.metadata.namespace}/${name} from class ${cand.namespace}/${cand.name}`);
+    } catch (err) {
+      if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
+    }
+  }
+
+  /** Writes the claim's side of a binding whose resource side is in place. */
+  private async markBound(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<void> {
+    const label = resource.metadata.labels?.[CLASS_LABEL];
+    const classRef = label ? { namespace: label.slice(0, label.indexOf('.')), name: label.slice(label.indexOf('.') + 1) } : undefined;
+    const status: Status = {
+      ...((claim.status ?? {}) as Status),
+      phase: 'Bound',
+      resourceRef: { apiVersion: resource.apiVersion, kind: resource.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, uid: resource.metadata.uid },
+      ...(classRef ? { classRef } : {}),
+      observedGeneration: claim.metadata.generation,
+    };
+    status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'True', 'Scheduled', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
+    status.conditions = setCondition(status.conditions, claim, 'Bound', 'True', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
+    status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', 'waiting for the resource to become ready');
+    if (isExclusive(resource) && phaseOf(resource) !== 'Bound') await this.setResourcePhase(concrete, resource, 'Bound', claimSummary(1, claimRefOf(claim)));
+    await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+  }
+
+  private async markPending(entry: ClaimKindEntry, claim: KObject, why: string): Promise<void> {
+    const old = (claim.status ?? {}) as Status;
+    const status: Status = { ...old, phase: 'Pending', observedGeneration: claim.metadata.generation };
+    status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'False', 'Unschedulable', why);
+    if (deepEqual(stripTimes(old), stripTimes(status))) return;
+    await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+    await recordEvent(this.client, claim, 'Warning', 'FailedScheduling', why);
+  }
+
+  /** A bound claim: Lost when its resource is gone; otherwise publish the connection once ready. */
+  private async syncBound(entry: ClaimKindEntry, claim: KObject, ref: { apiVersion: string; kind: string; namespace: string; name: string; uid?: string }): Promise<{ requeueAfterMs?: number } | void> {
+    const { group } = parseApiVersion(ref.apiVersion);
+    const concrete = this.concretes.get(kindKey(group, ref.kind));
+    const old = (claim.status ?? {}) as Status;
+    let resource: KObject | undefined = concrete?.informer.store.get(ref.namespace, ref.name);
+    if (!resource && concrete) {
+      try {
+        resource = await this.client.get<KObject>(concrete.ref, ref.name, ref.namespace);
+      } catch (err) {
+        if (!(isApiError(err) && err.code === 404)) throw err;
+      }
+    }
+    if (!resource || (ref.uid && resource.metadata.uid !== ref.uid)) {
+      if (old.phase === 'Lost') return;
+      const status: Status = { ...old, phase: 'Lost' };
+      status.conditions = setCondition(status.conditions, claim, 'Bound', 'False', 'ResourceLost', `${ref.kind} ${ref.namespace}/${ref.name} no longer exists`);
+      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'ResourceLost', `${ref.kind} ${ref.namespace}/${ref.name} no longer exists`);
+      await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+      await recordEvent(this.client, claim, 'Warning', 'ClaimLost', `the bound ${ref.kind} ${ref.namespace}/${ref.name} no longer exists`);
+      return;
+    }
+    if (!concrete) return;
+    if (!isReady(resource)) {
+      const status: Status = { ...old };
+      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', `waiting for ${ref.kind} ${ref.namespace}/${ref.name} to become ready`);
+      if (!deepEqual(stripTimes(old), stripTimes(status))) await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+      return;
+    }
+    const claimKind = { group: entry.def.group, kind: entry.def.kind };
+    const impl = concrete.kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
+    const raw = await this.connectionDetails(concrete, resource, claim);
+    const details = impl ? impl.formatConnection(raw) : raw;
+    const secretName = connectionSecretName(claim);
+    await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys);
+    const status: Status = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
+    status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
+    if (!deepEqual(stripTimes(old), stripTimes(status))) {
+      await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+      if (old.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') {
+        await recordEvent(this.client, claim, 'Normal', 'Ready', `connection details published to Secret ${secretName}`);
+      }
+    }
+  }
+
+  /** The raw details: the resource's own Secret (Exclusive) or this claim's binding (Shared). */
+  private async connectionDetails(concrete: ConcreteKindEntry, resource: KObject, claim: KObject): Promise<ConnectionDetails> {
+    if (isExclusive(resource)) {
+      const spec = (resource.spec ?? {}) as { writeConnectionSecretToRef?: { name?: string } };
+      const name = spec.writeConnectionSecretToRef?.name || `${resource.metadata.name}-connection`;
+      const secret = await this.client.get<KObject>(builtinRefs.secrets, name, resource.metadata.namespace);
+      return decodeSecretData(secret);
+    }
+    // Shared: each claim has its own credentials, kept in a Secret next to the resource so a
+    // repeated reconcile hands the provider the same password back.
+    const secretName = bindingSecretName(resource, claim);
+    let previous: ConnectionDetails | undefined;
+    try {
+      previous = decodeSecretData(await this.client.get<KObject>(builtinRefs.secrets, secretName, resource.metadata.namespace));
+    } catch (err) {
+      if (!(isApiError(err) && err.code === 404)) throw err;
+    }
+    const external = await this.access.connect(concrete.kind, resource);
+    try {
+      if (!isSharedClient(external)) throw new Error(`${resource.kind} is Shared but its provider cannot bind claims`);
+      const details = await external.bindClaim(resource, claim, previous);
+      if (!previous || !deepEqual(previous, details)) {
+        await upsertSecret(this.client, resource.metadata.namespace!, secretName, details, resource);
+      }
+      return details;
+    } finally {
+      await external.close?.();
+    }
+  }
+
+  // ------------------------------------------------------------------ release
+
+  private async release(entry: ClaimKindEntry, claim: KObject): Promise<void> {
+    const status = (claim.status ?? {}) as Status;
+    const ref = status.resourceRef as { apiVersion: string; kind: string; namespace: string; name: string } | undefined;
+    const found = ref
+      ? (() => {
+          const concrete = this.concretes.get(kindKey(parseApiVersion(ref.apiVersion).group, ref.kind));
+          const resource = concrete?.informer.store.get(ref.namespace, ref.name);
+          return concrete && resource ? { entry: concrete, resource } : undefined;
+        })()
+      : this.resourceBoundTo(claim);
+    if (found) await this.releaseResource(found.entry, found.resource, claim);
+    const finalizers = (claim.metadata.finalizers ?? []).filter((f) => f !== CLAIM_PROTECTION_FINALIZER);
+    if (finalizers.length !== (claim.metadata.finalizers ?? []).length) {
+      try {
+        await this.client.patch(entry.def.ref, claim.metadata.name!, 'merge', {
+          metadata: { resourceVersion: claim.metadata.resourceVersion, finalizers: finalizers.length ? finalizers : null },
+        }, { namespace: claim.metadata.namespace, fieldManager: FIELD_MANAGER });
+      } catch (err) {
+        if (!(isApiError(err) && err.code === 404)) throw err;
+      }
+    }
+  }
+
+  private async releaseResource(concrete: ConcreteKindEntry, resource: KObject, claim: KObject): Promise<void> {
+    const spec = (resource.spec ?? {}) as { rebindPolicy?: RebindPolicy; claimRef?: { uid?: string } };
+    const policy: RebindPolicy = spec.rebindPolicy ?? 'Retain';
+    const where = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+    if (!isExclusive(resource)) {
+      const external = await this.access.connect(concrete.kind, resource);
+      try {
+        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy);
+      } finally {
+        await external.close?.();
+      }
+      const fresh = await this.client.get<KObject>(concrete.ref, resource.metadata.name!, resource.metadata.namespace);
+      const st = (fresh.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
+      const bindings = (st.bindings ?? []).filter((b) => b.claimRef.uid !== claim.metadata.uid);
+      await this.client.updateStatus(concrete.ref, { ...fresh, status: { ...st, bindings, phase: bindings.length ? 'Bound' : 'Available', claim: bindings.length ? claimSummary(bindings.length, bindings[0]!.claimRef as never) : undefined } }, { fieldManager: FIELD_MANAGER });
+      await this.deleteIgnoringMissing(builtinRefs.secrets, bindingSecretName(resource, claim), resource.metadata.namespace);
+      await recordEvent(this.client, resource, 'Normal', 'Released', `claim ${claim.metadata.namespace}/${claim.metadata.name} released (${policy})`);
+      return;
+    }
+    if (spec.claimRef?.uid !== claim.metadata.uid) return;
+    switch (policy) {
+      case 'Retain':
+        await this.setResourcePhase(concrete, resource, 'Released', undefined);
+        await recordEvent(this.client, resource, 'Normal', 'Released', `claim ${claim.metadata.namespace}/${claim.metadata.name} released; ${where} is kept until an administrator deletes it or clears spec.claimRef`);
+        return;
+      case 'Delete':
+        await this.deleteIgnoringMissing(concrete.ref, resource.metadata.name!, resource.metadata.namespace);
+        return;
+      case 'Recycle': {
+        const external = await this.access.connect(concrete.kind, resource);
+        try {
+          if (!external.scrub) throw new Error(`${resource.kind} cannot be recycled: its provider cannot scrub data`);
+          await external.scrub(resource);
+        } finally {
+          await external.close?.();
+        }
+        const cleared = await this.client.patch<KObject>(concrete.ref, resource.metadata.name!, 'merge', {
+          metadata: { resourceVersion: resource.metadata.resourceVersion },
+          spec: { claimRef: null },
+        }, { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER });
+        await this.setResourcePhase(concrete, cleared, 'Available', undefined);
+        await recordEvent(this.client, resource, 'Normal', 'Recycled', `data scrubbed after claim ${claim.metadata.namespace}/${claim.metadata.name} was released; ${where} is Available again`);
+        return;
+      }
+      default: {
+        const never: never = policy;
+        throw new Error(`unknown rebind policy ${String(never)}`);
+      }
+    }
+  }
+
+  private async setResourcePhase(concrete: ConcreteKindEntry, resource: KObject, phase: string, claim: string | undefined): Promise<void> {
+    const status: Status = { ...((resource.status ?? {}) as Status), phase };
+    if (claim) status.claim = claim;
+    else delete status.claim;
+    await this.client.updateStatus(concrete.ref, { ...resource, status }, { fieldManager: FIELD_MANAGER });
+  }
+
+  private async deleteIgnoringMissing(ref: ResourceRef, name: string, namespace: string | undefined): Promise<void> {
+    try {
+      await this.client.delete(ref, name, { namespace });
+    } catch (err) {
+      if (!(isApiError(err) && err.code === 404)) throw err;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ helpers
+
+function kindKey(group: string, kind: string): string {
+  return `${group}/${kind}`;
+}
+
+function claimQueueKey(kind: string, claim: KObject): string {
+  return `${kind}|${claim.metadata.namespace}/${claim.metadata.name}`;
+}
+
+function parseClaimQueueKey(key: string): { kind: string; namespace: string; name: string } {
+  const bar = key.indexOf('|');
+  const slash = key.indexOf('/', bar);
+  return { kind: key.slice(0, bar), namespace: key.slice(bar + 1, slash), name: key.slice(slash + 1) };
+}
+
+function claimRefOf(claim: KObject): { apiVersion: string; kind: string; namespace: string; name: string; uid: string } {
+  return { apiVersion: claim.apiVersion, kind: claim.kind, namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid! };
+}
+
+function claimSummary(count: number, ref: { namespace: string; name: string }): string {
+  return count > 1 ? `${ref.namespace}/${ref.name} +${count - 1}` : `${ref.namespace}/${ref.name}`;
+}
+
+/** The uids of the claims a resource is bound to (Exclusive claimRef, Shared bindings). */
+function claimUidsOf(resource: KObject): string[] {
+  const spec = (resource.spec ?? {}) as { claimRef?: { uid?: string }; sharing?: { mode?: string } };
+  const uids: string[] = [];
+  if (spec.claimRef?.uid && spec.sharing?.mode !== 'Shared') uids.push(spec.claimRef.uid);
+  const status = (resource.status ?? {}) as { bindings?: { claimRef?: { uid?: string } }[] };
+  for (const b of status.bindings ?? []) if (b.claimRef?.uid) uids.push(b.claimRef.uid);
+  return uids;
+}
+
+function isExclusive(resource: KObject): boolean {
+  const spec = (resource.spec ?? {}) as { sharing?: { mode?: string } };
+  return spec.sharing?.mode !== 'Shared';
+}
+
+function phaseOf(resource: KObject): string | undefined {
+  return ((resource.status ?? {}) as { phase?: string }).phase;
+}
+
+function isReady(resource: KObject): boolean {
+  const conds = ((resource.status ?? {}) as Status).conditions ?? [];
+  return conds.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+function requestsOf(claim: KObject): Record<string, string> | undefined {
+  const spec = (claim.spec ?? {}) as { requirements?: { capacity?: Record<string, string | number> } };
+  const cap = spec.requirements?.capacity;
+  if (!cap) return undefined;
+  return Object.fromEntries(Object.entries(cap).map(([k, v]) => [k, String(v)]));
+}
+
+function setCondition(conds: Condition[] | undefined, obj: KObject, type: string, status: Condition['status'], reason: string, message: string): Condition[] {
+  const list = [...(conds ?? [])];
+  const i = list.findIndex((c) => c.type === type);
+  const prev = i >= 0 ? list[i] : undefined;
+  const next: Condition = {
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    ...(obj.metadata.generation ? { observedGeneration: obj.metadata.generation } : {}),
+  };
+  if (i >= 0) list[i] = next;
+  else list.push(next);
+  return list;
+}
+
+function stripTimes(status: Status): unknown {
+  return { ...status, conditions: status.conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
+}
+
+async function upsertSecret(client: Client, namespace: string, name: string, data: Record<string, string>, owner: KObject): Promise<void> {
+  const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+  const body: KObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name,
+      namespace,
+      ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+    },
+    type: 'Opaque',
+    data: encoded,
+  };
+  try {
+    await client.create(builtinRefs.secrets, body, { fieldManager: FIELD_MANAGER });
+  } catch (err) {
+    if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
+    await client.patch(builtinRefs.secrets, name, 'merge', { data: encoded }, { namespace, fieldManager: FIELD_MANAGER });
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

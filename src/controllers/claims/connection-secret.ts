@@ -1,0 +1,51 @@
+/**
+ * Publishes a claim's connection details into its namespace: a Secret with every key and a
+ * ConfigMap with the keys that are not secret, both owned by the claim (so they go with it).
+ */
+import type { Client } from '../../client/types.js';
+import { builtinRefs } from '../../client/types.js';
+import { isApiError } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/object.js';
+import { deepEqual } from '../../machinery/object.js';
+
+/** Keys that never go into the ConfigMap. */
+const SECRET_KEYS = new Set(['password', 'uri', 'url', 'secretAccessKey', 'token', 'connectionString']);
+
+export async function publishConnection(
+  client: Client,
+  claim: KObject,
+  secretName: string,
+  details: Record<string, string>,
+  documentedKeys?: readonly string[],
+): Promise<void> {
+  const namespace = claim.metadata.namespace!;
+  const owner = [{ apiVersion: claim.apiVersion, kind: claim.kind, name: claim.metadata.name!, uid: claim.metadata.uid!, controller: true, blockOwnerDeletion: true }];
+  const keys = documentedKeys && documentedKeys.length > 0 ? documentedKeys.filter((k) => k in details) : Object.keys(details);
+  const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]!).toString('base64')]));
+  const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]!]));
+  await upsert(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data));
+  await upsert(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain));
+}
+
+async function upsert(
+  client: Client,
+  ref: typeof builtinRefs.secrets | typeof builtinRefs.configmaps,
+  namespace: string,
+  name: string,
+  body: Record<string, unknown>,
+  ownerReferences: KObject['metadata']['ownerReferences'],
+  same: (existing: KObject) => boolean,
+): Promise<void> {
+  let existing: KObject | undefined;
+  try {
+    existing = await client.get<KObject>(ref, name, namespace);
+  } catch (err) {
+    if (!(isApiError(err) && err.code === 404)) throw err;
+  }
+  if (!existing) {
+    await client.create(ref, { apiVersion: 'v1', kind: ref.kind, metadata: { name, namespace, ownerReferences, labels: { 'conductor.io/connection': 'true' } }, ...body }, { fieldManager: 'conductor-claim-controller' });
+    return;
+  }
+  if (same(existing)) return;
+  await client.update(ref, { ...existing, ...body }, { fieldManager: 'conductor-claim-controller' });
+}

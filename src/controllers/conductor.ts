@@ -1,0 +1,65 @@
+/**
+ * Starts Conductor's own controllers beside the API server: the providers built into this
+ * process (local), one managed reconciler per concrete kind, and the claim controller
+ * (scheduling, binding, provisioning, connection secrets, release).
+ */
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { Client } from '../client/types.js';
+import { ensureDefaultSchedulerProfile } from '../apis/index.js';
+import type { ProviderModule } from '../providers/spi.js';
+import { createLocalProvider } from '../providers/index.js';
+import { startManagedReconcilers } from './managed/index.js';
+import { ClaimController } from './claims/claim-controller.js';
+import { ProviderAccess } from './claims/provider-access.js';
+
+export interface ConductorControllersOptions {
+  dataDir: string;
+  logger: Logger;
+  /** How often managed resources are re-observed for drift (default 60 s). */
+  pollIntervalMs?: number;
+}
+
+export interface RunningConductorControllers {
+  stop(): Promise<void>;
+}
+
+export async function startConductorControllers(client: Client, opts: ConductorControllersOptions): Promise<RunningConductorControllers> {
+  const log = opts.logger;
+  await ensureDefaultSchedulerProfile(client);
+  const local = await createLocalProvider({
+    dataDir: opts.dataDir,
+    instancesDir: await instancesDirFor(opts.dataDir),
+    logger: log.child({ provider: 'local' }),
+  });
+  if (local.postgresUnavailable) log.warn({ reason: local.postgresUnavailable }, 'dedicated PostgreSQL instances are unavailable');
+  const providers: ProviderModule[] = [local];
+  const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs });
+  const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }) });
+  await claims.start();
+  return {
+    async stop() {
+      claims.stop();
+      await managed.stop();
+      // Dedicated servers stop with Conductor; the next start finds them stopped (drift) and
+      // starts them again.
+      await local.stopAll();
+    },
+  };
+}
+
+/**
+ * Where dedicated PostgreSQL servers keep their data. PostgreSQL refuses to run as root, so
+ * when Conductor is root the servers run as another user, who cannot enter Conductor's
+ * private data dir: their data then lives in a directory of their own under /var/tmp, named
+ * after the data dir so a restart finds it again. `CONDUCTOR_POSTGRES_INSTANCES_DIR` overrides.
+ */
+async function instancesDirFor(dataDir: string): Promise<string | undefined> {
+  if (process.env.CONDUCTOR_POSTGRES_INSTANCES_DIR) return process.env.CONDUCTOR_POSTGRES_INSTANCES_DIR;
+  if (process.getuid?.() !== 0) return undefined;
+  const dir = join('/var/tmp', `conductor-postgres-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
+  await mkdir(dir, { recursive: true, mode: 0o711 });
+  return dir;
+}

@@ -1,0 +1,61 @@
+/**
+ * What a connector needs besides the resource: the Provider the resource names and the
+ * decoded credentials Secret — the kind's own (`credentialsSecretRef(resource)`), or else
+ * the one the Provider names. Connectors never read the API themselves, so providers stay
+ * free of the Client and credentials are read with the controller's rights only.
+ */
+import { builtinRefs, type Client } from '../../client/types.js';
+import { providerKind } from '../../apis/core/kinds.js';
+import type { KObject } from '../../machinery/object.js';
+import { isPlainObject } from '../../machinery/object.js';
+import type { ConcreteKind, ConnectContext, SecretRef } from '../../providers/spi.js';
+import { errorMessage } from '../../client/logger.js';
+
+/** decodeSecretData turns a Secret's base64 `data` into plain strings. */
+export function decodeSecretData(secret: KObject): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (isPlainObject(secret.data)) {
+    for (const [k, v] of Object.entries(secret.data)) if (typeof v === 'string') out[k] = Buffer.from(v, 'base64').toString('utf8');
+  }
+  return out;
+}
+
+/** providerSecretRef is the credentials Secret a Provider object names, if any. */
+function providerSecretRef(provider: KObject): SecretRef | undefined {
+  const spec = isPlainObject(provider.spec) ? provider.spec : {};
+  const ref = spec.credentialsSecretRef;
+  const namespace = provider.metadata.namespace;
+  if (!isPlainObject(ref) || typeof ref.name !== 'string' || ref.name === '' || !namespace) return undefined;
+  return { namespace, name: ref.name };
+}
+
+/**
+ * connectContext reads the Provider named `providerName` (in the resource's namespace) and
+ * the credentials Secret. It throws an Error saying which object could not be read.
+ */
+export async function connectContext<R extends KObject>(
+  client: Client,
+  kind: ConcreteKind<R>,
+  resource: R,
+  providerName: string | undefined,
+): Promise<ConnectContext> {
+  const context: ConnectContext = {};
+  const namespace = resource.metadata.namespace ?? '';
+  if (providerName) {
+    try {
+      context.provider = await client.get(providerKind.ref, providerName, namespace);
+    } catch (err) {
+      throw new Error(`cannot read Provider ${namespace}/${providerName} named by spec.providerRef: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+  const secretRef = kind.credentialsSecretRef?.(resource) ?? (context.provider ? providerSecretRef(context.provider) : undefined);
+  if (secretRef) {
+    try {
+      const secret = await client.get(builtinRefs.secrets, secretRef.name, secretRef.namespace);
+      context.credentials = decodeSecretData(secret);
+    } catch (err) {
+      throw new Error(`cannot read credentials Secret ${secretRef.namespace}/${secretRef.name}: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+  return context;
+}

@@ -1,0 +1,23 @@
+/**
+ * The managed reconciler (DESIGN 3.2, 3.6 point 5): one per concrete kind, keeping each
+ * concrete resource converged with its external resource through the provider SPI.
+ */
+export { ManagedReconciler, ManagedReconcileError, CallTimeoutError, needsReconcile, reasons } from './managed-reconciler.js';
+export { managedReconcilerDefaults, resolveOptions } from './reconciler-options.js';
+export type { ManagedReconcilerOptions, ResolvedManagedReconcilerOptions } from './reconciler-options.js';
+export { startManagedReconcilers } from './start.js';
+export type { RunningManagedReconcilers } from './start.js';
+export { MANAGED_PROTECTION_FINALIZER } from './resource-writes.js';
+export { CONNECTION_SECRET_TYPE, controllerReference, publishConnectionSecret } from './connection-secret.js';
+export type { PublishResult } from './connection-secret.js';
+export { connectionSecretNameFor, concreteFields } from './concrete-fields.js';
+export type { ConcreteFields } from './concrete-fields.js';
+export { connectContext, decodeSecretData } from './connect-context.js';
+export { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
+export type { CreateAttempt } from './crash-guard.js';
+export { conditionTime, findCondition, readConditions, setCondition } from './conditions.js';
+export type { ConditionUpdate } from './conditions.js';
+export { formatDuration, parseDuration, pollIntervalFor } from './poll-interval.js';
+export type { PollInterval } from './poll-interval.js';
+export { READY, SYNCED, nextPhase, nextStatus } from './status.js';
+export type { ConditionState, StatusChange } from './status.js';

@@ -1,0 +1,470 @@
+/**
+ * The ManagedReconciler against the in-process API server, with a FakeExternal standing in
+ * for the provider: creation (finalizer first, crash-guard marks around create, connection
+ * Secret, Ready), the crash guard itself, drift correction, ObserveOnly, deletion that waits
+ * for the provider, exponential backoff, poll intervals, credentials and provider lookup.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { startServer, type RunningServer } from '../../apiserver/server.js';
+import { builtinRefs } from '../../client/types.js';
+import { isNotFound } from '../../machinery/errors.js';
+import type { Condition, KObject } from '../../machinery/object.js';
+import { localPostgreSQLInstanceKind, postgresqlServerKind } from '../../apis/local-database/index.js';
+import { providerKind } from '../../apis/core/index.js';
+import {
+  EXTERNAL_CREATE_FAILED_ANNOTATION,
+  EXTERNAL_CREATE_PENDING_ANNOTATION,
+  EXTERNAL_CREATE_SUCCEEDED_ANNOTATION,
+  EXTERNAL_NAME_ANNOTATION,
+  POLL_INTERVAL_ANNOTATION,
+} from '../../apis/well-known.js';
+import type { ConcreteKind, ProviderModule } from '../../providers/spi.js';
+import { ManagedReconciler } from './managed-reconciler.js';
+import type { ManagedReconcilerOptions } from './reconciler-options.js';
+import { MANAGED_PROTECTION_FINALIZER } from './resource-writes.js';
+import { CONNECTION_SECRET_TYPE } from './connection-secret.js';
+import { startManagedReconcilers } from './start.js';
+import { FakeExternal, fakeKind, type FakeKindOptions } from './testing/index.js';
+
+const ref = localPostgreSQLInstanceKind.ref;
+const kindNames: FakeKindOptions = {
+  group: localPostgreSQLInstanceKind.group,
+  version: localPostgreSQLInstanceKind.version,
+  kind: localPostgreSQLInstanceKind.kind,
+  plural: localPostgreSQLInstanceKind.plural,
+};
+
+let server: RunningServer;
+let dataDir: string;
+let namespaces = 0;
+const running: ManagedReconciler[] = [];
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'conductor-managed-'));
+  // Only the reconcilers under test act on the resources: the server's own controllers stay off.
+  server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }), controllers: false });
+});
+
+after(async () => {
+  await Promise.all(running.map((r) => r.stop()));
+  await server?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** until polls `probe` every 20 ms until it returns something other than undefined. */
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await probe();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Harness {
+  ns: string;
+  external: FakeExternal;
+  reconciler: ManagedReconciler;
+  /** Creates a LocalPostgreSQLInstance in the harness namespace. */
+  create(name: string, spec?: Record<string, unknown>, annotations?: Record<string, string>, finalizers?: string[]): Promise<KObject>;
+  get(name: string): Promise<KObject | undefined>;
+  events(name: string): Promise<KObject[]>;
+  key(name: string): string;
+}
+
+/** harness makes a fresh namespace and a started reconciler over a FakeExternal. */
+async function harness(
+  kindOptions: Partial<FakeKindOptions> = {},
+  options: ManagedReconcilerOptions = {},
+  prepare?: (external: FakeExternal, ns: string) => void,
+): Promise<Harness> {
+  const ns = `managed-${++namespaces}`;
+  await server.client.create(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const external = new FakeExternal();
+  prepare?.(external, ns);
+  const kind = fakeKind(external, { ...kindNames, ...kindOptions });
+  const reconciler = new ManagedReconciler(server.client, kind, {
+    namespace: ns,
+    pollIntervalMs: 100,
+    deletionCheckMs: 50,
+    backoff: { baseDelayMs: 20, maxDelayMs: 2000 },
+    ...options,
+  }).start();
+  running.push(reconciler);
+  return {
+    ns,
+    external,
+    reconciler,
+    create: (name, spec = {}, annotations, finalizers) =>
+      server.client.create(ref, {
+        apiVersion: localPostgreSQLInstanceKind.apiVersion,
+        kind: kindNames.kind,
+        metadata: { name, namespace: ns, ...(annotations ? { annotations } : {}), ...(finalizers ? { finalizers } : {}) },
+        spec,
+      }),
+    get: async (name) => {
+      try {
+        return await server.client.get(ref, name, ns);
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    events: async (name) => (await server.client.list(builtinRefs.events, { namespace: ns })).items.filter((e) => (e.involvedObject as { name?: string }).name === name),
+    key: (name) => `${ns}/${name}`,
+  };
+}
+
+function condition(obj: KObject | undefined, type: string): Condition | undefined {
+  const conditions = (obj?.status as { conditions?: Condition[] } | undefined)?.conditions;
+  return conditions?.find((c) => c.type === type);
+}
+
+function phase(obj: KObject | undefined): unknown {
+  return (obj?.status as { phase?: unknown } | undefined)?.phase;
+}
+
+async function readyObject(h: Harness, name: string): Promise<KObject> {
+  return until(`${name} Ready`, async () => {
+    const o = await h.get(name);
+    return condition(o, 'Ready')?.status === 'True' ? o : undefined;
+  });
+}
+
+async function eventWithReason(h: Harness, name: string, reason: string): Promise<KObject> {
+  return until(`event ${reason} on ${name}`, async () => (await h.events(name)).find((e) => e.reason === reason));
+}
+
+describe('ManagedReconciler', () => {
+  test('creates the external resource: finalizer first, pending mark before create, outcome after, connection Secret, Ready', async () => {
+    const h = await harness();
+    const seenAtConnect: string[][] = [];
+    const seenAtCreate: Record<string, string>[] = [];
+    h.external.connect = async (resource) => {
+      const stored = await server.client.get(ref, resource.metadata.name!, resource.metadata.namespace);
+      seenAtConnect.push(stored.metadata.finalizers ?? []);
+    };
+    const create = h.external.create;
+    h.external.create = async (resource) => {
+      const stored = await server.client.get(ref, resource.metadata.name!, resource.metadata.namespace);
+      seenAtCreate.push({ ...(stored.metadata.annotations ?? {}) });
+      return create(resource);
+    };
+    await h.create('db1', { writeConnectionSecretToRef: { name: 'db1-raw' } });
+    const obj = await readyObject(h, 'db1');
+
+    assert.ok(seenAtConnect.length > 0 && seenAtConnect.every((f) => f.includes(MANAGED_PROTECTION_FINALIZER)), 'the finalizer is stored before any provider call');
+    assert.equal(seenAtCreate.length, 1, 'create is called once');
+    assert.ok(seenAtCreate[0]![EXTERNAL_CREATE_PENDING_ANNOTATION], 'the pending mark is stored before create runs');
+    assert.equal(seenAtCreate[0]![EXTERNAL_CREATE_SUCCEEDED_ANNOTATION], undefined, 'no outcome is stored before create runs');
+
+    const a = obj.metadata.annotations ?? {};
+    assert.equal(a[EXTERNAL_NAME_ANNOTATION], 'fake-db1');
+    assert.ok(Date.parse(a[EXTERNAL_CREATE_SUCCEEDED_ANNOTATION]!) >= Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]!), 'succeeded is not older than pending');
+    assert.deepEqual(obj.metadata.finalizers, [MANAGED_PROTECTION_FINALIZER]);
+    assert.equal(condition(obj, 'Synced')?.status, 'True');
+    assert.equal(phase(obj), 'Available');
+    assert.equal((obj.status as { observedGeneration?: number }).observedGeneration, obj.metadata.generation);
+    assert.deepEqual((obj.status as { atProvider?: unknown }).atProvider, { state: 'running' });
+
+    const secret = await server.client.get(builtinRefs.secrets, 'db1-raw', h.ns);
+    assert.equal(secret.type, CONNECTION_SECRET_TYPE);
+    const data = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    assert.deepEqual(data, { host: 'fake.example', port: '5432', username: 'admin', password: 'secret-of-db1' });
+    assert.deepEqual(secret.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]), [[kindNames.kind, 'db1', obj.metadata.uid, true]]);
+
+    const created = await eventWithReason(h, 'db1', 'CreatedExternalResource');
+    assert.equal(created.type, 'Normal');
+    assert.match(String(created.message), /fake-db1/);
+    await sleep(250);
+    assert.equal(h.external.callsOf('create').length, 1, 'polling a ready resource never creates again');
+    const readyAgain = await h.get('db1');
+    assert.equal(condition(readyAgain, 'Ready')?.lastTransitionTime, condition(obj, 'Ready')?.lastTransitionTime, 'lastTransitionTime stays while Ready stays True');
+  });
+
+  test('the connection Secret defaults to <name>-connection; Shared resources get none', async () => {
+    const h = await harness();
+    await h.create('db2');
+    await readyObject(h, 'db2');
+    const secret = await server.client.get(builtinRefs.secrets, 'db2-connection', h.ns);
+    assert.deepEqual(Object.keys(secret.data as object).sort(), ['host', 'password', 'port', 'username']);
+
+    await h.create('shared', { sharing: { mode: 'Shared' } });
+    await readyObject(h, 'shared');
+    await assert.rejects(server.client.get(builtinRefs.secrets, 'shared-connection', h.ns), (err) => isNotFound(err));
+  });
+
+  for (const c of [
+    { reason: 'names are not deterministic: stop with a Warning instead of creating twice', deterministic: false, wantCreates: 0 },
+    { reason: 'names are deterministic: create finds what the interrupted create made', deterministic: true, wantCreates: 1 },
+  ]) {
+    test(`crash guard: a pending mark without outcome — ${c.reason}`, async () => {
+      const h = await harness({ deterministicExternalNames: c.deterministic });
+      const pendingSince = new Date(Date.now() - 60_000).toISOString();
+      const earlierFailure = new Date(Date.now() - 120_000).toISOString();
+      await h.create('guarded', {}, { [EXTERNAL_CREATE_PENDING_ANNOTATION]: pendingSince, [EXTERNAL_CREATE_FAILED_ANNOTATION]: earlierFailure });
+      if (c.deterministic) {
+        await readyObject(h, 'guarded');
+      } else {
+        const ev = await eventWithReason(h, 'guarded', 'CreatePendingUnknownOutcome');
+        assert.equal(ev.type, 'Warning');
+        assert.match(String(ev.message), new RegExp(pendingSince.replace(/[.]/g, '\\.')));
+        const obj = await until('Synced=False', async () => {
+          const o = await h.get('guarded');
+          return condition(o, 'Synced')?.status === 'False' ? o : undefined;
+        });
+        assert.equal(condition(obj, 'Synced')?.reason, 'CreatePendingUnknownOutcome');
+        assert.equal(condition(obj, 'Ready')?.status, 'False');
+        assert.equal(phase(obj), 'Failed');
+        await sleep(300); // several poll intervals
+        assert.ok(h.external.callsOf('observe').length >= 2, 'it keeps observing');
+      }
+      assert.equal(h.external.callsOf('create').length, c.wantCreates);
+    });
+  }
+
+  test('a create that times out leaves the pending mark, and the guard then refuses a second create', async () => {
+    const h = await harness({ deterministicExternalNames: false }, { callTimeoutMs: 100 });
+    h.external.create = () => new Promise(() => {}); // never answers
+    await h.create('hung');
+    const ev = await eventWithReason(h, 'hung', 'CannotCreate');
+    assert.match(String(ev.message), /did not finish within 100ms; its outcome is unknown/);
+    await eventWithReason(h, 'hung', 'CreatePendingUnknownOutcome');
+    const obj = await h.get('hung');
+    assert.ok(obj?.metadata.annotations?.[EXTERNAL_CREATE_PENDING_ANNOTATION]);
+    assert.equal(obj?.metadata.annotations?.[EXTERNAL_CREATE_FAILED_ANNOTATION], undefined, 'a timeout is not recorded as a failure');
+    await sleep(200);
+    assert.equal(h.external.callsOf('create').length, 1, 'create is never called a second time');
+  });
+
+  test('a failed create is recorded as failed, reported, and retried', async () => {
+    const h = await harness();
+    let failures = 1;
+    const create = h.external.create;
+    h.external.create = async (resource) => {
+      if (failures-- > 0) throw new Error('quota exceeded in region north-america');
+      return create(resource);
+    };
+    await h.create('flaky');
+    const ev = await eventWithReason(h, 'flaky', 'CannotCreate');
+    assert.equal(ev.type, 'Warning');
+    assert.match(String(ev.message), /cannot create the external resource: quota exceeded in region north-america/);
+    const obj = await readyObject(h, 'flaky');
+    const a = obj.metadata.annotations ?? {};
+    assert.ok(a[EXTERNAL_CREATE_FAILED_ANNOTATION], 'the failure was recorded');
+    assert.ok(Date.parse(a[EXTERNAL_CREATE_SUCCEEDED_ANNOTATION]!) >= Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]!));
+    assert.ok(Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]!) > Date.parse(a[EXTERNAL_CREATE_FAILED_ANNOTATION]!), 'the retry wrote a newer pending mark');
+    assert.equal(h.external.callsOf('create').length, 2);
+  });
+
+  test('drift is found by polling and corrected with update, with an Event naming it; the binder\'s phase stays', async () => {
+    const h = await harness();
+    await h.create('drifty');
+    const ready = await readyObject(h, 'drifty');
+    await server.client.updateStatus(ref, { ...ready, status: { ...(ready.status as object), phase: 'Bound' } });
+    h.external.resources.get(h.key('drifty'))!.drift = 'the server listens on port 5433, spec.port is 5432';
+    const ev = await eventWithReason(h, 'drifty', 'UpdatedExternalResource');
+    assert.equal(ev.type, 'Normal');
+    assert.match(String(ev.message), /port 5433, spec\.port is 5432/);
+    assert.equal(h.external.callsOf('update').length, 1);
+    const after = await until('Ready again with the drift gone', async () => {
+      const o = await h.get('drifty');
+      return condition(o, 'Ready')?.status === 'True' && h.external.resources.get(h.key('drifty'))?.drift === undefined ? o : undefined;
+    });
+    assert.equal(phase(after), 'Bound', 'the reconciler never overwrites Bound');
+  });
+
+  test('ObserveOnly never creates, updates or deletes', async () => {
+    const h = await harness({}, {}, (external, ns) => {
+      external.resources.set(`${ns}/imported`, { details: { host: 'db.internal', port: '5432' }, drift: 'version 14 running, spec says 15' });
+    });
+    await h.create('imported', { managementPolicy: 'ObserveOnly' });
+    await h.create('absent', { managementPolicy: 'ObserveOnly' });
+
+    const drift = await eventWithReason(h, 'imported', 'DriftNotCorrected');
+    assert.equal(drift.type, 'Warning');
+    const missing = await eventWithReason(h, 'absent', 'ExternalResourceMissing');
+    assert.equal(missing.type, 'Warning');
+    const imported = await h.get('imported');
+    assert.equal(condition(imported, 'Ready')?.reason, 'NotUpToDate');
+    const absent = await until('absent Failed', async () => {
+      const o = await h.get('absent');
+      return phase(o) === 'Failed' ? o : undefined;
+    });
+    assert.equal(condition(absent, 'Synced')?.reason, 'ExternalResourceMissing');
+    const secret = await server.client.get(builtinRefs.secrets, 'imported-connection', h.ns);
+    assert.deepEqual(Object.keys(secret.data as object).sort(), ['host', 'port'], 'an imported resource still publishes what it observes');
+
+    await server.client.delete(ref, 'imported', { namespace: h.ns });
+    await until('imported gone', async () => ((await h.get('imported')) ? undefined : true));
+    await sleep(150);
+    for (const method of ['create', 'update', 'delete'] as const) assert.equal(h.external.callsOf(method).length, 0, `no ${method} call`);
+    assert.ok(h.external.resources.has(`${h.ns}/imported`), 'the imported external resource is left in place');
+  });
+
+  test('deletion calls delete and removes the finalizer only once observe reports the resource gone', async () => {
+    const h = await harness();
+    h.external.deleteLag = 3;
+    const observe = h.external.observe;
+    const presentWhileReported: boolean[] = [];
+    h.external.observe = async (resource) => {
+      const o = await observe(resource);
+      if (resource.metadata.deletionTimestamp && o.exists) presentWhileReported.push((await h.get(resource.metadata.name!)) !== undefined);
+      return o;
+    };
+    await h.create('doomed');
+    await readyObject(h, 'doomed');
+    await server.client.delete(ref, 'doomed', { namespace: h.ns });
+    await until('doomed gone', async () => ((await h.get('doomed')) ? undefined : true));
+    assert.equal(h.external.callsOf('delete').length >= 1, true, 'delete was called');
+    assert.ok(presentWhileReported.length >= 3, `observed it still there ${presentWhileReported.length} times`);
+    assert.ok(presentWhileReported.every(Boolean), 'the resource kept its finalizer while the provider reported it');
+    assert.equal(h.external.resources.has(h.key('doomed')), false);
+    await eventWithReason(h, 'doomed', 'DeletedExternalResource');
+  });
+
+  test('Registered resources are released without waiting for them to disappear', async () => {
+    const h = await harness({ lifecycle: 'Registered', sharing: 'Shared' });
+    await h.create('registered');
+    await readyObject(h, 'registered');
+    h.external.delete = async () => {}; // a registered server never goes away
+    await server.client.delete(ref, 'registered', { namespace: h.ns });
+    await until('registered gone', async () => ((await h.get('registered')) ? undefined : true));
+    assert.equal(h.external.callsOf('delete').length, 1);
+    await eventWithReason(h, 'registered', 'ReleasedExternalResource');
+  });
+
+  test('failures back off exponentially per resource, then recover', async () => {
+    const base = 40;
+    const h = await harness({}, { backoff: { baseDelayMs: base, maxDelayMs: 10_000 } });
+    let failures = 4;
+    const observe = h.external.observe;
+    h.external.observe = async (resource) => {
+      if (failures-- > 0) throw new Error('connection refused by fake.example:443');
+      return observe(resource);
+    };
+    // With the finalizer already there, no metadata write re-queues the key behind the backoff's back.
+    await h.create('backoff', {}, undefined, [MANAGED_PROTECTION_FINALIZER]);
+    const notSynced = await until('Synced=False', async () => {
+      const o = await h.get('backoff');
+      return condition(o, 'Synced')?.status === 'False' ? o : undefined;
+    });
+    assert.equal(condition(notSynced, 'Synced')?.reason, 'CannotObserve');
+    assert.match(condition(notSynced, 'Synced')!.message, /connection refused by fake\.example:443/);
+    await readyObject(h, 'backoff');
+    const times = h.external.callsOf('observe').map((c) => c.at);
+    assert.ok(times.length >= 5);
+    for (let i = 1; i <= 4; i++) {
+      const gap = times[i]! - times[i - 1]!;
+      const want = base * 2 ** (i - 1);
+      assert.ok(gap >= want - 5, `retry ${i} waited ${gap} ms, want at least ${want} ms`);
+    }
+    const ev = await eventWithReason(h, 'backoff', 'CannotObserve');
+    assert.equal(ev.count, 4, 'the four identical failures are one Event with count 4');
+    assert.equal(condition(await h.get('backoff'), 'Synced')?.status, 'True');
+  });
+
+  test('the poll-interval annotation overrides the default interval', async () => {
+    const h = await harness({}, { pollIntervalMs: 60_000 });
+    await h.create('fast', {}, { [POLL_INTERVAL_ANNOTATION]: '100ms' });
+    await h.create('slow');
+    await readyObject(h, 'fast');
+    await readyObject(h, 'slow');
+    await sleep(200); // let the reconciles the creation's own writes queued finish
+    const fastBefore = h.external.callsOf('observe', h.key('fast')).length;
+    const slowBefore = h.external.callsOf('observe', h.key('slow')).length;
+    await sleep(700);
+    const fast = h.external.callsOf('observe', h.key('fast')).length - fastBefore;
+    const slow = h.external.callsOf('observe', h.key('slow')).length - slowBefore;
+    assert.ok(fast >= 3, `the annotated resource was observed ${fast} times in 700 ms, want at least 3`);
+    assert.equal(slow, 0, 'the other one waits for the 60 s default');
+  });
+
+  test('connect gets the Provider and the decoded credentials (the kind\'s Secret, else the Provider\'s)', async () => {
+    const viaKind = await harness({ credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin-creds' }) });
+    const viaProvider = await harness();
+    for (const h of [viaKind, viaProvider]) {
+      for (const [name, user] of [['admin-creds', 'kind-admin'], ['provider-creds', 'provider-admin']] as const) {
+        await server.client.create(builtinRefs.secrets, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name, namespace: h.ns },
+          data: { username: Buffer.from(user).toString('base64'), password: Buffer.from('pa55 wörd').toString('base64') },
+        });
+      }
+      await server.client.create(providerKind.ref, providerKind.make({ metadata: { name: 'local', namespace: h.ns }, spec: { type: 'local', credentialsSecretRef: { name: 'provider-creds' } } }));
+      await h.create('withcreds', { providerRef: { name: 'local' } });
+      await readyObject(h, 'withcreds');
+    }
+    const kindCtx = viaKind.external.callsOf('connect')[0]!.context!;
+    assert.deepEqual(kindCtx.credentials, { username: 'kind-admin', password: 'pa55 wörd' });
+    assert.equal(kindCtx.provider?.metadata.name, 'local');
+    const providerCtx = viaProvider.external.callsOf('connect')[0]!.context!;
+    assert.deepEqual(providerCtx.credentials, { username: 'provider-admin', password: 'pa55 wörd' });
+  });
+
+  test('a missing Provider stops the reconcile before any provider call, with Synced=False', async () => {
+    const h = await harness();
+    await h.create('orphan', { providerRef: { name: 'nowhere' } });
+    const ev = await eventWithReason(h, 'orphan', 'CannotConnect');
+    assert.match(String(ev.message), /cannot read Provider managed-\d+\/nowhere named by spec\.providerRef/);
+    const obj = await until('Synced=False', async () => {
+      const o = await h.get('orphan');
+      return condition(o, 'Synced')?.status === 'False' ? o : undefined;
+    });
+    assert.equal(condition(obj, 'Synced')?.reason, 'CannotConnect');
+    assert.equal(phase(obj), 'Pending');
+    assert.equal(h.external.callsOf('connect').length, 0);
+  });
+
+  test('a connection Secret owned by something else is not taken over', async () => {
+    const h = await harness();
+    await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'taken-connection', namespace: h.ns }, data: { keep: 'bWU=' } });
+    await h.create('taken');
+    const ev = await eventWithReason(h, 'taken', 'CannotPublishConnection');
+    assert.match(String(ev.message), /already exists and has no controller/);
+    const secret = await server.client.get(builtinRefs.secrets, 'taken-connection', h.ns);
+    assert.deepEqual(secret.data, { keep: 'bWU=' });
+  });
+});
+
+describe('startManagedReconcilers', () => {
+  test('starts one reconciler per concrete kind and stops the providers with them', async () => {
+    const external = new FakeExternal();
+    let stopped = 0;
+    const kinds: ConcreteKind[] = [
+      fakeKind(external, kindNames),
+      fakeKind(external, { group: postgresqlServerKind.group, version: postgresqlServerKind.version, kind: postgresqlServerKind.kind, plural: postgresqlServerKind.plural, sharing: 'Shared' }),
+    ];
+    const provider: ProviderModule = { type: 'local', kinds, stop: async () => void stopped++ };
+    const ns = `managed-${++namespaces}`;
+    await server.client.create(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const started = startManagedReconcilers(server.client, [provider], { namespace: ns, pollIntervalMs: 100 });
+    try {
+      assert.deepEqual(started.reconcilers.map((r) => r.kind.kind), [kindNames.kind, postgresqlServerKind.kind]);
+      await server.client.create(postgresqlServerKind.ref, postgresqlServerKind.make({ metadata: { name: 'pg', namespace: ns }, spec: { host: 'db', adminCredentialsSecretRef: { name: 'x' }, rebindPolicy: 'Retain', managementPolicy: 'Full' } }));
+      await until('the PostgreSQLServer reconciled', async () => {
+        const o = await server.client.get(postgresqlServerKind.ref, 'pg', ns);
+        return condition(o, 'Ready')?.status === 'True' ? o : undefined;
+      });
+    } finally {
+      await started.stop();
+    }
+    assert.equal(stopped, 1, 'the provider was stopped');
+  });
+
+  test('refuses two providers contributing the same kind', () => {
+    const external = new FakeExternal();
+    const a: ProviderModule = { type: 'local', kinds: [fakeKind(external, kindNames)] };
+    const b: ProviderModule = { type: 'kubernetes', kinds: [fakeKind(external, kindNames)] };
+    assert.throws(() => startManagedReconcilers(server.client, [a, b]), /contributed by providers "local" and "kubernetes"/);
+  });
+});

@@ -1,0 +1,463 @@
+/**
+ * A ManagedReconciler keeps every resource of one concrete kind converged with the external
+ * resource behind it (DESIGN 3.2, 3.6 point 5), through the Client only:
+ *
+ *   finalizer → connect (Provider, credentials) → observe →
+ *     missing:   crash guard → pending mark → create → outcome mark
+ *     drifted:   update (unless ObserveOnly)
+ *     ready:     connection Secret (Exclusive), Ready, Available
+ *   deleting:   delete → observe until gone → finalizer removed
+ *
+ * Successful reconciles come back after the poll interval to notice drift; failures come
+ * back with per-resource exponential backoff. Every transition a human cares about is an
+ * Event on the resource, and the Synced condition carries the last error.
+ */
+import { Informer } from '../../client/informer.js';
+import { errorMessage, type Logger } from '../../client/logger.js';
+import { objectKey, splitKey } from '../../client/object-cache.js';
+import { controllerRateLimiter } from '../../client/rate-limiter.js';
+import { resourceRef, type Client, type ResourceRef } from '../../client/types.js';
+import { WorkQueue, type WorkResult } from '../../client/work-queue.js';
+import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
+import { isConflict, isNotFound } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/object.js';
+import { deepEqual } from '../../machinery/object.js';
+import type { ConcreteKind, ConnectionDetails, ExternalClient, ExternalObservation } from '../../providers/spi.js';
+import { recordEvent, type EventType } from '../events.js';
+import { concreteFields, type ConcreteFields } from './concrete-fields.js';
+import { findCondition, readConditions } from './conditions.js';
+import { connectContext } from './connect-context.js';
+import { publishConnectionSecret } from './connection-secret.js';
+import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
+import { formatDuration, pollIntervalFor } from './poll-interval.js';
+import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
+import { ResourceWrites } from './resource-writes.js';
+import { READY, type ConditionState, type StatusChange } from './status.js';
+
+/** The reasons of the reconciler's conditions and Events. */
+export const reasons = {
+  // Synced
+  reconcileSuccess: 'ReconcileSuccess',
+  cannotConnect: 'CannotConnect',
+  cannotObserve: 'CannotObserve',
+  cannotCreate: 'CannotCreate',
+  cannotUpdate: 'CannotUpdate',
+  cannotDelete: 'CannotDelete',
+  cannotPublishConnection: 'CannotPublishConnection',
+  createPendingUnknownOutcome: 'CreatePendingUnknownOutcome',
+  externalResourceMissing: 'ExternalResourceMissing',
+  // Ready
+  available: 'Available',
+  creating: 'Creating',
+  updating: 'Updating',
+  notUpToDate: 'NotUpToDate',
+  deleting: 'Deleting',
+  // Events only
+  createdExternalResource: 'CreatedExternalResource',
+  updatedExternalResource: 'UpdatedExternalResource',
+  deletedExternalResource: 'DeletedExternalResource',
+  releasedExternalResource: 'ReleasedExternalResource',
+  externalResourceReady: 'ExternalResourceReady',
+  driftNotCorrected: 'DriftNotCorrected',
+} as const;
+
+/** A ManagedReconcileError is a failed reconcile: the reason is the Synced condition's. */
+export class ManagedReconcileError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ManagedReconcileError';
+  }
+}
+
+/** A CallTimeoutError is a provider call that did not finish in time; its outcome is unknown. */
+export class CallTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not finish within ${formatDuration(ms)}`);
+    this.name = 'CallTimeoutError';
+  }
+}
+
+const synced: ConditionState = { status: 'True', reason: reasons.reconcileSuccess, message: 'the external resource is reconciled' };
+const notSynced = (reason: string, message: string): ConditionState => ({ status: 'False', reason, message });
+
+/** A ManagedReconciler reconciles every resource of one concrete kind; see the file comment. */
+export class ManagedReconciler<R extends KObject = KObject> {
+  /** The Client's handle on the kind. */
+  readonly ref: ResourceRef;
+  readonly options: ResolvedManagedReconcilerOptions;
+  private readonly log: Logger;
+  private readonly managed: ResourceWrites<R>;
+  private readonly queue: WorkQueue;
+  private informer?: Informer<R>;
+  private workers?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly client: Client,
+    readonly kind: ConcreteKind<R>,
+    options: ManagedReconcilerOptions = {},
+  ) {
+    this.options = resolveOptions(options);
+    this.ref = resourceRef(`${kind.group}/${kind.version}`, kind.kind, kind.plural, true);
+    this.log = this.options.logger;
+    this.managed = new ResourceWrites<R>(client, this.ref, this.options.fieldManager, this.options.now);
+    this.queue = new WorkQueue({
+      name: `managed-${kind.plural}.${kind.group}`,
+      logger: this.log,
+      rateLimiter: this.options.rateLimiter ?? controllerRateLimiter(this.options.backoff),
+    });
+  }
+
+  /** start watches the kind and runs the workers; calling it again does nothing. */
+  start(): this {
+    if (this.informer || this.stopped) return this;
+    const informer = new Informer<R>(this.client, this.ref, { namespace: this.options.namespace, logger: this.log });
+    this.informer = informer;
+    informer.addHandler({
+      onAdd: (obj) => this.queue.add(objectKey(obj)),
+      onUpdate: (old, obj) => {
+        if (needsReconcile(old, obj)) this.queue.add(objectKey(obj));
+      },
+    });
+    informer.start();
+    this.workers = this.queue.runWorkers(this.options.workers, (key) => this.reconcile(key), {
+      onError: (key, err) => this.log.debug({ controller: 'managed', kind: this.kind.kind, key, err: errorMessage(err) }, 'reconcile failed; backing off'),
+    });
+    this.log.info({ controller: 'managed', kind: this.kind.kind, group: this.kind.group }, 'managed reconciler started');
+    return this;
+  }
+
+  /** stop ends the watch and the queue, and resolves once no reconcile is running. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.informer?.stop();
+    this.queue.shutDown();
+    await this.workers;
+  }
+
+  /** enqueue asks for `namespace/name` to be reconciled soon. */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /**
+   * reconcile brings one resource (`namespace/name`) a step closer to its desired state. It
+   * throws when the step failed (the queue retries with backoff) and otherwise says when to
+   * look again. A 409 Conflict on one of its own writes only asks to look again at once.
+   */
+  async reconcile(key: string): Promise<WorkResult> {
+    const { namespace, name } = splitKey(key);
+    let mr: R;
+    try {
+      mr = await this.client.get<R>(this.ref, name, namespace);
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    try {
+      return await this.reconcileResource(mr);
+    } catch (err) {
+      if (isConflict(err)) {
+        this.logFor(mr).debug({ err: errorMessage(err) }, 'resource changed while reconciling; looking again');
+        return { requeueAfterMs: 0 };
+      }
+      throw err;
+    }
+  }
+
+  private logFor(mr: KObject): Logger {
+    const base = { controller: 'managed', kind: this.kind.kind, namespace: mr.metadata.namespace, name: mr.metadata.name };
+    const log = this.log;
+    return {
+      debug: (o, m) => log.debug({ ...base, ...o }, m),
+      info: (o, m) => log.info({ ...base, ...o }, m),
+      warn: (o, m) => log.warn({ ...base, ...o }, m),
+      error: (o, m) => log.error({ ...base, ...o }, m),
+    };
+  }
+
+  private async event(mr: KObject, type: EventType, reason: string, message: string): Promise<void> {
+    await recordEvent(this.client, mr, type, reason, message, {
+      component: this.options.eventComponent,
+      logger: this.log,
+      now: this.options.now,
+    });
+  }
+
+  /**
+   * fail records a failed step — a Warning Event and Synced=False with the message — and
+   * throws, so the queue retries the resource with backoff.
+   */
+  private async fail(mr: R, reason: string, message: string, cause?: unknown): Promise<never> {
+    await this.event(mr, 'Warning', reason, message);
+    const writeErr = await this.managed.writeStatusQuietly(mr, { synced: notSynced(reason, message) });
+    if (writeErr) this.logFor(mr).warn({ err: errorMessage(writeErr) }, 'cannot write status after a failure');
+    throw new ManagedReconcileError(reason, message, { cause });
+  }
+
+  /** call runs one provider call with the call timeout. */
+  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    const ms = this.options.callTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CallTimeoutError(what, ms)), ms);
+    });
+    try {
+      return await Promise.race([run(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private describe(mr: KObject): string {
+    const external = mr.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
+    return external ? `external resource "${external}"` : 'external resource';
+  }
+
+  private async reconcileResource(mr: R): Promise<WorkResult> {
+    const fields = concreteFields(mr, this.kind.sharing);
+    if (mr.metadata.deletionTimestamp) {
+      if (!this.managed.hasFinalizer(mr)) return;
+      return this.reconcileDeletion(mr, fields);
+    }
+    // The finalizer is in place before any provider call, so nothing external outlives the resource unnoticed.
+    mr = await this.managed.addFinalizer(mr);
+
+    const poll = pollIntervalFor(mr, this.options.pollIntervalMs);
+    if (poll.problem) this.logFor(mr).warn({ problem: poll.problem }, 'ignoring the poll-interval annotation');
+
+    const external = await this.connect(mr, fields);
+    try {
+      return await this.reconcileExternal(mr, fields, external, poll.ms);
+    } finally {
+      await this.close(mr, external);
+    }
+  }
+
+  private async connect(mr: R, fields: ConcreteFields): Promise<ExternalClient<R>> {
+    try {
+      const context = await connectContext(this.client, this.kind, mr, fields.providerName);
+      return await this.call('connect', () => this.kind.connector.connect(mr, context));
+    } catch (err) {
+      return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
+    }
+  }
+
+  private async close(mr: R, external: ExternalClient<R>): Promise<void> {
+    try {
+      await external.close?.();
+    } catch (err) {
+      this.logFor(mr).warn({ err: errorMessage(err) }, 'cannot close the external client');
+    }
+  }
+
+  private async observe(mr: R, external: ExternalClient<R>): Promise<ExternalObservation> {
+    try {
+      return await this.call('observe', () => external.observe(mr));
+    } catch (err) {
+      return this.fail(mr, reasons.cannotObserve, `cannot observe ${this.describe(mr)}: ${errorMessage(err)}`, err);
+    }
+  }
+
+  /** publish writes connection details for Exclusive resources; Shared ones publish per claim (the binder). */
+  private async publish(mr: R, fields: ConcreteFields, details: ConnectionDetails | undefined): Promise<void> {
+    if (fields.sharing !== 'Exclusive' || !details || Object.keys(details).length === 0) return;
+    try {
+      const result = await publishConnectionSecret(this.client, mr, fields.connectionSecretName, details, this.options.fieldManager);
+      if (result !== 'Unchanged') this.logFor(mr).info({ secret: fields.connectionSecretName, result }, 'published connection details');
+    } catch (err) {
+      if (isConflict(err)) throw err;
+      await this.fail(mr, reasons.cannotPublishConnection, `cannot publish connection details: ${errorMessage(err)}`, err);
+    }
+  }
+
+  private async reconcileExternal(mr: R, fields: ConcreteFields, external: ExternalClient<R>, pollMs: number): Promise<WorkResult> {
+    const observation = await this.observe(mr, external);
+    const observeOnly = fields.managementPolicy === 'ObserveOnly';
+    const poll: WorkResult = { requeueAfterMs: pollMs };
+
+    if (!observation.exists) {
+      if (observeOnly) {
+        const message = `the ${this.describe(mr)} does not exist, and managementPolicy ObserveOnly forbids creating it`;
+        await this.event(mr, 'Warning', reasons.externalResourceMissing, message);
+        await this.managed.writeStatus(mr, {
+          ready: { status: 'False', reason: reasons.externalResourceMissing, message },
+          synced: notSynced(reasons.externalResourceMissing, message),
+          phase: 'Failed',
+        });
+        return poll;
+      }
+      return this.create(mr, fields, external, pollMs);
+    }
+
+    if (!observation.upToDate) {
+      const drift = observation.drift || 'the external resource differs from the spec';
+      if (observeOnly) {
+        const message = `${drift}; managementPolicy ObserveOnly leaves the external resource as it is`;
+        await this.event(mr, 'Warning', reasons.driftNotCorrected, message);
+        await this.managed.writeStatus(mr, {
+          ready: { status: 'False', reason: reasons.notUpToDate, message },
+          synced,
+          ...(observation.atProvider ? { atProvider: observation.atProvider } : {}),
+        });
+        await this.publish(mr, fields, observation.connectionDetails);
+        return poll;
+      }
+      let updated;
+      try {
+        updated = await this.call('update', () => external.update(mr));
+      } catch (err) {
+        return this.fail(mr, reasons.cannotUpdate, `cannot update ${this.describe(mr)} (drift: ${drift}): ${errorMessage(err)}`, err);
+      }
+      await this.event(mr, 'Normal', reasons.updatedExternalResource, `updated ${this.describe(mr)} to correct drift: ${drift}`);
+      await this.publish(mr, fields, updated.connectionDetails);
+      await this.managed.writeStatus(mr, {
+        ready: { status: 'False', reason: reasons.updating, message: `corrected drift (${drift}); observing the result` },
+        synced,
+        ...(observation.atProvider ? { atProvider: observation.atProvider } : {}),
+      });
+      // Observe again at once: the update's effect decides Ready.
+      return { requeueAfterMs: 0 };
+    }
+
+    await this.publish(mr, fields, observation.connectionDetails);
+    const wasReady = findCondition(readConditions(statusOf(mr).conditions), READY)?.status === 'True';
+    const change: StatusChange = {
+      ready: { status: 'True', reason: reasons.available, message: 'the external resource exists and matches the spec' },
+      synced,
+      phase: 'Available',
+      ...(observation.atProvider ? { atProvider: observation.atProvider } : {}),
+    };
+    await this.managed.writeStatus(mr, change);
+    if (!wasReady) await this.event(mr, 'Normal', reasons.externalResourceReady, `the ${this.describe(mr)} is ready`);
+    return poll;
+  }
+
+  private async create(mr: R, fields: ConcreteFields, external: ExternalClient<R>, pollMs: number): Promise<WorkResult> {
+    const attempt = lastCreateAttempt(mr.metadata.annotations);
+    if (attempt.state === 'Incomplete' && !this.kind.deterministicExternalNames) {
+      // The last create may have made something the provider cannot find by name: creating again could make a second one.
+      const message =
+        `create was called at ${attempt.pendingSince} and its outcome was never recorded (the controller stopped or the call timed out), ` +
+        `so the external resource may exist although observe cannot find it; not creating it again. Check the provider, then either set ` +
+        `the annotations ${EXTERNAL_NAME_ANNOTATION} and conductor.io/external-create-succeeded, or remove conductor.io/external-create-pending to create anew`;
+      await this.event(mr, 'Warning', reasons.createPendingUnknownOutcome, message);
+      await this.managed.writeStatus(mr, {
+        ready: { status: 'False', reason: reasons.createPendingUnknownOutcome, message: 'the outcome of an earlier create is unknown' },
+        synced: notSynced(reasons.createPendingUnknownOutcome, message),
+        phase: 'Failed',
+      });
+      return { requeueAfterMs: pollMs };
+    }
+
+    const pendingAt = pendingTimestamp(mr.metadata.annotations, this.options.now());
+    mr = await this.managed.markCreatePending(mr, pendingAt);
+    let created;
+    try {
+      created = await this.call('create', () => external.create(mr));
+    } catch (err) {
+      if (err instanceof CallTimeoutError) {
+        // The call may still succeed: leave the pending mark without an outcome.
+        return this.fail(mr, reasons.cannotCreate, `cannot create the external resource: ${err.message}; its outcome is unknown`, err);
+      }
+      try {
+        mr = await this.managed.recordCreateOutcome(mr, 'Failed', outcomeTimestamp(pendingAt, this.options.now()));
+      } catch (markErr) {
+        this.logFor(mr).error({ err: errorMessage(markErr) }, 'cannot record that create failed');
+      }
+      return this.fail(mr, reasons.cannotCreate, `cannot create the external resource: ${errorMessage(err)}`, err);
+    }
+    try {
+      mr = await this.managed.recordCreateOutcome(mr, 'Succeeded', outcomeTimestamp(pendingAt, this.options.now()), created.externalName);
+    } catch (err) {
+      return this.fail(mr, reasons.cannotCreate, `created the external resource but ${errorMessage(err)}`, err);
+    }
+    await this.event(mr, 'Normal', reasons.createdExternalResource, `created ${this.describe(mr)}`);
+    await this.publish(mr, fields, created.connectionDetails);
+    await this.managed.writeStatus(mr, {
+      ready: { status: 'False', reason: reasons.creating, message: 'the external resource was created; observing it' },
+      synced,
+    });
+    // Observe at once: the observation decides Ready.
+    return { requeueAfterMs: 0 };
+  }
+
+  private async reconcileDeletion(mr: R, fields: ConcreteFields): Promise<WorkResult> {
+    if (fields.managementPolicy === 'ObserveOnly') {
+      await this.managed.removeFinalizer(mr);
+      await this.event(mr, 'Normal', reasons.releasedExternalResource, `released the ${this.describe(mr)}; managementPolicy ObserveOnly leaves it in place`);
+      return;
+    }
+    const external = await this.connect(mr, fields);
+    try {
+      if (this.kind.lifecycle === 'Registered') {
+        // Registered resources exist independently: delete only forgets them.
+        await this.delete(mr, external);
+        await this.managed.removeFinalizer(mr);
+        await this.event(mr, 'Normal', reasons.releasedExternalResource, `released the registered ${this.describe(mr)}; it is not deleted`);
+        return;
+      }
+      let observation = await this.observe(mr, external);
+      if (observation.exists) {
+        await this.delete(mr, external);
+        observation = await this.observe(mr, external);
+      }
+      if (observation.exists) {
+        await this.managed.writeStatus(mr, {
+          ready: { status: 'False', reason: reasons.deleting, message: 'deleting the external resource; waiting for the provider to report it gone' },
+          synced,
+        });
+        return { requeueAfterMs: this.options.deletionCheckMs };
+      }
+      const attempt = lastCreateAttempt(mr.metadata.annotations);
+      if (attempt.state === 'Incomplete' && !this.kind.deterministicExternalNames) {
+        await this.event(
+          mr,
+          'Warning',
+          reasons.createPendingUnknownOutcome,
+          `the outcome of the create called at ${attempt.pendingSince} is unknown: an external resource the provider cannot find may be left behind`,
+        );
+      }
+      await this.managed.removeFinalizer(mr);
+      await this.event(mr, 'Normal', reasons.deletedExternalResource, `the ${this.describe(mr)} is gone`);
+      return;
+    } finally {
+      await this.close(mr, external);
+    }
+  }
+
+  private async delete(mr: R, external: ExternalClient<R>): Promise<void> {
+    try {
+      await this.call('delete', () => external.delete(mr));
+    } catch (err) {
+      await this.fail(mr, reasons.cannotDelete, `cannot delete ${this.describe(mr)}: ${errorMessage(err)}`, err);
+    }
+  }
+}
+
+function statusOf(obj: KObject): Record<string, unknown> {
+  const s = obj.status;
+  return typeof s === 'object' && s !== null && !Array.isArray(s) ? (s as Record<string, unknown>) : {};
+}
+
+/**
+ * needsReconcile tells whether an update is worth a reconcile: a new spec (generation),
+ * changed annotations, labels or finalizers, or deletion starting. Status-only updates — the
+ * reconciler's own, or the binder's — are not; drift is found by polling.
+ */
+export function needsReconcile(old: KObject, obj: KObject): boolean {
+  if (old.metadata.resourceVersion === obj.metadata.resourceVersion) return false;
+  const a = old.metadata;
+  const b = obj.metadata;
+  return (
+    a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    !deepEqual(a.annotations ?? {}, b.annotations ?? {}) ||
+    !deepEqual(a.labels ?? {}, b.labels ?? {}) ||
+    !deepEqual(a.finalizers ?? [], b.finalizers ?? [])
+  );
+}

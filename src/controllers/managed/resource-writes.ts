@@ -1,0 +1,113 @@
+/**
+ * The writes the managed reconciler makes to a concrete resource itself: its finalizer, the
+ * crash-guard annotations and its status. Finalizer, pending mark and status are
+ * compare-and-swap (a 409 Conflict means the resource changed; the caller requeues); the
+ * create outcome is a merge patch retried a few times, because it must land even if the
+ * resource changed meanwhile.
+ */
+import type { Client, ResourceRef } from '../../client/types.js';
+import { isConflict, isNotFound } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/object.js';
+import { deepEqual } from '../../machinery/object.js';
+import {
+  EXTERNAL_CREATE_FAILED_ANNOTATION,
+  EXTERNAL_CREATE_PENDING_ANNOTATION,
+  EXTERNAL_CREATE_SUCCEEDED_ANNOTATION,
+  EXTERNAL_NAME_ANNOTATION,
+} from '../../apis/well-known.js';
+import { nextStatus, type StatusChange } from './status.js';
+
+/** The finalizer that keeps a concrete resource until its external resource is gone. */
+export const MANAGED_PROTECTION_FINALIZER = 'conductor.io/managed-protection';
+
+/** The outcome of a create call, as recorded in the crash-guard annotations. */
+export type CreateOutcome = 'Succeeded' | 'Failed';
+
+const OUTCOME_ATTEMPTS = 4;
+const OUTCOME_RETRY_MS = 100;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** ResourceWrites writes one concrete kind's resources through the Client. */
+export class ResourceWrites<R extends KObject> {
+  constructor(
+    private readonly client: Client,
+    private readonly ref: ResourceRef,
+    private readonly fieldManager: string,
+    private readonly now: () => Date,
+  ) {}
+
+  hasFinalizer(mr: R): boolean {
+    return mr.metadata.finalizers?.includes(MANAGED_PROTECTION_FINALIZER) ?? false;
+  }
+
+  /** addFinalizer adds the managed-protection finalizer (compare-and-swap). */
+  async addFinalizer(mr: R): Promise<R> {
+    if (this.hasFinalizer(mr)) return mr;
+    const finalizers = [...(mr.metadata.finalizers ?? []), MANAGED_PROTECTION_FINALIZER];
+    return this.client.update<R>(this.ref, { ...mr, metadata: { ...mr.metadata, finalizers } }, { fieldManager: this.fieldManager });
+  }
+
+  /** removeFinalizer removes it (compare-and-swap); the API server then deletes a resource being deleted. */
+  async removeFinalizer(mr: R): Promise<void> {
+    if (!this.hasFinalizer(mr)) return;
+    const finalizers = (mr.metadata.finalizers ?? []).filter((f) => f !== MANAGED_PROTECTION_FINALIZER);
+    try {
+      await this.client.update<R>(this.ref, { ...mr, metadata: { ...mr.metadata, finalizers } }, { fieldManager: this.fieldManager });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+  }
+
+  /** markCreatePending persists `external-create-pending: at` (compare-and-swap) before create is called. */
+  async markCreatePending(mr: R, at: string): Promise<R> {
+    const annotations = { ...(mr.metadata.annotations ?? {}), [EXTERNAL_CREATE_PENDING_ANNOTATION]: at };
+    return this.client.update<R>(this.ref, { ...mr, metadata: { ...mr.metadata, annotations } }, { fieldManager: this.fieldManager });
+  }
+
+  /**
+   * recordCreateOutcome persists `external-create-succeeded` or `-failed` (and the external
+   * name) with a merge patch, retrying a few times: losing it would leave the pending mark
+   * without an outcome and stop the resource.
+   */
+  async recordCreateOutcome(mr: R, outcome: CreateOutcome, at: string, externalName?: string): Promise<R> {
+    const key = outcome === 'Succeeded' ? EXTERNAL_CREATE_SUCCEEDED_ANNOTATION : EXTERNAL_CREATE_FAILED_ANNOTATION;
+    const annotations: Record<string, string> = { [key]: at };
+    if (externalName) annotations[EXTERNAL_NAME_ANNOTATION] = externalName;
+    const patch = { metadata: { annotations } };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.client.patch<R>(this.ref, mr.metadata.name ?? '', 'merge', patch, {
+          namespace: mr.metadata.namespace,
+          fieldManager: this.fieldManager,
+        });
+      } catch (err) {
+        if (attempt >= OUTCOME_ATTEMPTS || isNotFound(err)) {
+          throw new Error(`cannot record external create ${outcome.toLowerCase()} on the resource: ${(err as Error).message}`, { cause: err });
+        }
+        await sleep(OUTCOME_RETRY_MS * attempt);
+      }
+    }
+  }
+
+  /**
+   * writeStatus applies `change` to the resource's status and writes it with updateStatus
+   * when it differs; it returns the resource as stored.
+   */
+  async writeStatus(mr: R, change: StatusChange): Promise<R> {
+    const status = nextStatus(mr.status, change, mr.metadata.generation, this.now());
+    if (deepEqual(status, mr.status)) return mr;
+    return this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager });
+  }
+
+  /** writeStatusQuietly is writeStatus for error paths: a failure to write is returned, not thrown. */
+  async writeStatusQuietly(mr: R, change: StatusChange): Promise<unknown> {
+    try {
+      await this.writeStatus(mr, change);
+      return undefined;
+    } catch (err) {
+      return isConflict(err) ? undefined : err;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The part of a concrete resource's status the managed reconciler owns: `atProvider`, the
+ * `Ready` and `Synced` conditions, `observedGeneration`, and the phases Pending, Available
+ * and Failed. The binder owns Bound and Released (and `bindings`, `allocatable`, `claim`),
+ * so a resource in either of those phases keeps it.
+ */
+import type { ConcretePhase } from '../../apis/common/concrete.js';
+import type { Condition, JsonObject } from '../../machinery/object.js';
+import { isPlainObject } from '../../machinery/object.js';
+import { readConditions, setCondition } from './conditions.js';
+
+/** The condition types the reconciler writes. */
+export const READY = 'Ready';
+export const SYNCED = 'Synced';
+
+/** The longest condition message the CRD schema accepts. */
+const MESSAGE_LIMIT = 32768;
+
+/** A ConditionState is a condition's status, reason and message. */
+export interface ConditionState {
+  status: Condition['status'];
+  reason: string;
+  message: string;
+}
+
+/** A StatusChange is what one reconcile learned; absent fields are left as they are. */
+export interface StatusChange {
+  ready?: ConditionState;
+  synced?: ConditionState;
+  atProvider?: JsonObject;
+  /** The phase the reconciler wants; ignored while the binder's phase (Bound, Released) holds. */
+  phase?: 'Available' | 'Failed';
+}
+
+/** The phases only the binder sets; the reconciler never overwrites them. */
+const BINDER_PHASES: ReadonlySet<string> = new Set<ConcretePhase>(['Bound', 'Released']);
+
+/**
+ * nextPhase is the phase after a change: the binder's phases stay; otherwise the wanted
+ * phase, or Pending when the resource has none yet.
+ */
+export function nextPhase(current: unknown, wanted: 'Available' | 'Failed' | undefined): ConcretePhase {
+  if (typeof current === 'string' && BINDER_PHASES.has(current)) return current as ConcretePhase;
+  if (wanted) return wanted;
+  if (current === 'Pending' || current === 'Available' || current === 'Failed') return current;
+  return 'Pending';
+}
+
+function limited(message: string): string {
+  return message.length <= MESSAGE_LIMIT ? message : `${message.slice(0, MESSAGE_LIMIT - 1)}…`;
+}
+
+/**
+ * nextStatus returns a new status: `current` (any shape; fields the reconciler does not own
+ * are kept as they are) with the change applied, `observedGeneration` set to `generation`,
+ * and each condition's `observedGeneration` too.
+ */
+export function nextStatus(current: unknown, change: StatusChange, generation: number | undefined, now: Date): Record<string, unknown> {
+  const status: Record<string, unknown> = isPlainObject(current) ? { ...current } : {};
+  let conditions = readConditions(status.conditions);
+  const withGeneration = generation !== undefined ? { observedGeneration: generation } : {};
+  for (const [type, state] of [
+    [READY, change.ready],
+    [SYNCED, change.synced],
+  ] as const) {
+    if (!state) continue;
+    conditions = setCondition(conditions, { type, status: state.status, reason: state.reason, message: limited(state.message), ...withGeneration }, now);
+  }
+  if (conditions.length > 0) status.conditions = conditions;
+  if (change.atProvider !== undefined) status.atProvider = change.atProvider;
+  status.phase = nextPhase(status.phase, change.phase);
+  if (generation !== undefined) status.observedGeneration = generation;
+  return status;
+}

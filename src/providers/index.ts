@@ -1,0 +1,2 @@
+export * from './spi.js';
+export * from './local/index.js';

@@ -1,0 +1,2 @@
+export { createLocalProvider, instancesDirEnv, type LocalProvider, type LocalProviderOptions } from './local-provider.js';
+export * from './postgresql/index.js';

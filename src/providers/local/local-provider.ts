@@ -1,0 +1,85 @@
+/**
+ * The `local` provider: infrastructure on this machine. Today its kinds are PostgreSQL's —
+ * PostgreSQLServer (a registered shared server) and LocalPostgreSQLInstance (a dedicated
+ * server process per claim).
+ */
+import { join } from 'node:path';
+import { silentProviderLogger, type ProviderLogger, type ProviderModule } from '../spi.js';
+import { resolveBinaries, type PostgresBinaries } from './postgresql/binaries.js';
+import { localInstanceKind } from './postgresql/local-instance.js';
+import { LocalServers } from './postgresql/local-servers.js';
+import { resolveRunAs } from './postgresql/run-as.js';
+import { postgreSQLServerKind } from './postgresql/shared-server.js';
+
+/** The environment variable naming where dedicated PostgreSQL instances keep their data. */
+export const instancesDirEnv = 'CONDUCTOR_POSTGRES_INSTANCES_DIR';
+
+export interface LocalProviderOptions {
+  /** Conductor's data directory; instances live under `<dataDir>/providers/local/postgresql/`. */
+  dataDir: string;
+  /** Another directory for dedicated instances (or `CONDUCTOR_POSTGRES_INSTANCES_DIR`). */
+  instancesDir?: string;
+  /** A directory with initdb and postgres (or `CONDUCTOR_POSTGRES_BIN`); default: embedded, then system. */
+  postgresBin?: string;
+  /** When Conductor is root, the user servers run as (or `CONDUCTOR_POSTGRES_USER`). */
+  postgresUser?: string;
+  env?: NodeJS.ProcessEnv;
+  logger?: ProviderLogger;
+  /** How long a server start may take; default 60 s. */
+  startTimeoutMs?: number;
+  /** initdb without fsync (tests). */
+  fastInitdb?: boolean;
+}
+
+/** A LocalProvider is the local provider module plus what it runs on this machine. */
+export interface LocalProvider extends ProviderModule {
+  readonly type: 'local';
+  /** The binaries dedicated instances use, when any were found. */
+  readonly postgresBinaries: PostgresBinaries | undefined;
+  /** Why dedicated instances are unavailable, when they are. */
+  readonly postgresUnavailable: string | undefined;
+  /** The supervisor of dedicated instances, when available. */
+  readonly postgresServers: LocalServers | undefined;
+  /** stopAll stops every server process the provider started or adopted (on shutdown). */
+  stopAll(): Promise<void>;
+}
+
+/**
+ * createLocalProvider finds the PostgreSQL binaries and the user to run them as; without
+ * binaries the LocalPostgreSQLInstance kind stays registered but reports why it cannot work.
+ */
+export async function createLocalProvider(options: LocalProviderOptions): Promise<LocalProvider> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? silentProviderLogger;
+  let binaries: PostgresBinaries | undefined;
+  let servers: LocalServers | undefined;
+  let unavailable: string | undefined;
+  try {
+    binaries = await resolveBinaries({ binDir: options.postgresBin, env });
+    const runAs = await resolveRunAs({ user: options.postgresUser, env });
+    servers = new LocalServers({
+      root: options.instancesDir ?? env[instancesDirEnv] ?? join(options.dataDir, 'providers', 'local', 'postgresql'),
+      binaries,
+      runAs,
+      logger,
+      startTimeoutMs: options.startTimeoutMs,
+      fastInitdb: options.fastInitdb,
+    });
+    logger.info({ binaries: binaries.dir, version: binaries.version, source: binaries.source, runAs: runAs?.name }, 'local PostgreSQL instances enabled');
+  } catch (err) {
+    unavailable = (err as Error).message;
+    logger.warn({ err: unavailable }, 'local PostgreSQL instances unavailable');
+  }
+  const stopAll = async (): Promise<void> => {
+    await servers?.stopAll();
+  };
+  return {
+    type: 'local',
+    kinds: [postgreSQLServerKind, localInstanceKind(servers, binaries, unavailable)],
+    postgresBinaries: binaries,
+    postgresUnavailable: unavailable,
+    postgresServers: servers,
+    stop: stopAll,
+    stopAll,
+  };
+}

@@ -1,0 +1,21 @@
+export {
+  localDatabaseGroup,
+  localDatabaseVersion,
+  postgresqlInstanceClaim,
+  postgresqlSecretKeys,
+  defaultAppDatabase,
+  defaultAppUser,
+  type LocalPostgreSQLInstance,
+  type LocalPostgreSQLInstanceSpec,
+  type PostgreSQLServer,
+  type PostgreSQLServerSpec,
+  type SslMode,
+} from './kinds.js';
+export { postgreSQLServerKind, sharedServerConnector, sharedServerShare, SharedServerClient } from './shared-server.js';
+export { localInstanceKind, LocalInstanceClient, instanceShare } from './local-instance.js';
+export { LocalServers, superuserConfig, type InstanceState, type LocalServersOptions, type ServerStatus } from './local-servers.js';
+export { resolveBinaries, postgresBinEnv, type PostgresBinaries, type ResolveBinariesOptions } from './binaries.js';
+export { resolveRunAs, postgresUserEnv, type RunAs } from './run-as.js';
+export { claimIdentifier, instanceDirectoryName } from './names.js';
+export { formatPostgresConnection, postgresUri, endpointDetails, type PostgresEndpoint } from './connection.js';
+export { matchSharedServer, localInstanceMatcher, configureLocalInstance } from './matchers.js';

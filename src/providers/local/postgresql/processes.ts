@@ -1,0 +1,124 @@
+/**
+ * Operating-system helpers for supervising server processes: is a pid alive, which
+ * directory does it run in, a free TCP port, a keyed mutex, atomic file writes.
+ */
+import { createServer } from 'node:net';
+import { open, readFile, readlink, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+
+/** isAlive says whether a process exists and is not a zombie waiting to be reaped. */
+export async function isAlive(pid: number): Promise<boolean> {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (stat === undefined) return true; // no /proc: trust kill(0)
+  // The state follows the parenthesised command name, which may itself contain spaces.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
+}
+
+/** processDirectory returns the working directory of a process, when the OS tells. */
+export async function processDirectory(pid: number): Promise<string | undefined> {
+  return readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+}
+
+/** processCommand returns a process's argument vector, when the OS tells. */
+export async function processCommand(pid: number): Promise<string[] | undefined> {
+  const text = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : text.split('\0').filter((a) => a !== '');
+}
+
+/** waitForExit polls until a process is gone; it reports whether it went within the time. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (await isAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** freePort asks the OS for a TCP port on 127.0.0.1 that is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port ? resolve(port) : reject(new Error('cannot read the port the OS chose'))));
+    });
+  });
+}
+
+/** portIsFree says whether a TCP port on 127.0.0.1 can be bound right now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** writeFileAtomic replaces a file's content in one step: a reader sees old or new, never half. */
+export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(tmp, 'w', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, path);
+}
+
+/** readTail returns the last lines of a text file ('' when it cannot be read). */
+export async function readTail(path: string, lines = 8, bytes = 8192): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - bytes);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    return buffer.toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** writeText writes a small file (not atomically; for pid files and the like). */
+export async function writeText(path: string, data: string, mode = 0o644): Promise<void> {
+  await writeFile(path, data, { mode });
+}
+
+/** A KeyedMutex runs the functions given for one key one after another. */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(fn, fn);
+    const tail = result.catch(() => {});
+    this.tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

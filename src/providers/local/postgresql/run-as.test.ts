@@ -1,0 +1,61 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lookUpUser, mayTraverse, parsePasswd, resolveRunAs } from './run-as.js';
+
+const passwd = ['root:x:0:0:root:/root:/bin/bash', 'postgres:x:101:104::/var/lib/postgresql:/bin/bash', 'nobody:x:65534:65534::/nonexistent:/usr/sbin/nologin', '# comment', ''].join('\n');
+
+describe('resolveRunAs', () => {
+  async function withPasswd<T>(text: string, fn: (file: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(join(tmpdir(), 'passwd-'));
+    try {
+      await writeFile(join(dir, 'passwd'), text);
+      return await fn(join(dir, 'passwd'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('a non-root Conductor runs servers as itself', async () => {
+    assert.equal(await resolveRunAs({ uid: 1000, user: 'postgres' }), undefined);
+  });
+
+  const cases = [
+    { reason: 'root defaults to postgres', env: {}, text: passwd, want: { name: 'postgres', uid: 101, gid: 104 } },
+    { reason: 'root falls back to nobody', env: {}, text: passwd.replace(/^postgres.*$/m, ''), want: { name: 'nobody', uid: 65534, gid: 65534 } },
+    { reason: 'the environment names the user', env: { CONDUCTOR_POSTGRES_USER: 'nobody' }, text: passwd, want: { name: 'nobody', uid: 65534, gid: 65534 } },
+    { reason: 'a numeric uid:gid is taken literally', env: { CONDUCTOR_POSTGRES_USER: '2000:3000' }, text: passwd, want: { name: '2000:3000', uid: 2000, gid: 3000 } },
+  ];
+  for (const c of cases) {
+    test(c.reason, async () => {
+      const got = await withPasswd(c.text, (passwdFile) => resolveRunAs({ uid: 0, env: c.env, passwdFile }));
+      assert.deepEqual(got, c.want);
+    });
+  }
+
+  test('an unknown or root user is refused with the reason', async () => {
+    await withPasswd(passwd, async (passwdFile) => {
+      await assert.rejects(resolveRunAs({ uid: 0, user: 'ghost', passwdFile }), /no such user in \/etc\/passwd/);
+      await assert.rejects(resolveRunAs({ uid: 0, user: 'root', passwdFile }), /refuses to run as root/);
+    });
+  });
+
+  test('parsePasswd and lookUpUser read names, uids and gids', async () => {
+    assert.deepEqual([...parsePasswd(passwd).keys()], ['root', 'postgres', 'nobody']);
+    assert.deepEqual(await lookUpUser('42'), { name: '42', uid: 42, gid: 42 });
+  });
+});
+
+describe('mayTraverse', () => {
+  const user = { name: 'postgres', uid: 101, gid: 104 };
+  const cases = [
+    { reason: 'owner with x', mode: 0o700, owner: 101, group: 0, want: true },
+    { reason: 'root-only directory', mode: 0o700, owner: 0, group: 0, want: false },
+    { reason: 'others may search', mode: 0o711, owner: 0, group: 0, want: true },
+    { reason: 'group may search', mode: 0o710, owner: 0, group: 104, want: true },
+    { reason: 'owner bits win over others', mode: 0o011, owner: 101, group: 0, want: false },
+  ];
+  for (const c of cases) test(c.reason, () => assert.equal(mayTraverse(c.mode, c.owner, c.group, user), c.want));
+});

@@ -1,0 +1,202 @@
+/**
+ * PostgreSQLServer: an existing server an admin registers, shared by many claims. Conductor
+ * never creates or deletes the server; it checks it can administer it, and gives each bound
+ * claim its own database and login role (see names.ts for their names, admin.ts for the SQL).
+ */
+import type pg from 'pg';
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ClaimRef,
+  ConcreteKind,
+  ConnectContext,
+  ConnectionDetails,
+  Connector,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+  RebindPolicy,
+  SecretRef,
+  SharedExternalClient,
+} from '../../spi.js';
+import { adminProblem, canLogIn, dropShare, ensureShare, generatePassword, recycleShare, serverInfo, withClient, type Share } from './admin.js';
+import { endpointDetails, endpointFromDetails, formatPostgresConnection, type PostgresEndpoint } from './connection.js';
+import { localDatabaseGroup, localDatabaseVersion, postgresqlInstanceClaim, postgresqlSecretKeys, type PostgreSQLServer, type SslMode } from './kinds.js';
+import { configureSharedServer, matchSharedServer } from './matchers.js';
+import { claimIdentifier } from './names.js';
+
+const defaultPort = 5432;
+
+/** sharedServerShare is the database and role a claim gets on a shared server. */
+export function sharedServerShare(claim: ClaimRef): Share {
+  const id = claimIdentifier(claim.namespace, claim.name);
+  return { role: id, database: id, owner: `claim ${claim.namespace}/${claim.name}` };
+}
+
+function sslOption(mode: SslMode | undefined): pg.ClientConfig['ssl'] {
+  switch (mode) {
+    case undefined:
+    case 'disable':
+    case 'allow':
+    case 'prefer': // node-postgres cannot fall back between plain and TLS: these mean plain here
+      return false;
+    case 'require':
+      return { rejectUnauthorized: false };
+    case 'verify-ca':
+    case 'verify-full':
+      return { rejectUnauthorized: true };
+    default: {
+      const unknown: never = mode;
+      throw new Error(`sslMode "${String(unknown)}" is not supported: want disable, allow, prefer, require, verify-ca or verify-full`);
+    }
+  }
+}
+
+function describe(resource: KObject): string {
+  return `PostgreSQLServer ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+function claimRefOf(claim: KObject): ClaimRef {
+  const { namespace, name, uid } = claim.metadata;
+  if (!namespace || !name) throw new Error(`claim lacks metadata.namespace or metadata.name: want both to name its database`);
+  return { namespace, name, uid };
+}
+
+/** A SharedServerClient administers one registered server with its admin credentials. */
+export class SharedServerClient implements SharedExternalClient<PostgreSQLServer> {
+  constructor(private readonly admin: { username: string; password: string }) {}
+
+  private endpoint(resource: PostgreSQLServer): { host: string; port: number; sslMode?: SslMode } {
+    const { host, port, sslMode } = resource.spec;
+    if (!host) throw new Error(`${describe(resource)} has no spec.host: want the server's host name or address`);
+    return { host, port: port ?? defaultPort, sslMode };
+  }
+
+  private adminConfig(resource: PostgreSQLServer): pg.ClientConfig {
+    const { host, port, sslMode } = this.endpoint(resource);
+    return {
+      host,
+      port,
+      user: this.admin.username,
+      password: this.admin.password,
+      database: resource.spec.adminDatabase || 'postgres',
+      ssl: sslOption(sslMode),
+    };
+  }
+
+  private async asAdmin<T>(resource: PostgreSQLServer, what: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+    const { host, port } = this.endpoint(resource);
+    try {
+      return await withClient(this.adminConfig(resource), fn);
+    } catch (err) {
+      throw new Error(`cannot ${what} on ${describe(resource)} (${host}:${port}) as "${this.admin.username}": ${(err as Error).message}`);
+    }
+  }
+
+  /** observe connects as the admin and checks it may create roles and databases. */
+  async observe(resource: PostgreSQLServer): Promise<ExternalObservation> {
+    const info = await this.asAdmin(resource, 'connect', (c) => serverInfo(c));
+    const problem = adminProblem(info);
+    if (problem) throw new Error(`${describe(resource)} cannot host claims: ${problem}`);
+    return {
+      exists: true,
+      upToDate: true,
+      atProvider: { version: info.version, adminUser: info.user, superuser: info.superuser },
+      connectionDetails: { host: this.endpoint(resource).host, port: String(this.endpoint(resource).port) },
+    };
+  }
+
+  /** create only verifies: a registered server already exists. */
+  async create(resource: PostgreSQLServer): Promise<ExternalCreation> {
+    await this.observe(resource);
+    const { host, port } = this.endpoint(resource);
+    return { externalName: `${host}:${port}` };
+  }
+
+  async update(resource: PostgreSQLServer): Promise<ExternalUpdate> {
+    await this.observe(resource);
+    return {};
+  }
+
+  /** delete forgets the server; the server and the claims' databases on it stay. */
+  async delete(): Promise<void> {}
+
+  async bindClaim(resource: PostgreSQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+    const share = sharedServerShare(claimRefOf(claim));
+    const { host, port, sslMode } = this.endpoint(resource);
+    const wanted = (password: string): PostgresEndpoint => ({ host, port, username: share.role, password, database: share.database, sslMode });
+
+    const earlier = previous ? endpointFromDetails(previous) : undefined;
+    if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.role && earlier.database === share.database) {
+      const works = await canLogIn({ host, port, user: earlier.username, password: earlier.password, database: earlier.database, ssl: sslOption(sslMode) });
+      if (works) {
+        // Repair anything else about the share, keeping the password the claim already has.
+        await this.asAdmin(resource, `check the database of claim ${share.owner}`, (c) => ensureShare(c, share));
+        return endpointDetails(wanted(earlier.password));
+      }
+    }
+    const password = generatePassword();
+    await this.asAdmin(resource, `create the database of ${share.owner}`, (c) => ensureShare(c, share, password));
+    return endpointDetails(wanted(password));
+  }
+
+  async unbindClaim(resource: PostgreSQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
+    const share = sharedServerShare(claim);
+    switch (policy) {
+      case 'Retain':
+        return;
+      case 'Recycle':
+        await this.asAdmin(resource, `empty the database of ${share.owner}`, (c) => recycleShare(c, share));
+        return;
+      case 'Delete':
+        await this.asAdmin(resource, `drop the database and role of ${share.owner}`, (c) => dropShare(c, share));
+        return;
+      default: {
+        const unknown: never = policy;
+        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
+      }
+    }
+  }
+}
+
+/** The connector reads the admin credentials the controller took from the referenced Secret. */
+export const sharedServerConnector: Connector<PostgreSQLServer> = {
+  async connect(resource: PostgreSQLServer, context: ConnectContext): Promise<SharedServerClient> {
+    const ref = resource.spec.adminCredentialsSecretRef;
+    const usernameKey = ref?.usernameKey || 'username';
+    const passwordKey = ref?.passwordKey || 'password';
+    const credentials = context.credentials ?? {};
+    const username = credentials[usernameKey];
+    const password = credentials[passwordKey];
+    if (!username || !password) {
+      const missing = [!username && usernameKey, !password && passwordKey].filter(Boolean).join(' and ');
+      throw new Error(`${describe(resource)}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${missing}`);
+    }
+    return new SharedServerClient({ username, password });
+  },
+};
+
+/** The PostgreSQLServer kind: shared, registered, one database and role per claim. */
+export const postgreSQLServerKind: ConcreteKind<PostgreSQLServer> = {
+  group: localDatabaseGroup,
+  version: localDatabaseVersion,
+  kind: 'PostgreSQLServer',
+  plural: 'postgresqlservers',
+  sharing: 'Shared',
+  lifecycle: 'Registered',
+  deterministicExternalNames: true,
+  implements: [
+    {
+      claimKind: postgresqlInstanceClaim,
+      connectionSecretKeys: postgresqlSecretKeys,
+      match: matchSharedServer,
+      configure: configureSharedServer,
+      formatConnection: formatPostgresConnection,
+    },
+  ],
+  credentialsSecretRef(resource: PostgreSQLServer): SecretRef | undefined {
+    const name = resource.spec.adminCredentialsSecretRef?.name;
+    const namespace = resource.metadata.namespace;
+    return name && namespace ? { namespace, name } : undefined;
+  },
+  connector: sharedServerConnector,
+};

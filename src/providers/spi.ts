@@ -1,0 +1,267 @@
+/**
+ * The provider SPI (DESIGN.md 3.7): what a provider module hands the core so that claims
+ * can be matched to, provisioned as, and connected through its concrete kinds.
+ *
+ * A provider module exports its concrete kinds; each kind says which claim kinds it
+ * implements (a matcher, a configurator and a connection formatter per claim kind) and
+ * carries a connector that returns an external client for one resource. Every call of an
+ * external client is idempotent: the controllers may repeat any call after a crash, so a
+ * call finds the state a previous attempt left behind and finishes the job instead of
+ * failing or doing it twice.
+ *
+ * These types depend on machinery only, so out-of-tree providers and the controllers can
+ * share them without importing each other.
+ */
+import type { JsonObject, KObject } from '../machinery/object.js';
+
+/** A ProviderType names the family of a provider (a `Provider` object's `spec.type`). */
+export type ProviderType = 'local' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
+
+/** A RebindPolicy says what happens to a resource (or a claim's share of one) on release. */
+export type RebindPolicy = 'Retain' | 'Delete' | 'Recycle';
+
+/** A SharingMode says whether one resource serves one claim or several. */
+export type SharingMode = 'Exclusive' | 'Shared';
+
+/**
+ * An ExternalLifecycle says who owns the external thing behind a resource: `Managed`
+ * resources are created and deleted by their provider; `Registered` ones (a shared server
+ * an admin registers) exist independently, so `create` only verifies them, `delete` only
+ * forgets them, and the reconciler does not wait for them to disappear.
+ */
+export type ExternalLifecycle = 'Managed' | 'Registered';
+
+/** A GroupKind names a kind independently of its version. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/** A ClaimRef identifies a claim; enough to find what was created for it. */
+export interface ClaimRef {
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** A SecretRef names a Secret the controller reads on a connector's behalf. */
+export interface SecretRef {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * ConnectionDetails are the string values an application needs to reach what it claimed.
+ * A provider's raw details become the claim kind's documented keys through the claim
+ * implementation's `formatConnection`.
+ */
+export type ConnectionDetails = Record<string, string>;
+
+/** A MatchResult is the verdict of a matcher: it fits, or it does not and says why. */
+export type MatchResult = { fits: true } | { fits: false; reason: string };
+
+/** The MatchResult of a candidate that fits. */
+export const fits: MatchResult = Object.freeze({ fits: true });
+
+/** doesNotFit builds the MatchResult of a candidate that fails, with the reason shown to users. */
+export function doesNotFit(reason: string): MatchResult {
+  return { fits: false, reason };
+}
+
+/**
+ * A ResourceTemplate is a ResourceClass's `template`: the concrete resource it creates on
+ * dynamic provisioning.
+ */
+export interface ResourceTemplate {
+  apiVersion: string;
+  kind: string;
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: JsonObject;
+}
+
+/**
+ * A MatchCandidate is what a matcher judges a claim against: an existing concrete resource,
+ * or a resource class (a virtual candidate that would create one from its template).
+ */
+export type MatchCandidate<R extends KObject = KObject> =
+  | { type: 'resource'; resource: R }
+  | { type: 'class'; resourceClass: KObject; template: ResourceTemplate };
+
+/**
+ * A ClaimImplementation describes how one concrete kind implements one claim kind: the
+ * claim-specific half of scheduling and provisioning.
+ */
+export interface ClaimImplementation<R extends KObject = KObject> {
+  /** The claim kind implemented, e.g. storage.conductor.io/PostgreSQLInstance. */
+  readonly claimKind: GroupKind;
+  /** The documented, stable keys of the claim kind's connection secret. */
+  readonly connectionSecretKeys: readonly string[];
+  /**
+   * A matcher decides whether a candidate can serve the claim's portable configuration
+   * (version range, user name, ...). Generic requirements (capacity, region, cost, phase)
+   * are the scheduler's business, not the matcher's. Pure and synchronous.
+   */
+  match(claim: KObject, candidate: MatchCandidate<R>): MatchResult;
+  /**
+   * A configurator turns a class template into the spec of a new concrete resource for the
+   * claim: the template's spec with the claim's portable fields and requirements written
+   * over it. The provisioner adds the common concrete fields (claimRef, providerRef,
+   * rebindPolicy, resourceClass) afterwards. Pure; must not modify its arguments.
+   */
+  configure(claim: KObject, template: ResourceTemplate): JsonObject;
+  /**
+   * A connection formatter turns the raw details an external client returned into exactly
+   * the claim kind's documented keys; it throws when a required detail is missing.
+   */
+  formatConnection(details: ConnectionDetails): ConnectionDetails;
+}
+
+/** An ExternalObservation is what `observe` learned about the external resource. */
+export interface ExternalObservation {
+  /** Whether the external resource exists at all; false makes the reconciler call `create`. */
+  exists: boolean;
+  /** Whether it matches the desired state; false (with `exists`) makes it call `update`. */
+  upToDate: boolean;
+  /** Observed external state, written to `status.atProvider`. */
+  atProvider?: JsonObject;
+  /** Details to publish for the resource (exclusive kinds: the claim's credentials). */
+  connectionDetails?: ConnectionDetails;
+  /** What differs from the desired state, for conditions and events, when not up to date. */
+  drift?: string;
+}
+
+/** An ExternalCreation is what `create` reports. */
+export interface ExternalCreation {
+  /** The external identity, stored in the `conductor.io/external-name` annotation. */
+  externalName?: string;
+  connectionDetails?: ConnectionDetails;
+}
+
+/** An ExternalUpdate is what `update` reports. */
+export interface ExternalUpdate {
+  connectionDetails?: ConnectionDetails;
+}
+
+/** A DiscoveredResource is an external resource a provider found and could register. */
+export interface DiscoveredResource {
+  /** The external identity (`conductor.io/external-name`). */
+  externalName: string;
+  /** A suggested namespace and name for the concrete resource that would represent it. */
+  namespace?: string;
+  name: string;
+  /** The provider-specific spec that describes it as a concrete resource. */
+  spec: JsonObject;
+  atProvider?: JsonObject;
+}
+
+/**
+ * An ExternalClient does the provider's work for one concrete resource. Every method is
+ * idempotent: repeating it, or calling it after a crash interrupted an earlier call, is
+ * harmless and converges.
+ */
+export interface ExternalClient<R extends KObject = KObject> {
+  /** observe reports whether the external resource exists and is up to date; never changes it. */
+  observe(resource: R): Promise<ExternalObservation>;
+  /** create makes the external resource exist (finishing a half-done earlier attempt). */
+  create(resource: R): Promise<ExternalCreation>;
+  /** update brings an existing external resource to the desired state. */
+  update(resource: R): Promise<ExternalUpdate>;
+  /** delete makes the external resource not exist; deleting what is gone succeeds. */
+  delete(resource: R): Promise<void>;
+  /** scrub erases the data of an exclusive resource so it can serve another claim (Recycle). */
+  scrub?(resource: R): Promise<void>;
+  /** discover lists external resources of this kind that the provider can see. */
+  discover?(): Promise<DiscoveredResource[]>;
+  /** close releases what the client holds (connections); the client is not used after it. */
+  close?(): Promise<void>;
+}
+
+/**
+ * A SharedExternalClient also manages each bound claim's own share of a shared resource
+ * (e.g. a database and role per claim on a shared server).
+ */
+export interface SharedExternalClient<R extends KObject = KObject> extends ExternalClient<R> {
+  /**
+   * bindClaim creates (or finds) the claim's own share and returns its connection details.
+   * `previous` are the details published earlier for this claim, if any: when they still
+   * work they are returned unchanged, so repeating a bind does not rotate credentials.
+   */
+  bindClaim(resource: R, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails>;
+  /** unbindClaim applies the rebind policy to the claim's share: keep, erase or remove it. */
+  unbindClaim(resource: R, claim: ClaimRef, policy: RebindPolicy): Promise<void>;
+}
+
+/** isSharedClient tells whether an external client manages per-claim shares. */
+export function isSharedClient<R extends KObject>(client: ExternalClient<R>): client is SharedExternalClient<R> {
+  const c = client as Partial<SharedExternalClient<R>>;
+  return typeof c.bindClaim === 'function' && typeof c.unbindClaim === 'function';
+}
+
+/** A ConnectContext carries what the controller read for a connector. */
+export interface ConnectContext {
+  /**
+   * The decoded data of the Secret named by the kind's `credentialsSecretRef` (or of the
+   * Provider's credentials Secret), as plain strings.
+   */
+  credentials?: Record<string, string>;
+  /** The Provider object named by the resource's `spec.providerRef`, if any. */
+  provider?: KObject;
+}
+
+/** A Connector returns an external client for one resource. */
+export interface Connector<R extends KObject = KObject> {
+  connect(resource: R, context: ConnectContext): Promise<ExternalClient<R>>;
+}
+
+/** A ConcreteKind is one kind of managed resource a provider reconciles. */
+export interface ConcreteKind<R extends KObject = KObject> {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** The plural resource name served by the API (`postgresqlservers`). */
+  readonly plural: string;
+  /** Exclusive kinds serve one claim; Shared kinds give each claim its own share. */
+  readonly sharing: SharingMode;
+  readonly lifecycle: ExternalLifecycle;
+  /**
+   * True when the external name follows from the resource alone, so `create` after a crash
+   * finds what an interrupted `create` made and the create-pending guard may retry it.
+   */
+  readonly deterministicExternalNames: boolean;
+  /** The claim kinds this kind implements. */
+  readonly implements: readonly ClaimImplementation<R>[];
+  /** The Secret whose data the connector needs as `context.credentials`, if any. */
+  credentialsSecretRef?(resource: R): SecretRef | undefined;
+  readonly connector: Connector<R>;
+}
+
+/** A ProviderModule is everything a provider contributes. */
+export interface ProviderModule {
+  readonly type: ProviderType;
+  readonly kinds: readonly ConcreteKind[];
+  /** stop releases what the provider runs on this machine (e.g. local server processes). */
+  stop?(): Promise<void>;
+}
+
+/** A Logger is the structured logging surface providers write to (a pino logger fits). */
+export interface ProviderLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const nothing = (): void => {};
+
+/** A silentProviderLogger discards everything. */
+export const silentProviderLogger: ProviderLogger = { debug: nothing, info: nothing, warn: nothing, error: nothing };
+
+/** implementationFor finds how a concrete kind implements a claim kind, if it does. */
+export function implementationFor<R extends KObject>(
+  kind: ConcreteKind<R>,
+  claimKind: GroupKind,
+): ClaimImplementation<R> | undefined {
+  return kind.implements.find(
+    (i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase(),
+  );
+}
