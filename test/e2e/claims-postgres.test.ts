@@ -114,6 +114,9 @@ spec:
     const cm = (await api.request('GET', '/api/v1/namespaces/app/configmaps/orders-db')).json();
     assert.equal(cm.data.host, details.host);
     assert.equal(cm.data.password, undefined, 'the ConfigMap holds no secrets');
+    const shared = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/shared-pg`)).json();
+    assert.equal(shared.status.allocatable.storage, '95Gi', 'capacity minus the claim\'s 5Gi request');
+    assert.equal(shared.status.bindings.length, 1);
     const table = await kubectlOk(server, ['get', 'postgresqlinstances', '-n', 'app']);
     assert.match(table, /^orders-db\s+Bound\s+shared-pg\s+/m);
   });
@@ -147,6 +150,24 @@ spec:
 `);
     const claim = await boundClaim('app', 'late-db');
     assert.equal(claim.status.resourceRef.name, 'late-pg');
+  });
+
+  test('resize: a bound claim asking for more gets it while the shared server has room, else is told why', async () => {
+    const patch = (storage: string) =>
+      api.request('PATCH', claimPath('app', 'late-db'), { spec: { requirements: { capacity: { storage } } } }, { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal((await patch('20Gi')).status, 200);
+    await eventually(async () => {
+      const r = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/late-pg`)).json();
+      return r.status?.allocatable?.storage === '30Gi' ? r : undefined;
+    }, 'the binding to take 20Gi of 50Gi');
+    assert.equal((await patch('500Gi')).status, 200);
+    const cond = await eventually(async () => {
+      const c = await getClaim('app', 'late-db');
+      const r = c.status?.conditions?.find((x: any) => x.type === 'Resized');
+      return r?.status === 'False' ? r : undefined;
+    }, 'the Resized=False condition');
+    assert.match(cond.message, /has only .*30Gi.* left|left/);
+    assert.equal(cond.reason, 'ResizeNotPossible');
   });
 
   test('deleting a claim on a Delete-policy shared server drops its database', async () => {

@@ -41,6 +41,7 @@ import { recordEvent } from '../events.js';
 import { connectionSecretName, bindingSecretName, provisionedName } from './names.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
 import { publishConnection } from './connection-secret.js';
+import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 
 export const CLASS_LABEL = 'conductor.io/resource-class';
 export const CLAIM_NAMESPACE_LABEL = 'conductor.io/claim-namespace';
@@ -300,7 +301,8 @@ export class ClaimController {
         const requests = requestsOf(claim);
         bindings.push({ claimRef, ...(requests ? { requests } : {}), secretName: bindingSecretName(resource, claim) } as never);
       }
-      await this.client.updateStatus(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef) } }, { fieldManager: FIELD_MANAGER });
+      const left = allocatable(resource, bindings as { requests?: Record<string, string> }[]);
+      await this.client.updateStatus(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef), ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
     } else {
       const spec = (resource.spec ?? {}) as { claimRef?: { uid?: string } };
       if (spec.claimRef && spec.claimRef.uid !== claim.metadata.uid) return; // taken meanwhile: the informer will bring the news
@@ -417,6 +419,8 @@ export class ClaimController {
       if (!deepEqual(stripTimes(old), stripTimes(status))) await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
       return;
     }
+    const resized = await this.resize(entry, claim, concrete, resource);
+    if (resized) return;
     const claimKind = { group: entry.def.group, kind: entry.def.kind };
     const impl = concrete.kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
     const raw = await this.connectionDetails(concrete, resource, claim);
@@ -463,6 +467,55 @@ export class ClaimController {
     }
   }
 
+  /**
+   * A bound claim asking for more than its resource has: grow the resource when it can
+   * (Exclusive and provisioned from a class that allows the size; Shared with room left),
+   * else say why on the claim. Returns true when it wrote something (the next reconcile goes on).
+   */
+  private async resize(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<boolean> {
+    const requests = requestsOf(claim);
+    const old = (claim.status ?? {}) as Status;
+    let cannot: string | undefined;
+    if (isExclusive(resource)) {
+      const label = resource.metadata.labels?.[CLASS_LABEL];
+      const cls = label ? this.classes.store.get(label.slice(0, label.indexOf('.')), label.slice(label.indexOf('.') + 1)) : undefined;
+      const classCapacity = (cls?.capabilities as { capacity?: Record<string, string> } | undefined)?.capacity;
+      const verdict = resizeExclusive(resource, requests, classCapacity, label !== undefined);
+      if (verdict.type === 'grow') {
+        await this.client.patch(concrete.ref, resource.metadata.name!, 'merge', {
+          metadata: { resourceVersion: resource.metadata.resourceVersion },
+          spec: { capabilities: { capacity: verdict.capacity } },
+        }, { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER });
+        await recordEvent(this.client, claim, 'Normal', 'Resizing', `growing ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name} to ${JSON.stringify(verdict.capacity)}`);
+        return true;
+      }
+      if (verdict.type === 'cannot') cannot = verdict.reason;
+    } else if (requests) {
+      const st = (resource.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string }; requests?: Record<string, string> }[] };
+      const bindings = st.bindings ?? [];
+      const mine = bindings.find((b) => b.claimRef.uid === claim.metadata.uid);
+      if (mine && !deepEqual(mine.requests ?? {}, requests)) {
+        const next = bindings.map((b) => (b === mine ? { ...b, requests } : b));
+        const left = allocatable(resource, next);
+        if (left && Object.values(left).some((v) => v.startsWith('-'))) {
+          cannot = `asks for ${JSON.stringify(requests)} but ${resource.kind} ${resource.metadata.name} has only ${JSON.stringify(allocatable(resource, bindings.filter((b) => b !== mine)))} left`;
+        } else {
+          await this.client.updateStatus(concrete.ref, { ...resource, status: { ...st, bindings: next, ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
+          return true;
+        }
+      }
+    }
+    const status: Status = { ...old };
+    if (cannot) status.conditions = setCondition(status.conditions, claim, 'Resized', 'False', 'ResizeNotPossible', cannot);
+    else if (old.conditions?.some((c) => c.type === 'Resized')) status.conditions = setCondition(status.conditions, claim, 'Resized', 'True', 'Resized', 'the resource has the requested capacity');
+    if (!deepEqual(stripTimes(old), stripTimes(status))) {
+      await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+      if (cannot) await recordEvent(this.client, claim, 'Warning', 'ResizeNotPossible', cannot);
+      return true;
+    }
+    return false;
+  }
+
   // ------------------------------------------------------------------ release
 
   private async release(entry: ClaimKindEntry, claim: KObject): Promise<void> {
@@ -502,7 +555,8 @@ export class ClaimController {
       const fresh = await this.client.get<KObject>(concrete.ref, resource.metadata.name!, resource.metadata.namespace);
       const st = (fresh.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
       const bindings = (st.bindings ?? []).filter((b) => b.claimRef.uid !== claim.metadata.uid);
-      await this.client.updateStatus(concrete.ref, { ...fresh, status: { ...st, bindings, phase: bindings.length ? 'Bound' : 'Available', claim: bindings.length ? claimSummary(bindings.length, bindings[0]!.claimRef as never) : undefined } }, { fieldManager: FIELD_MANAGER });
+      const left = allocatable(fresh, bindings as { requests?: Record<string, string> }[]);
+      await this.client.updateStatus(concrete.ref, { ...fresh, status: { ...st, bindings, phase: bindings.length ? 'Bound' : 'Available', claim: bindings.length ? claimSummary(bindings.length, bindings[0]!.claimRef as never) : undefined, ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
       await this.deleteIgnoringMissing(builtinRefs.secrets, bindingSecretName(resource, claim), resource.metadata.namespace);
       await recordEvent(this.client, resource, 'Normal', 'Released', `claim ${claim.metadata.namespace}/${claim.metadata.name} released (${policy})`);
       return;
@@ -601,13 +655,6 @@ function phaseOf(resource: KObject): string | undefined {
 function isReady(resource: KObject): boolean {
   const conds = ((resource.status ?? {}) as Status).conditions ?? [];
   return conds.some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
-function requestsOf(claim: KObject): Record<string, string> | undefined {
-  const spec = (claim.spec ?? {}) as { requirements?: { capacity?: Record<string, string | number> } };
-  const cap = spec.requirements?.capacity;
-  if (!cap) return undefined;
-  return Object.fromEntries(Object.entries(cap).map(([k, v]) => [k, String(v)]));
 }
 
 function setCondition(conds: Condition[] | undefined, obj: KObject, type: string, status: Condition['status'], reason: string, message: string): Condition[] {
