@@ -312,7 +312,6 @@ export class ClaimController {
       }, { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER });
       await this.setResourcePhase(concrete, bound, 'Bound', claimSummary(1, claimRef));
     }
-    await recordEvent(this.client, claim, 'Normal', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
   }
 
   /** Creates a resource from the class template, pre-bound to the claim (named from the claim). */
@@ -379,6 +378,7 @@ export class ClaimController {
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', 'waiting for the resource to become ready');
     if (isExclusive(resource) && phaseOf(resource) !== 'Bound') await this.setResourcePhase(concrete, resource, 'Bound', claimSummary(1, claimRefOf(claim)));
     await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+    await recordEvent(this.client, claim, 'Normal', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
   }
 
   private async markPending(entry: ClaimKindEntry, claim: KObject, why: string): Promise<void> {
