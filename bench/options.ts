@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 
 /** The benchmarks, in the order a run performs them. */
-export const BENCHMARKS = ['cold-start', 'scheduler', 'create', 'get', 'list', 'watch', 'rss'] as const;
+export const BENCHMARKS = ['cold-start', 'scheduler', 'create', 'get', 'list', 'watch', 'rss', 'claims'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 /** BenchSizes are the counts each benchmark uses. */
@@ -28,6 +28,13 @@ export interface BenchSizes {
   rssObjects: number;
   rssSettleMs: number;
   coldStartRuns: number;
+  /** Static MemoryDatabases registered before the claim burst. */
+  claimResources: number;
+  /** Claims created in the burst (as fast as the API takes them). */
+  claims: number;
+  /** Claims per second of the steady phase and for how long it runs. */
+  claimRatePerSec: number;
+  claimRateSeconds: number;
 }
 
 /** The sizes of the full run: those the targets are defined for. */
@@ -44,6 +51,10 @@ export const FULL_SIZES: BenchSizes = {
   rssObjects: 100_000,
   rssSettleMs: 5_000,
   coldStartRuns: 5,
+  claimResources: 10_000,
+  claims: 10_000,
+  claimRatePerSec: 100,
+  claimRateSeconds: 20,
 };
 
 /** The sizes of `--quick`. */
@@ -60,6 +71,10 @@ export const QUICK_SIZES: BenchSizes = {
   rssObjects: 5_000,
   rssSettleMs: 1_000,
   coldStartRuns: 2,
+  claimResources: 500,
+  claims: 500,
+  claimRatePerSec: 50,
+  claimRateSeconds: 4,
 };
 
 /** BenchOptions is everything a run needs to know from its command line. */
@@ -125,7 +140,7 @@ export function parseOnly(text: string): BenchmarkName[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (names.length === 0) throw new Error(`--only needs at least one of ${BENCHMARKS.join(', ')}`);
-  const aliases: Record<string, BenchmarkName> = { coldstart: 'cold-start', cold: 'cold-start', creates: 'create', gets: 'get', memory: 'rss' };
+  const aliases: Record<string, BenchmarkName> = { coldstart: 'cold-start', cold: 'cold-start', creates: 'create', gets: 'get', memory: 'rss', claim: 'claims', binding: 'claims' };
   const chosen = new Set<BenchmarkName>();
   for (const n of names) {
     const name = (BENCHMARKS as readonly string[]).includes(n) ? (n as BenchmarkName) : aliases[n];

@@ -17,6 +17,7 @@ import { parseBenchArgs, USAGE, type BenchmarkName, type BenchOptions } from './
 import { Population } from './population.js';
 import { mb, readMemory } from './proc.js';
 import { formatTable, judge, writeResults, type Metric } from './report.js';
+import { benchClaims } from './scenarios/claims.js';
 import { benchColdStart } from './scenarios/cold-start.js';
 import { benchCreate } from './scenarios/create.js';
 import { benchGet } from './scenarios/get.js';
@@ -30,7 +31,10 @@ import { round } from './stats.js';
 /** The repository root, from this file's compiled location (dist/bench/run.js). */
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
-const SERVER_BENCHMARKS: Record<Exclude<BenchmarkName, 'cold-start' | 'scheduler'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+/** The benchmarks that share one server; cold-start, scheduler and claims bring their own (or none). */
+type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'claims'>;
+
+const SERVER_BENCHMARKS: Record<SharedServerBenchmark, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   create: benchCreate,
   get: benchGet,
   list: benchList,
@@ -105,11 +109,11 @@ async function main(): Promise<number> {
     }
   }
 
-  const serverBenchmarks = options.only.filter((b): b is Exclude<BenchmarkName, 'cold-start' | 'scheduler'> => b !== 'cold-start' && b !== 'scheduler');
+  const serverBenchmarks = options.only.filter((b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'claims');
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
   if (serverBenchmarks.length > 0) {
-    const nodeArgs = options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(options.outDir, 'profiles')] : [];
+    const nodeArgs = profileArgs(options);
     let client: BenchClient | undefined;
     try {
       server = await startServerProcess({ dataDir: join(tmpRoot, 'server-data'), logPath: join(tmpRoot, 'server.log'), logLevel: options.logLevel, nodeArgs });
@@ -145,6 +149,18 @@ async function main(): Promise<number> {
     }
   }
 
+  // Claim binding runs last, on a fresh server of its own, once the shared one has stopped.
+  if (options.only.includes('claims')) {
+    log('--- claims');
+    try {
+      const r = await benchClaims({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: profileArgs(options), log });
+      record('claims', r);
+      for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
+    } catch (err) {
+      fail('claims', err);
+    }
+  }
+
   const judged = judge(metrics, sizes);
   const finishedAt = new Date();
   const doc = {
@@ -177,6 +193,11 @@ async function main(): Promise<number> {
   if (options.keep || failed) process.stdout.write(`temporary data and server log kept in ${tmpRoot}\n`);
   else rmSync(tmpRoot, { recursive: true, force: true });
   return failed ? 1 : 0;
+}
+
+/** profileArgs are the node flags that make a benchmarked server write a CPU profile, when asked. */
+function profileArgs(options: BenchOptions): string[] {
+  return options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(options.outDir, 'profiles')] : [];
 }
 
 /** The share of a core other processes may use during a benchmark before its figure is flagged. */

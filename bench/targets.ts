@@ -15,6 +15,7 @@ export interface Goal {
 }
 
 const poolOf16 = (s: BenchSizes) => s.concurrency === 16 && s.objectBytes === 1024;
+const burstOf10k = (s: BenchSizes) => s.claims >= 10_000 && s.claimResources >= s.claims;
 
 /** GOALS by metric id. Metrics without a goal are reported but not judged. */
 export const GOALS: Record<string, Goal> = {
@@ -27,6 +28,10 @@ export const GOALS: Record<string, Goal> = {
   'cold-start.existing': { op: '<=', value: 1_000, reference: '—', appliesTo: (s) => s.coldStartRuns >= 5 },
   // The scheduler bench always uses 100k candidates; quick runs only make fewer decisions.
   'scheduler.p99.100k': { op: '<=', value: 2, reference: '—', appliesTo: () => true },
+  // The reference is the Kubernetes PV binder (PVCs onto pre-created PVs, raised client limits).
+  'claims.burst.seconds': { op: '<=', value: 20, reference: '~240 s (PV binder)', appliesTo: (s) => s.concurrency === 16 && burstOf10k(s) },
+  'claims.burst.rate': { op: '>=', value: 500, reference: '~42/s (2k: ~74/s)', appliesTo: (s) => s.concurrency === 16 && burstOf10k(s) },
+  'claims.steady.p99': { op: '<=', value: 100, reference: '—', appliesTo: (s) => s.claimRatePerSec === 100 && s.claimRateSeconds >= 20 },
 };
 
 /** meets says whether a value satisfies a goal. */

@@ -22,6 +22,7 @@ import type { RedisCluster } from './cache/index.js';
 import type { MessageQueue } from './messaging/index.js';
 import type { LoadBalancer } from './network/index.js';
 import type { LocalPostgreSQLInstance, PostgreSQLServer } from './local-database/index.js';
+import type { MemoryDatabase } from './memory/index.js';
 import { ABSTRACT_LABEL, CLAIM_CATEGORY, IMPLEMENTS_ANNOTATION, MANAGED_CATEGORY } from './well-known.js';
 
 /** The schema node a printer-column JSONPath reaches, or undefined when the schema does not declare it. */
@@ -132,7 +133,7 @@ describe('types and schemas agree', () => {
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {
     // Compile-time checks: these assignments fail to build if the generic types drift apart.
     const claims: Claim[] = [] as (MySQLInstance | PostgreSQLInstance | Bucket | Volume | RedisCluster | MessageQueue | LoadBalancer)[];
-    const concrete: ConcreteResource[] = [] as (PostgreSQLServer | LocalPostgreSQLInstance)[];
+    const concrete: ConcreteResource[] = [] as (PostgreSQLServer | LocalPostgreSQLInstance | MemoryDatabase)[];
     const condition: Condition = {} as ConditionEntry;
     const entry: ConditionEntry = {} as Condition;
     assert.ok(claims && concrete && condition && entry);

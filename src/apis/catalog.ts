@@ -10,12 +10,13 @@ import { messagingKinds, messagingRefs } from './messaging/index.js';
 import { networkKinds, networkRefs } from './network/index.js';
 import { coreKinds, coreRefs } from './core/index.js';
 import { localDatabaseKinds, localDatabaseRefs } from './local-database/index.js';
+import { memoryKinds, memoryRefs } from './memory/index.js';
 
 /** The built-in claim (abstract) kinds. */
 export const claimKinds: readonly KindDefinition[] = [...storageKinds, ...cacheKinds, ...messagingKinds, ...networkKinds];
 
 /** The built-in concrete (managed) kinds. */
-export const concreteKinds: readonly KindDefinition[] = [...localDatabaseKinds];
+export const concreteKinds: readonly KindDefinition[] = [...localDatabaseKinds, ...memoryKinds];
 
 /** The administrators' kinds of core.conductor.io. */
 export const adminKinds: readonly KindDefinition[] = [...coreKinds];
@@ -36,6 +37,7 @@ export const apiRefs = {
   ...messagingRefs,
   ...networkRefs,
   ...localDatabaseRefs,
+  ...memoryRefs,
 } as const;
 
 /** The kind definition serving `group`/`kind` (the kind matched case-insensitively), if any. */

@@ -16,6 +16,7 @@ export * from './messaging/index.js';
 export * from './network/index.js';
 export * from './core/index.js';
 export * from './local-database/index.js';
+export * from './memory/index.js';
 export { adminKinds, allCrds, allKinds, apiRefs, claimKinds, concreteKinds, findKind } from './catalog.js';
 export { crdNames, implementedClaimKinds, isClaimCrd, parseSupportedResource, supportsKind, type SupportedResource } from './crd-metadata.js';
 export { crdEstablished, installCrds, type InstallCrdsOptions, type InstallCrdsResult } from './install.js';

@@ -13,6 +13,7 @@ import type { Store } from '../store/types.js';
 import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
 import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { ClaimQuotaAdmission } from './admission/claim-quota.js';
 import { Authenticator, ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
 import { MastersOnlyAuthorizer, type Authorizer } from './authz/types.js';
 import { builtinResourceTypes, objectMetaSchema } from './builtins/index.js';
@@ -80,6 +81,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const objects = new ObjectStore(store);
   const admission = new AdmissionChain();
   admission.addValidating(new NamespaceLifecycle(objects, registry));
+  admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }) }));
   const rest = new RestHandlers({ objects, admission });
   const authorizer: Authorizer = new MastersOnlyAuthorizer();
   const adminUser: UserInfo = { name: 'conductor-admin', groups: ['system:masters', 'system:authenticated'] };

@@ -1,6 +1,7 @@
 /**
  * Starts Conductor's own controllers beside the API server: the providers built into this
- * process (local), one managed reconciler per concrete kind, and the claim controller
+ * process (local, and memory — always on, it costs nothing), one managed reconciler per
+ * concrete kind, and the claim controller
  * (scheduling, binding, provisioning, connection secrets, release).
  */
 import { createHash } from 'node:crypto';
@@ -10,10 +11,12 @@ import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import { ensureDefaultSchedulerProfile } from '../apis/index.js';
 import type { ProviderModule } from '../providers/spi.js';
-import { createLocalProvider } from '../providers/index.js';
+import { createLocalProvider, createMemoryProvider } from '../providers/index.js';
 import { startManagedReconcilers } from './managed/index.js';
 import { ClaimController } from './claims/claim-controller.js';
 import { ProviderAccess } from './claims/provider-access.js';
+import { QuotaController } from './quota/index.js';
+import { startPoolController } from './pool/index.js';
 
 export interface ConductorControllersOptions {
   dataDir: string;
@@ -35,12 +38,19 @@ export async function startConductorControllers(client: Client, opts: ConductorC
     logger: log.child({ provider: 'local' }),
   });
   if (local.postgresUnavailable) log.warn({ reason: local.postgresUnavailable }, 'dedicated PostgreSQL instances are unavailable');
-  const providers: ProviderModule[] = [local];
+  // In-memory databases, so the control plane can be measured and demonstrated without external systems.
+  const memory = createMemoryProvider({ logger: log.child({ provider: 'memory' }) });
+  const providers: ProviderModule[] = [local, memory];
   const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs });
   const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }) });
   await claims.start();
+  const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }) });
+  await quotas.start();
+  const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }) });
   return {
     async stop() {
+      pools.stop();
+      quotas.stop();
       claims.stop();
       await managed.stop();
       // Dedicated servers stop with Conductor; the next start finds them stopped (drift) and

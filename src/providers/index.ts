@@ -1,2 +1,3 @@
 export * from './spi.js';
 export * from './local/index.js';
+export * from './memory/index.js';

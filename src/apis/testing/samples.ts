@@ -9,6 +9,7 @@ import { messageQueueKind } from '../messaging/index.js';
 import { loadBalancerKind } from '../network/index.js';
 import { claimQuotaKind, defaultSchedulerProfile, providerKind, resourceClassKind } from '../core/index.js';
 import { localPostgreSQLInstanceKind, postgresqlServerKind } from '../local-database/index.js';
+import { memoryDatabaseKind } from '../memory/index.js';
 import { SYSTEM_NAMESPACE } from '../well-known.js';
 
 /** One valid object of every kind; claims in `namespace`, administrators' objects in conductor-system. */
@@ -95,6 +96,19 @@ export function sampleObjects(namespace = 'default'): KObject[] {
         sharing: { mode: 'Exclusive' },
         claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', namespace, name: 'orders-db', uid: '0d9c7c1e-3f1b-4f7e-9a59-0d4c2c1c7a10' },
         writeConnectionSecretToRef: { name: 'default-orders-db-1a2b3c4d' },
+      },
+    }),
+    memoryDatabaseKind.make({
+      metadata: { name: 'memdb-0001', namespace: SYSTEM_NAMESPACE, labels: { environment: 'dev' } },
+      spec: {
+        version: '16.4',
+        masterUsername: 'app',
+        databaseName: 'app',
+        port: 5432,
+        rebindPolicy: 'Recycle',
+        managementPolicy: 'Full',
+        capabilities: { capacity: { storage: '10Gi' }, region: 'us-east-1', cost: 'free-tier' },
+        sharing: { mode: 'Exclusive' },
       },
     }),
   ];

@@ -54,6 +54,8 @@ describe('yamlScalar', () => {
     { reason: 'a leading digit is quoted (it could read as a number)', input: '0123', want: '"0123"' },
     { reason: 'a leading dash is quoted', input: '-abc', want: '"-abc"' },
     { reason: 'a YAML 1.1 boolean word is quoted', input: 'On', want: '"On"' },
+    { reason: 'a bare exponent is quoted (YAML 1.1 reads it as a float)', input: 'e1', want: '"e1"' },
+    { reason: 'a bare exponent with a sign is quoted', input: 'E-10', want: '"E-10"' },
     { reason: 'a trailing colon is quoted', input: 'abc:', want: '"abc:"' },
     { reason: 'a space is quoted', input: 'a b', want: '"a b"' },
     { reason: 'the empty string is quoted', input: '', want: '""' },

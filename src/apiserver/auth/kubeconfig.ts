@@ -75,7 +75,8 @@ export function renderKubeconfig(opts: KubeconfigOptions): string {
 }
 
 // Words YAML 1.1 (read by kubectl's go-yaml) or 1.2 would take for a boolean or null.
-const RESERVED_WORDS = /^(y|n|yes|no|on|off|true|false|null)$/i;
+// Also a bare exponent such as `e1`, which YAML 1.1's float pattern (empty mantissa) reads as a number.
+const RESERVED_WORDS = /^(y|n|yes|no|on|off|true|false|null|e[-+]?[0-9]+)$/i;
 
 /**
  * yamlScalar writes s as a plain YAML scalar when that reads back as the same string (it starts

@@ -1,0 +1,121 @@
+/**
+ * Whether a MemoryDatabase (or a class that would create one) can serve a SQL claim's
+ * portable fields — version range, user and database names — and how a class template
+ * becomes a new MemoryDatabase's spec. The same rules serve PostgreSQLInstance and
+ * MySQLInstance claims: a MemoryDatabase is whichever engine its claim asks for.
+ */
+import semver from 'semver';
+import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../machinery/object.js';
+import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
+import { claimSpec, defaultDatabase, defaultUsername, nonEmpty, specOf, type MemoryDatabase, type SqlClaimSpec } from './kinds.js';
+
+/** rangeProblem says why a claim's version range cannot be read, or returns undefined. */
+export function rangeProblem(range: string): string | undefined {
+  return semver.validRange(range, { loose: true }) === null
+    ? `version "${range}" is not a valid version range (want e.g. "16", ">= 14" or "5.7 - 8")`
+    : undefined;
+}
+
+/**
+ * versionMismatch says why the version a resource states (`offered`, a loose version such as
+ * "16", "16.4" or "8.0.36") does not satisfy the range a claim asks (`wanted`), or returns
+ * undefined when it does.
+ */
+export function versionMismatch(wanted: string, offered: string): string | undefined {
+  const problem = rangeProblem(wanted);
+  if (problem) return problem;
+  const version = semver.coerce(offered);
+  if (!version) return `version "${offered}" cannot be read as a version`;
+  return semver.satisfies(version, wanted, { loose: true }) ? undefined : `version "${offered}" does not satisfy "${wanted}"`;
+}
+
+/**
+ * concreteVersion picks the version a new MemoryDatabase states for a claim's range: the
+ * lowest the range allows, as major.minor (".patch" when it is not 0), e.g. ">= 14" → "14.0".
+ */
+export function concreteVersion(range: string): string {
+  const min = semver.validRange(range, { loose: true }) === null ? null : semver.minVersion(range, { loose: true });
+  if (!min) return range;
+  return min.patch === 0 ? `${min.major}.${min.minor}` : `${min.major}.${min.minor}.${min.patch}`;
+}
+
+function namesProblem(wanted: SqlClaimSpec, spec: { masterUsername?: string; databaseName?: string }): string | undefined {
+  const user = nonEmpty(spec.masterUsername) ?? defaultUsername;
+  if (wanted.masterUsername && wanted.masterUsername !== user) return `database user is "${user}", claim wants "${wanted.masterUsername}"`;
+  const database = nonEmpty(spec.databaseName) ?? defaultDatabase;
+  if (wanted.databaseName && wanted.databaseName !== database) return `database is "${database}", claim wants "${wanted.databaseName}"`;
+  return undefined;
+}
+
+/**
+ * matchMemoryDatabase judges a SQL claim against a MemoryDatabase or a class that creates
+ * one. A resource must state a version satisfying the claim's range (when the claim asks
+ * one); an Exclusive resource must also report the user and database names the claim insists
+ * on (default "app"), while a Shared one gives each claim its own. A class fits unless it
+ * pins a version outside the range: the claim's fields override its template.
+ */
+export function matchMemoryDatabase(claim: KObject, candidate: MatchCandidate<MemoryDatabase>): MatchResult {
+  const wanted = claimSpec(claim);
+  const range = nonEmpty(wanted.version);
+  if (range) {
+    const problem = rangeProblem(range);
+    if (problem) return doesNotFit(problem);
+  }
+  if (candidate.type === 'class') {
+    const pinned = nonEmpty(candidate.template.spec?.version);
+    if (range && pinned) {
+      const mismatch = versionMismatch(range, pinned);
+      if (mismatch) return doesNotFit(`class pins ${mismatch}`);
+    }
+    return fits;
+  }
+  const spec = specOf(candidate.resource);
+  if (range) {
+    const offered = nonEmpty(spec.version);
+    if (!offered) return doesNotFit(`MemoryDatabase states no version, claim wants "${range}"`);
+    const mismatch = versionMismatch(range, offered);
+    if (mismatch) return doesNotFit(mismatch);
+  }
+  if (spec.sharing?.mode === 'Shared') return fits;
+  const problem = namesProblem(wanted, spec);
+  return problem ? doesNotFit(problem) : fits;
+}
+
+function mergeRequirements(capabilities: JsonValue | undefined, requirements: SqlClaimSpec['requirements']): JsonObject {
+  const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
+  if (!requirements) return merged;
+  if (isPlainObject(requirements.capacity)) {
+    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
+    for (const [dimension, quantity] of Object.entries(requirements.capacity)) {
+      if (typeof quantity === 'string' || typeof quantity === 'number') capacity[dimension] = quantity;
+    }
+    merged.capacity = capacity;
+  }
+  // What the template states about region and tiers stays: it describes where the class provisions.
+  for (const field of ['region', 'cost', 'performance'] as const) {
+    const value = requirements[field];
+    if (merged[field] === undefined && typeof value === 'string') merged[field] = value;
+  }
+  return merged;
+}
+
+/**
+ * configureMemoryDatabase builds a MemoryDatabase spec from a class template: the claim's
+ * user and database names replace the template's; the template's version stays when it
+ * satisfies the claim's range, else the lowest version of the range is used; the claim's
+ * capacity requests replace the template's, and its region and tiers fill in what the
+ * template leaves open. It does not modify its arguments.
+ */
+export function configureMemoryDatabase(claim: KObject, template: ResourceTemplate): JsonObject {
+  const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
+  const wanted = claimSpec(claim);
+  const range = nonEmpty(wanted.version);
+  if (range) {
+    const pinned = nonEmpty(spec.version);
+    if (!pinned || versionMismatch(range, pinned)) spec.version = concreteVersion(range);
+  }
+  if (nonEmpty(wanted.masterUsername)) spec.masterUsername = wanted.masterUsername!;
+  if (nonEmpty(wanted.databaseName)) spec.databaseName = wanted.databaseName!;
+  if (wanted.requirements) spec.capabilities = mergeRequirements(spec.capabilities, wanted.requirements);
+  return spec;
+}

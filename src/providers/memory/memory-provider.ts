@@ -1,0 +1,36 @@
+/**
+ * The `memory` provider: databases that exist only in the Conductor process's memory. It
+ * exists so the control plane — scheduling, binding, provisioning, connection Secrets,
+ * release, the managed reconciler — can be measured and demonstrated without any external
+ * system. It costs nothing when unused, so the server always enables it.
+ */
+import { silentProviderLogger, type ProviderLogger, type ProviderModule } from '../spi.js';
+import { memoryDatabaseConcreteKind } from './memory-database.js';
+import { MemoryDatabases } from './memory-databases.js';
+
+export interface MemoryProviderOptions {
+  /** The records to serve; default a new, empty map. */
+  databases?: MemoryDatabases;
+  logger?: ProviderLogger;
+}
+
+/**
+ * A MemoryProvider is the memory provider module plus its records. Its type is `local`:
+ * the provider families (`Provider.spec.type`) have no entry of their own for it, and its
+ * databases do live on this machine.
+ */
+export interface MemoryProvider extends ProviderModule {
+  readonly type: 'local';
+  /** The "external system": every MemoryDatabase's record. */
+  readonly databases: MemoryDatabases;
+}
+
+/** createMemoryProvider returns the provider with its one kind, MemoryDatabase. */
+export function createMemoryProvider(options: MemoryProviderOptions = {}): MemoryProvider {
+  const databases = options.databases ?? new MemoryDatabases();
+  return {
+    type: 'local',
+    kinds: [memoryDatabaseConcreteKind(databases, options.logger ?? silentProviderLogger)],
+    databases,
+  };
+}
