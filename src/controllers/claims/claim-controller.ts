@@ -69,6 +69,7 @@ interface ConcreteKindEntry {
 }
 
 type Status = Record<string, unknown> & { conditions?: Condition[] };
+type ResourceRefLike = { apiVersion: string; kind: string; namespace: string; name: string; uid?: string };
 
 export class ClaimController {
   private readonly claims = new Map<string, ClaimKindEntry>();
@@ -232,10 +233,21 @@ export class ClaimController {
   // ------------------------------------------------------------------ reconcile
 
   private async reconcile(key: string): Promise<{ requeueAfterMs?: number } | void> {
+    try {
+      return await this.reconcileClaim(key);
+    } catch (err) {
+      // Lost a compare-and-swap race (another worker, the managed reconciler): the informers
+      // already bring the newer state, so look again at once rather than backing off.
+      if (isApiError(err) && err.code === 409) return { requeueAfterMs: 1 };
+      throw err;
+    }
+  }
+
+  private async reconcileClaim(key: string): Promise<{ requeueAfterMs?: number } | void> {
     const { kind, namespace, name } = parseClaimQueueKey(key);
     const entry = this.claims.get(kind);
     if (!entry) return;
-    const claim = entry.informer.store.get(namespace, name);
+    let claim = entry.informer.store.get(namespace, name);
     if (!claim) {
       this.pending.delete(key);
       return;
@@ -245,13 +257,12 @@ export class ClaimController {
       return this.release(entry, claim);
     }
     if (!(claim.metadata.finalizers ?? []).includes(CLAIM_PROTECTION_FINALIZER)) {
-      await this.client.patch(entry.def.ref, name, 'merge', {
+      claim = await this.client.patch<KObject>(entry.def.ref, name, 'merge', {
         metadata: { resourceVersion: claim.metadata.resourceVersion, finalizers: [...(claim.metadata.finalizers ?? []), CLAIM_PROTECTION_FINALIZER] },
       }, { namespace, fieldManager: FIELD_MANAGER });
-      return; // the update comes back through the informer
     }
     const status = (claim.status ?? {}) as Status;
-    const ref = status.resourceRef as { apiVersion: string; kind: string; namespace: string; name: string; uid?: string } | undefined;
+    const ref = status.resourceRef as ResourceRefLike | undefined;
     if (ref) {
       this.pending.delete(key);
       return this.syncBound(entry, claim, ref);
@@ -261,20 +272,36 @@ export class ClaimController {
     const existing = this.resourceBoundTo(claim);
     if (existing) {
       this.pending.delete(key);
-      return this.markBound(entry, claim, existing.entry, existing.resource);
+      return this.finishBinding(entry, claim, existing.entry, existing.resource);
     }
     const nsObj = this.namespaces.store.get(undefined, namespace);
     const info = claimInfoFromObject(claim, { namespaceLabels: nsObj?.metadata.labels ?? {} });
     const result = await this.scheduler.schedule(info);
     switch (result.decision.type) {
-      case 'resource':
-        return this.bindStatic(entry, claim, result);
-      case 'class':
-        return this.provision(entry, claim, result);
+      case 'resource': {
+        const bound = await this.bindStatic(entry, claim, result);
+        if (!bound) return;
+        this.pending.delete(key);
+        return this.finishBinding(entry, claim, bound.entry, bound.resource);
+      }
+      case 'class': {
+        const made = await this.provision(entry, claim, result);
+        if (!made) return;
+        this.pending.delete(key);
+        return this.finishBinding(entry, claim, made.entry, made.resource);
+      }
       case 'none':
         this.pending.add(key);
         return this.markPending(entry, claim, result.explanation.message);
     }
+  }
+
+  /** Writes the claim's side of a binding, then carries on in the same reconcile. */
+  private async finishBinding(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<{ requeueAfterMs?: number } | void> {
+    const updated = await this.markBound(entry, claim, concrete, resource);
+    if (!isReady(resource)) return; // the resource becoming Ready wakes the claim
+    const ref = (updated.status as Status).resourceRef as ResourceRefLike;
+    return this.syncBound(entry, updated, ref, resource);
   }
 
   private resourceBoundTo(claim: KObject): { entry: ConcreteKindEntry; resource: KObject } | undefined {
@@ -287,45 +314,58 @@ export class ClaimController {
   }
 
   /** Binds to an existing resource: the resource side first (compare-and-swap), then the claim. */
-  private async bindStatic(entry: ClaimKindEntry, claim: KObject, result: ScheduleResult): Promise<void> {
-    if (result.decision.type !== 'resource') return;
+  private async bindStatic(entry: ClaimKindEntry, claim: KObject, result: ScheduleResult): Promise<{ entry: ConcreteKindEntry; resource: KObject } | undefined> {
+    if (result.decision.type !== 'resource') return undefined;
     const cand = result.decision.candidate;
     const concrete = this.concretes.get(kindKey(cand.kind.group, cand.kind.kind));
-    if (!concrete) return;
-    const resource = await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace);
+    if (!concrete) return undefined;
+    const resource = concrete.informer.store.get(cand.namespace, cand.name) ?? (await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace));
     const claimRef = claimRefOf(claim);
-    if (cand.sharing.mode === 'Shared') {
-      const status = (resource.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
-      const bindings = [...(status.bindings ?? [])];
-      if (!bindings.some((b) => b.claimRef.uid === claim.metadata.uid)) {
-        const requests = requestsOf(claim);
-        bindings.push({ claimRef, ...(requests ? { requests } : {}), secretName: bindingSecretName(resource, claim) } as never);
+    // Reserve the resource in the scheduler at once, so the other workers choose elsewhere
+    // instead of racing for it; the informer brings the true state back either way.
+    this.scheduler.upsert(
+      cand.sharing.mode === 'Shared'
+        ? { ...cand, boundCount: cand.boundCount + 1 }
+        : { ...cand, phase: 'Bound', claimRef: { namespace: claimRef.namespace, name: claimRef.name, uid: claimRef.uid } },
+    );
+    try {
+      if (cand.sharing.mode === 'Shared') {
+        const status = (resource.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
+        const bindings = [...(status.bindings ?? [])];
+        if (!bindings.some((b) => b.claimRef.uid === claim.metadata.uid)) {
+          const requests = requestsOf(claim);
+          bindings.push({ claimRef, ...(requests ? { requests } : {}), secretName: bindingSecretName(resource, claim) } as never);
+        }
+        const left = allocatable(resource, bindings as { requests?: Record<string, string> }[]);
+        const saved = await this.client.updateStatus<KObject>(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef), ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
+        return { entry: concrete, resource: saved };
       }
-      const left = allocatable(resource, bindings as { requests?: Record<string, string> }[]);
-      await this.client.updateStatus(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef), ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
-    } else {
       const spec = (resource.spec ?? {}) as { claimRef?: { uid?: string } };
-      if (spec.claimRef && spec.claimRef.uid !== claim.metadata.uid) return; // taken meanwhile: the informer will bring the news
+      if (spec.claimRef && spec.claimRef.uid !== claim.metadata.uid) return undefined; // taken meanwhile: the informer will bring the news
       const bound = await this.client.patch<KObject>(concrete.ref, resource.metadata.name!, 'merge', {
         metadata: { resourceVersion: resource.metadata.resourceVersion },
         spec: { claimRef },
       }, { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER });
-      await this.setResourcePhase(concrete, bound, 'Bound', claimSummary(1, claimRef));
+      return { entry: concrete, resource: await this.setResourcePhase(concrete, bound, 'Bound', claimSummary(1, claimRef)) };
+    } catch (err) {
+      const fresh = concrete.informer.store.get(cand.namespace, cand.name);
+      if (fresh) this.resourceChanged(concrete, fresh);
+      throw err;
     }
   }
 
   /** Creates a resource from the class template, pre-bound to the claim (named from the claim). */
-  private async provision(entry: ClaimKindEntry, claim: KObject, result: ScheduleResult): Promise<void> {
-    if (result.decision.type !== 'class') return;
+  private async provision(entry: ClaimKindEntry, claim: KObject, result: ScheduleResult): Promise<{ entry: ConcreteKindEntry; resource: KObject } | undefined> {
+    if (result.decision.type !== 'class') return undefined;
     const cand = result.decision.candidate;
     const cls = this.classes.store.get(cand.namespace, cand.name);
-    if (!cls) return;
+    if (!cls) return undefined;
     const template = (cls.template ?? {}) as { apiVersion?: string; kind?: string; metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
     const { group } = parseApiVersion(template.apiVersion ?? '');
     const concrete = this.concretes.get(kindKey(group, template.kind ?? ''));
     if (!concrete) {
       await this.markPending(entry, claim, `class ${cand.namespace}/${cand.name} provisions ${template.kind ?? '<no kind>'}, which no installed provider manages`);
-      return;
+      return undefined;
     }
     const claimKind = { group: entry.def.group, kind: entry.def.kind };
     const impl = concrete.kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
@@ -355,15 +395,17 @@ export class ClaimController {
       },
     };
     try {
-      await this.client.create(concrete.ref, obj, { fieldManager: FIELD_MANAGER });
+      const created = await this.client.create(concrete.ref, obj, { fieldManager: FIELD_MANAGER });
       await recordEvent(this.client, claim, 'Normal', 'Provisioning', `provisioning ${obj.kind} ${obj.metadata.namespace}/${name} from class ${cand.namespace}/${cand.name}`);
+      return { entry: concrete, resource: created };
     } catch (err) {
       if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
+      return undefined; // made by an earlier attempt: found through the claim-uid index next time
     }
   }
 
   /** Writes the claim's side of a binding whose resource side is in place. */
-  private async markBound(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<void> {
+  private async markBound(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<KObject> {
     const label = resource.metadata.labels?.[CLASS_LABEL];
     const classRef = label ? { namespace: label.slice(0, label.indexOf('.')), name: label.slice(label.indexOf('.') + 1) } : undefined;
     const status: Status = {
@@ -377,8 +419,9 @@ export class ClaimController {
     status.conditions = setCondition(status.conditions, claim, 'Bound', 'True', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', 'waiting for the resource to become ready');
     if (isExclusive(resource) && phaseOf(resource) !== 'Bound') await this.setResourcePhase(concrete, resource, 'Bound', claimSummary(1, claimRefOf(claim)));
-    await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+    const updated = await this.client.updateStatus<KObject>(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
     await recordEvent(this.client, claim, 'Normal', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
+    return updated;
   }
 
   private async markPending(entry: ClaimKindEntry, claim: KObject, why: string): Promise<void> {
@@ -391,11 +434,11 @@ export class ClaimController {
   }
 
   /** A bound claim: Lost when its resource is gone; otherwise publish the connection once ready. */
-  private async syncBound(entry: ClaimKindEntry, claim: KObject, ref: { apiVersion: string; kind: string; namespace: string; name: string; uid?: string }): Promise<{ requeueAfterMs?: number } | void> {
+  private async syncBound(entry: ClaimKindEntry, claim: KObject, ref: ResourceRefLike, known?: KObject): Promise<{ requeueAfterMs?: number } | void> {
     const { group } = parseApiVersion(ref.apiVersion);
     const concrete = this.concretes.get(kindKey(group, ref.kind));
     const old = (claim.status ?? {}) as Status;
-    let resource: KObject | undefined = concrete?.informer.store.get(ref.namespace, ref.name);
+    let resource: KObject | undefined = known ?? concrete?.informer.store.get(ref.namespace, ref.name);
     if (!resource && concrete) {
       try {
         resource = await this.client.get<KObject>(concrete.ref, ref.name, ref.namespace);
@@ -593,11 +636,11 @@ export class ClaimController {
     }
   }
 
-  private async setResourcePhase(concrete: ConcreteKindEntry, resource: KObject, phase: string, claim: string | undefined): Promise<void> {
+  private async setResourcePhase(concrete: ConcreteKindEntry, resource: KObject, phase: string, claim: string | undefined): Promise<KObject> {
     const status: Status = { ...((resource.status ?? {}) as Status), phase };
     if (claim) status.claim = claim;
     else delete status.claim;
-    await this.client.updateStatus(concrete.ref, { ...resource, status }, { fieldManager: FIELD_MANAGER });
+    return this.client.updateStatus<KObject>(concrete.ref, { ...resource, status }, { fieldManager: FIELD_MANAGER });
   }
 
   private async deleteIgnoringMissing(ref: ResourceRef, name: string, namespace: string | undefined): Promise<void> {
