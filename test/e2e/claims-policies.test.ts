@@ -11,24 +11,11 @@ import pg from 'pg';
 import { startThrowawayServer, type ThrowawayServer } from '../../src/providers/local/postgresql/testing.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
+import { eventually } from '../support/eventually.js';
 
 const SYS = 'conductor-system';
 const claimsPath = (ns: string, name = '') => `/apis/storage.conductor.io/v1alpha1/namespaces/${ns}/postgresqlinstances${name ? `/${name}` : ''}`;
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 describe('rebind policies, capacity and crashes', () => {
   let pgServer: ThrowawayServer;

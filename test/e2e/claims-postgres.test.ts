@@ -10,23 +10,10 @@ import pg from 'pg';
 import { startThrowawayServer, type ThrowawayServer } from '../../src/providers/local/postgresql/testing.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { eventually } from '../support/eventually.js';
 
 const SYS = 'conductor-system';
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 describe('claim lifecycle on real PostgreSQL', () => {
   let pgServer: ThrowawayServer;

@@ -9,15 +9,8 @@ import { builtinRefs, HttpClient, Informer, LeaderElector, loadKubeconfig } from
 import { isApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/object.js';
 import { removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { eventually } from '../support/eventually.js';
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 describe('Conductor HttpClient against the server', () => {
   let server: ServerProcess;

@@ -6,18 +6,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { eventually } from '../support/eventually.js';
 
 const ns = 'cascade';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 describe('deletion', () => {
   const t = serverForSuite({

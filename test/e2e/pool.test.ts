@@ -12,24 +12,11 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { eventually } from '../support/eventually.js';
 
 const SYS = 'conductor-system';
 const CLASS = 'warm-pg';
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 describe('warm pool of dedicated PostgreSQL servers', () => {
   let server: ServerProcess;

@@ -7,6 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { eventually } from '../support/eventually.js';
 
 const claim = (ns: string, name: string, spec = '{}') => `apiVersion: storage.conductor.io/v1alpha1
 kind: MySQLInstance
@@ -21,14 +22,6 @@ spec:
   hard: ${hard}
 `;
 
-async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 describe('ClaimQuota with kubectl', () => {
   const suite = serverForSuite({
