@@ -49,7 +49,7 @@ import {
   usageOf,
   type ClaimCharge,
   type ResourceList,
-} from '../../controllers/quota/index.js';
+} from '../../apis/quota/usage.js';
 import { Quantity } from '../../machinery/quantity/index.js';
 import { mapStoreError, type ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../registry/registry.js';

@@ -1,6 +1,7 @@
 /**
- * ClaimQuota: the usage arithmetic shared with the API server's admission plugin, and the
- * controller that keeps every quota's `status.hard` and `status.used` current.
+ * ClaimQuota: the controller that keeps every quota's `status.hard` and `status.used` current,
+ * and (re-exported) the usage arithmetic it shares with the API server's admission plugin,
+ * which lives in apis/quota so the API server need not import a controller.
  */
 export {
   MONTHLY_COST_ANNOTATION,
@@ -20,7 +21,7 @@ export {
   subtractLists,
   toQuantityMap,
   usageOf,
-} from './usage.js';
-export type { BadValueReporter, ClaimCharge, QuotaResource, QuotaStatus, ResourceList } from './usage.js';
+} from '../../apis/quota/usage.js';
+export type { BadValueReporter, ClaimCharge, QuotaResource, QuotaStatus, ResourceList } from '../../apis/quota/usage.js';
 export { QuotaController, claimRefOf } from './quota-controller.js';
 export type { QuotaControllerOptions } from './quota-controller.js';

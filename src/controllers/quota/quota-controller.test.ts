@@ -11,7 +11,7 @@ import { builtinRefs, resourceRef, type ResourceRef } from '../../client/types.j
 import type { KObject } from '../../machinery/object.js';
 import { apiRefs, mysqlInstanceKind, resourceClassKind, volumeKind, claimQuotaKind } from '../../apis/index.js';
 import { QuotaController, claimRefOf } from './quota-controller.js';
-import { MONTHLY_COST_ANNOTATION } from './usage.js';
+import { MONTHLY_COST_ANNOTATION } from '../../apis/quota/usage.js';
 
 const NS = 'team';
 const crds = builtinRefs.customresourcedefinitions;

@@ -22,7 +22,7 @@ import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual, isPlainObject } from '../../machinery/object.js';
 import { apiRefs, CLAIM_CATEGORY, crdEstablished, isClaimCrd } from '../../apis/index.js';
-import { needsPrices, quotaStatusFor } from './usage.js';
+import { needsPrices, quotaStatusFor } from '../../apis/quota/usage.js';
 
 const FIELD_MANAGER = 'conductor-quota-controller';
 

@@ -14,7 +14,7 @@
 import { parseQuantity, Quantity } from '../../machinery/quantity/index.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject, parseApiVersion } from '../../machinery/object.js';
-import { IS_DEFAULT_CLASS_ANNOTATION, supportsKind } from '../../apis/index.js';
+import { IS_DEFAULT_CLASS_ANNOTATION, supportsKind } from '../index.js';
 
 /** ResourceClass annotation: the monthly price of one resource created from the class (a quantity, e.g. "25" or "12.5"). */
 export const MONTHLY_COST_ANNOTATION = 'conductor.io/monthly-cost';
