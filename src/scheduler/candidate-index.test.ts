@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor } from './availability.js';
-import { CandidateIndex, type Lookup, type Narrowing } from './candidate-index.js';
+import { CandidateIndex, lookupCandidates, type Lookup, type Narrowing } from './candidate-index.js';
 import { candidateKey } from './keys.js';
 import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
 import { RegionHierarchy, normalizeRegion, regionMismatch } from './region-hierarchy.js';
@@ -21,7 +21,7 @@ function narrowingFor(c: ClaimInfo): Narrowing {
 }
 
 function names(l: Lookup): string[] {
-  return l.candidates.map((c) => `${c.type}:${c.name}`).sort();
+  return lookupCandidates(l).map((c) => `${c.type}:${c.name}`).sort();
 }
 
 function excluded(l: Lookup): Record<string, number> {
@@ -71,8 +71,8 @@ describe('CandidateIndex', () => {
     assert.equal(ix.size, 0);
     assert.equal(ix.providerUsage('p'), 0);
     const c = claim();
-    assert.deepEqual(ix.lookup(c, narrowingFor(c)), { total: 0, candidates: [], excluded: [] });
-    assert.deepEqual(ix.scan(claim({ resourceName: 'b' }), 'named'), { total: 0, candidates: [], excluded: [] });
+    assert.deepEqual(ix.lookup(c, narrowingFor(c)), { total: 0, candidates: [], runs: [], excluded: [] });
+    assert.deepEqual(ix.scan(claim({ resourceName: 'b' }), 'named'), { total: 0, candidates: [], runs: [], excluded: [] });
   });
 
   test('an upsert moves a resource between buckets', () => {
@@ -119,7 +119,7 @@ describe('CandidateIndex', () => {
         const want: Candidate[] = [];
         const counts: Record<string, number> = {};
         const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
-        for (const x of scan.candidates) {
+        for (const x of lookupCandidates(scan)) {
           if (x.type === 'class') want.push(x);
           else if (resourceProfile(x) !== claimProfile(c)) count(`ProfileMatch: ${resourceProfileMismatch(c)}`);
           else if (availabilityGroup(x) !== 'open' && !(isClaimSpecific(availabilityGroup(x)) && reservedFor(x, c))) {
@@ -129,7 +129,7 @@ describe('CandidateIndex', () => {
           } else want.push(x);
         }
         assert.equal(got.total, scan.total);
-        assert.deepEqual(names(got), names({ total: 0, candidates: want, excluded: [] }));
+        assert.deepEqual(names(got), names({ total: 0, candidates: want, runs: [], excluded: [] }));
         assert.deepEqual(excluded(got), counts);
       }),
       { numRuns: 300 },

@@ -8,6 +8,11 @@
  * while the work is proportional to what the index lets through. Classes (few) are indexed
  * by the claim kinds they support and always evaluated in full. Buckets are maintained
  * incrementally by `upsert` and `remove`.
+ *
+ * The resources a lookup lets through come as sorted runs (each region bucket keeps its
+ * resources in key order), which `forEachInKeyOrder` merges into one key order: a search
+ * that stops early (the scheduler's `feasibleCandidatesToFind`) then sees the same
+ * candidates for the same contents, whatever order they were added in.
  */
 import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor, type AvailabilityGroup } from './availability.js';
 import { candidateKey, claimKey, kindKey } from './keys.js';
@@ -35,11 +40,121 @@ export interface Exclusion {
   readonly count: number;
 }
 
-/** A Lookup is the candidates to evaluate, how many the universe held, and what was skipped. */
+/** A SortedRun is resources with their keys, in ascending key order unless `sorted` is false. */
+export interface SortedRun {
+  readonly keys: readonly string[];
+  readonly items: readonly ResourceCandidate[];
+  readonly sorted?: false;
+}
+
+/**
+ * A Lookup is the candidates to evaluate, how many the universe held, and what was skipped.
+ * `candidates` (classes, resources reserved for the claim, a named universe) are always
+ * evaluated in full; `runs` are the other resources, which a search may stop early in; keys
+ * in `skip` appear in `runs` as well as in `candidates` and are evaluated only there.
+ */
 export interface Lookup {
   readonly total: number;
   readonly candidates: Candidate[];
+  readonly runs: readonly SortedRun[];
+  readonly skip?: ReadonlySet<string>;
   readonly excluded: Exclusion[];
+}
+
+/** lookupSize is how many distinct candidates a lookup yields. */
+export function lookupSize(l: Lookup): number {
+  let n = l.candidates.length;
+  for (const r of l.runs) n += r.items.length;
+  return n - (l.skip?.size ?? 0);
+}
+
+/** lookupCandidates lists every candidate a lookup yields, the always-evaluated first, then the runs in key order. */
+export function lookupCandidates(l: Lookup): Candidate[] {
+  const out: Candidate[] = [...l.candidates];
+  forEachInKeyOrder(l.runs, l.skip, (c) => {
+    out.push(c);
+    return true;
+  });
+  return out;
+}
+
+/**
+ * forEachInKeyOrder visits the runs' resources merged into ascending key order (an
+ * unsorted run is visited as it is, and only valid alone), leaving out keys in `skip`,
+ * until `visit` returns false. It returns whether it visited everything.
+ */
+export function forEachInKeyOrder(runs: readonly SortedRun[], skip: ReadonlySet<string> | undefined, visit: (c: ResourceCandidate, key: string) => boolean): boolean {
+  const live = runs.filter((r) => r.items.length > 0);
+  if (live.length === 1) {
+    const { keys, items } = live[0]!;
+    for (let i = 0; i < items.length; i++) {
+      if (skip !== undefined && skip.has(keys[i]!)) continue;
+      if (!visit(items[i]!, keys[i]!)) return false;
+    }
+    return true;
+  }
+  if (live.some((r) => r.sorted === false)) throw new Error('forEachInKeyOrder: an unsorted run can only be visited alone');
+  // Few runs (one per accepted region and open group): pick the smallest head linearly.
+  const heads = live.map(() => 0);
+  for (;;) {
+    let best = -1;
+    let bestKey = '';
+    for (let r = 0; r < live.length; r++) {
+      const k = live[r]!.keys[heads[r]!];
+      if (k !== undefined && (best < 0 || k < bestKey)) {
+        best = r;
+        bestKey = k;
+      }
+    }
+    if (best < 0) return true;
+    const item = live[best]!.items[heads[best]!]!;
+    heads[best]!++;
+    if (skip !== undefined && skip.has(bestKey)) continue;
+    if (!visit(item, bestKey)) return false;
+  }
+}
+
+/** A RegionLeaf holds a bucket's resources in key order. */
+class RegionLeaf implements SortedRun {
+  readonly keys: string[] = [];
+  readonly items: ResourceCandidate[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** position is where key is, or where it would go. */
+  private position(key: string): number {
+    const keys = this.keys;
+    // Resources are often added in key order: check the end first.
+    const n = keys.length;
+    if (n === 0 || keys[n - 1]! < key) return n;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  set(key: string, c: ResourceCandidate): void {
+    const i = this.position(key);
+    if (this.keys[i] === key) {
+      this.items[i] = c;
+      return;
+    }
+    this.keys.splice(i, 0, key);
+    this.items.splice(i, 0, c);
+  }
+
+  delete(key: string): void {
+    const i = this.position(key);
+    if (this.keys[i] !== key) return;
+    this.keys.splice(i, 1);
+    this.items.splice(i, 1);
+  }
 }
 
 interface Counted<T> {
@@ -47,7 +162,7 @@ interface Counted<T> {
   readonly children: Map<string, T>;
 }
 type Leaf = Map<string, ResourceCandidate>;
-type GroupBucket = Counted<Leaf>;
+type GroupBucket = Counted<RegionLeaf>;
 type ProfileBucket = Counted<GroupBucket>;
 type KindBucket = Counted<ProfileBucket>;
 
@@ -141,9 +256,9 @@ export class CandidateIndex {
       kb.count++;
       const pb = child(kb, placement.profile, counted<GroupBucket>);
       pb.count++;
-      const gb = child(pb, placement.group, counted<Leaf>);
+      const gb = child(pb, placement.group, counted<RegionLeaf>);
       gb.count++;
-      child(gb, placement.region, () => new Map()).set(key, c);
+      child(gb, placement.region, () => new RegionLeaf()).set(key, c);
     }
     this.leafOf(this.names, c.name).set(key, c);
     if (placement.reservedKey !== undefined) this.leafOf(this.reserved, placement.reservedKey).set(key, c);
@@ -192,20 +307,30 @@ export class CandidateIndex {
    * scan returns every candidate of the universe with nothing skipped: the reference a
    * lookup must agree with. `named`: resources called `claim.resourceName`; `kind`:
    * resources implementing the claim's kind and classes supporting it; `all`: everything.
+   * Classes and resources reserved for the claim are always evaluated; the other resources
+   * form one run, sorted by key unless `sortIf(its length)` says no (a search can only stop
+   * early in a sorted run; sorting one it will not stop in is wasted).
    */
-  scan(claim: ClaimInfo, universe: Universe): Lookup {
+  scan(claim: ClaimInfo, universe: Universe, sortIf: (searchable: number) => boolean = () => true): Lookup {
     if (universe === 'named') {
       const named = [...(this.names.get(claim.resourceName ?? '')?.values() ?? [])];
-      return { total: named.length, candidates: named, excluded: [] };
+      return { total: named.length, candidates: named, runs: [], excluded: [] };
     }
-    if (universe === 'all') return { total: this.entries.size, candidates: [...this.values()], excluded: [] };
     const want = kindKey(claim.kind);
-    const out: Candidate[] = [];
-    for (const e of this.entries.values()) {
-      const kinds = e.placement?.kinds ?? e.classKinds ?? [];
-      if (kinds.includes(want)) out.push(e.candidate);
+    const always: Candidate[] = [];
+    let run: { k: string; c: ResourceCandidate }[] = [];
+    let total = 0;
+    for (const [k, e] of this.entries) {
+      if (universe === 'kind' && !(e.placement?.kinds ?? e.classKinds ?? []).includes(want)) continue;
+      total++;
+      const c = e.candidate;
+      if (c.type === 'class' || reservedFor(c, claim)) always.push(c);
+      else run.push({ k, c });
     }
-    return { total: out.length, candidates: out, excluded: [] };
+    const sorted = sortIf(run.length);
+    if (sorted) run = run.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    const r: SortedRun = { keys: run.map((x) => x.k), items: run.map((x) => x.c), ...(sorted ? {} : { sorted: false as const }) };
+    return { total, candidates: always, runs: run.length === 0 ? [] : [r], excluded: [] };
   }
 
   /**
@@ -217,6 +342,8 @@ export class CandidateIndex {
     const kb = this.kinds.get(kk);
     const classes = this.classesByKind.get(kk);
     const out: Candidate[] = classes === undefined ? [] : [...classes.values()];
+    const runs: RegionLeaf[] = [];
+    let skip: Set<string> | undefined;
     const excluded = new Map<string, { plugin: string; summary: string; count: number }>();
     const exclude = (plugin: string, summary: string, count: number) => {
       if (count === 0) return;
@@ -242,22 +369,28 @@ export class CandidateIndex {
             exclude(n.availability, availabilitySummary(group), gb.count);
             continue;
           }
-          expandRegions(gb, n.region, out, exclude);
+          expandRegions(gb, n.region, runs, exclude);
         }
       }
-      // Resources whose claimRef names this claim pass availability whatever their group.
-      if (n.availability !== undefined) {
-        for (const r of this.reserved.get(claimKey(claim))?.values() ?? []) {
-          const pl = this.entries.get(candidateKey(r))!.placement!;
-          if (!pl.kinds.includes(kk) || (n.profile !== undefined && pl.profile !== profile)) continue;
-          if (pl.group === 'open' || !isClaimSpecific(pl.group) || !reservedFor(r, claim)) continue;
+      // Resources whose claimRef names this claim pass availability whatever their group,
+      // and are always evaluated (an early stop must not miss them).
+      for (const r of this.reserved.get(claimKey(claim))?.values() ?? []) {
+        const key = candidateKey(r);
+        const pl = this.entries.get(key)!.placement!;
+        if (!pl.kinds.includes(kk) || (n.profile !== undefined && pl.profile !== profile)) continue;
+        if (pl.group === 'open' || !isClaimSpecific(pl.group) || !reservedFor(r, claim)) continue;
+        if (n.availability !== undefined) {
           exclude(n.availability, availabilitySummary(pl.group), -1);
-          out.push(r);
+        } else {
+          // Not narrowed by availability: it is in a run already, unless its region was skipped.
+          if (n.region !== undefined && !n.region.accepted.has(pl.region)) continue;
+          (skip ??= new Set()).add(key);
         }
+        out.push(r);
       }
     }
     const total = (kb?.count ?? 0) + (classes?.size ?? 0);
-    return { total, candidates: out, excluded: [...excluded.values()].filter((e) => e.count > 0) };
+    return { total, candidates: out, runs, ...(skip === undefined ? {} : { skip }), excluded: [...excluded.values()].filter((e) => e.count > 0) };
   }
 
   private leafOf(m: Map<string, Leaf>, k: string): Leaf {
@@ -273,15 +406,15 @@ export class CandidateIndex {
   }
 }
 
-/** expandRegions adds a group's resources in the accepted regions (all without narrowing) and counts the others. */
+/** expandRegions adds a group's region leaves in the accepted regions (all without narrowing) and counts the others. */
 function expandRegions(
   gb: GroupBucket,
   region: Narrowing['region'],
-  out: Candidate[],
+  runs: RegionLeaf[],
   exclude: (plugin: string, summary: string, count: number) => void,
 ): void {
   if (region === undefined) {
-    for (const leaf of gb.children.values()) for (const c of leaf.values()) out.push(c);
+    for (const leaf of gb.children.values()) runs.push(leaf);
     return;
   }
   let inside = 0;
@@ -289,13 +422,13 @@ function expandRegions(
     for (const r of region.accepted.keys()) {
       const leaf = gb.children.get(r);
       if (leaf === undefined) continue;
-      for (const c of leaf.values()) out.push(c);
+      runs.push(leaf);
       inside += leaf.size;
     }
   } else {
     for (const [r, leaf] of gb.children) {
       if (!region.accepted.has(r)) continue;
-      for (const c of leaf.values()) out.push(c);
+      runs.push(leaf);
       inside += leaf.size;
     }
   }

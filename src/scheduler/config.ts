@@ -36,6 +36,21 @@ export const DEFAULT_SCORE_WEIGHTS: Readonly<Record<string, number>> = Object.fr
   Spread: 1,
 });
 
+/** With no feasibleCandidatesToFind configured, a decision looks for at least this many feasible resources... */
+export const MIN_FEASIBLE_TO_FIND = 100;
+/** ...or this percentage of the resources the index lets through, whichever is more. */
+export const FEASIBLE_PERCENT_TO_FIND = 5;
+
+/**
+ * feasibleToFind is how many feasible resources a decision looks for among `searchable`
+ * ones before it stops: the configured number (0: all, Infinity), else
+ * max(MIN_FEASIBLE_TO_FIND, FEASIBLE_PERCENT_TO_FIND% of searchable).
+ */
+export function feasibleToFind(configured: number | undefined, searchable: number): number {
+  if (configured === undefined) return Math.max(MIN_FEASIBLE_TO_FIND, Math.ceil((searchable * FEASIBLE_PERCENT_TO_FIND) / 100));
+  return configured === 0 ? Infinity : configured;
+}
+
 /** A ResolvedConfig is a SchedulerConfig with every default filled in. */
 export interface ResolvedConfig {
   readonly regions: Readonly<Record<string, readonly string[]>>;
@@ -45,11 +60,17 @@ export interface ResolvedConfig {
   readonly filters: readonly string[];
   readonly scoreWeights: Readonly<Record<string, number>>;
   readonly extenders: NonNullable<NonNullable<SchedulerConfig['profile']>['extenders']>;
+  /** Absent: the adaptive default (see feasibleToFind). */
+  readonly feasibleCandidatesToFind?: number;
 }
 
-/** resolveConfig fills in defaults; it throws when a weight is negative or not a number. */
+/** resolveConfig fills in defaults; it throws when a weight is negative or not a number, or feasibleCandidatesToFind is not a whole number ≥ 0. */
 export function resolveConfig(config: SchedulerConfig = {}): ResolvedConfig {
   const profile = config.profile ?? {};
+  const toFind = config.feasibleCandidatesToFind;
+  if (toFind !== undefined && !(Number.isInteger(toFind) && toFind >= 0)) {
+    throw new Error(`feasibleCandidatesToFind is ${String(toFind)}: expected a whole number ≥ 0 (0 checks every candidate)`);
+  }
   const scoreWeights = profile.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
   for (const [name, w] of Object.entries(scoreWeights)) {
     if (typeof w !== 'number' || !Number.isFinite(w) || w < 0) throw new Error(`score weight of ${name} is ${String(w)}: expected a number ≥ 0`);
@@ -65,5 +86,6 @@ export function resolveConfig(config: SchedulerConfig = {}): ResolvedConfig {
     filters: profile.filters ?? DEFAULT_FILTERS,
     scoreWeights,
     extenders: profile.extenders ?? [],
+    ...(toFind === undefined ? {} : { feasibleCandidatesToFind: toFind }),
   };
 }

@@ -80,10 +80,19 @@ export function formatScore(n: number): string {
 
 /**
  * chosenMessage says what was chosen and why, e.g.
- * `3/12 candidates fit; chose RDSInstance conductor-system/rds-1: StaticFirst 100×100, LeastWaste 50×3 = 10150`.
+ * `3/12 candidates fit; chose RDSInstance conductor-system/rds-1: StaticFirst 100×100, LeastWaste 50×3 = 10150`,
+ * or when the search stopped early `100/10000 candidates fit (9850 unchecked); chose ...`.
  */
-export function chosenMessage(winner: Candidate, feasible: number, total: number, scores: readonly PluginScore[], totalScore: number, reserved: boolean): string {
-  let msg = `${feasible}/${total} candidates fit; chose ${describeCandidate(winner)}`;
+export function chosenMessage(
+  winner: Candidate,
+  feasible: number,
+  total: number,
+  scores: readonly PluginScore[],
+  totalScore: number,
+  reserved: boolean,
+  unchecked = 0,
+): string {
+  let msg = `${feasible}/${total} candidates fit${unchecked > 0 ? ` (${unchecked} unchecked)` : ''}; chose ${describeCandidate(winner)}`;
   if (reserved) msg += ' (reserved for this claim)';
   if (scores.length > 0) msg += `: ${scores.map((s) => `${s.plugin} ${formatScore(s.score)}×${formatScore(s.weight)}`).join(', ')} = ${formatScore(totalScore)}`;
   return msg;

@@ -5,9 +5,9 @@
 export * from './types.js';
 export { Scheduler, compareCandidates, effectiveOrder } from './scheduler.js';
 export type { CandidateVerdict, ScheduleOptions, SchedulerOptions } from './scheduler.js';
-export { CandidateIndex } from './candidate-index.js';
-export type { Exclusion, Lookup, Narrowing, Universe } from './candidate-index.js';
-export { DEFAULT_FILTERS, DEFAULT_SCORE_WEIGHTS, resolveConfig } from './config.js';
+export { CandidateIndex, forEachInKeyOrder, lookupCandidates, lookupSize } from './candidate-index.js';
+export type { Exclusion, Lookup, Narrowing, SortedRun, Universe } from './candidate-index.js';
+export { DEFAULT_FILTERS, DEFAULT_SCORE_WEIGHTS, FEASIBLE_PERCENT_TO_FIND, MIN_FEASIBLE_TO_FIND, feasibleToFind, resolveConfig } from './config.js';
 export type { ResolvedConfig } from './config.js';
 export { PluginRegistry, defaultRegistry } from './registry.js';
 export { failureDetail } from './plugin.js';

@@ -10,8 +10,23 @@ import { coerceVersion, parseVersionRange, versionText } from './version-range.j
 /** A PortableMatch is a matcher's verdict; a failure's reason is counted in explanations like a filter summary. */
 export type PortableMatch = { readonly fits: true } | { readonly fits: false; readonly reason: string; readonly detail?: string };
 
-/** A PortableMatcher decides whether a candidate's configuration honours a claim's portable fields. */
-export type PortableMatcher = (claim: ClaimInfo, candidate: Candidate) => PortableMatch;
+/** A PreparedPortableMatch is a matcher's verdict function for one claim. */
+export type PreparedPortableMatch = (candidate: Candidate) => PortableMatch;
+
+/**
+ * A PortableMatcher decides whether a candidate's configuration honours a claim's portable
+ * fields. It may carry `prepare`, doing the per-claim work (parsing a range) once and
+ * returning the per-candidate verdict; PortableConfig uses it when present.
+ */
+export interface PortableMatcher {
+  (claim: ClaimInfo, candidate: Candidate): PortableMatch;
+  readonly prepare?: (claim: ClaimInfo) => PreparedPortableMatch;
+}
+
+/** prepareMatcher returns a matcher's verdict function for one claim. */
+export function prepareMatcher(matcher: PortableMatcher, claim: ClaimInfo): PreparedPortableMatch {
+  return matcher.prepare !== undefined ? matcher.prepare(claim) : (c) => matcher(claim, c);
+}
 
 const FITS: PortableMatch = Object.freeze({ fits: true });
 const ANY_KIND = '*';
@@ -73,30 +88,55 @@ function defaultVersionOf(p: Readonly<Record<string, unknown>>): unknown {
 export function versionedMatcher(options: VersionedMatcherOptions = {}): PortableMatcher {
   const versionOf = options.versionOf ?? defaultVersionOf;
   const sameFields = options.sameFields ?? [];
-  return (claim, candidate) => {
+  const prepare = (claim: ClaimInfo): PreparedPortableMatch => {
     const asked = versionText(claim.portable['version']);
-    if (asked !== undefined) {
-      if (parseVersionRange(asked) === undefined) return { fits: false, reason: `invalid version range ${JSON.stringify(asked)}` };
-      const offered = versionOf(candidate.portable);
-      const reason = `version not in ${JSON.stringify(asked)}`;
-      if (versionText(offered) === undefined) {
-        if (candidate.type === 'resource') return { fits: false, reason, detail: 'states no version' };
-      } else {
-        const v = coerceVersion(offered);
-        if (v === undefined) return { fits: false, reason, detail: `version ${JSON.stringify(versionText(offered))} is not a version` };
-        if (!parseVersionRange(asked)!.test(v)) return { fits: false, reason, detail: `has ${versionText(offered)}` };
-      }
+    const range = asked === undefined ? undefined : parseVersionRange(asked);
+    if (asked !== undefined && range === undefined) {
+      const invalid: PortableMatch = { fits: false, reason: `invalid version range ${JSON.stringify(asked)}` };
+      return () => invalid;
     }
-    if (candidate.type === 'resource' && candidate.sharing.mode === 'Exclusive') {
-      for (const f of sameFields) {
-        const want = claim.portable[f];
-        const have = candidate.portable[f];
-        if (want === undefined || want === null || want === '' || have === undefined || have === null || have === '') continue;
-        if (String(want) !== String(have)) return { fits: false, reason: `${f} is not ${JSON.stringify(String(want))}`, detail: `has ${JSON.stringify(String(have))}` };
+    const reason = `version not in ${JSON.stringify(asked)}`;
+    // Many candidates state the same version: decide each version text once per claim.
+    const byVersion = new Map<string, PortableMatch>();
+    const versionVerdict = (text: string): PortableMatch => {
+      let m = byVersion.get(text);
+      if (m === undefined) {
+        const v = coerceVersion(text);
+        m =
+          v === undefined
+            ? { fits: false, reason, detail: `version ${JSON.stringify(text)} is not a version` }
+            : range!.test(v)
+              ? FITS
+              : { fits: false, reason, detail: `has ${text}` };
+        byVersion.set(text, m);
       }
-    }
-    return FITS;
+      return m;
+    };
+    const wants = sameFields.flatMap((f) => {
+      const want = claim.portable[f];
+      return want === undefined || want === null || want === '' ? [] : [{ f, want: String(want) }];
+    });
+    return (candidate) => {
+      if (range !== undefined) {
+        const offered = versionText(versionOf(candidate.portable));
+        if (offered === undefined) {
+          if (candidate.type === 'resource') return { fits: false, reason, detail: 'states no version' };
+        } else {
+          const m = versionVerdict(offered);
+          if (!m.fits) return m;
+        }
+      }
+      if (wants.length > 0 && candidate.type === 'resource' && candidate.sharing.mode === 'Exclusive') {
+        for (const { f, want } of wants) {
+          const have = candidate.portable[f];
+          if (have === undefined || have === null || have === '') continue;
+          if (want !== String(have)) return { fits: false, reason: `${f} is not ${JSON.stringify(want)}`, detail: `has ${JSON.stringify(String(have))}` };
+        }
+      }
+      return FITS;
+    };
   };
+  return Object.assign((claim: ClaimInfo, candidate: Candidate) => prepare(claim)(candidate), { prepare });
 }
 
 /** The claim kinds of DESIGN 3.1 that the built-in matchers serve. */

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { labelSelectorFromObject } from '../machinery/selectors/index.js';
+import { reservedFor } from './availability.js';
 import { DEFAULT_FILTERS } from './config.js';
 import { candidateKey } from './keys.js';
 import { Scheduler } from './scheduler.js';
@@ -178,6 +179,40 @@ describe('scheduler properties', () => {
         assert.equal(r.explanation.feasible, fitting.length);
         assert.equal(r.explanation.total, r.explanation.feasible + r.explanation.failures.reduce((n, f) => n + f.count, 0));
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('stopping early (feasibleCandidatesToFind 1–3): the index agrees with a scan stopping by the same rule, insertion order does not matter, and the guarantees hold', () => {
+    const early = fc.tuple(configArb, fc.integer({ min: 1, max: 3 })).map(([c, k]): SchedulerConfig => ({ ...c, feasibleCandidatesToFind: k }));
+    fc.assert(
+      fc.property(
+        candidatesArb.chain((cs) => fc.tuple(fc.constant(cs), fc.shuffledSubarray(cs, { minLength: cs.length }))),
+        claimArb,
+        early,
+        ([cs, shuffled], c, config) => {
+          const s = build(cs, config);
+          const r = s.scheduleSync(c);
+          const scanned = s.scheduleSync(c, { scan: true });
+          // The scan counts rejections only among what it checked, so only the decision and what was found must agree.
+          assert.equal(chosenKey(r), chosenKey(scanned));
+          assert.equal(r.explanation.feasible, scanned.explanation.feasible);
+          assert.equal(r.explanation.total, scanned.explanation.total);
+          assert.deepEqual(build(shuffled, config).scheduleSync(c).explanation, r.explanation);
+          const failedCount = r.explanation.failures.reduce((n, f) => n + f.count, 0);
+          assert.equal(r.explanation.total, r.explanation.feasible + failedCount + (r.explanation.unchecked ?? 0));
+          const fitting = cs.filter((x) => s.explain(c, candidateKey(x))?.fits === true);
+          if (r.decision.type === 'none') {
+            assert.deepEqual(fitting, []);
+            assert.equal(r.explanation.unchecked, undefined);
+            return;
+          }
+          assert.equal(s.explain(c, candidateKey(r.decision.candidate))?.fits, true);
+          const scored = config.profile?.scoreWeights === undefined;
+          if (fitting.some((x) => x.type === 'resource' && reservedFor(x, c))) assert.equal(r.explanation.reserved, true);
+          else if (scored && fitting.some((x) => x.type === 'resource')) assert.equal(r.decision.type, 'resource', 'StaticFirst: a fitting resource beats every class');
+        },
+      ),
       { numRuns: 300 },
     );
   });

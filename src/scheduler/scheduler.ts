@@ -5,8 +5,8 @@
  * and acts on the decisions.
  */
 import { reservedFor } from './availability.js';
-import { CandidateIndex, type Lookup, type Narrowing, type Universe } from './candidate-index.js';
-import { resolveConfig, type ResolvedConfig } from './config.js';
+import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Universe } from './candidate-index.js';
+import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
 import { candidateKey } from './keys.js';
@@ -58,6 +58,8 @@ interface Evaluation {
   readonly universe: Universe;
   readonly total: number;
   feasible: Candidate[];
+  /** Candidates left unchecked because enough feasible ones were found. */
+  readonly unchecked: number;
   readonly tally: FailureTally;
   readonly notes: string[];
 }
@@ -126,7 +128,8 @@ export class Scheduler {
   /** schedule decides where a claim goes, consulting the configured extenders. */
   async schedule(claim: ClaimInfo, options: ScheduleOptions = {}): Promise<ScheduleResult> {
     const p = this.pipeline;
-    const ev = this.evaluate(p, claim, options.scan === true);
+    // A filtering extender may reject what was found: search everything, so a decision never misses what it did not check.
+    const ev = this.evaluate(p, claim, options.scan === true, p.extenders.some((e) => e.filters));
     const extra: PreparedScore[] = [];
     for (const ext of p.extenders) {
       if (!ext.filters || ev.feasible.length === 0) continue;
@@ -161,7 +164,7 @@ export class Scheduler {
   scheduleSync(claim: ClaimInfo, options: ScheduleOptions = {}): ScheduleResult {
     const p = this.pipeline;
     if (p.extenders.length > 0) throw new Error(`scheduleSync cannot call the ${p.extenders.length} configured extender(s): use schedule()`);
-    return this.decide(p, this.evaluate(p, claim, options.scan === true), []);
+    return this.decide(p, this.evaluate(p, claim, options.scan === true, false), []);
   }
 
   /** explain runs the filters on one candidate: the first that rejects it, or fits. Undefined for an unknown key. */
@@ -213,8 +216,12 @@ export class Scheduler {
     };
   }
 
-  /** evaluate finds the universe, narrows it through the index (unless scanning) and runs the filters. */
-  private evaluate(p: Pipeline, claim: ClaimInfo, scan: boolean): Evaluation {
+  /**
+   * evaluate finds the universe, narrows it through the index (unless scanning) and runs the
+   * filters: in full on classes and resources reserved for the claim, and on the other
+   * resources in key order until `feasibleCandidatesToFind` of them pass (unless `exhaustive`).
+   */
+  private evaluate(p: Pipeline, claim: ClaimInfo, scan: boolean, exhaustive: boolean): Evaluation {
     const universe: Universe = p.explicitName && claim.resourceName ? 'named' : p.kindUniverse ? 'kind' : 'all';
     const checks: { name: string; fn: CandidateFilter }[] = [];
     for (const f of p.filters) {
@@ -223,9 +230,11 @@ export class Scheduler {
       const fn = f.prepare(claim);
       if (fn !== undefined) checks.push({ name: f.name, fn });
     }
+    const configured = exhaustive ? 0 : p.config.feasibleCandidatesToFind;
     let lookup: Lookup;
     if (scan || universe !== 'kind') {
-      lookup = this.index.scan(claim, universe);
+      // The scan sorts its run only when the search may stop early in it (the order then matters).
+      lookup = this.index.scan(claim, universe, (n) => n > feasibleToFind(configured, n));
     } else {
       const n = p.narrowing;
       const asked = claim.requirements.region;
@@ -239,19 +248,36 @@ export class Scheduler {
       lookup = this.index.lookup(claim, narrowing);
     }
     const tally = new FailureTally();
-    for (const e of lookup.excluded) tally.add(e.plugin, e.summary, e.count);
+    let excludedCount = 0;
+    for (const e of lookup.excluded) {
+      tally.add(e.plugin, e.summary, e.count);
+      excludedCount += e.count;
+    }
     const feasible: Candidate[] = [];
-    next: for (const c of lookup.candidates) {
+    const fits = (c: Candidate): boolean => {
       for (const check of checks) {
         const failure = check.fn(c);
         if (failure !== undefined) {
           tally.add(check.name, failure.summary);
-          continue next;
+          return false;
         }
       }
+      return true;
+    };
+    for (const c of lookup.candidates) if (fits(c)) feasible.push(c);
+    let searchable = -(lookup.skip?.size ?? 0);
+    for (const r of lookup.runs) searchable += r.items.length;
+    const limit = feasibleToFind(configured, searchable);
+    let found = 0;
+    let checked = 0;
+    const complete = forEachInKeyOrder(lookup.runs, lookup.skip, (c) => {
+      checked++;
+      if (!fits(c)) return true;
       feasible.push(c);
-    }
-    return { claim, universe, total: lookup.total, feasible, tally, notes: [] };
+      return ++found < limit;
+    });
+    const unchecked = complete ? 0 : searchable - checked;
+    return { claim, universe, total: lookup.total, feasible, unchecked, tally, notes: [] };
   }
 
   /** decide ranks the feasible candidates and words the result. */
@@ -290,9 +316,10 @@ export class Scheduler {
     return {
       decision: best.type === 'resource' ? { type: 'resource', candidate: best } : { type: 'class', candidate: best },
       explanation: {
-        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved),
+        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked),
         total: ev.total,
         feasible: ev.feasible.length,
+        ...(ev.unchecked > 0 ? { unchecked: ev.unchecked } : {}),
         failures,
         scores,
         totalScore: bestTotal,

@@ -140,6 +140,14 @@ export interface SchedulerConfig {
   readonly costTiers?: readonly string[];
   /** Performance tiers, slowest first. */
   readonly performanceTiers?: readonly string[];
+  /**
+   * How many feasible resources a decision looks for before it stops running filters on
+   * the rest (like kube-scheduler's percentageOfNodesToScore): only those found are scored.
+   * Absent: max(100, 5% of the resources the index lets through); 0: all of them. Classes
+   * and resources reserved for the claim are always evaluated, and a decision finding
+   * nothing has run every filter on every candidate.
+   */
+  readonly feasibleCandidatesToFind?: number;
   readonly profile?: SchedulerProfile;
 }
 
@@ -198,8 +206,14 @@ export interface Explanation {
   readonly message: string;
   /** Candidates considered: those of the claim's kind, or those of the explicit name. */
   readonly total: number;
-  /** Candidates that passed every filter. */
+  /** Candidates that passed every filter (of those checked: see `unchecked`). */
   readonly feasible: number;
+  /**
+   * Candidates the filters did not run on because enough feasible ones were found first
+   * (SchedulerConfig.feasibleCandidatesToFind); absent when every candidate was checked.
+   * total = feasible + the failures' counts + unchecked.
+   */
+  readonly unchecked?: number;
   /** Rejections grouped by reason, most frequent first. */
   readonly failures: readonly FailureCount[];
   /** For a decision: the winner's score per plugin, and their weighted sum. */

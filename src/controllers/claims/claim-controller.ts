@@ -296,14 +296,6 @@ export class ClaimController {
     }
   }
 
-  /** Writes the claim's side of a binding, then carries on in the same reconcile. */
-  private async finishBinding(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<{ requeueAfterMs?: number } | void> {
-    const updated = await this.markBound(entry, claim, concrete, resource);
-    if (!isReady(resource)) return; // the resource becoming Ready wakes the claim
-    const ref = (updated.status as Status).resourceRef as ResourceRefLike;
-    return this.syncBound(entry, updated, ref, resource);
-  }
-
   private resourceBoundTo(claim: KObject): { entry: ConcreteKindEntry; resource: KObject } | undefined {
     const uid = claim.metadata.uid!;
     for (const entry of this.concretes.values()) {
@@ -405,7 +397,8 @@ export class ClaimController {
   }
 
   /** Writes the claim's side of a binding whose resource side is in place. */
-  private async markBound(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<KObject> {
+  /** The claim's status once bound to `resource` (not yet ready). */
+  private boundStatus(claim: KObject, resource: KObject): Status {
     const label = resource.metadata.labels?.[CLASS_LABEL];
     const classRef = label ? { namespace: label.slice(0, label.indexOf('.')), name: label.slice(label.indexOf('.') + 1) } : undefined;
     const status: Status = {
@@ -418,10 +411,30 @@ export class ClaimController {
     status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'True', 'Scheduled', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
     status.conditions = setCondition(status.conditions, claim, 'Bound', 'True', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', 'waiting for the resource to become ready');
-    if (isExclusive(resource) && phaseOf(resource) !== 'Bound') await this.setResourcePhase(concrete, resource, 'Bound', claimSummary(1, claimRefOf(claim)));
-    const updated = await this.client.updateStatus<KObject>(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+    return status;
+  }
+
+  /**
+   * Writes the claim's side of a binding whose resource side is in place. When the resource is
+   * already ready, the bound status and the published connection go out in one status write.
+   */
+  private async finishBinding(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<{ requeueAfterMs?: number } | void> {
+    if (isExclusive(resource) && phaseOf(resource) !== 'Bound') {
+      resource = await this.setResourcePhase(concrete, resource, 'Bound', claimSummary(1, claimRefOf(claim)));
+    }
+    const staged: KObject = { ...claim, status: this.boundStatus(claim, resource) };
+    if (!isReady(resource)) {
+      await this.client.updateStatus<KObject>(entry.def.ref, staged, { fieldManager: FIELD_MANAGER });
+    }
     await recordEvent(this.client, claim, 'Normal', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
-    return updated;
+    if (!isReady(resource)) return; // the resource becoming Ready wakes the claim
+    try {
+      return await this.syncBound(entry, staged, (staged.status as Status).resourceRef as ResourceRefLike, resource);
+    } catch (err) {
+      // The connection could not be published yet: the binding itself still goes on record.
+      await this.client.updateStatus<KObject>(entry.def.ref, staged, { fieldManager: FIELD_MANAGER });
+      throw err;
+    }
   }
 
   private async markPending(entry: ClaimKindEntry, claim: KObject, why: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { CandidateFilter, FilterPlugin, PluginContext } from '../plugin.js';
-import { concreteKind } from '../portable-matchers.js';
+import { kindKey } from '../keys.js';
+import { concreteKind, prepareMatcher, type PreparedPortableMatch } from '../portable-matchers.js';
 import type { ClaimInfo } from '../types.js';
 
 /**
@@ -15,10 +16,18 @@ export class PortableConfigFilter implements FilterPlugin {
 
   prepare(claim: ClaimInfo): CandidateFilter {
     const registry = this.ctx.portableMatchers;
+    // The matcher of each concrete kind, prepared for this claim once (null: no matcher).
+    const byKind = new Map<string, PreparedPortableMatch | null>();
     return (c) => {
-      const matcher = registry.lookup(claim.kind, concreteKind(c));
-      if (matcher === undefined) return undefined;
-      const m = matcher(claim, c);
+      const concrete = concreteKind(c);
+      const k = kindKey(concrete);
+      let match = byKind.get(k);
+      if (match === undefined) {
+        const matcher = registry.lookup(claim.kind, concrete);
+        byKind.set(k, (match = matcher === undefined ? null : prepareMatcher(matcher, claim)));
+      }
+      if (match === null) return undefined;
+      const m = match(c);
       return m.fits ? undefined : { summary: m.reason, ...(m.detail === undefined ? {} : { detail: m.detail }) };
     };
   }

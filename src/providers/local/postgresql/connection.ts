@@ -24,7 +24,8 @@ function hostForUri(host: string): string {
 export function postgresUri(endpoint: PostgresEndpoint): string {
   const user = encodeURIComponent(endpoint.username);
   const password = encodeURIComponent(endpoint.password);
-  const database = encodeURIComponent(endpoint.database);
+  // Dots are encoded too: a database named "." or ".." would otherwise read as a path step.
+  const database = encodeURIComponent(endpoint.database).replace(/\./g, '%2E');
   const tls = endpoint.sslMode === 'require' || endpoint.sslMode === 'verify-ca' || endpoint.sslMode === 'verify-full';
   const query = tls ? `?sslmode=${endpoint.sslMode}` : '';
   return `postgresql://${user}:${password}@${hostForUri(endpoint.host)}:${endpoint.port}/${database}${query}`;
