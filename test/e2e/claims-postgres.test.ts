@@ -238,6 +238,11 @@ spec: {resourceName: solo-pg}
     assert.equal(loser.status?.phase, 'Pending');
     const resource = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/solo-pg`)).json();
     assert.equal(resource.spec.claimRef.name, winner[0].metadata.name);
+    // The winner has the registered server to itself, with its own database and login.
+    await boundClaim('app', winner[0].metadata.name);
+    const details = await secretOf('app', winner[0].metadata.name);
+    const who = await query(details, 'SELECT current_user AS u');
+    assert.equal(who[0].u, details.username);
     // Retain: deleting the winner leaves the resource Released, not rebound to the loser.
     await kubectlOk(server, ['delete', 'postgresqlinstance', winner[0].metadata.name, '-n', 'app', '--timeout=60s']);
     const released = await eventually(async () => {

@@ -495,7 +495,9 @@ export class ClaimController {
 
   /** The raw details: the resource's own Secret (Exclusive) or this claim's binding (Shared). */
   private async connectionDetails(concrete: ConcreteKindEntry, resource: KObject, claim: KObject): Promise<ConnectionDetails> {
-    if (isExclusive(resource)) {
+    // A kind that gives each claim its own credentials (a registered shared server) does so
+    // even when one claim has the resource to itself.
+    if (isExclusive(resource) && concrete.kind.sharing !== 'Shared') {
       const spec = (resource.spec ?? {}) as { writeConnectionSecretToRef?: { name?: string } };
       const name = spec.writeConnectionSecretToRef?.name || `${resource.metadata.name}-connection`;
       const secret = await this.client.get<KObject>(builtinRefs.secrets, name, resource.metadata.namespace);
@@ -618,6 +620,16 @@ export class ClaimController {
       return;
     }
     if (spec.claimRef?.uid !== claim.metadata.uid) return;
+    if (concrete.kind.sharing === 'Shared') {
+      // The claim had its own database/user on the resource: drop, empty or keep it by policy.
+      const external = await this.access.connect(concrete.kind, resource);
+      try {
+        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy);
+      } finally {
+        await external.close?.();
+      }
+      await this.deleteIgnoringMissing(builtinRefs.secrets, bindingSecretName(resource, claim), resource.metadata.namespace);
+    }
     switch (policy) {
       case 'Retain':
         await this.setResourcePhase(concrete, resource, 'Released', undefined);
@@ -627,12 +639,15 @@ export class ClaimController {
         await this.deleteIgnoringMissing(concrete.ref, resource.metadata.name!, resource.metadata.namespace);
         return;
       case 'Recycle': {
-        const external = await this.access.connect(concrete.kind, resource);
-        try {
-          if (!external.scrub) throw new Error(`${resource.kind} cannot be recycled: its provider cannot scrub data`);
-          await external.scrub(resource);
-        } finally {
-          await external.close?.();
+        if (concrete.kind.sharing !== 'Shared') {
+          // (A per-claim kind was emptied by unbindClaim above.)
+          const external = await this.access.connect(concrete.kind, resource);
+          try {
+            if (!external.scrub) throw new Error(`${resource.kind} cannot be recycled: its provider cannot scrub data`);
+            await external.scrub(resource);
+          } finally {
+            await external.close?.();
+          }
         }
         const cleared = await this.client.patch<KObject>(concrete.ref, resource.metadata.name!, 'merge', {
           metadata: { resourceVersion: resource.metadata.resourceVersion },
