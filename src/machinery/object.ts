@@ -104,7 +104,28 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** A deep copy of a JSON value. */
 export function deepCopy<T>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value) as T;
+}
+
+/**
+ * Copies plain JSON data (objects, arrays, primitives) several times faster than
+ * structuredClone, which also handles types objects here never hold. A `__proto__` key is
+ * copied as data, as JSON.parse makes it, never as a prototype.
+ */
+function copyJson(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const value = copyJson((v as Record<string, unknown>)[k]);
+    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
+  }
+  return out;
 }
 
 /** Deep equality of JSON values (object key order does not matter). */

@@ -1,0 +1,35 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { deepCopy, deepEqual } from './object.js';
+
+describe('deepCopy', () => {
+  test('a copy equals the original and shares nothing with it', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const c = deepCopy(v);
+        assert.deepEqual(c, v);
+        assert.ok(deepEqual(c, v));
+        if (v !== null && typeof v === 'object') assert.notEqual(c, v);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('changing the copy leaves the original alone', () => {
+    const original = { metadata: { labels: { a: '1' } }, items: [{ x: 1 }] };
+    const copy = deepCopy(original);
+    copy.metadata.labels.a = '2';
+    copy.items[0]!.x = 2;
+    assert.equal(original.metadata.labels.a, '1');
+    assert.equal(original.items[0]!.x, 1);
+  });
+
+  test('a __proto__ key is copied as data, not as a prototype', () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+    const copy = deepCopy(parsed);
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+    assert.deepEqual(Object.keys(copy), ['__proto__', 'a']);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
