@@ -4,7 +4,6 @@
  * Secret the kind names).
  */
 import type { Client } from '../../client/types.js';
-import { builtinRefs } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import {
@@ -15,7 +14,8 @@ import {
   type GroupKind,
   type ProviderModule,
 } from '../../providers/spi.js';
-import { apiRefs, findKind } from '../../apis/index.js';
+import { findKind } from '../../apis/index.js';
+import { connectContext, decodeSecretData } from '../managed/connect-context.js';
 
 export class ProviderAccess {
   private readonly kinds: ConcreteKind[];
@@ -42,23 +42,9 @@ export class ProviderAccess {
 
   /** Connects to the external system behind `resource` with its provider and credentials. */
   async connect(kind: ConcreteKind, resource: KObject): Promise<ExternalClient> {
-    const ref = kind.credentialsSecretRef?.(resource);
-    let credentials: Record<string, string> | undefined;
-    if (ref) {
-      const secret = await this.client.get(builtinRefs.secrets, ref.name, ref.namespace);
-      credentials = decodeSecretData(secret);
-    }
-    let provider: KObject | undefined;
     const spec = isPlainObject(resource.spec) ? resource.spec : {};
     const providerRef = isPlainObject(spec.providerRef) ? (spec.providerRef as { name?: string }) : undefined;
-    if (providerRef?.name) {
-      try {
-        provider = await this.client.get(apiRefs.providers, providerRef.name, resource.metadata.namespace);
-      } catch {
-        provider = undefined; // a missing Provider shows up as a connect error if it matters
-      }
-    }
-    return kind.connector.connect(resource, { credentials, provider });
+    return kind.connector.connect(resource, await connectContext(this.client, kind, resource, providerRef?.name || undefined));
   }
 
   /** The Client handle on a concrete resource's kind. */
@@ -68,9 +54,4 @@ export class ProviderAccess {
   }
 }
 
-export function decodeSecretData(secret: KObject): Record<string, string> {
-  const data = isPlainObject(secret.data) ? (secret.data as Record<string, string>) : {};
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(data)) out[k] = Buffer.from(v, 'base64').toString('utf8');
-  return out;
-}
+export { decodeSecretData };
