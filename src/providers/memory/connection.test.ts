@@ -44,8 +44,11 @@ describe('sqlConnectionFormatter', () => {
 
   test('the URI carries any user, password and database back unchanged (percent-encoded)', () => {
     const text = fc.string({ minLength: 1, maxLength: 20 });
+    // A URL parser reads a path of only dots ("." or "..", even percent-encoded) as a dot
+    // segment; database names are never that (they are generated from namespace and name).
+    const database = text.filter((d) => !/^\.+$/.test(d));
     fc.assert(
-      fc.property(fc.constantFrom<SqlEngine>('postgresql', 'mysql'), text, text, text, fc.integer({ min: 1, max: 65535 }), (engine, username, password, database, port) => {
+      fc.property(fc.constantFrom<SqlEngine>('postgresql', 'mysql'), text, text, database, fc.integer({ min: 1, max: 65535 }), (engine, username, password, database, port) => {
         const url = new URL(sqlUri(engine, { host: 'memory.invalid', port, username, password, database }));
         assert.equal(url.protocol, `${engine}:`);
         assert.equal(decodeURIComponent(url.username), username);

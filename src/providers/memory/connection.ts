@@ -39,9 +39,7 @@ export function sqlUri(engine: SqlEngine, e: SqlEndpoint): string {
   const host = e.host.includes(':') && !e.host.startsWith('[') ? `[${e.host}]` : e.host;
   const user = encodeURIComponent(e.username);
   const password = encodeURIComponent(e.password);
-  // Dots are encoded too: a database named "." or ".." would otherwise read as a path step.
-  const database = encodeURIComponent(e.database).replace(/\./g, '%2E');
-  return `${ENGINES[engine].scheme}://${user}:${password}@${host}:${e.port}/${database}`;
+  return `${ENGINES[engine].scheme}://${user}:${password}@${host}:${e.port}/${encodeURIComponent(e.database)}`;
 }
 
 /**

@@ -24,8 +24,7 @@ function hostForUri(host: string): string {
 export function postgresUri(endpoint: PostgresEndpoint): string {
   const user = encodeURIComponent(endpoint.username);
   const password = encodeURIComponent(endpoint.password);
-  // Dots are encoded too: a database named "." or ".." would otherwise read as a path step.
-  const database = encodeURIComponent(endpoint.database).replace(/\./g, '%2E');
+  const database = encodeURIComponent(endpoint.database);
   const tls = endpoint.sslMode === 'require' || endpoint.sslMode === 'verify-ca' || endpoint.sslMode === 'verify-full';
   const query = tls ? `?sslmode=${endpoint.sslMode}` : '';
   return `postgresql://${user}:${password}@${hostForUri(endpoint.host)}:${endpoint.port}/${database}${query}`;
