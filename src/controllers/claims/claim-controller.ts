@@ -39,6 +39,7 @@ import {
 import { isSharedClient, type ConcreteKind, type ConnectionDetails, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
 import { recordEvent } from '../events.js';
 import { connectionSecretName, bindingSecretName, provisionedName } from './names.js';
+import { setCondition as setConditionIn } from '../managed/conditions.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
 import { publishConnection } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
@@ -728,21 +729,10 @@ function isReady(resource: KObject): boolean {
   return conds.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
+/** Sets one condition of a claim (transition time kept while its status stays). */
 function setCondition(conds: Condition[] | undefined, obj: KObject, type: string, status: Condition['status'], reason: string, message: string): Condition[] {
-  const list = [...(conds ?? [])];
-  const i = list.findIndex((c) => c.type === type);
-  const prev = i >= 0 ? list[i] : undefined;
-  const next: Condition = {
-    type,
-    status,
-    reason,
-    message,
-    lastTransitionTime: prev && prev.status === status ? prev.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    ...(obj.metadata.generation ? { observedGeneration: obj.metadata.generation } : {}),
-  };
-  if (i >= 0) list[i] = next;
-  else list.push(next);
-  return list;
+  const observedGeneration = obj.metadata.generation;
+  return setConditionIn(conds, { type, status, reason, message, ...(observedGeneration ? { observedGeneration } : {}) }, new Date());
 }
 
 function stripTimes(status: Status): unknown {
