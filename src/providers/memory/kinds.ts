@@ -4,6 +4,7 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import type { GroupKind } from '../spi.js';
+import { sqlClaimSpec, type SqlClaimSpec } from '../sql-claim.js';
 
 export const memoryDatabaseGroup = 'database.memory.conductor.io';
 export const memoryDatabaseVersion = 'v1alpha1';
@@ -38,25 +39,10 @@ export interface MemoryDatabase extends KObject {
   spec: MemoryDatabaseSpec;
 }
 
-/** The portable fields of a MySQLInstance or PostgreSQLInstance claim this provider reads. */
-export interface SqlClaimSpec {
-  version?: string;
-  masterUsername?: string;
-  databaseName?: string;
-  requirements?: {
-    capacity?: Record<string, string | number>;
-    region?: string;
-    cost?: string;
-    performance?: string;
-  };
-  [field: string]: unknown;
-}
+export type { SqlClaimSpec };
 
 /** claimSpec reads a claim's spec as a SQL claim spec (an absent spec is empty). */
-export function claimSpec(claim: KObject): SqlClaimSpec {
-  const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as SqlClaimSpec) : {};
-}
+export const claimSpec = sqlClaimSpec;
 
 /** specOf reads a resource's spec defensively (the reconciler may hand over anything). */
 export function specOf(resource: KObject): MemoryDatabaseSpec {

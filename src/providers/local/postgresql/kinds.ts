@@ -4,6 +4,7 @@
  */
 import type { KObject } from '../../../machinery/object.js';
 import type { GroupKind } from '../../spi.js';
+import { sqlClaimSpec, type SqlClaimSpec } from '../../sql-claim.js';
 
 export const localDatabaseGroup = 'database.local.conductor.io';
 export const localDatabaseVersion = 'v1alpha1';
@@ -53,24 +54,10 @@ export interface LocalPostgreSQLInstance extends KObject {
 }
 
 /** The portable fields of a PostgreSQLInstance claim this provider reads. */
-export interface PostgreSQLClaimSpec {
-  version?: string;
-  masterUsername?: string;
-  databaseName?: string;
-  requirements?: {
-    capacity?: Record<string, string | number>;
-    region?: string;
-    cost?: string;
-    performance?: string;
-  };
-  [field: string]: unknown;
-}
+export type PostgreSQLClaimSpec = SqlClaimSpec;
 
 /** claimSpec reads a claim's spec as a PostgreSQLInstance spec (an absent spec is empty). */
-export function claimSpec(claim: KObject): PostgreSQLClaimSpec {
-  const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as PostgreSQLClaimSpec) : {};
-}
+export const claimSpec = sqlClaimSpec;
 
 export const defaultAppDatabase = 'app';
 export const defaultAppUser = 'app';
