@@ -8,7 +8,7 @@ import { silentProviderLogger, type ProviderLogger, type ProviderModule } from '
 import { resolveBinaries, type PostgresBinaries } from './postgresql/binaries.js';
 import { localInstanceKind } from './postgresql/local-instance.js';
 import { LocalServers } from './postgresql/local-servers.js';
-import { resolveRunAs } from './postgresql/run-as.js';
+import { resolveRunAs } from './process/run-as.js';
 import { postgreSQLServerKind } from './postgresql/shared-server.js';
 
 /** The environment variable naming where dedicated PostgreSQL instances keep their data. */

@@ -15,7 +15,7 @@ export { postgreSQLServerKind, sharedServerConnector, sharedServerShare, SharedS
 export { localInstanceKind, LocalInstanceClient, instanceShare } from './local-instance.js';
 export { LocalServers, superuserConfig, type InstanceState, type LocalServersOptions, type ServerStatus } from './local-servers.js';
 export { resolveBinaries, postgresBinEnv, type PostgresBinaries, type ResolveBinariesOptions } from './binaries.js';
-export { resolveRunAs, postgresUserEnv, type RunAs } from './run-as.js';
+export { resolveRunAs, postgresUserEnv, type RunAs } from '../process/run-as.js';
 export { claimIdentifier, instanceDirectoryName } from './names.js';
 export { formatPostgresConnection, postgresUri, endpointDetails, type PostgresEndpoint } from './connection.js';
 export { matchSharedServer, localInstanceMatcher, configureLocalInstance } from './matchers.js';

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { ConnectionDetails, ExternalClient } from '../../spi.js';
 import { createLocalProvider, type LocalProvider } from '../local-provider.js';
 import type { LocalPostgreSQLInstance } from './kinds.js';
-import { freePort, isAlive, waitForExit } from './processes.js';
+import { freePort, isAlive, waitForExit } from '../process/processes.js';
 import { tempDataDir } from './testing.js';
 
 async function query(details: ConnectionDetails, sql: string): Promise<pg.QueryResult> {

@@ -35,8 +35,8 @@ import {
   waitForExit,
   writeFileAtomic,
   writeText,
-} from './processes.js';
-import { untraversableAncestor, type RunAs } from './run-as.js';
+} from '../process/processes.js';
+import { untraversableAncestor, type RunAs } from '../process/run-as.js';
 import { parseVersion } from './version.js';
 
 /** InstanceState is what a dedicated instance keeps in instance.json. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectBinaries, resolveBinaries, systemBinariesDirs, type PostgresBinaries } from './binaries.js';
 import { LocalServers } from './local-servers.js';
-import { resolveRunAs } from './run-as.js';
+import { resolveRunAs } from '../process/run-as.js';
 
 /** A ThrowawayServer is a running PostgreSQL server and its superuser. */
 export interface ThrowawayServer {
