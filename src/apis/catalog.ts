@@ -11,12 +11,16 @@ import { networkKinds, networkRefs } from './network/index.js';
 import { coreKinds, coreRefs } from './core/index.js';
 import { localDatabaseKinds, localDatabaseRefs } from './local-database/index.js';
 import { memoryKinds, memoryRefs } from './memory/index.js';
+import { localCacheKinds, localCacheRefs } from './local-cache/index.js';
+import { localMessagingKinds, localMessagingRefs } from './local-messaging/index.js';
+import { localStorageKinds, localStorageRefs } from './local-storage/index.js';
+import { localNetworkKinds, localNetworkRefs } from './local-network/index.js';
 
 /** The built-in claim (abstract) kinds. */
 export const claimKinds: readonly KindDefinition[] = [...storageKinds, ...cacheKinds, ...messagingKinds, ...networkKinds];
 
 /** The built-in concrete (managed) kinds. */
-export const concreteKinds: readonly KindDefinition[] = [...localDatabaseKinds, ...memoryKinds];
+export const concreteKinds: readonly KindDefinition[] = [...localDatabaseKinds, ...memoryKinds, ...localCacheKinds, ...localMessagingKinds, ...localStorageKinds, ...localNetworkKinds];
 
 /** The administrators' kinds of core.conductor.io. */
 export const adminKinds: readonly KindDefinition[] = [...coreKinds];
@@ -38,6 +42,10 @@ export const apiRefs = {
   ...networkRefs,
   ...localDatabaseRefs,
   ...memoryRefs,
+  ...localCacheRefs,
+  ...localMessagingRefs,
+  ...localStorageRefs,
+  ...localNetworkRefs,
 } as const;
 
 /** The kind definition serving `group`/`kind` (the kind matched case-insensitively), if any. */

@@ -14,20 +14,28 @@ import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
 import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
 import { ClaimQuotaAdmission } from './admission/claim-quota.js';
-import { Authenticator, ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
-import { MastersOnlyAuthorizer, type Authorizer } from './authz/types.js';
+import { ClaimProtectionAdmission } from './admission/claim-protection.js';
+import { ClaimTypeIndex } from './admission/claim-types.js';
+import { ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
+import { setupAuthentication } from './authn-api/index.js';
+import { impersonatedUser, setupAuthorization } from './authz/index.js';
+import { accessReviewEndpoints, authorizationResourceTypes } from './authz-api/index.js';
 import { builtinResourceTypes, objectMetaSchema } from './builtins/index.js';
 import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
-import { installCrds } from '../apis/index.js';
+import { claimKinds, concreteKinds, installCrds } from '../apis/index.js';
 import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
-import { systemContext, type UserInfo } from './rest/context.js';
+import { systemContext } from './rest/context.js';
 import { RestHandlers } from './rest/handlers.js';
 import { ObjectStore } from './storage/object-store.js';
+import { EncryptingStore, ensureKeySet, reencryptAll } from './encryption/index.js';
+import { AuditLog, RequestAuditor } from './audit/index.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.js';
+import { installClientErrorHandler, SERVER_TIMEOUTS } from './http/hardening.js';
 import { VERSION } from '../version.js';
 
 export interface ServerOptions {
@@ -46,6 +54,16 @@ export interface ServerOptions {
   controllers?: boolean;
   /** How often managed resources are re-observed for drift (default 60 s). */
   pollIntervalMs?: number;
+  /** Append one JSON line per request to this file (the audit log); none when unset. */
+  auditLog?: string;
+  /** Per-user request rate limit over HTTP (system:masters exempt); ratePerSecond 0 turns it off. */
+  rateLimit?: { ratePerSecond: number; burst: number };
+  /** Non-watch requests not answered in time get a 504 (default 60 s). */
+  requestTimeoutMs?: number;
+  /** The longest a watch may last, whatever timeoutSeconds asks (default 3600 s). */
+  maxWatchSeconds?: number;
+  /** Re-encrypt stored Secrets not under the primary key after start (default true). */
+  reencryptOnStart?: boolean;
 }
 
 export interface RunningServer {
@@ -73,19 +91,29 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     compactionIntervalMs: opts.compactionIntervalMs,
     logger: log.child({ component: 'store' }),
   });
+  const keys = await ensureKeySet(dataDir);
+  const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
+  const auditLog = opts.auditLog ? await AuditLog.toFile(resolve(opts.auditLog), { logger: log.child({ component: 'audit' }) }) : undefined;
   const pki = await ensurePki(dataDir, opts.host);
   const admin = await ensureAdminCredentials(dataDir, pki);
 
   const registry = new ResourceRegistry();
   registry.replaceSource('builtin', builtinResourceTypes());
-  const objects = new ObjectStore(store);
+  const objects = new ObjectStore(encrypted);
   const admission = new AdmissionChain();
   admission.addValidating(new NamespaceLifecycle(objects, registry));
-  admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }) }));
+  const claimTypes = new ClaimTypeIndex(objects, registry);
+  admission.addMutating(new ClaimProtectionAdmission(claimTypes));
+  admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes }));
+  // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
+  const authz = setupAuthorization();
+  admission.addValidating(authz.escalation);
   const rest = new RestHandlers({ objects, admission });
-  const authorizer: Authorizer = new MastersOnlyAuthorizer();
-  const adminUser: UserInfo = { name: 'conductor-admin', groups: ['system:masters', 'system:authenticated'] };
-  const authenticator = new Authenticator({ tokens: new Map([[admin.token, adminUser]]), tokenFile: opts.tokenFile });
+  const authorizer = authz.authorizer;
+  registry.replaceSource('authorization', authorizationResourceTypes());
+  // Client certificates, the admin token, the token file and ServiceAccount tokens (see authn-api).
+  const authn = await setupAuthentication({ dataDir, registry, rest, adminToken: admin.token, tokenFile: opts.tokenFile });
+  registry.replaceSource('authentication', authn.resourceTypes);
 
   let ready = false;
   let serverUrl = '';
@@ -98,9 +126,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authorizer,
     logger: log.child({ component: 'http' }),
     maxBodyBytes: opts.maxBodyBytes,
+    audit: auditLog ? new RequestAuditor(auditLog) : undefined,
+    rateLimiter: new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT),
+    requestTimeoutMs: opts.requestTimeoutMs,
+    maxWatchSeconds: opts.maxWatchSeconds,
     watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     ready: () => ready,
-    authenticate: (req) => authenticator.authenticateRequest(req),
+    authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
+    endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
+    impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
   });
 
   await bootstrapNamespaces(rest, registry);
@@ -111,11 +145,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const client = new LoopbackClient(registry, rest, authorizer, { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] }, 'conductor-controller', { bookmarkIntervalMs: opts.bookmarkIntervalMs });
   const controllers = await startCoreControllers(client, registry, log);
   await installCrds(client, { logger: log.child({ component: 'apis' }) });
+  await authz.start(client, { claimGroups: claimKinds.map((k) => k.group), concreteGroups: concreteKinds.map((k) => k.group) }, { logger: log.child({ component: 'rbac' }) });
 
-  const server: Server = createServer({ ...tlsServerOptions(pki), keepAlive: true }, dispatcher.handle);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  server.requestTimeout = 0; // watches are long-lived; per-request timeouts come with hardening
+  const server: Server = createServer(
+    { ...tlsServerOptions(pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
+    dispatcher.handle,
+  );
+  // Receiving a request (headers, then body) is bounded; handling is bounded in the
+  // dispatcher (watches by timeoutSeconds); idle keep-alive connections are closed.
+  server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveMs;
+  server.headersTimeout = SERVER_TIMEOUTS.headersMs;
+  server.requestTimeout = SERVER_TIMEOUTS.receiveMs;
+  installClientErrorHandler(server);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolveListen());
@@ -131,6 +172,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     clientKeyPem: admin.keyPem,
   });
   ready = true;
+
+  // Storage migration: Secrets still under an older key (or plain, from before encryption)
+  // are rewritten under the primary key in the background.
+  const migration = new AbortController();
+  const reencrypting =
+    opts.reencryptOnStart === false
+      ? Promise.resolve()
+      : reencryptAll(encrypted, { logger: log.child({ component: 'encryption' }), signal: migration.signal })
+          .then(() => undefined)
+          .catch((err: unknown) => {
+            if (!migration.signal.aborted) log.error({ err }, 'cannot re-encrypt stored secrets under the primary key');
+          });
 
   let closed = false;
   // Conductor's controllers start after the server is ready: they are clients like any other.
@@ -149,7 +202,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     url: serverUrl,
     port,
     kubeconfigPath,
-    store,
+    store: encrypted,
     registry,
     rest,
     client,
@@ -157,9 +210,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (closed) return;
       closed = true;
       ready = false;
+      migration.abort();
+      await reencrypting;
       await conductorStarting;
       await conductor?.stop();
       controllers.stop();
+      authz.stop();
       crds.stop();
       server.closeIdleConnections?.();
       await new Promise<void>((r) => {
@@ -167,6 +223,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         // Long-running watches would hold close() open: end them.
         setTimeout(() => server.closeAllConnections?.(), 200).unref();
       });
+      await auditLog?.close();
       await store.close();
     },
   };

@@ -7,12 +7,20 @@ import { pino } from 'pino';
 import { startServer } from '../apiserver/server.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { VERSION } from '../version.js';
+import { registerKeysCommand } from './keys.js';
+import { userCommand } from './user-add.js';
 
 function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) {
     throw new InvalidArgumentError('expected a port number between 0 and 65535 (0 picks a free port)');
   }
   return Number(value);
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number ≥ 0');
+  return n;
 }
 
 const program = new Command();
@@ -26,7 +34,11 @@ program
   .option('--port <port>', 'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)', portNumber, process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443)
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (env CONDUCTOR_LOG_LEVEL)', process.env.CONDUCTOR_LOG_LEVEL ?? 'info')
   .option('--token-file <path>', 'a CSV file of bearer tokens: token,user,uid,"group1,group2" (env CONDUCTOR_TOKEN_FILE)', process.env.CONDUCTOR_TOKEN_FILE)
-  .action(async (o: { dataDir: string; host: string; port: number; logLevel: string; tokenFile?: string }) => {
+  .option('--audit-log <path>', 'append one JSON line per API request to this file; no bodies are logged (env CONDUCTOR_AUDIT_LOG)', process.env.CONDUCTOR_AUDIT_LOG)
+  .option('--max-requests-per-second <n>', 'sustained requests per second allowed per user, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_REQUESTS_PER_SECOND)', nonNegativeNumber, process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND) : 100)
+  .option('--max-request-burst <n>', 'requests a user may make at once before the per-second limit applies (env CONDUCTOR_MAX_REQUEST_BURST)', nonNegativeNumber, process.env.CONDUCTOR_MAX_REQUEST_BURST ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUEST_BURST) : 400)
+  .option('--request-timeout <seconds>', 'non-watch requests not answered within this get a 504; 0 = none (env CONDUCTOR_REQUEST_TIMEOUT)', nonNegativeNumber, process.env.CONDUCTOR_REQUEST_TIMEOUT ? nonNegativeNumber(process.env.CONDUCTOR_REQUEST_TIMEOUT) : 60)
+  .action(async (o: { dataDir: string; host: string; port: number; logLevel: string; tokenFile?: string; auditLog?: string; maxRequestsPerSecond: number; maxRequestBurst: number; requestTimeout: number }) => {
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
     if (!levels.includes(o.logLevel)) {
       console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
@@ -43,6 +55,9 @@ program
         port: o.port,
         logger,
         tokenFile: o.tokenFile,
+        auditLog: o.auditLog,
+        rateLimit: { ratePerSecond: o.maxRequestsPerSecond, burst: Math.max(1, o.maxRequestBurst) },
+        requestTimeoutMs: o.requestTimeout * 1000,
         retention:
           retentionEnv || ageEnv
             ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) }
@@ -91,6 +106,9 @@ program
     const { written, removed } = await writeCrdFiles(o.outputDir);
     process.stdout.write(`wrote ${written.length} CRDs to ${o.outputDir}${removed.length ? ` (removed ${removed.join(', ')})` : ''}\n`);
   });
+
+registerKeysCommand(program);
+program.addCommand(userCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`conductor: ${err instanceof Error ? err.message : String(err)}`);

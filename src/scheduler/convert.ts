@@ -145,6 +145,7 @@ export function claimInfoFromObject(obj: KObject, options: ClaimOptions = {}): C
     ...(resourceSelector === undefined ? {} : { resourceSelector }),
     portable: without(spec, CLAIM_COMMON_FIELDS),
     namespaceLabels: { ...(options.namespaceLabels ?? {}) },
+    source: obj,
   };
 }
 
@@ -208,6 +209,7 @@ export function resourceCandidateFromObject(obj: KObject, options: ResourceOptio
     ...(provider === undefined ? {} : { provider }),
     ...(claimRef === undefined || sharing.mode === 'Shared' ? {} : { claimRef }),
     createdAt: createdAt(obj),
+    source: obj,
   };
 }
 
@@ -252,6 +254,7 @@ export function classCandidateFromObject(obj: KObject, options: ClassOptions = {
     portable: record(template['spec']),
     ...(provider === undefined ? {} : { provider }),
     createdAt: createdAt(obj),
+    source: obj,
   };
 }
 

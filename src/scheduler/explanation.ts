@@ -81,7 +81,8 @@ export function formatScore(n: number): string {
 /**
  * chosenMessage says what was chosen and why, e.g.
  * `3/12 candidates fit; chose RDSInstance conductor-system/rds-1: StaticFirst 100×100, LeastWaste 50×3 = 10150`,
- * or when the search stopped early `100/10000 candidates fit (9850 unchecked); chose ...`.
+ * or when the search stopped early `100/10000 candidates fit (9850 unchecked); chose ...`;
+ * the rejections follow, e.g. `...; rejected: 1 region europe-west does not satisfy north-america`.
  */
 export function chosenMessage(
   winner: Candidate,
@@ -91,9 +92,12 @@ export function chosenMessage(
   totalScore: number,
   reserved: boolean,
   unchecked = 0,
+  failures: readonly FailureCount[] = [],
 ): string {
   let msg = `${feasible}/${total} candidates fit${unchecked > 0 ? ` (${unchecked} unchecked)` : ''}; chose ${describeCandidate(winner)}`;
   if (reserved) msg += ' (reserved for this claim)';
   if (scores.length > 0) msg += `: ${scores.map((s) => `${s.plugin} ${formatScore(s.score)}×${formatScore(s.weight)}`).join(', ')} = ${formatScore(totalScore)}`;
+  const rejected = formatFailures(failures);
+  if (rejected !== '') msg += `; rejected: ${rejected}`;
   return msg;
 }

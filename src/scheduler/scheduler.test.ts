@@ -63,7 +63,7 @@ describe('explanations', () => {
     assert.equal(r.explanation.message, '0/1 candidates: 1 already bound');
   });
 
-  test('a decision says what was chosen and the winner\'s scores', () => {
+  test('a decision says what was chosen, the winner\'s scores and why the others were rejected', () => {
     const r = decide(
       schedulerWith([resource({ name: 'fit', region: 'us-east-1', cost: 'free-tier', capacity: { storage: '50Gi' } }), resource({ name: 'tiny', capacity: { storage: '1Gi' } })]),
       claim({ region: 'us-east-1', capacity: { storage: '25Gi' } }),
@@ -72,7 +72,7 @@ describe('explanations', () => {
     assert.equal(r.explanation.feasible, 1);
     assert.equal(
       r.explanation.message,
-      '1/2 candidates fit; chose RDSInstance conductor-system/fit: LeastWaste 50×3, Locality 100×2, LowestCost 100×2, Spread 100×1, StaticFirst 100×100 = 10650',
+      '1/2 candidates fit; chose RDSInstance conductor-system/fit: LeastWaste 50×3, Locality 100×2, LowestCost 100×2, Spread 100×1, StaticFirst 100×100 = 10650; rejected: 1 region mismatch (want us-east-1)',
     );
     assert.equal(r.explanation.totalScore, 10650);
   });

@@ -316,7 +316,7 @@ export class Scheduler {
     return {
       decision: best.type === 'resource' ? { type: 'resource', candidate: best } : { type: 'class', candidate: best },
       explanation: {
-        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked),
+        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked, failures),
         total: ev.total,
         feasible: ev.feasible.length,
         ...(ev.unchecked > 0 ? { unchecked: ev.unchecked } : {}),

@@ -5,6 +5,7 @@
  * it answers (ScheduleResult). Everything here is plain data: the binder builds these from
  * informer caches (see convert.ts) and the scheduler never calls the API.
  */
+import type { KObject } from '../machinery/object.js';
 import type { Quantity } from '../machinery/quantity/index.js';
 import type { LabelSelector } from '../machinery/selectors/index.js';
 
@@ -59,6 +60,8 @@ export interface ClaimInfo {
   readonly portable: Readonly<Record<string, unknown>>;
   /** The labels of the claim's namespace, read by NamespacePolicy. */
   readonly namespaceLabels: Readonly<Record<string, string>>;
+  /** The claim object this was read from (by reference, never changed), for providers' matchers. */
+  readonly source?: KObject;
 }
 
 /** The phases of a concrete resource (DESIGN 3.2). */
@@ -95,6 +98,8 @@ export interface ResourceCandidate {
   readonly claimRef?: ClaimRef;
   /** Creation time, milliseconds since the epoch. */
   readonly createdAt: number;
+  /** The resource object this was read from (by reference, never changed), for providers' matchers. */
+  readonly source?: KObject;
 }
 
 /** A ClassCandidate is a ResourceClass: a virtual candidate that creates a resource when chosen. */
@@ -122,6 +127,8 @@ export interface ClassCandidate {
   /** The provider its template uses, `namespace/name`. */
   readonly provider?: string;
   readonly createdAt: number;
+  /** The ResourceClass object this was read from (by reference, never changed), for providers' matchers. */
+  readonly source?: KObject;
 }
 
 /** A Candidate is what a claim may be scheduled onto. */

@@ -29,7 +29,8 @@ export const redisClusterKind = defineClaimKind({
   kind: 'RedisCluster',
   plural: 'redisclusters',
   shortNames: ['redis'],
-  description: 'A RedisCluster claims a Redis cache. Its connection Secret has the keys host, port, password and uri.',
+  description:
+    'A RedisCluster claims a Redis cache. Its connection Secret has the keys host, port, password and uri; the local provider adds username (the ACL user) and keyPrefix (the prefix its keys and channels must start with; absent on a dedicated instance).',
   portable: {
     version: s.string().describe('A version or semver range, e.g. ">= 7"; loose versions are coerced.').optional(),
     evictionPolicy: s.enumOf(REDIS_EVICTION_POLICIES).describe('What Redis evicts when memory is full (maxmemory-policy).').optional(),

@@ -8,7 +8,11 @@ import { redisClusterKind } from '../cache/index.js';
 import { messageQueueKind } from '../messaging/index.js';
 import { loadBalancerKind } from '../network/index.js';
 import { claimQuotaKind, defaultSchedulerProfile, providerKind, resourceClassKind } from '../core/index.js';
-import { localPostgreSQLInstanceKind, postgresqlServerKind } from '../local-database/index.js';
+import { localMySQLInstanceKind, localPostgreSQLInstanceKind, mysqlServerKind, postgresqlServerKind } from '../local-database/index.js';
+import { localRedisInstanceKind, redisServerKind } from '../local-cache/index.js';
+import { natsServerKind } from '../local-messaging/index.js';
+import { haproxyLoadBalancerKind, localPortForwarderKind } from '../local-network/index.js';
+import { hostPathPoolKind, s3ServerKind } from '../local-storage/index.js';
 import { memoryDatabaseKind } from '../memory/index.js';
 import { SYSTEM_NAMESPACE } from '../well-known.js';
 
@@ -110,6 +114,42 @@ export function sampleObjects(namespace = 'default'): KObject[] {
         capabilities: { capacity: { storage: '10Gi' }, region: 'us-east-1', cost: 'free-tier' },
         sharing: { mode: 'Exclusive' },
       },
+    }),
+    mysqlServerKind.make({
+      metadata: { name: 'shared-mariadb', namespace: SYSTEM_NAMESPACE },
+      spec: { host: '127.0.0.1', port: 3306, adminCredentialsSecretRef: { name: 'shared-mariadb-admin' }, rebindPolicy: 'Delete', managementPolicy: 'Full', sharing: { mode: 'Shared', maxClaims: 20 } },
+    }),
+    localMySQLInstanceKind.make({
+      metadata: { name: 'catalog-mariadb', namespace: SYSTEM_NAMESPACE },
+      spec: { version: '>= 10.6', masterUsername: 'catalog', databaseName: 'catalog', rebindPolicy: 'Delete', managementPolicy: 'Full', capabilities: { capacity: { storage: '10Gi' } } },
+    }),
+    redisServerKind.make({
+      metadata: { name: 'shared-redis', namespace: SYSTEM_NAMESPACE },
+      spec: { host: '127.0.0.1', port: 6379, adminCredentialsSecretRef: { name: 'shared-redis-admin' }, rebindPolicy: 'Recycle', managementPolicy: 'Full' },
+    }),
+    localRedisInstanceKind.make({
+      metadata: { name: 'sessions-redis', namespace: SYSTEM_NAMESPACE },
+      spec: { version: '>= 7', evictionPolicy: 'allkeys-lru', maxMemory: '256mb', rebindPolicy: 'Delete', managementPolicy: 'Full' },
+    }),
+    natsServerKind.make({
+      metadata: { name: 'nats', namespace: SYSTEM_NAMESPACE },
+      spec: { maxPayload: 1048576, rebindPolicy: 'Delete', managementPolicy: 'Full' },
+    }),
+    s3ServerKind.make({
+      metadata: { name: 's3', namespace: SYSTEM_NAMESPACE },
+      spec: { region: 'us-east-1', rebindPolicy: 'Delete', managementPolicy: 'Full' },
+    }),
+    hostPathPoolKind.make({
+      metadata: { name: 'volumes', namespace: SYSTEM_NAMESPACE },
+      spec: { root: '/tmp', rebindPolicy: 'Recycle', managementPolicy: 'Full', capabilities: { capacity: { storage: '20Gi' } } },
+    }),
+    localPortForwarderKind.make({
+      metadata: { name: 'web-bronze', namespace: SYSTEM_NAMESPACE },
+      spec: { port: 8080, protocol: 'HTTP', targets: [{ address: '127.0.0.1:9000' }], rebindPolicy: 'Delete', managementPolicy: 'Full' },
+    }),
+    haproxyLoadBalancerKind.make({
+      metadata: { name: 'web-silver', namespace: SYSTEM_NAMESPACE },
+      spec: { protocol: 'TCP', targets: [{ address: '127.0.0.1:9000' }], rebindPolicy: 'Retain', managementPolicy: 'Full' },
     }),
   ];
 }

@@ -32,7 +32,6 @@ import { errors, isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepCopy, isPlainObject } from '../../machinery/object.js';
 import { StoreError } from '../../store/types.js';
-import { CLAIM_CATEGORY, isClaimCrd } from '../../apis/index.js';
 import {
   addLists,
   chargeOf,
@@ -55,6 +54,7 @@ import { mapStoreError, type ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
+import { ClaimTypeIndex, claimTypeKey, decodeOrReport, type ClaimTypes } from './claim-types.js';
 
 const CORE_GROUP = 'core.conductor.io';
 
@@ -62,6 +62,8 @@ export interface ClaimQuotaAdmissionOptions {
   logger?: Logger;
   /** How often a conflicting quota status write is retried before the request fails with 409. Default 10. */
   maxRetries?: number;
+  /** The index of claim kinds (shared with other plugins); one of its own by default. */
+  claimKinds?: ClaimTypeIndex;
 }
 
 interface QuotaEntry {
@@ -70,14 +72,12 @@ interface QuotaEntry {
   revision: number;
 }
 
-/** The claim kinds served, by `group/resource` (one version each: storage is shared). */
-type ClaimTypes = Map<string, ResourceType>;
 
 export class ClaimQuotaAdmission implements ValidatingPlugin {
   readonly name = 'ClaimQuota';
   private readonly log: Logger | undefined;
   private readonly maxRetries: number;
-  private kinds?: { version: number; types: Promise<ClaimTypes> };
+  private readonly claimKinds: ClaimTypeIndex;
   private readonly reported = new Set<string>();
 
   constructor(
@@ -87,6 +87,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   ) {
     this.log = opts.logger;
     this.maxRetries = opts.maxRetries ?? 10;
+    this.claimKinds = opts.claimKinds ?? new ClaimTypeIndex(objects, registry, (m) => this.report(m));
   }
 
   handles(attrs: AdmissionAttributes): boolean {
@@ -97,8 +98,8 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     try {
-      const kinds = await this.claimTypes();
-      if (!kinds.has(typeKey(attrs.rt))) return;
+      const kinds = await this.claimKinds.types();
+      if (!kinds.has(claimTypeKey(attrs.rt))) return;
       await this.admit(attrs, kinds);
     } catch (err) {
       if (isApiError(err)) throw err;
@@ -197,7 +198,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
 
   /** The charges of the namespace's claims other than the one being admitted. */
   private async otherClaims(kinds: ClaimTypes, ns: string, attrs: AdmissionAttributes, prices: PriceBook | undefined): Promise<ClaimCharge[]> {
-    const self = typeKey(attrs.rt);
+    const self = claimTypeKey(attrs.rt);
     const lists = await Promise.all(
       [...kinds].map(async ([key, rt]) => {
         const res = await this.objects.list(rt, ns, {});
@@ -225,51 +226,8 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
     return PriceBook.fromClasses(classes, report);
   }
 
-  /**
-   * The served claim kinds, recomputed when the registry changes (CRDs added, changed or
-   * removed): CRD-served namespaced kinds in the `claim` category or whose CRD carries
-   * the abstract label.
-   */
-  private claimTypes(): Promise<ClaimTypes> {
-    const version = this.registry.version();
-    if (this.kinds?.version !== version) {
-      const types = this.loadClaimTypes();
-      this.kinds = { version, types };
-      types.catch(() => {
-        if (this.kinds?.types === types) this.kinds = undefined;
-      });
-    }
-    return this.kinds.types;
-  }
-
-  private async loadClaimTypes(): Promise<ClaimTypes> {
-    const labelled = new Set<string>();
-    const crdType = this.registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    if (crdType) {
-      const res = await this.objects.list(crdType, undefined, {});
-      for (const kv of res.items) {
-        const crd = this.decode(crdType, kv.value, kv.modRevision);
-        if (crd && isClaimCrd(crd)) labelled.add(crd.metadata.name ?? '');
-      }
-    }
-    const out: ClaimTypes = new Map();
-    for (const rt of this.registry.all()) {
-      if (rt.source.type !== 'crd' || !rt.namespaced) continue;
-      if (!rt.categories.includes(CLAIM_CATEGORY) && !labelled.has(rt.source.crdName)) continue;
-      const key = typeKey(rt);
-      const seen = out.get(key);
-      if (!seen || (rt.source.storage && !(seen.source.type === 'crd' && seen.source.storage))) out.set(key, rt);
-    }
-    return out;
-  }
-
   private decode(rt: ResourceType, value: string, revision: number): KObject | undefined {
-    try {
-      return this.objects.decode(rt, { key: '', value, createRevision: 0, modRevision: revision });
-    } catch (err) {
-      this.report(`a stored ${rt.kind} cannot be decoded (${err instanceof Error ? err.message : String(err)}); skipped`);
-      return undefined;
-    }
+    return decodeOrReport(this.objects, rt, value, revision, (m) => this.report(m));
   }
 
   /** Logs a bad value once (per distinct message, bounded) so every request does not repeat it. */
@@ -281,9 +239,6 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   }
 }
 
-function typeKey(rt: Pick<ResourceType, 'group' | 'resource'>): string {
-  return `${rt.group}/${rt.resource}`;
-}
 
 function spec(obj: KObject): Record<string, unknown> {
   return isPlainObject(obj.spec) ? obj.spec : {};

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { looksLikeJwt, type ServiceAccountTokens } from './service-account-tokens.js';
 import { parseTokenFile } from './token-file.js';
 import { AUTHENTICATED_GROUP, withAuthenticatedGroup, type UserInfo } from './user-info.js';
 
@@ -19,6 +20,8 @@ export interface AuthenticatorOptions {
   tokens: Map<string, UserInfo>;
   /** A Kubernetes-style static token file (CSV `token,user,uid,"group1,group2"`), read once. */
   tokenFile?: string;
+  /** Verifies ServiceAccount tokens (JWTs) that are not static tokens. */
+  serviceAccountTokens?: ServiceAccountTokens;
 }
 
 interface TokenEntry {
@@ -35,8 +38,10 @@ interface TokenEntry {
  */
 export class Authenticator {
   private readonly entries: TokenEntry[];
+  private readonly serviceAccountTokens: ServiceAccountTokens | undefined;
 
   constructor(opts: AuthenticatorOptions) {
+    this.serviceAccountTokens = opts.serviceAccountTokens;
     const byToken = new Map<string, UserInfo>();
     if (opts.tokenFile !== undefined) {
       let text: string;
@@ -85,6 +90,19 @@ export class Authenticator {
     const verified = socket.authorized === true;
     const cert = verified && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
     return this.authenticate(req.headers.authorization, cert, verified);
+  }
+
+  /**
+   * authenticateRequestAsync is authenticateRequest that also accepts ServiceAccount tokens: a
+   * bearer token that is no static token and has the shape of a JWT is verified (which looks the
+   * account up in the store, hence async).
+   */
+  async authenticateRequestAsync(req: IncomingMessage): Promise<UserInfo | undefined> {
+    const user = this.authenticateRequest(req);
+    if (user || !this.serviceAccountTokens) return user;
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined || !looksLikeJwt(token)) return undefined;
+    return this.serviceAccountTokens.authenticate(token);
   }
 
   private lookup(token: string): UserInfo | undefined {

@@ -24,3 +24,29 @@ export { ADMIN_USER_NAME, adminUser, AUTHENTICATED_GROUP, MASTERS_GROUP } from '
 export type { UserInfo } from './user-info.js';
 export { ensureServerCredentials } from './server-credentials.js';
 export type { ServerCredentials, ServerCredentialsOptions } from './server-credentials.js';
+export { decodeJwt, keyIdOf, signJwt, verifyJwtSignature, JWT_ALGORITHM } from './jwt.js';
+export type { DecodedJwt, JwtHeader } from './jwt.js';
+export { ensureServiceAccountKey, serviceAccountKeyPaths } from './service-account-key.js';
+export type { ServiceAccountSigningKey } from './service-account-key.js';
+export {
+  DEFAULT_SERVICE_ACCOUNT_ISSUER,
+  DEFAULT_TOKEN_EXPIRATION_SECONDS,
+  MAX_TOKEN_EXPIRATION_SECONDS,
+  MIN_TOKEN_EXPIRATION_SECONDS,
+  SERVICE_ACCOUNTS_GROUP,
+  ServiceAccountTokens,
+  looksLikeJwt,
+  serviceAccountUser,
+  serviceAccountUserName,
+} from './service-account-tokens.js';
+export type {
+  IssueRequest,
+  IssuedToken,
+  NamedRef,
+  ObjectLookup,
+  ServiceAccountClaims,
+  ServiceAccountTokensOptions,
+  TokenVerdict,
+} from './service-account-tokens.js';
+export { addUser, groupProblem, renderUserKubeconfig, serverUrlFromKubeconfig, userNameProblem, UserInputError } from './user-kubeconfig.js';
+export type { AddedUser, AddUserOptions, UserKubeconfigOptions } from './user-kubeconfig.js';

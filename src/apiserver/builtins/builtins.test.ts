@@ -8,7 +8,7 @@ import { verbsFor } from './verbs.js';
 const types = builtinResourceTypes();
 
 describe('builtinResourceTypes', () => {
-  test('serves the seven built-in kinds', () => {
+  test('serves the eleven built-in kinds', () => {
     assert.deepEqual(
       types.map((rt) => `${groupVersion(rt)}/${rt.kind}`),
       [
@@ -19,6 +19,10 @@ describe('builtinResourceTypes', () => {
         'v1/ServiceAccount',
         'coordination.k8s.io/v1/Lease',
         'apiextensions.k8s.io/v1/CustomResourceDefinition',
+        'rbac.authorization.k8s.io/v1/Role',
+        'rbac.authorization.k8s.io/v1/ClusterRole',
+        'rbac.authorization.k8s.io/v1/RoleBinding',
+        'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
       ],
     );
   });
@@ -71,6 +75,10 @@ describe('strategies cope with empty objects', () => {
     ServiceAccount: [],
     Lease: [],
     CustomResourceDefinition: [],
+    Role: [],
+    ClusterRole: [],
+    RoleBinding: [],
+    ClusterRoleBinding: [],
   };
   for (const rt of types) {
     const probe = (): KObject => ({ apiVersion: groupVersion(rt), kind: rt.kind, metadata: { name: '', namespace: '' } });

@@ -5,10 +5,11 @@ import { crdResourceType } from './custom-resource-definition.js';
 import { eventResourceType } from './event.js';
 import { leaseResourceType } from './lease.js';
 import { namespaceResourceType } from './namespace.js';
+import { rbacResourceTypes } from './rbac.js';
 import { secretResourceType } from './secret.js';
 import { serviceAccountResourceType } from './service-account.js';
 
-/** Fresh ResourceTypes of the built-in kinds: Namespace, Secret, ConfigMap, Event, ServiceAccount, Lease, CRD. */
+/** Fresh ResourceTypes of the built-in kinds: Namespace, Secret, ConfigMap, Event, ServiceAccount, Lease, CRD, and the RBAC kinds. */
 export function builtinResourceTypes(): ResourceType[] {
   return [
     namespaceResourceType(),
@@ -18,5 +19,6 @@ export function builtinResourceTypes(): ResourceType[] {
     serviceAccountResourceType(),
     leaseResourceType(),
     crdResourceType(),
+    ...rbacResourceTypes(),
   ];
 }

@@ -20,5 +20,6 @@ export { configMapResourceType } from './config-map.js';
 export { eventResourceType } from './event.js';
 export { serviceAccountResourceType } from './service-account.js';
 export { leaseResourceType } from './lease.js';
+export { rbacResourceTypes, rbacGroup, validateRules, validateBinding } from './rbac.js';
 export { crdResourceType, applyCrdDefaults } from './custom-resource-definition.js';
 export { crdConditionTrue, storageVersionOf } from './crd-validation.js';

@@ -19,6 +19,8 @@ const standardLayout: TableLayout = { nameColumn: true, ageColumn: true };
 const layouts: Record<string, TableLayout> = {
   '/Event': { nameColumn: false, ageColumn: false },
   'apiextensions.k8s.io/CustomResourceDefinition': { nameColumn: true, ageColumn: false },
+  'rbac.authorization.k8s.io/Role': { nameColumn: true, ageColumn: false },
+  'rbac.authorization.k8s.io/ClusterRole': { nameColumn: true, ageColumn: false },
 };
 
 /** The layout of a served type's table; CRD-served kinds always use the standard layout. */

@@ -83,6 +83,7 @@ export function decodeBody(buf: Buffer, contentType: string | undefined, { allow
   if (!yamlLike && mt !== '' && mt !== 'application/json' && !mt.endsWith('+json') && mt !== '*/*') {
     throw errors.unsupportedMediaType(contentType ?? '');
   }
+  checkNesting(s, MAX_BODY_DEPTH);
   if (!yamlLike || s.trimStart().startsWith('{') || s.trimStart().startsWith('[')) {
     try {
       return parseJson(s);
@@ -112,6 +113,30 @@ function parseYaml(s: string): unknown {
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw errors.badRequest(`the request body is not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** How deeply a request body may nest objects and lists. */
+export const MAX_BODY_DEPTH = 100;
+
+/**
+ * Rejects text whose brackets (`{` and `[` outside double-quoted strings) nest deeper than
+ * `max`, before any parser recurses into it.
+ */
+export function checkNesting(s: string, max: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) throw errors.badRequest(`the request body nests deeper than ${max} levels`);
+    } else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
   }
 }
 

@@ -20,22 +20,56 @@ import { startWatch, type WatchOptions } from '../rest/watch.js';
 import { checkDepth, decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './body.js';
 import { responseShape, type ResponseShape } from './negotiate.js';
 import { parsePath, type ResourcePath } from './paths.js';
+import type { RequestAuditor } from '../audit/index.js';
+import type { RateLimiter } from './rate-limit.js';
 import { acceptsJson as acceptsJsonDoc, discoveryContentType, negotiateDiscovery, type ApiDocuments } from '../docs/index.js';
+
+/**
+ * A CreateEndpoint serves a resource or subresource that is computed, not stored (reviews, token
+ * requests): only POST, answered with the object `create` returns. A subresource endpoint needs a
+ * name in the path (`serviceaccounts/<name>/token`), a resource endpoint must not have one.
+ */
+export interface CreateEndpoint {
+  group: string;
+  resource: string;
+  /** '' for the resource itself. */
+  subresource: string;
+  /** False when every authenticated user may call it without asking the authorizer (self reviews). */
+  authorize: boolean;
+  create(ctx: RequestContext, target: { namespace: string | undefined; name: string | undefined }, body: unknown, query: URLSearchParams): Promise<{ code: number; object: unknown }>;
+}
 
 export interface DispatcherOptions {
   registry: ResourceRegistry;
   rest: RestHandlers;
   docs: ApiDocuments;
-  authenticate(req: IncomingMessage): UserInfo | undefined;
+  authenticate(req: IncomingMessage): UserInfo | undefined | Promise<UserInfo | undefined>;
+  /** The user a request runs as when it carries Impersonate-* headers (see authz/impersonation.ts). */
+  impersonate?(req: IncomingMessage, user: UserInfo): Promise<UserInfo>;
+  /** Computed resources and subresources (see CreateEndpoint). */
+  endpoints?: CreateEndpoint[];
   authorizer: Authorizer;
   logger: Logger;
   maxBodyBytes?: number;
   watch?: WatchOptions;
+  /** Records one audit entry per request (see ../audit). */
+  audit?: RequestAuditor;
+  /** Per-user request rate limit (see rate-limit.ts). */
+  rateLimiter?: RateLimiter;
+  /** Non-watch requests not answered within this many ms get a 504 (default 60 s; 0 = none). */
+  requestTimeoutMs?: number;
+  /** Longer request URLs get a 414 (default 16 KiB). */
+  maxUrlBytes?: number;
+  /** Watches end after at most this long, whatever timeoutSeconds asks (default 1 h). */
+  maxWatchSeconds?: number;
   /** False until the server is ready to serve (readyz). */
   ready(): boolean;
 }
 
 const JSON_TYPE = 'application/json';
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_URL_BYTES = 16 * 1024;
+export const DEFAULT_MAX_WATCH_SECONDS = 3600;
 /** Lists up to this many items are sent in one piece; longer ones are streamed. */
 const SMALL_LIST = 500;
 /** The size of each streamed piece of a long list. */
@@ -45,10 +79,27 @@ export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.serve(req, res).catch((err: unknown) => this.fail(res, err));
+    this.o.audit?.begin(req, res);
+    const timeoutMs = this.o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    // Watches are long-running: their lifetime is bounded by timeoutSeconds instead.
+    const timer = timeoutMs > 0 && !looksLikeWatch(req.url ?? '') ? setTimeout(() => this.timedOut(res, timeoutMs), timeoutMs) : undefined;
+    this.serve(req, res)
+      .catch((err: unknown) => this.fail(res, err))
+      .finally(() => clearTimeout(timer));
   };
 
+  private timedOut(res: ServerResponse, ms: number): void {
+    if (res.headersSent || res.writableEnded) return;
+    this.o.logger.warn({ timeoutMs: ms }, 'a request did not complete in time');
+    this.fail(res, errors.timeout(`Timeout: request did not complete within the allowed duration of ${ms / 1000} s`));
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const maxUrl = this.o.maxUrlBytes ?? DEFAULT_MAX_URL_BYTES;
+    if ((req.url ?? '').length > maxUrl) {
+      throw new ApiError(414, 'BadRequest', `the request URL is too long: ${(req.url ?? '').length} bytes, the limit is ${maxUrl}`);
+    }
+    checkPathSegments(req.url ?? '/');
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'https://localhost');
@@ -62,13 +113,18 @@ export class Dispatcher {
     if (path === '/readyz' || path.startsWith('/readyz/')) {
       return this.o.ready() ? this.sendText(res, 200, 'ok') : this.sendText(res, 503, 'not ready');
     }
-    const user = this.o.authenticate(req);
-    if (!user) throw errors.unauthorized();
+    const authenticated = await this.o.authenticate(req);
+    if (!authenticated) throw errors.unauthorized();
+    // Impersonation headers (kubectl --as) switch to another user once authorized.
+    const user = this.o.impersonate ? await this.o.impersonate(req, authenticated) : authenticated;
+    this.o.audit?.identify(req, user);
+    this.o.rateLimiter?.check(user);
     const ctx: RequestContext = { user, userAgent: String(req.headers['user-agent'] ?? ''), warnings: [] };
     const method = req.method ?? 'GET';
     const parsed = parsePath(path);
 
     if (parsed.type !== 'resource') {
+      this.o.audit?.describe(req, { verb: method.toLowerCase(), group: '', version: '', resource: '', subresource: '', namespace: '', name: '' });
       if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(`${method} is not supported on ${path}`);
       await this.authorize({ user, verb: 'get', resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path });
       return this.serveDocument(req, res, parsed, url);
@@ -132,7 +188,10 @@ export class Dispatcher {
   private async serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, p: ResourcePath, url: URL): Promise<void> {
     const rt = this.o.registry.get(p.group, p.version, p.resource);
     if (!rt) throw errors.pathNotFound(url.pathname);
+    this.o.audit?.describe(req, auditAttributes(req, rt, p, url));
     if (p.namespace !== undefined && !rt.namespaced) throw errors.pathNotFound(url.pathname);
+    const endpoint = this.o.endpoints?.find((e) => e.group === rt.group && e.resource === rt.resource && e.subresource === p.subresource);
+    if (endpoint) return this.serveEndpoint(req, res, ctx, rt, p, url, endpoint);
     if (p.subresource && !this.servesSubresource(rt, p.subresource)) throw errors.pathNotFound(url.pathname);
     const q = url.searchParams;
     const method = req.method ?? 'GET';
@@ -206,6 +265,18 @@ export class Dispatcher {
     }
   }
 
+  private async serveEndpoint(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rt: ResourceType, p: ResourcePath, url: URL, e: CreateEndpoint): Promise<void> {
+    if (p.watchPrefix || (e.subresource === '') !== (p.name === undefined)) throw errors.pathNotFound(url.pathname);
+    const method = req.method ?? 'GET';
+    if (method !== 'POST') throw errors.methodNotAllowed(`${method} is not supported on ${url.pathname}, expected POST`);
+    if (e.authorize) {
+      await this.authorize({ user: ctx.user, verb: 'create', resourceRequest: true, group: rt.group, version: rt.version, resource: rt.resource, subresource: p.subresource, namespace: p.namespace ?? '', name: p.name ?? '', path: url.pathname });
+    }
+    const body = await this.body(req, this.o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    const { code, object } = await e.create(ctx, { namespace: p.namespace, name: p.name }, body, url.searchParams);
+    this.sendJson(res, code, JSON.stringify(object), JSON_TYPE, warningHeaders(ctx));
+  }
+
   private servesSubresource(rt: ResourceType, sub: string): boolean {
     if (sub === 'status') return rt.subresources.status;
     if (sub === 'finalize') return rt.group === '' && rt.resource === 'namespaces';
@@ -230,6 +301,8 @@ export class Dispatcher {
 
   private async serveWatch(req: IncomingMessage, res: ServerResponse, rt: ResourceType, ns: string | undefined, q: URLSearchParams, shape: ResponseShape): Promise<void> {
     const params = parseWatchParams(q);
+    const maxWatch = this.o.maxWatchSeconds ?? DEFAULT_MAX_WATCH_SECONDS;
+    if (params.timeoutSeconds > maxWatch) params.timeoutSeconds = maxWatch;
     const include = includeObjectParam(q);
     let headerSent = false;
     let closed = false;
@@ -238,6 +311,7 @@ export class Dispatcher {
       headerSent = true;
       res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
       res.flushHeaders();
+      this.o.audit?.started(req, res);
     };
     const write = (line: string) => {
       if (closed) return;
@@ -391,6 +465,48 @@ function verbOf(method: string, named: boolean, watch: boolean): string | undefi
     default:
       return undefined;
   }
+}
+
+/**
+ * Rejects request paths that URL normalisation would change or that smuggle separators:
+ * `.` and `..` segments (also percent-encoded) and segments that decode to a `/` or a NUL
+ * are 404 (they name nothing); segments that are not valid percent-encoded UTF-8 are 400.
+ */
+function checkPathSegments(rawUrl: string): void {
+  const q = rawUrl.indexOf('?');
+  const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
+  if (!path.includes('%') && !path.includes('/.')) return;
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length; i++) {
+    let seg: string;
+    try {
+      seg = decodeURIComponent(segments[i]!);
+    } catch {
+      throw errors.badRequest(`the request path is not valid: segment ${i} (${JSON.stringify(segments[i]!.slice(0, 100))}) is not valid percent-encoded UTF-8`);
+    }
+    // No resource is named so: answer as for any path that names nothing (404), before
+    // URL normalisation could turn the path into another resource's.
+    if (seg === '.' || seg === '..' || seg.includes('/') || seg.includes('\0')) throw errors.pathNotFound(path.slice(0, 200));
+  }
+}
+
+/** True when the request URL asks for a watch (cheap check before parsing). */
+function looksLikeWatch(url: string): boolean {
+  return /[?&]watch=(true|1)(&|$)/.test(url) || url.includes('/watch/');
+}
+
+function auditAttributes(req: IncomingMessage, rt: ResourceType, p: ResourcePath, url: URL) {
+  const method = req.method ?? 'GET';
+  const watch = p.watchPrefix || url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+  return {
+    verb: verbOf(method, p.name !== undefined, watch) ?? (method === 'POST' ? 'create' : method.toLowerCase()),
+    group: rt.group,
+    version: rt.version,
+    resource: rt.resource,
+    subresource: p.subresource ?? '',
+    namespace: p.namespace ?? '',
+    name: p.name ?? '',
+  };
 }
 
 function includeObjectParam(q: URLSearchParams): IncludeObject {

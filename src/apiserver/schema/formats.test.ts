@@ -15,7 +15,8 @@ const cases: { format: string; valid: string[]; invalid: string[] }[] = [
   { format: 'email', valid: ['a@example.com'], invalid: ['a', '@example.com', 'a@'] },
   { format: 'uri', valid: ['https://example.com/x', '/relative/path'], invalid: ['not a uri', 'relative/path'] },
   { format: 'mac', valid: ['00:1a:2b:3c:4d:5e', '001a.2b3c.4d5e'], invalid: ['00:1a:2b:3c:4d'] },
-  { format: 'byte', valid: ['aGVsbG8=', 'YWJj'], invalid: ['abc', 'a$b='] },
+  // '' is zero bytes: a Secret's value may be empty.
+  { format: 'byte', valid: ['aGVsbG8=', 'YWJj', ''], invalid: ['abc', 'a$b='] },
   { format: 'isbn10', valid: ['0-306-40615-2'], invalid: ['0-306-40615-3'] },
   { format: 'isbn13', valid: ['978-0-306-40615-7'], invalid: ['978-0-306-40615-8'] },
   { format: 'creditcard', valid: ['4111111111111111'], invalid: ['4111111111111112'] },

@@ -43,6 +43,7 @@ import { setCondition as setConditionIn } from '../managed/conditions.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
 import { publishConnection } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
+import { providerMatchers } from './provider-matchers.js';
 
 export const CLASS_LABEL = 'conductor.io/resource-class';
 export const CLAIM_NAMESPACE_LABEL = 'conductor.io/claim-namespace';
@@ -78,7 +79,7 @@ export class ClaimController {
   private readonly classes: Informer<KObject>;
   private readonly namespaces: Informer<KObject>;
   private readonly profiles: Informer<KObject>;
-  private readonly scheduler = new Scheduler();
+  private readonly scheduler: Scheduler;
   private readonly queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000 });
   private readonly access: ProviderAccess;
   private readonly pending = new Set<string>();
@@ -93,6 +94,8 @@ export class ClaimController {
     this.access = providers;
     this.log = opts.logger;
     this.systemNamespace = opts.systemNamespace ?? SYSTEM_NAMESPACE;
+    // Providers judge their own candidates' configuration (versions, features, binaries).
+    this.scheduler = new Scheduler({ portableMatchers: providerMatchers(providers.concreteKinds()) });
     for (const def of claimKinds) {
       this.claims.set(kindKey(def.group, def.kind), { def, informer: new Informer<KObject>(client, def.ref) });
     }
@@ -283,13 +286,13 @@ export class ClaimController {
         const bound = await this.bindStatic(entry, claim, result);
         if (!bound) return;
         this.pending.delete(key);
-        return this.finishBinding(entry, claim, bound.entry, bound.resource);
+        return this.finishBinding(entry, claim, bound.entry, bound.resource, result.explanation.message);
       }
       case 'class': {
         const made = await this.provision(entry, claim, result);
         if (!made) return;
         this.pending.delete(key);
-        return this.finishBinding(entry, claim, made.entry, made.resource);
+        return this.finishBinding(entry, claim, made.entry, made.resource, result.explanation.message);
       }
       case 'none':
         this.pending.add(key);
@@ -339,7 +342,8 @@ export class ClaimController {
         metadata: { resourceVersion: resource.metadata.resourceVersion },
         spec: { claimRef },
       }, { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER });
-      return { entry: concrete, resource: await this.setResourcePhase(concrete, bound, 'Bound', claimSummary(1, claimRef)) };
+      // The managed reconciler writes the phase (Bound) that follows from the claimRef.
+      return { entry: concrete, resource: bound };
     } catch (err) {
       const fresh = concrete.informer.store.get(cand.namespace, cand.name);
       if (fresh) this.resourceChanged(concrete, fresh);
@@ -399,7 +403,7 @@ export class ClaimController {
 
   /** Writes the claim's side of a binding whose resource side is in place. */
   /** The claim's status once bound to `resource` (not yet ready). */
-  private boundStatus(claim: KObject, resource: KObject): Status {
+  private boundStatus(claim: KObject, resource: KObject, why?: string): Status {
     const label = resource.metadata.labels?.[CLASS_LABEL];
     const classRef = label ? { namespace: label.slice(0, label.indexOf('.')), name: label.slice(label.indexOf('.') + 1) } : undefined;
     const status: Status = {
@@ -409,7 +413,11 @@ export class ClaimController {
       ...(classRef ? { classRef } : {}),
       observedGeneration: claim.metadata.generation,
     };
-    status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'True', 'Scheduled', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
+    // The scheduler's explanation (what fit, what was chosen and why, what was rejected) when
+    // this reconcile made the choice; otherwise (finishing an earlier binding) just the result.
+    const scheduled = why ?? `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+    const prior = status.conditions?.find((c) => c.type === 'Scheduled' && c.status === 'True');
+    if (!prior || why) status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'True', 'Scheduled', scheduled);
     status.conditions = setCondition(status.conditions, claim, 'Bound', 'True', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', 'waiting for the resource to become ready');
     return status;
@@ -419,21 +427,23 @@ export class ClaimController {
    * Writes the claim's side of a binding whose resource side is in place. When the resource is
    * already ready, the bound status and the published connection go out in one status write.
    */
-  private async finishBinding(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject): Promise<{ requeueAfterMs?: number } | void> {
-    if (isExclusive(resource) && phaseOf(resource) !== 'Bound') {
-      resource = await this.setResourcePhase(concrete, resource, 'Bound', claimSummary(1, claimRefOf(claim)));
-    }
-    const staged: KObject = { ...claim, status: this.boundStatus(claim, resource) };
+  private async finishBinding(entry: ClaimKindEntry, claim: KObject, concrete: ConcreteKindEntry, resource: KObject, why?: string): Promise<{ requeueAfterMs?: number } | void> {
+    const staged: KObject = { ...claim, status: this.boundStatus(claim, resource, why) };
     if (!isReady(resource)) {
       await this.client.updateStatus<KObject>(entry.def.ref, staged, { fieldManager: FIELD_MANAGER });
     }
-    await recordEvent(this.client, claim, 'Normal', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
-    if (!isReady(resource)) return; // the resource becoming Ready wakes the claim
+    const boundTo = `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+    if (!isReady(resource)) {
+      await recordEvent(this.client, claim, 'Normal', 'Bound', boundTo);
+      return; // the resource becoming Ready wakes the claim
+    }
     try {
-      return await this.syncBound(entry, staged, (staged.status as Status).resourceRef as ResourceRefLike, resource);
+      // Bound and ready at once: one event tells both.
+      return await this.syncBound(entry, staged, (staged.status as Status).resourceRef as ResourceRefLike, resource, boundTo);
     } catch (err) {
       // The connection could not be published yet: the binding itself still goes on record.
       await this.client.updateStatus<KObject>(entry.def.ref, staged, { fieldManager: FIELD_MANAGER });
+      await recordEvent(this.client, claim, 'Normal', 'Bound', boundTo);
       throw err;
     }
   }
@@ -448,7 +458,7 @@ export class ClaimController {
   }
 
   /** A bound claim: Lost when its resource is gone; otherwise publish the connection once ready. */
-  private async syncBound(entry: ClaimKindEntry, claim: KObject, ref: ResourceRefLike, known?: KObject): Promise<{ requeueAfterMs?: number } | void> {
+  private async syncBound(entry: ClaimKindEntry, claim: KObject, ref: ResourceRefLike, known?: KObject, justBound?: string): Promise<{ requeueAfterMs?: number } | void> {
     const { group } = parseApiVersion(ref.apiVersion);
     const concrete = this.concretes.get(kindKey(group, ref.kind));
     const old = (claim.status ?? {}) as Status;
@@ -488,7 +498,9 @@ export class ClaimController {
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
     if (!deepEqual(stripTimes(old), stripTimes(status))) {
       await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
-      if (old.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') {
+      if (justBound) {
+        await recordEvent(this.client, claim, 'Normal', 'Bound', `${justBound}; connection details published to Secret ${secretName}`);
+      } else if (old.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') {
         await recordEvent(this.client, claim, 'Normal', 'Ready', `connection details published to Secret ${secretName}`);
       }
     }

@@ -8,7 +8,7 @@
 import type { Client, ResourceRef } from '../../client/types.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
-import { deepEqual } from '../../machinery/object.js';
+import { deepEqual, isPlainObject } from '../../machinery/object.js';
 import {
   EXTERNAL_CREATE_FAILED_ANNOTATION,
   EXTERNAL_CREATE_PENDING_ANNOTATION,
@@ -96,7 +96,7 @@ export class ResourceWrites<R extends KObject> {
    * when it differs; it returns the resource as stored.
    */
   async writeStatus(mr: R, change: StatusChange): Promise<R> {
-    const status = nextStatus(mr.status, change, mr.metadata.generation, this.now());
+    const status = nextStatus(mr.status, change, mr.metadata.generation, this.now(), exclusiveClaimOf(mr));
     if (deepEqual(status, mr.status)) return mr;
     return this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager });
   }
@@ -110,4 +110,14 @@ export class ResourceWrites<R extends KObject> {
       return isConflict(err) ? undefined : err;
     }
   }
+}
+
+/** exclusiveClaimOf names the claim (`namespace/name`) an exclusive resource's spec.claimRef binds it to. */
+function exclusiveClaimOf(mr: KObject): string | undefined {
+  const spec = isPlainObject(mr.spec) ? mr.spec : {};
+  const sharing = isPlainObject(spec['sharing']) ? spec['sharing'] : {};
+  if (sharing['mode'] === 'Shared') return undefined;
+  const ref = isPlainObject(spec['claimRef']) ? spec['claimRef'] : undefined;
+  if (!ref || typeof ref['name'] !== 'string' || ref['name'] === '') return undefined;
+  return `${typeof ref['namespace'] === 'string' ? ref['namespace'] : ''}/${ref['name']}`;
 }

@@ -37,9 +37,25 @@ describe('nextPhase', () => {
     { reason: 'the binder\'s Bound is never overwritten', current: 'Bound', wanted: 'Available' as const, want: 'Bound' },
     { reason: 'nor is Released, even by Failed', current: 'Released', wanted: 'Failed' as const, want: 'Released' },
     { reason: 'garbage becomes Pending', current: 42, wanted: undefined, want: 'Pending' },
+    { reason: 'an exclusive resource whose claimRef names a claim is Bound', current: 'Available', wanted: 'Available' as const, claimed: true, want: 'Bound' },
+    { reason: 'even before it is ready (provisioned for its claim)', current: undefined, wanted: undefined, claimed: true, want: 'Bound' },
+    { reason: 'a claimRef does not undo Released (Retain keeps it until an admin acts)', current: 'Released', wanted: 'Available' as const, claimed: true, want: 'Released' },
   ]) {
-    test(c.reason, () => assert.equal(nextPhase(c.current, c.wanted), c.want));
+    test(c.reason, () => assert.equal(nextPhase(c.current, c.wanted, 'claimed' in c ? c.claimed : false), c.want));
   }
+});
+
+describe('nextStatus of a claimed exclusive resource', () => {
+  test('the status write after the binder set spec.claimRef makes it Bound and names the claim', () => {
+    const got = nextStatus({ phase: 'Available', observedGeneration: 1 }, { ready: { status: 'True', reason: 'Available', message: '' } }, 2, t0, 'team-a/db');
+    assert.equal(got.phase, 'Bound');
+    assert.equal(got.claim, 'team-a/db');
+    assert.equal(got.observedGeneration, 2);
+  });
+  test('a resource already Bound keeps the claim summary the binder wrote', () => {
+    const got = nextStatus({ phase: 'Bound', claim: 'team-a/db' }, {}, 3, t0, 'team-a/db');
+    assert.equal(got.claim, 'team-a/db');
+  });
 });
 
 describe('nextStatus', () => {

@@ -36,11 +36,14 @@ export interface StatusChange {
 const BINDER_PHASES: ReadonlySet<string> = new Set<ConcretePhase>(['Bound', 'Released']);
 
 /**
- * nextPhase is the phase after a change: the binder's phases stay; otherwise the wanted
- * phase, or Pending when the resource has none yet.
+ * nextPhase is the phase after a change: the binder's phases stay; an exclusive resource
+ * whose spec.claimRef names a claim is Bound (the binder writes the claimRef, the reconciler
+ * the phase that follows from it, in the status write the spec change causes anyway);
+ * otherwise the wanted phase, or Pending when the resource has none yet.
  */
-export function nextPhase(current: unknown, wanted: 'Available' | 'Failed' | undefined): ConcretePhase {
+export function nextPhase(current: unknown, wanted: 'Available' | 'Failed' | undefined, claimed = false): ConcretePhase {
   if (typeof current === 'string' && BINDER_PHASES.has(current)) return current as ConcretePhase;
+  if (claimed) return 'Bound';
   if (wanted) return wanted;
   if (current === 'Pending' || current === 'Available' || current === 'Failed') return current;
   return 'Pending';
@@ -55,7 +58,14 @@ function limited(message: string): string {
  * are kept as they are) with the change applied, `observedGeneration` set to `generation`,
  * and each condition's `observedGeneration` too.
  */
-export function nextStatus(current: unknown, change: StatusChange, generation: number | undefined, now: Date): Record<string, unknown> {
+export function nextStatus(
+  current: unknown,
+  change: StatusChange,
+  generation: number | undefined,
+  now: Date,
+  /** The claim an exclusive resource's spec.claimRef names (`namespace/name`), if any. */
+  claimedBy?: string,
+): Record<string, unknown> {
   const status: Record<string, unknown> = isPlainObject(current) ? { ...current } : {};
   let conditions = readConditions(status.conditions);
   const withGeneration = generation !== undefined ? { observedGeneration: generation } : {};
@@ -68,7 +78,9 @@ export function nextStatus(current: unknown, change: StatusChange, generation: n
   }
   if (conditions.length > 0) status.conditions = conditions;
   if (change.atProvider !== undefined) status.atProvider = change.atProvider;
-  status.phase = nextPhase(status.phase, change.phase);
+  const wasBound = status.phase === 'Bound';
+  status.phase = nextPhase(status.phase, change.phase, claimedBy !== undefined);
+  if (claimedBy !== undefined && status.phase === 'Bound' && !wasBound) status.claim = claimedBy;
   if (generation !== undefined) status.observedGeneration = generation;
   return status;
 }

@@ -3,7 +3,6 @@
  */
 import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
 import type { JsonValue, KObject, ManagedFieldsEntry } from '../object.js';
-import { withoutManagedFields } from './apply.js';
 import { compareValues } from './compare.js';
 import type { FieldsEntry } from './managed-fields.js';
 import {
@@ -78,8 +77,8 @@ export function trackUpdate(opts: TrackUpdateOptions): ManagedFieldsEntry[] {
   const schema = rootSchema(opts.schema);
   const filter = PathFilter.of(opts.ignore);
   const change = compareValues(
-    withoutManagedFields(opts.old) as JsonValue,
-    withoutManagedFields(opts.updated) as JsonValue,
+    bodyOf(opts.old),
+    bodyOf(opts.updated),
     schema,
     filter,
   );
@@ -111,4 +110,16 @@ export function trackUpdate(opts: TrackUpdateOptions): ManagedFieldsEntry[] {
     });
   }
   return encodeManagedFields(capUpdateManagers(next));
+}
+
+/**
+ * bodyOf is the object without metadata.managedFields, for comparing: a shallow copy that
+ * shares everything else with `obj` (the comparison only reads it).
+ */
+function bodyOf(obj: KObject | undefined): JsonValue {
+  if (!obj) return {};
+  const meta = obj.metadata;
+  if (!meta || meta.managedFields === undefined) return obj as unknown as JsonValue;
+  const { managedFields: _ignored, ...rest } = meta;
+  return { ...obj, metadata: rest } as unknown as JsonValue;
 }

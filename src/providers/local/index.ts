@@ -1,2 +1,6 @@
 export { createLocalProvider, instancesDirEnv, type LocalProvider, type LocalProviderOptions } from './local-provider.js';
 export * from './postgresql/index.js';
+export * from './redis/index.js';
+export * from './nats/index.js';
+export * from './s3/index.js';
+export * from './hostpath/index.js';

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalProvider } from './local-provider.js';
-import type { MatchCandidate } from '../spi.js';
+import type { ConcreteKind, MatchCandidate } from '../spi.js';
 
 const claim = { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'ns', name: 'c' }, spec: {} };
 const resource = { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', metadata: { namespace: 'conductor-system', name: 'x' }, spec: {} };
@@ -14,21 +14,37 @@ const classCandidate: MatchCandidate = {
   template: { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', spec: {} },
 };
 
+/** The provider's kinds that implement one SQL claim kind (others add kinds for other claims). */
+const sqlKinds = (provider: { kinds: readonly ConcreteKind[] }, claimKind: string) =>
+  provider.kinds.filter((k) => k.implements.some((i) => i.claimKind.kind === claimKind));
+
 describe('createLocalProvider', () => {
   test('offers both PostgreSQL kinds for PostgreSQLInstance claims', async () => {
     const provider = await createLocalProvider({ dataDir: '/nonexistent', env: {} });
     assert.equal(provider.type, 'local');
     assert.deepEqual(
-      provider.kinds.map((k) => [k.kind, k.plural, k.sharing, k.lifecycle, k.implements.map((i) => i.claimKind.kind)]),
+      sqlKinds(provider, 'PostgreSQLInstance').map((k) => [k.kind, k.plural, k.sharing, k.lifecycle, k.implements.map((i) => i.claimKind.kind)]),
       [
         ['PostgreSQLServer', 'postgresqlservers', 'Shared', 'Registered', ['PostgreSQLInstance']],
         ['LocalPostgreSQLInstance', 'localpostgresqlinstances', 'Exclusive', 'Managed', ['PostgreSQLInstance']],
       ],
     );
     assert.equal(provider.postgresServers?.root, '/nonexistent/providers/local/postgresql');
-    for (const kind of provider.kinds) {
+    for (const kind of [...sqlKinds(provider, 'PostgreSQLInstance'), ...sqlKinds(provider, 'MySQLInstance')]) {
       assert.deepEqual(kind.implements[0]!.connectionSecretKeys, ['host', 'port', 'username', 'password', 'database', 'uri']);
     }
+  });
+
+  test('offers both MySQL kinds for MySQLInstance claims', async () => {
+    const provider = await createLocalProvider({ dataDir: '/nonexistent', env: {} });
+    assert.deepEqual(
+      sqlKinds(provider, 'MySQLInstance').map((k) => [k.kind, k.plural, k.sharing, k.lifecycle]),
+      [
+        ['MySQLServer', 'mysqlservers', 'Shared', 'Registered'],
+        ['LocalMySQLInstance', 'localmysqlinstances', 'Exclusive', 'Managed'],
+      ],
+    );
+    await provider.stopAll();
   });
 
   test('without usable binaries the instance kind stays registered and says why it cannot work', async () => {

@@ -10,6 +10,12 @@ import { localInstanceKind } from './postgresql/local-instance.js';
 import { LocalServers } from './postgresql/local-servers.js';
 import { resolveRunAs } from './process/run-as.js';
 import { postgreSQLServerKind } from './postgresql/shared-server.js';
+import { createMySqlKinds } from './mysql/setup.js';
+import { createLoadBalancerKinds } from './loadbalancer/load-balancers.js';
+import { createRedisKinds } from './redis/redis-kinds.js';
+import { createNatsKinds } from './nats/nats-kinds.js';
+import { createS3Kinds } from './s3/s3-kinds.js';
+import { hostPathPoolKind } from './hostpath/host-path-pool.js';
 
 /** The environment variable naming where dedicated PostgreSQL instances keep their data. */
 export const instancesDirEnv = 'CONDUCTOR_POSTGRES_INSTANCES_DIR';
@@ -70,12 +76,22 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     unavailable = (err as Error).message;
     logger.warn({ err: unavailable }, 'local PostgreSQL instances unavailable');
   }
+  const mysql = await createMySqlKinds({ dataDir: options.dataDir, postgresInstancesDir: options.instancesDir, env, logger, startTimeoutMs: options.startTimeoutMs });
+  const loadBalancers = await createLoadBalancerKinds({ dataDir: options.dataDir, env, logger });
+  const redis = await createRedisKinds({ dataDir: options.dataDir, env, logger });
+  const nats = await createNatsKinds({ dataDir: options.dataDir, env, logger });
+  const s3 = await createS3Kinds({ dataDir: options.dataDir, env, logger });
   const stopAll = async (): Promise<void> => {
+    await loadBalancers.stopAll();
+    await redis.stopAll();
+    await nats.stopAll();
+    await s3.stopAll();
     await servers?.stopAll();
+    await mysql.stopAll();
   };
   return {
     type: 'local',
-    kinds: [postgreSQLServerKind, localInstanceKind(servers, binaries, unavailable)],
+    kinds: [postgreSQLServerKind, localInstanceKind(servers, binaries, unavailable), ...mysql.kinds, ...loadBalancers.kinds, ...redis.kinds, ...nats.kinds, ...s3.kinds, hostPathPoolKind],
     postgresBinaries: binaries,
     postgresUnavailable: unavailable,
     postgresServers: servers,

@@ -31,10 +31,16 @@ export interface SqliteStoreOptions {
   logger?: StoreLogger;
   /** The wall clock in milliseconds, for retention by age; tests replace it. */
   now?: () => number;
+  /** How the WAL is made durable (fs.fdatasync); tests pass one they control. */
+  sync?: (fd: number, done: (err: Error | null) => void) => void;
 }
 
 export const defaultRetention: RetentionPolicy = { minRevisions: 1000, minAgeMs: 300_000 };
 export const defaultCompactionIntervalMs = 60_000;
+
+/** The WAL is copied into the database file once it is this large (checked every `checkpointEverySyncs` syncs). */
+export const checkpointBytes = 16 * 1024 * 1024;
+export const checkpointEverySyncs = 64;
 
 /** The most writes one transaction commits. */
 export const maxBatchSize = 256;

@@ -50,12 +50,22 @@ CREATE INDEX rev_time_by_time ON rev_time (at_ms);
 INSERT INTO meta (name, value) VALUES ('revision', 0), ('compacted', 0), ('compact_progress', 0);
 `;
 
+export interface OpenDatabaseOptions {
+  /**
+   * The caller makes commits durable itself by syncing the WAL before anyone hears of them
+   * (the store's pipelined group commit): SQLite then does not sync on commit
+   * (`synchronous = OFF`) and does not checkpoint on its own (the caller checkpoints with
+   * `synchronous = FULL`). Default false: `synchronous = FULL`, a commit is on disk when it returns.
+   */
+  deferredSync?: boolean;
+}
+
 /**
  * openDatabase opens (creating when needed) the store's SQLite file with durable settings:
- * WAL journal, `synchronous = FULL` (a commit is on disk when it returns), and an exclusive
- * lock held while open, so a second process cannot write the same file behind our back.
+ * WAL journal, `synchronous = FULL` unless the caller syncs itself, and an exclusive lock
+ * held while open, so a second process cannot write the same file behind our back.
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
   const inMemory = path === ':memory:' || path === '';
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
   let db: Db;
@@ -72,12 +82,14 @@ export function openDatabase(path: string): Db {
       if (mode !== 'wal') throw new Error(`journal_mode is ${String(mode)}, expected wal`);
     }
     db.pragma('synchronous = FULL');
+    if (options.deferredSync && !inMemory) db.pragma('wal_autocheckpoint = 0');
     db.pragma('cache_size = -65536'); // 64 MiB
     db.pragma('temp_store = MEMORY');
     db.pragma('journal_size_limit = 67108864'); // truncate the WAL back to 64 MiB after checkpoints
     migrate(db);
     // Take the write lock now: in exclusive mode it is held until close.
     db.exec('BEGIN IMMEDIATE; COMMIT');
+    if (options.deferredSync && !inMemory) db.pragma('synchronous = OFF');
   } catch (err) {
     db.close();
     const message = (err as Error).message;

@@ -1,4 +1,6 @@
 import type { Transaction } from 'better-sqlite3';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   StoreError,
   type KeyValue,
@@ -12,6 +14,8 @@ import {
 } from '../types.js';
 import { compareKeys, prefixRange, type KeyRange } from './key-range.js';
 import {
+  checkpointBytes,
+  checkpointEverySyncs,
   defaultCompactionIntervalMs,
   defaultRetention,
   maxBatchSize,
@@ -41,6 +45,26 @@ type WriteOp = Settle &
 
 type Outcome = { op: WriteOp; kv: KeyValue } | { op: WriteOp; error: Error };
 
+/** A CommittedBatch is in the WAL but not yet known to be on disk: nobody has heard of it. */
+interface CommittedBatch {
+  head: number;
+  outcomes: Outcome[];
+  events: StoreEvent[];
+}
+
+/** A DurableWaiter is a read that answers once everything it may have seen is on disk. */
+interface DurableWaiter {
+  revision: number;
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+/**
+ * A FileSync makes the written part of a file durable and calls back (fs.fdatasync by
+ * default; tests pass their own to control when a sync completes).
+ */
+export type FileSync = (fd: number, done: (err: Error | null) => void) => void;
+
 interface CompactionWaiter {
   revision: number;
   resolve(): void;
@@ -59,6 +83,10 @@ export interface SqliteStoreStats {
   queued: number;
   /** Open watchers (live or catching up). */
   watchers: number;
+  /** WAL syncs (each makes every batch committed before it durable). */
+  syncs: number;
+  /** The newest revision known to be on disk. */
+  durableRevision: number;
 }
 
 /**
@@ -72,11 +100,18 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
 /**
  * A SqliteStore implements the Store on one SQLite file. Every write is durable before
- * its promise resolves. Writes that arrive in the same turn of the event loop (and while a
- * commit runs) are committed together in one transaction — group commit — each checked and
- * applied in arrival order with its own revision, so compare-and-swap stays exact inside a
- * batch. Watch events are delivered after the commit, synchronously, before any other
- * write can commit.
+ * its promise resolves. Writes that arrive in the same turn of the event loop are committed
+ * together in one transaction — group commit — each checked and applied in arrival order
+ * with its own revision, so compare-and-swap stays exact inside a batch.
+ *
+ * Durability is pipelined: a transaction is written to the WAL without waiting for the disk,
+ * and one `fdatasync` of the WAL on libuv's thread pool makes every batch committed before it
+ * durable, while the event loop goes on serving requests and committing the next batches.
+ * Nobody hears of a batch before its sync: its promises settle and its watch events go out
+ * (in revision order) only then, and reads that may have seen it wait for it too. So no write
+ * is acknowledged, watched or read before it is on disk, exactly as with `synchronous=FULL`,
+ * without blocking the event loop on the disk. Checkpoints (WAL → database file) run with
+ * `synchronous=FULL`, so the database file is synced before the WAL is reused.
  *
  * A watch from revision 0 starts at the current revision (live events only); the API layer
  * lists first and then watches from the list's revision.
@@ -107,6 +142,17 @@ export class SqliteStore implements Store {
   private flushScheduled = false;
   private batches = 0;
   private writes = 0;
+  /** The newest revision on disk; `head` may be ahead while syncs are in flight. */
+  private durableHead: number;
+  private unsynced: CommittedBatch[] = [];
+  private durableWaiters: DurableWaiter[] = [];
+  private syncing = false;
+  private syncs = 0;
+  private syncsSinceCheckpoint = 0;
+  private walFd: number | undefined;
+  private failure: Error | undefined;
+  private readonly syncFile: FileSync;
+  private readonly inMemory: boolean;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -116,10 +162,13 @@ export class SqliteStore implements Store {
       minAgeMs: options.retention?.minAgeMs ?? defaultRetention.minAgeMs,
     };
     this.now = options.now ?? Date.now;
-    this.db = openDatabase(options.path);
+    this.syncFile = options.sync ?? fdatasync;
+    this.inMemory = options.path === ':memory:' || options.path === '';
+    this.db = openDatabase(options.path, { deferredSync: true });
     try {
       this.sql = new Statements(this.db);
       this.head = this.sql.getMeta.get('revision') ?? 0;
+      this.durableHead = this.head;
       this.compacted = this.sql.getMeta.get('compacted') ?? 0;
       this.compactedThrough = this.sql.getMeta.get('compact_progress') ?? 0;
       this.applyBatch = this.db.transaction((ops, outcomes, events) => this.apply(ops, outcomes, events));
@@ -154,6 +203,8 @@ export class SqliteStore implements Store {
       writes: this.writes,
       queued: this.queue.length,
       watchers: this.watchers.size,
+      syncs: this.syncs,
+      durableRevision: this.durableHead,
     };
   }
 
@@ -162,7 +213,9 @@ export class SqliteStore implements Store {
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen('get', key);
     const row = this.sql.current.get(key);
-    return row ? toKeyValue(key, row) : undefined;
+    const kv = row ? toKeyValue(key, row) : undefined;
+    await this.durable(this.head);
+    return kv;
   }
 
   async list(prefix: string, options: StoreListOptions = {}): Promise<StoreListResult> {
@@ -196,13 +249,16 @@ export class SqliteStore implements Store {
           ? this.sql.countLatestAfter.get(last.key, range.upper) ?? 0
           : this.sql.countAtAfter.get(last.key, range.upper, revision) ?? 0;
     }
+    await this.durable(revision);
     return { items, revision, more: remaining > 0, remaining };
   }
 
   async count(prefix: string): Promise<number> {
     this.assertOpen('count', prefix);
     const range = prefixRange(prefix);
-    return this.sql.countLatestFrom.get(range.lower, range.upper) ?? 0;
+    const n = this.sql.countLatestFrom.get(range.lower, range.upper) ?? 0;
+    await this.durable(this.head);
+    return n;
   }
 
   // ---- writes ----
@@ -224,6 +280,10 @@ export class SqliteStore implements Store {
       const op = make({ resolve, reject });
       if (this.state !== 'open') {
         reject(new StoreError('closed', `cannot ${op.kind} ${key}: the store is closed`));
+        return;
+      }
+      if (this.failure) {
+        reject(this.failure);
         return;
       }
       if (typeof key !== 'string' || key.length === 0) {
@@ -258,7 +318,10 @@ export class SqliteStore implements Store {
     return this.queue.splice(0, maxBatchSize);
   }
 
-  /** commit applies `batch` in one durable transaction, settles its promises, then fans out events. */
+  /**
+   * commit applies `batch` in one transaction (in the WAL, not yet synced) and queues it for
+   * the next sync, which settles its promises and fans out its events.
+   */
   private commit(batch: WriteOp[]): void {
     const outcomes: Outcome[] = [];
     const events: StoreEvent[] = [];
@@ -276,11 +339,121 @@ export class SqliteStore implements Store {
     this.head = head;
     this.batches++;
     this.writes += events.length;
-    for (const outcome of outcomes) {
-      if ('error' in outcome) outcome.op.reject(outcome.error);
-      else outcome.op.resolve(outcome.kv);
+    this.unsynced.push({ head, outcomes, events });
+    this.requestSync();
+  }
+
+  /** requestSync starts a WAL sync unless one is running (that one's end starts the next). */
+  private requestSync(): void {
+    if (this.syncing || this.unsynced.length === 0 || this.failure) return;
+    this.syncing = true;
+    const upTo = this.unsynced.length;
+    if (this.inMemory) {
+      setImmediate(() => this.synced(upTo, null));
+      return;
     }
-    this.hub.publish(events);
+    let fd: number;
+    try {
+      fd = this.wal();
+    } catch (err) {
+      this.synced(upTo, err as Error);
+      return;
+    }
+    this.syncFile(fd, (err) => this.synced(upTo, err));
+  }
+
+  /** synced makes the first `count` unsynced batches known: settles them in order, publishes their events. */
+  private synced(count: number, err: Error | null): void {
+    this.syncing = false;
+    if (err) {
+      this.failDurability(err);
+      return;
+    }
+    this.syncs++;
+    this.syncsSinceCheckpoint++;
+    const done = this.unsynced.splice(0, count);
+    for (const batch of done) {
+      this.durableHead = batch.head;
+      for (const outcome of batch.outcomes) {
+        if ('error' in outcome) outcome.op.reject(outcome.error);
+        else outcome.op.resolve(outcome.kv);
+      }
+      this.hub.publish(batch.events);
+    }
+    this.releaseDurableWaiters();
+    if (this.state !== 'open') return;
+    this.checkpointWhenLarge();
+    this.requestSync();
+  }
+
+  /**
+   * durable resolves once `revision` is on disk: a read that saw it answers only then, so
+   * nobody reads a write that a crash could still take back.
+   */
+  private durable(revision: number): Promise<void> | void {
+    if (revision <= this.durableHead) return;
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => this.durableWaiters.push({ revision, resolve, reject }));
+  }
+
+  private releaseDurableWaiters(): void {
+    if (this.durableWaiters.length === 0) return;
+    const ready = this.durableWaiters.filter((w) => w.revision <= this.durableHead);
+    if (ready.length === 0) return;
+    this.durableWaiters = this.durableWaiters.filter((w) => w.revision > this.durableHead);
+    for (const w of ready) w.resolve();
+  }
+
+  /**
+   * failDurability handles a failed WAL sync. What reached the disk is unknown, so nothing
+   * committed since the last good sync may be acknowledged: those writes, and every read and
+   * write after them, fail; a restart recovers what the file holds.
+   */
+  private failDurability(err: Error): void {
+    const error = new StoreError('closed', `the store can no longer make writes durable (WAL sync failed: ${err.message}); restart the server`);
+    this.failure = error;
+    this.logger.error({ err, path: this.path, unacknowledged: this.unsynced.reduce((n, b) => n + b.outcomes.length, 0) }, 'store WAL sync failed');
+    const lost = this.unsynced;
+    this.unsynced = [];
+    for (const batch of lost) for (const outcome of batch.outcomes) outcome.op.reject(error);
+    const waiters = this.durableWaiters;
+    this.durableWaiters = [];
+    for (const w of waiters) w.reject(error);
+    for (const op of this.queue.splice(0)) op.reject(error);
+    for (const watcher of [...this.watchers]) watcher.fail(error);
+  }
+
+  /** wal opens the WAL file once (it keeps its inode while the database is open) and syncs its directory entry. */
+  private wal(): number {
+    if (this.walFd !== undefined) return this.walFd;
+    const fd = openSync(`${this.path}-wal`, 'r+');
+    const dir = openSync(dirname(this.path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    this.walFd = fd;
+    return fd;
+  }
+
+  /**
+   * checkpointWhenLarge copies the WAL into the database file once it has grown past
+   * `checkpointBytes`, with `synchronous=FULL` so the database file is on disk before the WAL
+   * is written over. It runs between syncs, so every batch committed so far is durable first.
+   */
+  private checkpointWhenLarge(): void {
+    if (this.inMemory || this.walFd === undefined || this.syncsSinceCheckpoint < checkpointEverySyncs) return;
+    this.syncsSinceCheckpoint = 0;
+    if (fstatSync(this.walFd).size < checkpointBytes) return;
+    try {
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch (err) {
+      this.logger.warn({ err, path: this.path }, 'store checkpoint failed; the WAL keeps growing until one succeeds');
+    } finally {
+      this.db.pragma('synchronous = OFF');
+    }
   }
 
   /** apply runs inside the batch transaction; it returns the new head revision. */
@@ -370,17 +543,18 @@ export class SqliteStore implements Store {
         `cannot watch ${JSON.stringify(prefix)} after revision ${afterRevision}: expected a non-negative integer`,
       );
     }
-    const from = afterRevision === 0 ? this.head : afterRevision;
+    if (this.failure) throw this.failure;
+    const from = afterRevision === 0 ? this.durableHead : afterRevision;
     if (from < this.compacted) {
       throw new StoreError(
         'compacted',
         `cannot watch ${JSON.stringify(prefix)} after revision ${from}: history up to ${this.compacted} was compacted`,
       );
     }
-    if (from > this.head) {
+    if (from > this.durableHead) {
       throw new StoreError(
         'future-revision',
-        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`,
+        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.durableHead}`,
       );
     }
     const watcher = new LogWatcher(this.watchSource, prefix, from, handlers);
@@ -391,7 +565,7 @@ export class SqliteStore implements Store {
 
   private readonly watchSource: WatchSource = {
     hub: this.hub,
-    currentRevision: () => this.head,
+    currentRevision: () => this.durableHead,
     compactedRevision: () => this.compacted,
     readHistory: (range, after, upTo) => this.readHistory(range, after, upTo),
     forget: (watcher) => {
@@ -540,12 +714,27 @@ export class SqliteStore implements Store {
     if (this.state !== 'open') return;
     while (this.queue.length > 0) this.commit(this.takeBatch());
     this.state = 'closed';
+    // Make the last batches durable now (no other sync can start: the store is closed).
+    if (this.unsynced.length > 0 && !this.failure) {
+      let err: Error | null = null;
+      try {
+        if (!this.inMemory) fdatasyncSync(this.wal());
+      } catch (e) {
+        err = e as Error;
+      }
+      this.synced(this.unsynced.length, err);
+    }
+    const pendingReads = this.durableWaiters;
+    this.durableWaiters = [];
+    for (const w of pendingReads) w.reject(new StoreError('closed', 'the store closed before the read could answer'));
     if (this.timer) clearInterval(this.timer);
     const closed = (what: string) => new StoreError('closed', `${what}: the store is closed`);
     const waiters = this.compactionWaiters;
     this.compactionWaiters = [];
     for (const waiter of waiters) waiter.reject(closed(`cannot compact to revision ${waiter.revision}`));
     for (const watcher of [...this.watchers]) watcher.fail(closed(`watch of ${JSON.stringify(watcher.prefix)} ended`));
+    if (this.walFd !== undefined) closeSync(this.walFd);
+    if (!this.inMemory && !this.failure) this.db.pragma('synchronous = FULL'); // the closing checkpoint syncs the database file
     this.db.close();
     this.logger.info({ path: this.path, revision: this.head }, 'store closed');
   }

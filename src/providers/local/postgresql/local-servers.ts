@@ -27,7 +27,7 @@ import {
   freePort,
   isAlive,
   KeyedMutex,
-  portIsFree,
+  waitForFreePort,
   processCommand,
   processDirectory,
   readTail,
@@ -365,7 +365,7 @@ export class LocalServers {
       }
       for (let attempt = 1; ; attempt++) {
         let port = identity.port ?? state.port;
-        if (identity.port === undefined && !(await portIsFree(port))) port = await freePort();
+        if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
         if (port !== state.port) {
           state = { ...state, port };
           await this.writeState(full, state);

@@ -71,6 +71,19 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * waitForFreePort says whether `port` becomes free within `timeoutMs`: a server just killed
+ * releases its port only once the process is gone, a moment after the signal.
+ */
+export async function waitForFreePort(port: number, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await portIsFree(port)) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(50);
+  }
+}
+
 /** writeFileAtomic replaces a file's content in one step: a reader sees old or new, never half. */
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;

@@ -1,0 +1,104 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KObject } from '../../machinery/object.js';
+import type { UserInfo } from '../rest/context.js';
+import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, reconcileObject } from './bootstrap-policy.js';
+import { RbacAuthorizer } from './rbac-authorizer.js';
+import { RbacIndex } from './rbac-index.js';
+
+const policy = bootstrapPolicy({ claimGroups: ['storage.conductor.io'], concreteGroups: ['database.local.conductor.io'] });
+
+function authorizer(): RbacAuthorizer {
+  const ix = new RbacIndex();
+  for (const o of policy.clusterRoles) ix.set('ClusterRole', o);
+  for (const o of policy.clusterRoleBindings) ix.set('ClusterRoleBinding', o);
+  for (const o of policy.roleBindings) ix.set('RoleBinding', o);
+  // dev-a is an application developer in team-a.
+  ix.set('RoleBinding', {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'dev-a', namespace: 'team-a' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'conductor:app-developer' },
+    subjects: [{ kind: 'User', name: 'dev-a' }],
+  });
+  return new RbacAuthorizer(ix);
+}
+
+const infra: UserInfo = { name: 'infra', groups: ['conductor:infrastructure-admins', 'system:authenticated'] };
+const platform: UserInfo = { name: 'plat', groups: ['conductor:platform-admins', 'system:authenticated'] };
+const dev: UserInfo = { name: 'dev-a', groups: ['system:authenticated'] };
+
+describe('bootstrap policy grants the three parties what DESIGN section 1 says', () => {
+  const a = authorizer();
+  const cases: Array<{ reason: string; user: UserInfo; verb: string; group: string; resource: string; ns: string; want: boolean }> = [
+    { reason: 'infra admin creates Providers', user: infra, verb: 'create', group: 'core.conductor.io', resource: 'providers', ns: 'conductor-system', want: true },
+    { reason: 'infra admin creates concrete resources', user: infra, verb: 'create', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: 'conductor-system', want: true },
+    { reason: 'infra admin writes credentials in conductor-system', user: infra, verb: 'create', group: '', resource: 'secrets', ns: 'conductor-system', want: true },
+    { reason: 'infra admin does not read application secrets', user: infra, verb: 'get', group: '', resource: 'secrets', ns: 'team-a', want: false },
+    { reason: 'infra admin reads claims', user: infra, verb: 'list', group: 'storage.conductor.io', resource: 'postgresqlinstances', ns: '', want: true },
+    { reason: 'infra admin does not create classes', user: infra, verb: 'create', group: 'core.conductor.io', resource: 'resourceclasses', ns: 'conductor-system', want: false },
+    { reason: 'platform admin creates classes', user: platform, verb: 'create', group: 'core.conductor.io', resource: 'resourceclasses', ns: 'conductor-system', want: true },
+    { reason: 'platform admin creates namespaces', user: platform, verb: 'create', group: '', resource: 'namespaces', ns: '', want: true },
+    { reason: 'platform admin never reads secrets', user: platform, verb: 'get', group: '', resource: 'secrets', ns: 'conductor-system', want: false },
+    { reason: 'platform admin reads concrete resources', user: platform, verb: 'list', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: '', want: true },
+    { reason: 'platform admin does not create concrete resources', user: platform, verb: 'create', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: 'conductor-system', want: false },
+    { reason: 'developer creates claims in their namespace', user: dev, verb: 'create', group: 'cache.conductor.io', resource: 'redisinstances', ns: 'team-a', want: true },
+    { reason: 'developer reads secrets in their namespace', user: dev, verb: 'get', group: '', resource: 'secrets', ns: 'team-a', want: true },
+    { reason: 'developer nothing in another namespace', user: dev, verb: 'create', group: 'storage.conductor.io', resource: 'postgresqlinstances', ns: 'team-b', want: false },
+    { reason: 'developer reads classes', user: dev, verb: 'list', group: 'core.conductor.io', resource: 'resourceclasses', ns: '', want: true },
+    { reason: 'developer does not create classes', user: dev, verb: 'create', group: 'core.conductor.io', resource: 'resourceclasses', ns: 'team-a', want: false },
+    { reason: 'developer does not create concrete resources', user: dev, verb: 'create', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: 'team-a', want: false },
+    { reason: 'developer does not list namespaces', user: dev, verb: 'list', group: '', resource: 'namespaces', ns: '', want: false },
+    { reason: 'everyone may ask can-i', user: dev, verb: 'create', group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews', ns: '', want: true },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      const d = a.authorize({ user: c.user, verb: c.verb, resourceRequest: true, group: c.group, version: 'v1', resource: c.resource, subresource: '', namespace: c.ns, name: '', path: '' });
+      assert.equal(d.allowed, c.want, d.reason);
+    });
+  }
+  test('everyone authenticated may read discovery', () => {
+    const d = a.authorize({ user: dev, verb: 'get', resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path: '/apis/core.conductor.io/v1alpha1' });
+    assert.equal(d.allowed, true);
+  });
+});
+
+describe('reconcileObject', () => {
+  const wanted = policy.clusterRoles.find((r) => r.metadata.name === 'conductor:app-developer-classes')!;
+  const cases: Array<{ reason: string; stored: KObject; want: 'none' | 'update' | 'recreate'; check?: (o: KObject) => void }> = [
+    { reason: 'unchanged', stored: structuredClone(wanted), want: 'none' },
+    {
+      reason: 'user additions are kept, nothing to add',
+      stored: { ...structuredClone(wanted), rules: [...(wanted.rules as unknown[]), { verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] },
+      want: 'none',
+    },
+    {
+      reason: 'a removed rule is added back, user rules kept',
+      stored: { ...structuredClone(wanted), rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] },
+      want: 'update',
+      check: (o) => assert.equal((o.rules as unknown[]).length, 2),
+    },
+    {
+      reason: 'autoupdate false is left alone',
+      stored: { ...structuredClone(wanted), metadata: { name: wanted.metadata.name, annotations: { [AUTOUPDATE_ANNOTATION]: 'false' } }, rules: [] },
+      want: 'none',
+    },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      const r = reconcileObject(c.stored, wanted);
+      const got = r === undefined ? 'none' : 'update' in r ? 'update' : 'recreate';
+      assert.equal(got, c.want);
+      if (r && 'update' in r) c.check?.(r.update);
+    });
+  }
+
+  test('bindings get missing subjects added and a changed roleRef recreated', () => {
+    const b = policy.clusterRoleBindings.find((x) => x.metadata.name === 'system:basic-user')!;
+    const r = reconcileObject({ ...structuredClone(b), subjects: [{ kind: 'User', name: 'someone' }] }, b);
+    assert.ok(r && 'update' in r);
+    assert.deepEqual((r.update.subjects as Array<{ name: string }>).map((s) => s.name), ['someone', 'system:authenticated']);
+    const moved = reconcileObject({ ...structuredClone(b), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'other' } }, b);
+    assert.ok(moved && 'recreate' in moved);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * Authorization: the Authorizer interface, RBAC (rules, the in-memory index fed by
+ * informers, the authorizer, escalation prevention, impersonation) and the bootstrap policy.
+ */
+export { MastersOnlyAuthorizer, forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './types.js';
+export {
+  ALL,
+  apiGroupMatches,
+  breakdownRule,
+  compactRules,
+  describeRule,
+  nonResourceURLMatches,
+  resourceMatches,
+  resourceNameMatches,
+  ruleAllows,
+  ruleCovers,
+  rulesOf,
+  uncoveredRules,
+  verbMatches,
+  type PolicyRule,
+  type RuleRequest,
+} from './rules.js';
+export { RbacIndex, RBAC_GROUP, bindingOf, serviceAccountUserName, subjectKey, userKeys, type Binding, type RbacKind, type RoleRef, type RuleSource, type Subject } from './rbac-index.js';
+export { RbacAuthorizer, MASTERS_GROUP, allowReason } from './rbac-authorizer.js';
+export { startRbacInformers, rbacRefs, type RbacInformers } from './rbac-informers.js';
+export { RbacEscalationCheck } from './escalation.js';
+export { impersonatedUser, wantsImpersonation, type DistinctHeaders } from './impersonation.js';
+export {
+  bootstrapPolicy,
+  reconcileBootstrapPolicy,
+  reconcileObject,
+  policyGroupsFromCrds,
+  AUTOUPDATE_ANNOTATION,
+  BOOTSTRAP_LABEL,
+  CREDENTIALS_NAMESPACE,
+  DEFAULT_CLAIM_GROUPS,
+  INFRASTRUCTURE_ADMINS_GROUP,
+  PLATFORM_ADMINS_GROUP,
+  type BootstrapPolicy,
+  type PolicyGroups,
+} from './bootstrap-policy.js';
+export { setupAuthorization, type AuthorizationSetup } from './setup.js';

@@ -1,0 +1,66 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore } from '../store/index.js';
+import { EncryptingStore, ensureKeySet, keyUsage, readKeySet, SECRETS_PREFIX } from '../apiserver/encryption/index.js';
+import { KeysCommandError, listKeys, pruneKeys, rewriteSecrets, rotateKeys } from './keys.js';
+
+const secret = (rev: number) => JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: String(rev) }, data: { k: 'dg==' } });
+
+describe('conductor keys', () => {
+  test('rotate → prune refuses while a secret uses the old key → rewrite → prune retires it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conductor-keys-cli-'));
+    try {
+      const ks = await ensureKeySet(dir);
+      let store = openSqliteStore({ path: join(dir, 'state.db'), compactionIntervalMs: 0 });
+      await new EncryptingStore(store, { keys: ks }).create(`${SECRETS_PREFIX}ns/s`, secret);
+      await store.close();
+
+      assert.match(await rotateKeys(dir), /added key key-2; it is now the primary key \(previous: key-1\)/);
+      assert.match(await listKeys(dir), /key-1\t.*\t\nkey-2\t.*\tyes/);
+      await assert.rejects(pruneKeys(dir), (err: unknown) => err instanceof KeysCommandError && /still use key-1 \(1 values\)/.test(err.message));
+      assert.match(await rewriteSecrets(dir), /re-encrypted 1 of 1 stored secrets under key key-2/);
+      assert.match(await pruneKeys(dir), /removed key-1; key-2 remains/);
+      const after = (await readKeySet(dir))!;
+      assert.deepEqual(after.keys.map((k) => k.id), ['key-2']);
+
+      store = openSqliteStore({ path: join(dir, 'state.db'), compactionIntervalMs: 0 });
+      try {
+        assert.deepEqual(Object.fromEntries(await keyUsage(store, [SECRETS_PREFIX])), { 'key-2': 1 });
+        const plain = await new EncryptingStore(store, { keys: after }).get(`${SECRETS_PREFIX}ns/s`);
+        assert.equal(JSON.parse(plain!.value).data.k, 'dg==');
+      } finally {
+        await store.close();
+      }
+      assert.match(await pruneKeys(dir), /nothing to prune/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('commands on a data dir without a key file say how to create one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conductor-keys-cli-'));
+    try {
+      await assert.rejects(rotateKeys(dir), /no encryption key file at .*keys\.json: start the server once/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('rewrite refuses while a server holds the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conductor-keys-cli-'));
+    try {
+      await ensureKeySet(dir);
+      const held = openSqliteStore({ path: join(dir, 'state.db'), compactionIntervalMs: 0 });
+      try {
+        await assert.rejects(rewriteSecrets(dir), /stop the server first/);
+      } finally {
+        await held.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

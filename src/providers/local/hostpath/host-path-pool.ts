@@ -1,0 +1,216 @@
+/**
+ * HostPathPool: a directory an administrator registers on Conductor's machine, shared by
+ * Volume claims. Each bound claim gets `<root>/<namespace>_<name>`; observe measures what
+ * each claim's directory holds (status.atProvider) and reports a missing one as drift so the
+ * reconciler makes it again; released claims' directories are kept (Retain), emptied
+ * (Recycle) or removed (Delete). Conductor never creates or removes the root itself.
+ */
+import { chmod, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ClaimRef,
+  ConcreteKind,
+  ConnectionDetails,
+  Connector,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+  RebindPolicy,
+  SharedExternalClient,
+} from '../../spi.js';
+import { instanceDirectoryName } from '../postgresql/names.js';
+import { formatVolumeConnection, volumeDetails } from './connection.js';
+import {
+  defaultUsageScanLimit,
+  localStorageGroup,
+  localStorageVersion,
+  parseMode,
+  volumeClaim,
+  volumeSecretKeys,
+  type HostPathPool,
+} from './kinds.js';
+import { configureHostPathPool, matchHostPathPool } from './matchers.js';
+import { measureUsage } from './usage.js';
+
+function describe(resource: KObject): string {
+  return `HostPathPool ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+/** claimDirectory is the directory of claim `namespace/name` in a pool rooted at `root`. */
+export function claimDirectory(root: string, namespace: string, name: string): string {
+  return join(resolve(root), instanceDirectoryName(namespace, name));
+}
+
+interface Bound {
+  claim: string;
+  path: string;
+  requested?: string;
+}
+
+/** A HostPathPoolClient manages the claims' directories in registered pools. */
+export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
+  /** root checks that the pool's root is an existing directory and returns its absolute path. */
+  private async root(resource: HostPathPool): Promise<string> {
+    const root = resource.spec.root;
+    if (!root || !isAbsolute(root)) throw new Error(`${describe(resource)} has spec.root "${root ?? ''}": want an absolute path`);
+    let info;
+    try {
+      info = await stat(root);
+    } catch (err) {
+      throw new Error(`${describe(resource)}: root ${root} cannot be used: ${(err as Error).message}; want an existing directory`);
+    }
+    if (!info.isDirectory()) throw new Error(`${describe(resource)}: root ${root} is not a directory: want an existing directory`);
+    return resolve(root);
+  }
+
+  /** dirOf is a claim's directory, checked to lie directly under the root. */
+  private dirOf(root: string, claim: { namespace: string; name: string }): string {
+    const dir = claimDirectory(root, claim.namespace, claim.name);
+    const rel = relative(root, dir);
+    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`claim directory ${dir} is not directly under ${root}`);
+    return dir;
+  }
+
+  private bound(root: string, resource: HostPathPool): Bound[] {
+    const out: Bound[] = [];
+    for (const b of resource.status?.bindings ?? []) {
+      const namespace = b.claimRef?.namespace;
+      if (!namespace || !b.claimRef.name) continue;
+      const requested = b.requests?.storage;
+      out.push({
+        claim: `${namespace}/${b.claimRef.name}`,
+        path: this.dirOf(root, { namespace, name: b.claimRef.name }),
+        ...(requested !== undefined ? { requested: String(requested) } : {}),
+      });
+    }
+    return out;
+  }
+
+  /** ensureDir makes a claim's directory exist with the pool's mode (only when it makes it). */
+  private async ensureDir(resource: HostPathPool, dir: string): Promise<void> {
+    const info = await lstat(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (info?.isDirectory()) return;
+    if (info) throw new Error(`${dir} exists but is not a directory: want the claim's directory there (remove it by hand)`);
+    const mode = parseMode(resource.spec.directoryMode);
+    await mkdir(dir, { mode });
+    await chmod(dir, mode); // mkdir's mode is cut by the umask
+  }
+
+  async observe(resource: HostPathPool): Promise<ExternalObservation> {
+    const root = await this.root(resource);
+    const limit = resource.spec.usageScanLimit ?? defaultUsageScanLimit;
+    const volumes = [];
+    const missing: string[] = [];
+    let usedBytes = 0;
+    for (const b of this.bound(root, resource)) {
+      const info = await lstat(b.path).catch(() => undefined);
+      if (!info?.isDirectory()) {
+        missing.push(`directory ${b.path} of claim ${b.claim} is ${info ? 'not a directory' : 'missing'}`);
+        volumes.push({ claim: b.claim, path: b.path, present: false, ...(b.requested ? { requested: b.requested } : {}) });
+        continue;
+      }
+      const usage = await measureUsage(b.path, limit);
+      usedBytes += usage.bytes;
+      volumes.push({
+        claim: b.claim,
+        path: b.path,
+        present: true,
+        usedBytes: usage.bytes,
+        files: usage.files,
+        complete: usage.complete,
+        ...(b.requested ? { requested: b.requested } : {}),
+      });
+    }
+    const atProvider = { root, usedBytes, volumes };
+    if (missing.length > 0) return { exists: true, upToDate: false, atProvider, drift: missing.join('; ') };
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { server: volumeDetails(root).server! } };
+  }
+
+  private async ensure(resource: HostPathPool): Promise<string> {
+    const root = await this.root(resource);
+    for (const b of this.bound(root, resource)) await this.ensureDir(resource, b.path);
+    return root;
+  }
+
+  /** create only verifies the root (and makes bound claims' directories): the pool is registered. */
+  async create(resource: HostPathPool): Promise<ExternalCreation> {
+    return { externalName: await this.ensure(resource) };
+  }
+
+  async update(resource: HostPathPool): Promise<ExternalUpdate> {
+    await this.ensure(resource);
+    return {};
+  }
+
+  /** delete forgets the pool; its root and the claims' directories stay. */
+  async delete(): Promise<void> {}
+
+  async bindClaim(resource: HostPathPool, claim: KObject): Promise<ConnectionDetails> {
+    const { namespace, name } = claim.metadata;
+    if (!namespace || !name) throw new Error('claim lacks metadata.namespace or metadata.name: want both to name its directory');
+    const root = await this.root(resource);
+    const dir = this.dirOf(root, { namespace, name });
+    try {
+      await this.ensureDir(resource, dir);
+    } catch (err) {
+      throw new Error(`cannot make the directory of claim ${namespace}/${name} in ${describe(resource)}: ${(err as Error).message}`);
+    }
+    return volumeDetails(dir);
+  }
+
+  async unbindClaim(resource: HostPathPool, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
+    if (policy === 'Retain') return;
+    const root = await this.root(resource);
+    const dir = this.dirOf(root, claim);
+    const info = await lstat(dir).catch(() => undefined);
+    if (!info) return; // nothing left to empty or remove
+    switch (policy) {
+      case 'Recycle': {
+        if (!info.isDirectory()) throw new Error(`cannot empty ${dir} of claim ${claim.namespace}/${claim.name}: it is not a directory`);
+        const entries = await readdir(dir);
+        for (const entry of entries) await rm(join(dir, entry), { recursive: true, force: true });
+        return;
+      }
+      case 'Delete':
+        // rm removes a symbolic link itself, never what it points to.
+        await rm(dir, { recursive: true, force: true });
+        return;
+      default: {
+        const unknown: never = policy;
+        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
+      }
+    }
+  }
+}
+
+/** The connector needs nothing: the pool is a directory on this machine. */
+export const hostPathPoolConnector: Connector<HostPathPool> = {
+  async connect(): Promise<HostPathPoolClient> {
+    return new HostPathPoolClient();
+  },
+};
+
+/** The HostPathPool kind: shared, registered, one directory per claim. */
+export const hostPathPoolKind: ConcreteKind<HostPathPool> = {
+  group: localStorageGroup,
+  version: localStorageVersion,
+  kind: 'HostPathPool',
+  plural: 'hostpathpools',
+  sharing: 'Shared',
+  lifecycle: 'Registered',
+  deterministicExternalNames: true,
+  implements: [
+    {
+      claimKind: volumeClaim,
+      connectionSecretKeys: volumeSecretKeys,
+      match: matchHostPathPool,
+      configure: configureHostPathPool,
+      formatConnection: formatVolumeConnection,
+    },
+  ],
+  connector: hostPathPoolConnector,
+};

@@ -1,0 +1,99 @@
+/**
+ * The two listener engines: the port forwarder's own proxy process (proxy-main.js, run by
+ * this Node) and haproxy in master-worker mode.
+ */
+import { execFile } from 'node:child_process';
+import { open, readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { isAlive, sleep } from '../process/processes.js';
+import { renderHAProxyConfig } from './haproxy-config.js';
+import type { HAProxyBinary } from './haproxy-binary.js';
+import type { ListenerEngine, ListenerFiles } from './listeners.js';
+import { loadedFileFor, renderProxyConfig } from './proxy-config.js';
+
+/** The proxy script shipped beside this file (in dist). */
+export const proxyScriptPath = fileURLToPath(new URL('./proxy-main.js', import.meta.url));
+
+const reloadTimeoutMs = 10_000;
+
+/** proxyEngine runs proxy-main.js with this Node; SIGHUP reloads, and the script reports the hash it loaded. */
+export function proxyEngine(script = proxyScriptPath, node = process.execPath): ListenerEngine {
+  return {
+    server: 'port forwarder proxy',
+    configFileName: 'proxy.json',
+    render: (desired, address, port) => renderProxyConfig({ listen: { host: address, port }, backends: desired.backends }),
+    command: (files) => ({ program: node, args: [script, files.config] }),
+    stopSignal: 'SIGTERM',
+    async reload(pid, files, hash) {
+      process.kill(pid, 'SIGHUP');
+      const deadline = Date.now() + reloadTimeoutMs;
+      for (;;) {
+        const loaded = (await readFile(loadedFileFor(files.config), 'utf8').catch(() => '')).trim();
+        if (loaded === hash) return;
+        if (!(await isAlive(pid))) throw new Error(`the proxy process ${pid} exited while reloading ${files.config}`);
+        if (Date.now() >= deadline) throw new Error(`the proxy process ${pid} did not load ${files.config} within ${reloadTimeoutMs} ms (it serves ${loaded || 'nothing known'})`);
+        await sleep(50);
+      }
+    },
+  };
+}
+
+function run(program: string, args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(program, args, { timeout: 15_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, output: `${stdout}${stderr}`.trim() });
+    });
+  });
+}
+
+async function sizeOf(path: string): Promise<number> {
+  return stat(path).then((s) => s.size, () => 0);
+}
+
+async function readFrom(path: string, offset: number): Promise<string> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return '';
+  try {
+    const size = (await handle.stat()).size;
+    if (size <= offset) return '';
+    const buffer = Buffer.alloc(size - offset);
+    await handle.read(buffer, 0, buffer.length, offset);
+    return buffer.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * haproxyEngine runs `haproxy -W -db -f <cfg> -p <pid>`: a master that stays in the
+ * foreground of its detached process and a worker. SIGUSR2 makes the master reload the
+ * config (it logs "Loading success" or "Loading failure"); SIGTERM stops both.
+ */
+export function haproxyEngine(binary: HAProxyBinary, owner: (files: ListenerFiles) => string = (f) => f.dir): ListenerEngine {
+  return {
+    server: 'haproxy',
+    configFileName: 'haproxy.cfg',
+    render: (desired, address, port) =>
+      renderHAProxyConfig({ owner: `${desired.namespace}/${desired.name}`, address, port, protocol: desired.protocol, backends: desired.backends }),
+    command: (files) => ({ program: binary.path, args: ['-W', '-db', '-f', files.config, '-p', `${files.dir}/haproxy.pid`] }),
+    stopSignal: 'SIGTERM',
+    async check(files) {
+      const { code, output } = await run(binary.path, ['-c', '-q', '-f', files.config]);
+      if (code !== 0) throw new Error(`haproxy rejects the config written for ${owner(files)}: ${output.split('\n').slice(-5).join(' | ')}`);
+    },
+    async reload(pid, files) {
+      const from = await sizeOf(files.log);
+      process.kill(pid, 'SIGUSR2');
+      const deadline = Date.now() + reloadTimeoutMs;
+      for (;;) {
+        const text = await readFrom(files.log, from);
+        if (/Loading success/.test(text)) return;
+        if (/Loading failure/.test(text)) throw new Error(`haproxy (pid ${pid}) could not reload ${files.config}: ${text.trim().split('\n').slice(-3).join(' | ')}`);
+        if (!(await isAlive(pid))) throw new Error(`haproxy (pid ${pid}) exited while reloading ${files.config}`);
+        if (Date.now() >= deadline) throw new Error(`haproxy (pid ${pid}) did not report reloading ${files.config} within ${reloadTimeoutMs} ms`);
+        await sleep(50);
+      }
+    },
+  };
+}

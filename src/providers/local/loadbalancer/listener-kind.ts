@@ -1,0 +1,182 @@
+/**
+ * The two listener kinds as the provider SPI sees them. One external client serves both;
+ * the engine behind its Listeners supervisor differs (the shipped proxy or haproxy).
+ *
+ * A listener forwards only while it is bound (spec.claimRef set): an unbound listener keeps
+ * its port but has no backends. So Recycle ("reset targets") empties the running listener,
+ * and it stays empty until the next claim binds it; Retain keeps it forwarding; Delete stops
+ * the process and removes its directory.
+ */
+import { basename } from 'node:path';
+import type { JsonObject } from '../../../machinery/object.js';
+import type {
+  ConcreteKind,
+  Connector,
+  DiscoveredResource,
+  ExternalClient,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+} from '../../spi.js';
+import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
+import { loadBalancerClaim, loadBalancerSecretKeys, localNetworkGroup, localNetworkVersion, type LocalListener } from './kinds.js';
+import type { DesiredListener, Listeners } from './listeners.js';
+import { configureListener, listenerMatcher } from './matchers.js';
+import { formatBackend, resolveTargets } from './targets.js';
+
+/** The kinds this module builds. */
+export type ListenerKindName = 'LocalPortForwarder' | 'HAProxyLoadBalancer';
+
+function identity(kind: string, resource: LocalListener): { namespace: string; name: string } {
+  const { namespace, name } = resource.metadata;
+  if (!namespace || !name) throw new Error(`${kind} lacks metadata.namespace or metadata.name: want both to place its listener`);
+  return { namespace, name };
+}
+
+/** isBound says whether a listener has a claim (and so forwards to its targets). */
+export function isBound(resource: LocalListener): boolean {
+  return typeof resource.spec.claimRef?.name === 'string' && resource.spec.claimRef.name !== '';
+}
+
+/** A ListenerClient manages the listeners of one kind. */
+export class ListenerClient implements ExternalClient<LocalListener> {
+  constructor(
+    private readonly kind: ListenerKindName,
+    private readonly listeners: Listeners,
+  ) {}
+
+  private describe(resource: LocalListener): string {
+    return `${this.kind} ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+  }
+
+  private dir(resource: LocalListener): string {
+    const { namespace, name } = identity(this.kind, resource);
+    return this.listeners.dirFor(namespace, name);
+  }
+
+  /** desired is what the listener should serve: its targets while bound, nothing otherwise. */
+  desired(resource: LocalListener, forward = isBound(resource)): { listener: DesiredListener; unsupported: string[] } {
+    const resolved = resolveTargets(resource.spec.targets);
+    return {
+      listener: {
+        ...identity(this.kind, resource),
+        ...(resource.spec.port !== undefined ? { preferredPort: resource.spec.port } : {}),
+        protocol: resource.spec.protocol ?? 'TCP',
+        backends: forward ? resolved.backends : [],
+      },
+      unsupported: resolved.unsupported,
+    };
+  }
+
+  async observe(resource: LocalListener): Promise<ExternalObservation> {
+    const dir = this.dir(resource);
+    const status = await this.listeners.status(dir);
+    if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
+    const { listener, unsupported } = this.desired(resource);
+    const port = status.state.port;
+    const atProvider: JsonObject = {
+      running: status.running,
+      address: this.listeners.address,
+      port,
+      ...(status.pid !== undefined ? { pid: status.pid } : {}),
+      backends: listener.backends.map(formatBackend),
+      ...(unsupported.length > 0 ? { unsupportedTargets: unsupported } : {}),
+      forwarding: isBound(resource),
+      directory: dir,
+    };
+    if (!status.running) return { exists: true, upToDate: false, atProvider, drift: `the ${this.listeners.engine.server} process is not running` };
+    if (!status.accepting) {
+      return { exists: true, upToDate: false, atProvider, drift: `the ${this.listeners.engine.server} process (pid ${status.pid}) does not accept connections on port ${port}` };
+    }
+    if (status.state.appliedHash !== this.listeners.desiredHash(listener, port)) {
+      return { exists: true, upToDate: false, atProvider, drift: `the ${this.listeners.engine.server} serves another config than the spec asks for (targets or protocol changed)` };
+    }
+    return { exists: true, upToDate: true, atProvider, connectionDetails: listenerDetails(this.listeners.address, port) };
+  }
+
+  private async ensure(resource: LocalListener) {
+    const { listener } = this.desired(resource);
+    const dir = this.dir(resource);
+    const { port } = await this.listeners.ensure(dir, listener);
+    return { dir, details: listenerDetails(this.listeners.address, port) };
+  }
+
+  async create(resource: LocalListener): Promise<ExternalCreation> {
+    const { dir, details } = await this.ensure(resource);
+    return { externalName: basename(dir), connectionDetails: details };
+  }
+
+  async update(resource: LocalListener): Promise<ExternalUpdate> {
+    const { details } = await this.ensure(resource);
+    return { connectionDetails: details };
+  }
+
+  async delete(resource: LocalListener): Promise<void> {
+    await this.listeners.remove(this.dir(resource));
+  }
+
+  /** scrub resets the targets: the listener keeps its port and forwards nowhere (its old connections close). */
+  async scrub(resource: LocalListener): Promise<void> {
+    const { listener } = this.desired(resource, false);
+    await this.listeners.ensure(this.dir(resource), listener);
+  }
+
+  /** discover lists the listener directories on this machine. */
+  async discover(): Promise<DiscoveredResource[]> {
+    return (await this.listeners.list()).map(({ dir, state }) => ({
+      externalName: basename(dir),
+      namespace: state.namespace,
+      name: state.name,
+      spec: { port: state.port },
+      atProvider: { directory: dir, port: state.port },
+    }));
+  }
+}
+
+/** What builds one listener kind. */
+export interface ListenerKindOptions {
+  kind: ListenerKindName;
+  /** The supervisor of its processes; undefined when the kind cannot work here. */
+  listeners: Listeners | undefined;
+  /** Why it cannot work here, when it cannot (e.g. no haproxy binary). */
+  unavailable?: string;
+}
+
+const plurals: Record<ListenerKindName, string> = {
+  LocalPortForwarder: 'localportforwarders',
+  HAProxyLoadBalancer: 'haproxyloadbalancers',
+};
+
+/**
+ * listenerKind builds a listener kind around its supervisor. Without one the kind stays
+ * registered: its matcher says why it does not fit and its connector why it cannot connect.
+ */
+export function listenerKind(options: ListenerKindOptions): ConcreteKind<LocalListener> {
+  const { kind, listeners } = options;
+  const unavailable = listeners ? undefined : (options.unavailable ?? 'no listener supervisor');
+  const connector: Connector<LocalListener> = {
+    async connect() {
+      if (!listeners) throw new Error(`${kind} is unavailable on this machine: ${unavailable}`);
+      return new ListenerClient(kind, listeners);
+    },
+  };
+  return {
+    group: localNetworkGroup,
+    version: localNetworkVersion,
+    kind,
+    plural: plurals[kind],
+    sharing: 'Exclusive',
+    lifecycle: 'Managed',
+    deterministicExternalNames: true,
+    implements: [
+      {
+        claimKind: loadBalancerClaim,
+        connectionSecretKeys: loadBalancerSecretKeys,
+        match: listenerMatcher({ kind, strictProtocol: kind === 'HAProxyLoadBalancer', ...(unavailable ? { unavailable } : {}) }),
+        configure: configureListener,
+        formatConnection: formatLoadBalancerConnection,
+      },
+    ],
+    connector,
+  };
+}

@@ -1,0 +1,446 @@
+/**
+ * Listeners supervises listener processes (a proxy or haproxy per resource), one directory
+ * per resource under its root:
+ *
+ *   <root>/<namespace>_<name>/
+ *     listener.json   port, and the hash of the config the process serves (written atomically)
+ *     <config file>   the process's config (proxy.json or haproxy.cfg)
+ *     listener.pid    pid of the process Conductor started
+ *     listener.log    its output
+ *
+ * Every operation is idempotent and safe after a crash: a process that outlived a previous
+ * Conductor is adopted (its pid file names it and its command line names this directory's
+ * config), the port chosen once is kept across restarts (a new one only when something else
+ * took it), a config change is written and reloaded in place, a process that died is
+ * started again. Processes are detached, so a Conductor restart does not take them down.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join, relative, resolve, sep } from 'node:path';
+import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
+import { instanceDirectoryName } from '../postgresql/names.js';
+import {
+  freePort,
+  isAlive,
+  KeyedMutex,
+  portIsFree,
+  processCommand,
+  readTail,
+  sleep,
+  waitForExit,
+  writeFileAtomic,
+  writeText,
+} from '../process/processes.js';
+import { configHash } from './proxy-config.js';
+import type { ListenerProtocol } from './kinds.js';
+import type { Backend } from './targets.js';
+
+/** The files of one listener. */
+export interface ListenerFiles {
+  dir: string;
+  state: string;
+  config: string;
+  pid: string;
+  log: string;
+}
+
+/** A DesiredListener is what a listener should serve. */
+export interface DesiredListener {
+  namespace: string;
+  name: string;
+  /** Used when the listener is first created and the port is free. */
+  preferredPort?: number;
+  protocol: ListenerProtocol;
+  backends: Backend[];
+}
+
+/** A ListenerEngine is the server program behind a kind of listener. */
+export interface ListenerEngine {
+  /** The server's name in messages, e.g. `haproxy`. */
+  readonly server: string;
+  /** The config file's name in the listener directory. */
+  readonly configFileName: string;
+  /** render writes the config text for a listener on `address:port`. */
+  render(desired: DesiredListener, address: string, port: number): string;
+  /** command is how the server is started with the config in `files`. */
+  command(files: ListenerFiles): { program: string; args: string[] };
+  /** check validates the config file before it is used; it throws saying what is wrong. */
+  check?(files: ListenerFiles): Promise<void>;
+  /** reload makes a running server serve the config file (whose text hashes to `hash`). */
+  reload(pid: number, files: ListenerFiles, hash: string): Promise<void>;
+  /** The signal that asks the server to stop. */
+  readonly stopSignal: NodeJS.Signals;
+}
+
+/** ListenerState is what a listener keeps in listener.json. */
+export interface ListenerState {
+  namespace: string;
+  name: string;
+  port: number;
+  /** The hash of the config the running process was last made to serve. */
+  appliedHash?: string;
+  createdAt: string;
+}
+
+/** ListenerStatus is what `status` finds, without changing anything. */
+export interface ListenerStatus {
+  provisioned: boolean;
+  running: boolean;
+  /** The process runs and accepts connections on the port. */
+  accepting: boolean;
+  pid?: number;
+  state?: ListenerState;
+}
+
+export interface ListenersOptions {
+  /** The directory holding one subdirectory per listener. */
+  root: string;
+  engine: ListenerEngine;
+  /** The address listeners bind; default 127.0.0.1. */
+  address?: string;
+  logger?: ProviderLogger;
+  /** How long a start may take before it fails; default 15 s. */
+  startTimeoutMs?: number;
+}
+
+interface Running {
+  pid: number;
+  child?: ChildProcess;
+}
+
+const maxStartAttempts = 5;
+
+/**
+ * The ports listener states of this process hold, across every supervisor (the forwarder's
+ * and haproxy's), so two listeners created at once never choose the same port; choices are
+ * made one at a time.
+ */
+const claimedPorts = new Map<number, string>();
+const portChoice = new KeyedMutex();
+
+function claimPort(port: number, dir: string): void {
+  for (const [p, owner] of claimedPorts) if (owner === dir && p !== port) claimedPorts.delete(p);
+  claimedPorts.set(port, dir);
+}
+
+function releasePorts(dir: string): void {
+  for (const [p, owner] of claimedPorts) if (owner === dir) claimedPorts.delete(p);
+}
+
+/** choosePort picks `preferred` when no other listener holds it and it is free, else a free unclaimed port. */
+function choosePort(dir: string, preferred: number | undefined): Promise<number> {
+  return portChoice.run('ports', async () => {
+    const heldByOther = (p: number) => (claimedPorts.get(p) ?? dir) !== dir;
+    let port: number | undefined;
+    if (preferred !== undefined && !heldByOther(preferred) && (await portIsFree(preferred))) port = preferred;
+    for (let i = 0; port === undefined && i < 50; i++) {
+      const candidate = await freePort();
+      if (!heldByOther(candidate)) port = candidate;
+    }
+    if (port === undefined) throw new Error('cannot find a free port that no other listener holds');
+    claimPort(port, dir);
+    return port;
+  });
+}
+
+/** accepts says whether something accepts TCP connections on host:port right now. */
+export function accepts(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolvePromise(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * portFreeSoon says whether a port can be bound within a short while: the listening socket
+ * of a process that just died may be released a few milliseconds after the process is gone.
+ */
+async function portFreeSoon(port: number, withinMs = 1000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    if (await portIsFree(port)) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(25);
+  }
+}
+
+/** The environment of listener processes: nothing of Conductor's own. */
+function serverEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
+  if (process.env.TZ) env.TZ = process.env.TZ;
+  return env;
+}
+
+export class Listeners {
+  readonly root: string;
+  readonly address: string;
+  readonly engine: ListenerEngine;
+  private readonly logger: ProviderLogger;
+  private readonly startTimeoutMs: number;
+  private readonly running = new Map<string, Running>();
+  private readonly locks = new KeyedMutex();
+
+  constructor(options: ListenersOptions) {
+    this.root = resolve(options.root);
+    this.engine = options.engine;
+    this.address = options.address ?? '127.0.0.1';
+    this.logger = options.logger ?? silentProviderLogger;
+    this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
+  }
+
+  /** dirFor is the directory of the listener for a resource. */
+  dirFor(namespace: string, name: string): string {
+    return join(this.root, instanceDirectoryName(namespace, name));
+  }
+
+  /** files names the files of a listener directory. */
+  files(dir: string): ListenerFiles {
+    return {
+      dir,
+      state: join(dir, 'listener.json'),
+      config: join(dir, this.engine.configFileName),
+      pid: join(dir, 'listener.pid'),
+      log: join(dir, 'listener.log'),
+    };
+  }
+
+  private checkDir(dir: string): string {
+    const full = resolve(dir);
+    const rel = relative(this.root, full);
+    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`listener directory ${full} is not directly under ${this.root}`);
+    return full;
+  }
+
+  /** readState reads listener.json, or returns undefined when there is none. */
+  async readState(dir: string): Promise<ListenerState | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.files(dir).state, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const parsed = JSON.parse(text) as Partial<ListenerState>;
+    if (typeof parsed.port !== 'number' || typeof parsed.namespace !== 'string' || typeof parsed.name !== 'string') {
+      throw new Error(`${this.files(dir).state} is not a valid listener state: want namespace, name and port`);
+    }
+    if (!claimedPorts.has(parsed.port)) claimPort(parsed.port, resolve(dir));
+    return parsed as ListenerState;
+  }
+
+  private async writeState(dir: string, state: ListenerState): Promise<void> {
+    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`, 0o600);
+    claimPort(state.port, resolve(dir));
+  }
+
+  /** A live process of this listener: the one we track, or the one the pid file names. */
+  private async findProcess(dir: string): Promise<Running | undefined> {
+    const files = this.files(dir);
+    const tracked = this.running.get(dir);
+    if (tracked && (await isAlive(tracked.pid))) return tracked;
+    this.running.delete(dir);
+    const pid = Number((await readFile(files.pid, 'utf8').catch(() => '')).trim());
+    if (!(await isAlive(pid))) return undefined;
+    const argv = await processCommand(pid);
+    if (argv === undefined || !argv.includes(files.config)) return undefined; // not ours (or cannot tell): do not adopt
+    const adopted: Running = { pid };
+    this.running.set(dir, adopted);
+    this.logger.info({ dir, pid, server: this.engine.server }, 'adopted a running listener process');
+    return adopted;
+  }
+
+  /** desiredHash is the hash of the config a listener on `port` should serve. */
+  desiredHash(desired: DesiredListener, port: number): string {
+    return configHash(this.engine.render(desired, this.address, port));
+  }
+
+  /** status reports what is there, changing nothing (apart from adopting a live process). */
+  async status(dir: string): Promise<ListenerStatus> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const state = await this.readState(full);
+      if (!state) return { provisioned: false, running: false, accepting: false };
+      const live = await this.findProcess(full);
+      const accepting = live !== undefined && (await accepts(this.address, state.port, 2000));
+      return { provisioned: true, running: live !== undefined, accepting, pid: live?.pid, state };
+    });
+  }
+
+  /**
+   * ensure makes the listener exist, run and serve `desired`: a running process gets the new
+   * config reloaded in place; a missing or unresponsive one is started (on the kept port, or
+   * a free one when something else took it).
+   */
+  async ensure(dir: string, desired: DesiredListener): Promise<{ pid: number; port: number; started: boolean; reloaded: boolean }> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const files = this.files(full);
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      await mkdir(full, { recursive: true, mode: 0o700 });
+      let state = await this.readState(full);
+      if (!state) {
+        const port = await choosePort(full, desired.preferredPort);
+        state = { namespace: desired.namespace, name: desired.name, port, createdAt: new Date().toISOString() };
+        await this.writeState(full, state);
+      }
+      let live = await this.findProcess(full);
+      if (live && !(await this.acceptsPatiently(state.port))) {
+        // A process that no longer serves its port (killed a moment ago, or stuck) is replaced.
+        await this.stopProcess(full, live);
+        live = undefined;
+      }
+      if (live) {
+        const text = this.engine.render(desired, this.address, state.port);
+        const hash = configHash(text);
+        const onDisk = await readFile(files.config, 'utf8').catch(() => undefined);
+        if (state.appliedHash === hash && onDisk === text) return { pid: live.pid, port: state.port, started: false, reloaded: false };
+        await writeFileAtomic(files.config, text, 0o600);
+        await this.engine.check?.(files);
+        await this.engine.reload(live.pid, files, hash);
+        state = { ...state, appliedHash: hash };
+        await this.writeState(full, state);
+        this.logger.info({ dir: full, pid: live.pid, server: this.engine.server }, 'reloaded a listener with a new config');
+        return { pid: live.pid, port: state.port, started: false, reloaded: true };
+      }
+      for (let attempt = 1; ; attempt++) {
+        if (!(await portFreeSoon(state.port))) {
+          const port = await choosePort(full, undefined);
+          this.logger.info({ dir: full, was: state.port, port }, 'the listener\'s port is taken; moving to a free one');
+          state = { ...state, port };
+          await this.writeState(full, state);
+        }
+        const text = this.engine.render(desired, this.address, state.port);
+        await writeFileAtomic(files.config, text, 0o600);
+        await this.engine.check?.(files);
+        const outcome = await this.startProcess(full, state.port);
+        if (outcome.ok) {
+          state = { ...state, appliedHash: configHash(text) };
+          await this.writeState(full, state);
+          return { pid: outcome.pid, port: state.port, started: true, reloaded: false };
+        }
+        if (attempt >= maxStartAttempts || (await portIsFree(state.port))) {
+          throw new Error(`${this.engine.server} for ${full} did not start: ${outcome.reason}${outcome.log ? `; log: ${outcome.log}` : ''}`);
+        }
+        this.logger.info({ dir: full, attempt, reason: outcome.reason }, 'a listener did not start (its port was taken); trying again');
+        await sleep(100 * attempt);
+      }
+    });
+  }
+
+  /** acceptsPatiently gives a busy process a few chances before it counts as not serving. */
+  private async acceptsPatiently(port: number): Promise<boolean> {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      if (await accepts(this.address, port, 2000)) return true;
+      if (attempt < 3) await sleep(250);
+    }
+    return false;
+  }
+
+  private async startProcess(dir: string, port: number): Promise<{ ok: true; pid: number } | { ok: false; reason: string; log: string }> {
+    const files = this.files(dir);
+    const { program, args } = this.engine.command(files);
+    const log = await open(files.log, 'a', 0o600);
+    let child: ChildProcess;
+    let started: Promise<Error | undefined>;
+    try {
+      child = spawn(program, args, { cwd: dir, env: serverEnv(), detached: true, stdio: ['ignore', log.fd, log.fd] });
+      started = new Promise<Error | undefined>((r) => {
+        child.once('spawn', () => r(undefined));
+        child.once('error', r);
+      });
+    } finally {
+      await log.close();
+    }
+    let exited: string | undefined;
+    child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
+    const spawnError = await started;
+    if (spawnError || child.pid === undefined) return { ok: false, reason: spawnError?.message ?? 'no pid', log: '' };
+    const pid = child.pid;
+    child.unref();
+    await writeText(files.pid, `${pid}\n`);
+    const deadline = Date.now() + this.startTimeoutMs;
+    for (;;) {
+      if (exited !== undefined || !(await isAlive(pid))) {
+        return { ok: false, reason: `the process exited (${exited ?? 'gone'})`, log: await readTail(files.log, 4) };
+      }
+      if (await accepts(this.address, port, 500)) break;
+      if (Date.now() >= deadline) {
+        await this.stopProcess(dir, { pid, child });
+        return { ok: false, reason: `nothing accepted connections on port ${port} within ${this.startTimeoutMs} ms`, log: await readTail(files.log, 4) };
+      }
+      await sleep(50);
+    }
+    this.running.set(dir, { pid, child });
+    this.logger.info({ dir, pid, port, server: this.engine.server }, 'started a listener process');
+    return { ok: true, pid };
+  }
+
+  /** stopProcess asks the process to stop, then kills it. */
+  private async stopProcess(dir: string, proc: Running): Promise<void> {
+    for (const [signal, waitMs] of [
+      [this.engine.stopSignal, 5_000],
+      ['SIGKILL', 5_000],
+    ] as const) {
+      try {
+        process.kill(proc.pid, signal);
+      } catch {
+        break; // already gone
+      }
+      if (await waitForExit(proc.pid, waitMs)) break;
+    }
+    this.running.delete(dir);
+    await rm(this.files(dir).pid, { force: true });
+    this.logger.info({ dir, pid: proc.pid, server: this.engine.server }, 'stopped a listener process');
+  }
+
+  /** stop stops the listener's process if it runs; its directory stays. */
+  async stop(dir: string): Promise<void> {
+    const full = this.checkDir(dir);
+    await this.locks.run(full, async () => {
+      const live = await this.findProcess(full);
+      if (live) await this.stopProcess(full, live);
+    });
+  }
+
+  /** remove stops the process and deletes the listener's directory. */
+  async remove(dir: string): Promise<void> {
+    const full = this.checkDir(dir);
+    await this.locks.run(full, async () => {
+      const live = await this.findProcess(full);
+      if (live) await this.stopProcess(full, live);
+      await rm(full, { recursive: true, force: true });
+      releasePorts(full);
+      this.logger.info({ dir: full, server: this.engine.server }, 'removed a listener');
+    });
+  }
+
+  /** stopAll stops every process this supervisor started or adopted (on shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
+  }
+
+  /** list returns the listeners under the root (for discovery). */
+  async list(): Promise<{ dir: string; state: ListenerState }[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const found: { dir: string; state: ListenerState }[] = [];
+    for (const name of names.sort()) {
+      const dir = join(this.root, name);
+      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
+      const state = await this.readState(dir).catch(() => undefined);
+      if (state) found.push({ dir, state });
+    }
+    return found;
+  }
+
+  /** trackedPids lists the processes currently tracked (for tests and diagnostics). */
+  trackedPids(): number[] {
+    return [...this.running.values()].map((r) => r.pid);
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * LocalMySQLInstance: a dedicated MariaDB server process on this machine for one claim.
+ * create/update make it exist and run (mariadb-install-db, start, the application user and
+ * database); observe reports a stopped server or a missing user or database as drift so the
+ * reconciler repairs it; delete stops it and removes its directory; scrub empties its
+ * database and rotates the application password so the next claim gets a clean instance.
+ */
+import { basename } from 'node:path';
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ConcreteKind,
+  Connector,
+  DiscoveredResource,
+  ExternalClient,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+} from '../../spi.js';
+import { endSessions, ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withConnection, type Share } from './admin.js';
+import type { MariaDbBinaries } from './binaries.js';
+import { endpointDetails, formatMySqlConnection } from './connection.js';
+import {
+  defaultAppDatabase,
+  defaultAppUser,
+  localDatabaseGroup,
+  localDatabaseVersion,
+  mysqlInstanceClaim,
+  mysqlSecretKeys,
+  type LocalMySQLInstance,
+} from './kinds.js';
+import { adminConfig, type MariaDbInstanceState, type MariaDbServers } from './local-servers.js';
+import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
+import { databaseNameProblem, userNameProblem } from './names.js';
+import { versionMismatch } from './version.js';
+
+function identity(resource: KObject): { namespace: string; name: string } {
+  const { namespace, name } = resource.metadata;
+  if (!namespace || !name) throw new Error('LocalMySQLInstance lacks metadata.namespace or metadata.name: want both to place its data');
+  return { namespace, name };
+}
+
+function describe(resource: KObject): string {
+  return `LocalMySQLInstance ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+/** instanceShare is the application user and database of an instance. */
+export function instanceShare(resource: LocalMySQLInstance): Share {
+  return { user: resource.spec.masterUsername || defaultAppUser, database: resource.spec.databaseName || defaultAppDatabase, host: '%' };
+}
+
+/** A LocalMySQLInstanceClient manages the dedicated MariaDB servers of one provider. */
+export class LocalMySQLInstanceClient implements ExternalClient<LocalMySQLInstance> {
+  constructor(
+    private readonly servers: MariaDbServers,
+    private readonly binaries: MariaDbBinaries,
+  ) {}
+
+  private dir(resource: LocalMySQLInstance): string {
+    const { namespace, name } = identity(resource);
+    return this.servers.dirFor(namespace, name);
+  }
+
+  private validate(resource: LocalMySQLInstance): void {
+    const share = instanceShare(resource);
+    const problem = userNameProblem(share.user) ?? databaseNameProblem(share.database);
+    if (problem) throw new Error(`${describe(resource)}: ${problem}`);
+    const version = resource.spec.version;
+    if (version) {
+      const mismatch = versionMismatch(version, this.binaries.version, true);
+      if (mismatch) throw new Error(`${describe(resource)} asks for version "${version}" but ${this.binaries.server} is ${this.binaries.version}: ${mismatch}`);
+    }
+  }
+
+  private details(resource: LocalMySQLInstance, state: MariaDbInstanceState, port: number) {
+    const share = instanceShare(resource);
+    return endpointDetails({ host: '127.0.0.1', port, username: share.user, password: state.appPassword, database: share.database });
+  }
+
+  async observe(resource: LocalMySQLInstance): Promise<ExternalObservation> {
+    const dir = this.dir(resource);
+    const status = await this.servers.status(dir);
+    if (!status.provisioned || !status.initialized || !status.state) return { exists: false, upToDate: false };
+    const atProvider = {
+      running: status.running,
+      port: status.port ?? status.state.port,
+      ...(status.pid !== undefined ? { pid: status.pid } : {}),
+      directory: dir,
+    };
+    if (!status.running || status.port === undefined) return { exists: true, upToDate: false, atProvider, drift: 'the MariaDB server process is not running' };
+    const wantedPort = resource.spec.port;
+    if (wantedPort !== undefined && wantedPort !== status.port) {
+      return { exists: true, upToDate: false, atProvider, drift: `the server listens on port ${status.port}, spec.port is ${wantedPort}` };
+    }
+    const share = instanceShare(resource);
+    let found: { version: string; user: boolean; database: boolean };
+    try {
+      found = await withConnection(adminConfig(status.state, status.port), async (c) => ({
+        version: (await serverInfo(c)).versionText,
+        ...(await shareExists(c, share)),
+      }));
+    } catch (err) {
+      return { exists: true, upToDate: false, atProvider, drift: `cannot connect to the server as its administrator: ${(err as Error).message}` };
+    }
+    const withVersion = { ...atProvider, version: found.version };
+    if (!found.user || !found.database) {
+      const missing = [!found.user && `user "${share.user}"`, !found.database && `database "${share.database}"`].filter(Boolean).join(' and ');
+      return { exists: true, upToDate: false, atProvider: withVersion, drift: `${missing} missing` };
+    }
+    return { exists: true, upToDate: true, atProvider: withVersion, connectionDetails: this.details(resource, status.state, status.port) };
+  }
+
+  /** ensure makes the instance exist, run and hold the application user and database. */
+  private async ensure(resource: LocalMySQLInstance) {
+    this.validate(resource);
+    const dir = this.dir(resource);
+    const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
+    try {
+      await withConnection(adminConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword));
+    } catch (err) {
+      throw new Error(`cannot create the application user and database in ${describe(resource)}: ${(err as Error).message}`);
+    }
+    return { dir, details: this.details(resource, state, port) };
+  }
+
+  async create(resource: LocalMySQLInstance): Promise<ExternalCreation> {
+    const { dir, details } = await this.ensure(resource);
+    return { externalName: basename(dir), connectionDetails: details };
+  }
+
+  async update(resource: LocalMySQLInstance): Promise<ExternalUpdate> {
+    const { details } = await this.ensure(resource);
+    return { connectionDetails: details };
+  }
+
+  async delete(resource: LocalMySQLInstance): Promise<void> {
+    await this.servers.remove(this.dir(resource));
+  }
+
+  /**
+   * scrub empties the application database and gives the user a new password (the claim
+   * that used it must not reach the next claim's data). The new password is stored first,
+   * so a repeated scrub after a crash ends the same way.
+   */
+  async scrub(resource: LocalMySQLInstance): Promise<void> {
+    this.validate(resource);
+    const dir = this.dir(resource);
+    const { port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
+    const state = await this.servers.updateState(dir, { appPassword: generatePassword() });
+    const share = instanceShare(resource);
+    await withConnection(adminConfig(state, port), async (c) => {
+      // New password first, so the previous claim opens no new session; then end its sessions.
+      await ensureShare(c, share, state.appPassword);
+      await endSessions(c, share.user);
+      await recycleShare(c, share);
+    });
+  }
+
+  /** discover lists the instance directories on this machine. */
+  async discover(): Promise<DiscoveredResource[]> {
+    return (await this.servers.list()).map(({ dir, state }) => ({
+      externalName: basename(dir),
+      namespace: state.namespace,
+      name: state.name,
+      spec: { port: state.port },
+      atProvider: { directory: dir },
+    }));
+  }
+}
+
+/** localMySQLInstanceKind builds the LocalMySQLInstance kind around a supervisor. */
+export function localMySQLInstanceKind(
+  servers: MariaDbServers | undefined,
+  binaries: MariaDbBinaries | undefined,
+  unavailable?: string,
+): ConcreteKind<LocalMySQLInstance> {
+  const connector: Connector<LocalMySQLInstance> = {
+    async connect() {
+      if (!servers || !binaries) throw new Error(`LocalMySQLInstance is unavailable on this machine: ${unavailable ?? 'no MariaDB binaries'}`);
+      return new LocalMySQLInstanceClient(servers, binaries);
+    },
+  };
+  return {
+    group: localDatabaseGroup,
+    version: localDatabaseVersion,
+    kind: 'LocalMySQLInstance',
+    plural: 'localmysqlinstances',
+    sharing: 'Exclusive',
+    lifecycle: 'Managed',
+    deterministicExternalNames: true,
+    implements: [
+      {
+        claimKind: mysqlInstanceClaim,
+        connectionSecretKeys: mysqlSecretKeys,
+        match: localInstanceMatcher(binaries?.version),
+        configure: configureLocalInstance,
+        formatConnection: formatMySqlConnection,
+      },
+    ],
+    connector,
+  };
+}

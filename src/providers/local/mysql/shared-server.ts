@@ -1,0 +1,241 @@
+/**
+ * MySQLServer: an existing MariaDB or MySQL server an admin registers, shared by many
+ * claims. Conductor never creates or deletes the server; it checks it can administer it,
+ * and gives each bound claim its own database and user (`'<id>'@'%'` with every privilege
+ * on that database only; see names.ts for the names, admin.ts for the SQL).
+ *
+ * Drift: every observe checks the shares of the bound claims. A share with only its
+ * database or only its user gone is repaired by update (a recreated user gets a new
+ * password, which the claim controller notices and publishes when it next binds). A share
+ * with both gone is reported as a failed update rather than recreated here — that is also
+ * what a share looks like while a Delete release is dropping it — and the claim controller,
+ * woken by the status change, recreates it through bindClaim with fresh credentials.
+ */
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ClaimRef,
+  ConcreteKind,
+  ConnectContext,
+  ConnectionDetails,
+  Connector,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+  RebindPolicy,
+  SecretRef,
+  SharedExternalClient,
+} from '../../spi.js';
+import {
+  adminProblem,
+  canLogIn,
+  dropShare,
+  ensureShare,
+  generatePassword,
+  recycleShare,
+  serverInfo,
+  withConnection,
+  type SqlConnection,
+  type Share,
+} from './admin.js';
+import { endpointDetails, endpointFromDetails, formatMySqlConnection } from './connection.js';
+import { localDatabaseGroup, localDatabaseVersion, mysqlInstanceClaim, mysqlSecretKeys, type MySQLServer } from './kinds.js';
+import { configureSharedServer, matchSharedServer } from './matchers.js';
+import { claimIdentifier } from './names.js';
+
+const defaultPort = 3306;
+
+/** sharedServerShare is the database and user a claim gets on a shared server. */
+export function sharedServerShare(claim: ClaimRef): Share {
+  const id = claimIdentifier(claim.namespace, claim.name);
+  return { user: id, database: id, host: '%' };
+}
+
+function describe(resource: KObject): string {
+  return `MySQLServer ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+function claimRefOf(claim: KObject): ClaimRef {
+  const { namespace, name, uid } = claim.metadata;
+  if (!namespace || !name) throw new Error('claim lacks metadata.namespace or metadata.name: want both to name its database');
+  return { namespace, name, uid };
+}
+
+/** boundClaims lists the claims bound to a server: its bindings (Shared) or its claimRef (Exclusive). */
+export function boundClaims(resource: MySQLServer): ClaimRef[] {
+  const found = new Map<string, ClaimRef>();
+  const add = (ref: { namespace?: unknown; name?: unknown } | undefined) => {
+    if (typeof ref?.namespace === 'string' && typeof ref.name === 'string') found.set(`${ref.namespace}/${ref.name}`, { namespace: ref.namespace, name: ref.name });
+  };
+  for (const binding of resource.status?.bindings ?? []) add(binding.claimRef);
+  add(resource.spec.claimRef as { namespace?: unknown; name?: unknown } | undefined);
+  return [...found.values()];
+}
+
+interface ShareHealth {
+  claim: ClaimRef;
+  share: Share;
+  user: boolean;
+  database: boolean;
+}
+
+async function shareHealth(conn: SqlConnection, claims: ClaimRef[]): Promise<ShareHealth[]> {
+  if (claims.length === 0) return [];
+  const shares = claims.map((claim) => ({ claim, share: sharedServerShare(claim) }));
+  const names = shares.map((s) => s.share.user);
+  const [users] = await conn.query("SELECT User AS name FROM mysql.user WHERE Host = '%' AND User IN (?)", [names]);
+  const [databases] = await conn.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN (?)', [names]);
+  const userSet = new Set((users as { name: string }[]).map((r) => String(r.name)));
+  const databaseSet = new Set((databases as { name: string }[]).map((r) => String(r.name)));
+  return shares.map(({ claim, share }) => ({ claim, share, user: userSet.has(share.user), database: databaseSet.has(share.database) }));
+}
+
+function driftOf(broken: ShareHealth[]): string {
+  return broken
+    .map((h) => {
+      const missing = [!h.database && `database ${h.share.database}`, !h.user && `user ${h.share.user}`].filter(Boolean).join(' and ');
+      return `${missing} of claim ${h.claim.namespace}/${h.claim.name} missing`;
+    })
+    .join('; ');
+}
+
+/** A MySQLServerClient administers one registered server with its admin credentials. */
+export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
+  constructor(private readonly admin: { username: string; password: string }) {}
+
+  private endpoint(resource: MySQLServer): { host: string; port: number } {
+    const { host, port } = resource.spec;
+    if (!host) throw new Error(`${describe(resource)} has no spec.host: want the server's host name or address`);
+    return { host, port: port ?? defaultPort };
+  }
+
+  private async asAdmin<T>(resource: MySQLServer, what: string, fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+    const { host, port } = this.endpoint(resource);
+    try {
+      return await withConnection({ host, port, user: this.admin.username, password: this.admin.password }, fn);
+    } catch (err) {
+      throw new Error(`cannot ${what} on ${describe(resource)} (${host}:${port}) as "${this.admin.username}": ${(err as Error).message}`);
+    }
+  }
+
+  private async inspect(resource: MySQLServer) {
+    return this.asAdmin(resource, 'connect', async (c) => {
+      const info = await serverInfo(c);
+      const problem = adminProblem(info);
+      if (problem) throw new Error(`it cannot host claims: ${problem}`);
+      return { info, shares: await shareHealth(c, boundClaims(resource)) };
+    });
+  }
+
+  /** observe connects as the admin, checks its privileges and the bound claims' shares. */
+  async observe(resource: MySQLServer): Promise<ExternalObservation> {
+    const { info, shares } = await this.inspect(resource);
+    const { host, port } = this.endpoint(resource);
+    const atProvider = { version: info.versionText, adminUser: info.user, claims: shares.length };
+    const broken = shares.filter((s) => !s.user || !s.database);
+    const connectionDetails = { host, port: String(port) };
+    if (broken.length > 0) return { exists: true, upToDate: false, atProvider, connectionDetails, drift: driftOf(broken) };
+    return { exists: true, upToDate: true, atProvider, connectionDetails };
+  }
+
+  /** create only verifies: a registered server already exists. */
+  async create(resource: MySQLServer): Promise<ExternalCreation> {
+    await this.inspect(resource);
+    const { host, port } = this.endpoint(resource);
+    return { externalName: `${host}:${port}` };
+  }
+
+  /** update repairs shares that lost their database or their user (see the file comment). */
+  async update(resource: MySQLServer): Promise<ExternalUpdate> {
+    const gone = await this.asAdmin(resource, 'repair claim databases', async (c) => {
+      const broken = (await shareHealth(c, boundClaims(resource))).filter((s) => !s.user || !s.database);
+      for (const h of broken.filter((s) => s.user || s.database)) await ensureShare(c, h.share);
+      return broken.filter((s) => !s.user && !s.database);
+    });
+    if (gone.length > 0) {
+      throw new Error(`${driftOf(gone)}: the claim controller recreates them with new credentials when it next binds the claim`);
+    }
+    return {};
+  }
+
+  /** delete forgets the server; the server and the claims' databases on it stay. */
+  async delete(): Promise<void> {}
+
+  async bindClaim(resource: MySQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+    const share = sharedServerShare(claimRefOf(claim));
+    const { host, port } = this.endpoint(resource);
+    const wanted = (password: string) => endpointDetails({ host, port, username: share.user, password, database: share.database });
+    const earlier = previous ? endpointFromDetails(previous) : undefined;
+    if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.user && earlier.database === share.database) {
+      if (await canLogIn({ host, port, user: earlier.username, password: earlier.password, database: earlier.database })) {
+        // Repair anything else about the share (its privileges), keeping the claim's password.
+        await this.asAdmin(resource, `check the database of claim ${claim.metadata.namespace}/${claim.metadata.name}`, (c) => ensureShare(c, share));
+        return wanted(earlier.password);
+      }
+    }
+    const password = generatePassword();
+    await this.asAdmin(resource, `create the database of claim ${claim.metadata.namespace}/${claim.metadata.name}`, (c) => ensureShare(c, share, password));
+    return wanted(password);
+  }
+
+  async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
+    const share = sharedServerShare(claim);
+    const whose = `claim ${claim.namespace}/${claim.name}`;
+    switch (policy) {
+      case 'Retain':
+        return;
+      case 'Recycle':
+        await this.asAdmin(resource, `empty the database of ${whose}`, (c) => recycleShare(c, share));
+        return;
+      case 'Delete':
+        await this.asAdmin(resource, `drop the database and user of ${whose}`, (c) => dropShare(c, share));
+        return;
+      default: {
+        const unknown: never = policy;
+        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
+      }
+    }
+  }
+}
+
+/** The connector reads the admin credentials the controller took from the referenced Secret. */
+export const mysqlServerConnector: Connector<MySQLServer> = {
+  async connect(resource: MySQLServer, context: ConnectContext): Promise<MySQLServerClient> {
+    const ref = resource.spec.adminCredentialsSecretRef;
+    const usernameKey = ref?.usernameKey || 'username';
+    const passwordKey = ref?.passwordKey || 'password';
+    const credentials = context.credentials ?? {};
+    const username = credentials[usernameKey];
+    const password = credentials[passwordKey];
+    if (!username || password === undefined) {
+      const missing = [!username && usernameKey, password === undefined && passwordKey].filter(Boolean).join(' and ');
+      throw new Error(`${describe(resource)}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${missing}`);
+    }
+    return new MySQLServerClient({ username, password });
+  },
+};
+
+/** The MySQLServer kind: shared, registered, one database and user per claim. */
+export const mysqlServerKind: ConcreteKind<MySQLServer> = {
+  group: localDatabaseGroup,
+  version: localDatabaseVersion,
+  kind: 'MySQLServer',
+  plural: 'mysqlservers',
+  sharing: 'Shared',
+  lifecycle: 'Registered',
+  deterministicExternalNames: true,
+  implements: [
+    {
+      claimKind: mysqlInstanceClaim,
+      connectionSecretKeys: mysqlSecretKeys,
+      match: matchSharedServer,
+      configure: configureSharedServer,
+      formatConnection: formatMySqlConnection,
+    },
+  ],
+  credentialsSecretRef(resource: MySQLServer): SecretRef | undefined {
+    const name = resource.spec.adminCredentialsSecretRef?.name;
+    const namespace = resource.metadata.namespace;
+    return name && namespace ? { namespace, name } : undefined;
+  },
+  connector: mysqlServerConnector,
+};

@@ -1,0 +1,50 @@
+/**
+ * Test support: a throwaway MariaDB server on 127.0.0.1 in a temporary directory, run with
+ * the same supervisor dedicated instances use. Not used outside tests.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveMariaDbBinaries, type MariaDbBinaries } from './binaries.js';
+import { MariaDbServers } from './local-servers.js';
+
+/** Server options that keep a test server small. */
+export const smallServerArgs = ['--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M', '--max-connections=60', '--performance-schema=OFF'];
+
+/** A ThrowawayMariaDb is a running MariaDB server and an account with every privilege. */
+export interface ThrowawayMariaDb {
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+  binaries: MariaDbBinaries;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** startThrowawayMariaDb installs and starts a server; `stop` stops it and removes its files. */
+export async function startThrowawayMariaDb(binaries?: MariaDbBinaries): Promise<ThrowawayMariaDb> {
+  const root = await mkdtemp(join(tmpdir(), 'conductor-mariadb-'));
+  const chosen = binaries ?? (await resolveMariaDbBinaries());
+  const servers = new MariaDbServers({ root, binaries: chosen, serverArgs: smallServerArgs });
+  const dir = servers.dirFor('test', 'server');
+  try {
+    const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' });
+    return {
+      host: '127.0.0.1',
+      port,
+      username: state.adminUser,
+      password: state.adminPassword,
+      binaries: chosen,
+      pid,
+      async stop() {
+        await servers.remove(dir);
+        await rm(root, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await servers.remove(dir).catch(() => {});
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+}

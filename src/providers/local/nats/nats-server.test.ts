@@ -1,0 +1,131 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import type { KObject } from '../../../machinery/object.js';
+import { waitForExit } from '../process/processes.js';
+import { resolveNatsBinary } from './binaries.js';
+import type { NATSServer } from './kinds.js';
+import { NatsServerClient, natsServerKind, natsShare } from './nats-server.js';
+import { NatsServers, natsLogin } from './nats-servers.js';
+
+const claim = (name: string): KObject => ({ apiVersion: 'messaging.conductor.io/v1alpha1', kind: 'MessageQueue', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
+
+/** receive subscribes as one claim's user and collects what arrives on `subject` for a moment. */
+async function exchange(sub: Record<string, string>, pub: Record<string, string>, subject: string): Promise<{ got: string[]; subError?: string }> {
+  const reader = await connect({ servers: sub.endpoint!, user: sub.username!, pass: sub.password!, reconnect: false });
+  const writer = await connect({ servers: pub.endpoint!, user: pub.username!, pass: pub.password!, reconnect: false });
+  const got: string[] = [];
+  let subError: string | undefined;
+  try {
+    const s = reader.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) subError = err.message;
+        else got.push(msg.string());
+      },
+    });
+    await reader.flush();
+    writer.publish(subject, 'hello');
+    await writer.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    s.unsubscribe();
+  } finally {
+    await reader.close().catch(() => {});
+    await writer.close().catch(() => {});
+  }
+  return { got, subError };
+}
+
+describe('natsShare', () => {
+  test('account, user and subject are one identifier per claim, distinct for look-alike names', () => {
+    const a = natsShare({ namespace: 'a-b', name: 'c' });
+    const b = natsShare({ namespace: 'a', name: 'b-c' });
+    assert.notEqual(a.account, b.account);
+    assert.equal(a.subject, a.username);
+    assert.doesNotMatch(a.subject, /[.*> ]/, 'one subject token');
+  });
+});
+
+describe('natsServerKind without nats-server', () => {
+  test('stays registered and says why it cannot connect', async () => {
+    const kind = natsServerKind(undefined, undefined, 'cannot find nats-server');
+    assert.equal(kind.sharing, 'Shared');
+    assert.equal(kind.lifecycle, 'Managed');
+    await assert.rejects(kind.connector.connect({} as NATSServer, {}), /unavailable on this machine: cannot find nats-server/);
+  });
+});
+
+describe('NATSServer on a real nats-server', () => {
+  let root: string;
+  let servers: NatsServers;
+  let client: NatsServerClient;
+  const resource: NATSServer = { apiVersion: 'messaging.local.conductor.io/v1alpha1', kind: 'NATSServer', metadata: { namespace: 'sys', name: 'bus' }, spec: {} };
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'conductor-nats-test-'));
+    const binary = await resolveNatsBinary();
+    servers = new NatsServers({ root, binary });
+    client = new NatsServerClient(servers, binary);
+  });
+  after(async () => {
+    await servers.stopAll();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('create starts a server that refuses anonymous clients', async () => {
+    assert.equal((await client.observe(resource)).exists, false);
+    const created = await client.create(resource);
+    assert.match(created.connectionDetails!.endpoint!, /^nats:\/\/127\.0\.0\.1:\d+$/);
+    const seen = await client.observe(resource);
+    assert.equal(seen.upToDate, true, seen.drift);
+    await assert.rejects(connect({ servers: created.connectionDetails!.endpoint!, reconnect: false }), 'no anonymous access');
+  });
+
+  test('each claim talks on its own subject; another claim cannot read it', async () => {
+    const a = await client.bindClaim(resource, claim('a'));
+    const b = await client.bindClaim(resource, claim('b'));
+    assert.deepEqual((await exchange(a, a, `${a.queue}.orders`)).got, ['hello']);
+    const spy = await exchange(b, a, `${a.queue}.orders`);
+    assert.deepEqual(spy.got, [], 'b receives nothing of a');
+    assert.match(spy.subError ?? '', /permission/i, 'and is told it may not subscribe there');
+    const again = await client.bindClaim(resource, claim('a'), a);
+    assert.equal(again.password, a.password, 'binding again keeps the password');
+  });
+
+  test('a killed server is drift; update starts it again with every account', async () => {
+    const a = await client.bindClaim(resource, claim('a'));
+    const pid = (await client.observe(resource)).atProvider?.pid as number;
+    process.kill(pid, 'SIGKILL');
+    await waitForExit(pid, 5000);
+    assert.match((await client.observe(resource)).drift ?? '', /not running/);
+    await client.update(resource);
+    const after = await client.observe(resource);
+    assert.equal(after.upToDate, true);
+    assert.equal(`nats://127.0.0.1:${after.atProvider?.port}`, a.endpoint, 'the port is kept');
+    assert.deepEqual((await exchange(a, a, a.queue!)).got, ['hello']);
+  });
+
+  test('Retain keeps the account, Recycle invalidates its password, Delete removes it', async () => {
+    const cases = [
+      { policy: 'Retain' as const, oldLoginWorks: true, accountKept: true },
+      { policy: 'Recycle' as const, oldLoginWorks: false, accountKept: true },
+      { policy: 'Delete' as const, oldLoginWorks: false, accountKept: false },
+    ];
+    for (const c of cases) {
+      const name = `p-${c.policy.toLowerCase()}`;
+      const d = await client.bindClaim(resource, claim(name));
+      await client.unbindClaim(resource, { namespace: 'team', name }, c.policy);
+      const port = Number(new URL(d.endpoint!.replace('nats://', 'http://')).port);
+      assert.equal(await natsLogin(port, d.username!, d.password!), c.oldLoginWorks, `${c.policy}: old login`);
+      const state = await servers.readState(servers.dirFor('sys', 'bus'));
+      assert.equal(natsShare({ namespace: 'team', name }).account in (state?.accounts ?? {}), c.accountKept, `${c.policy}: account`);
+    }
+  });
+
+  test('delete stops the server and removes its files', async () => {
+    await client.delete(resource);
+    assert.equal((await client.observe(resource)).exists, false);
+  });
+});

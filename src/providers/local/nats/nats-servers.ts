@@ -1,0 +1,346 @@
+/**
+ * NatsServers supervises the nats-server processes of NATSServer resources, one per
+ * directory under the root:
+ *
+ *   <root>/<namespace>_<name>/
+ *     server.json   port, Conductor's password and the claim accounts (mode 0600; atomic)
+ *     nats.conf     the configuration rendered from server.json (mode 0600; atomic)
+ *     nats.pid      pid of the server Conductor started
+ *     nats.log      the server's output
+ *
+ * Changing the accounts rewrites server.json, then nats.conf, then signals the server to
+ * reload (SIGHUP) and waits until the change shows (the new user logs in, a removed one no
+ * longer does). Every step is idempotent: after a crash the next call renders and reloads
+ * again. A server that outlived a previous Conductor is adopted through its pid file.
+ */
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
+import { instanceDirectoryName } from '../postgresql/names.js';
+import { findDaemon, startDaemon, stopDaemon } from '../process/daemons.js';
+import { freePort, isAlive, KeyedMutex, waitForFreePort, readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import type { NatsBinary } from './binaries.js';
+import { adminUser, generateNatsPassword, renderNatsConfig, type NatsClaimAccount, type NatsServerState, type NatsSettings } from './config.js';
+
+/** NatsServerStatus is what `status` finds, without changing anything. */
+export interface NatsServerStatus {
+  provisioned: boolean;
+  running: boolean;
+  pid?: number;
+  state?: NatsServerState;
+  /** Whether nats.conf is what server.json and the settings render to. */
+  configCurrent?: boolean;
+}
+
+export interface NatsServersOptions {
+  root: string;
+  binary: NatsBinary;
+  logger?: ProviderLogger;
+  /** How long a start or a reload may take before it fails; default 20 s. */
+  startTimeoutMs?: number;
+}
+
+const maxStartAttempts = 5;
+const portTaken = /address already in use/i;
+
+/** natsLogin tries to log in; it reports whether the server accepted the user. */
+export async function natsLogin(port: number, user: string, pass: string, timeoutMs = 2000): Promise<boolean> {
+  try {
+    const nc = await connect({ servers: `127.0.0.1:${port}`, user, pass, reconnect: false, timeout: timeoutMs });
+    await nc.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A NatsServers supervises the nats-server processes of one provider. */
+export class NatsServers {
+  readonly root: string;
+  private readonly binary: NatsBinary;
+  private readonly logger: ProviderLogger;
+  private readonly startTimeoutMs: number;
+  private readonly running = new Map<string, number>();
+  private readonly locks = new KeyedMutex();
+
+  constructor(options: NatsServersOptions) {
+    this.root = resolve(options.root);
+    this.binary = options.binary;
+    this.logger = options.logger ?? silentProviderLogger;
+    this.startTimeoutMs = options.startTimeoutMs ?? 20_000;
+  }
+
+  /** dirFor is the directory of the server for a resource. */
+  dirFor(namespace: string, name: string): string {
+    return join(this.root, instanceDirectoryName(namespace, name));
+  }
+
+  private files(dir: string) {
+    return { state: join(dir, 'server.json'), config: join(dir, 'nats.conf'), pid: join(dir, 'nats.pid'), log: join(dir, 'nats.log') };
+  }
+
+  private checkDir(dir: string): string {
+    const full = resolve(dir);
+    const rel = relative(this.root, full);
+    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`server directory ${full} is not directly under ${this.root}`);
+    return full;
+  }
+
+  /** readState reads server.json, or returns undefined when there is none. */
+  async readState(dir: string): Promise<NatsServerState | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.files(dir).state, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const parsed = JSON.parse(text) as Partial<NatsServerState>;
+    if (typeof parsed.port !== 'number' || typeof parsed.adminPassword !== 'string' || typeof parsed.accounts !== 'object' || parsed.accounts === null) {
+      throw new Error(`${this.files(dir).state} is not a valid NATS server state: want port, adminPassword and accounts`);
+    }
+    return parsed as NatsServerState;
+  }
+
+  private async writeState(dir: string, state: NatsServerState): Promise<void> {
+    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  private async findServer(dir: string): Promise<number | undefined> {
+    const pid = await findDaemon(this.files(dir).pid, this.binary.path, dir);
+    if (pid === undefined) {
+      this.running.delete(dir);
+      return undefined;
+    }
+    if (!this.running.has(dir)) this.logger.info({ dir, pid }, 'adopted a running NATS server');
+    this.running.set(dir, pid);
+    return pid;
+  }
+
+  /** status reports what is there, changing nothing (apart from adopting a live server). */
+  async status(dir: string, settings: NatsSettings = {}): Promise<NatsServerStatus> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const state = await this.readState(full);
+      if (!state) return { provisioned: false, running: false };
+      const pid = await this.findServer(full);
+      const config = await readFile(this.files(full).config, 'utf8').catch(() => '');
+      return { provisioned: true, running: pid !== undefined, pid, state, configCurrent: config === renderNatsConfig(state, settings) };
+    });
+  }
+
+  /**
+   * ensureRunning makes the server exist and run with the current configuration, adopting a
+   * live one (and reloading it when its configuration file was stale).
+   */
+  async ensureRunning(dir: string, identity: { namespace: string; name: string; port?: number }, settings: NatsSettings = {}): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, () => this.ensureRunningLocked(full, identity, settings));
+  }
+
+  private async ensureRunningLocked(
+    full: string,
+    identity: { namespace: string; name: string; port?: number },
+    settings: NatsSettings,
+  ): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
+    const files = this.files(full);
+    await mkdir(full, { recursive: true, mode: 0o700 });
+    let state = await this.readState(full);
+    if (!state) {
+      state = { namespace: identity.namespace, name: identity.name, port: identity.port ?? (await freePort()), adminPassword: generateNatsPassword(), accounts: {}, createdAt: new Date().toISOString() };
+      await this.writeState(full, state);
+    }
+    const live = await this.findServer(full);
+    if (live !== undefined) {
+      if ((identity.port === undefined || identity.port === state.port) && (await this.awaitReady(state, live, () => undefined)) === 'ready') {
+        await this.reloadIfStale(full, live, state, settings);
+        return { pid: live, state, started: false };
+      }
+      await this.stopServer(full, live);
+    }
+    for (let attempt = 1; ; attempt++) {
+      let port: number = identity.port ?? state.port;
+      if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
+      if (port !== state.port) {
+        state = { ...state, port };
+        await this.writeState(full, state);
+      }
+      await writeFileAtomic(files.config, renderNatsConfig(state, settings));
+      const started = await startDaemon({ program: this.binary.path, args: ['-c', files.config], cwd: full, logFile: files.log, pidFile: files.pid });
+      this.logger.info({ dir: full, pid: started.pid, port }, 'started a NATS server');
+      const readiness = await this.awaitReady(state, started.pid, started.exited);
+      if (readiness === 'ready') {
+        this.running.set(full, started.pid);
+        return { pid: started.pid, state, started: true };
+      }
+      if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
+      const log = await readTail(files.log, 4);
+      const reason = readiness === 'timeout' ? `it did not accept logins within ${this.startTimeoutMs} ms` : `it exited (${started.exited() ?? 'gone'})`;
+      if (attempt >= maxStartAttempts || identity.port !== undefined || !portTaken.test(log)) {
+        throw new Error(`nats-server in ${full} did not start: ${reason}${log ? `; log: ${log}` : ''}`);
+      }
+      await sleep(100 * attempt);
+    }
+  }
+
+  /** reloadIfStale rewrites nats.conf when it differs from the state and makes the server reload it. */
+  private async reloadIfStale(dir: string, pid: number, state: NatsServerState, settings: NatsSettings): Promise<boolean> {
+    const files = this.files(dir);
+    const wanted = renderNatsConfig(state, settings);
+    const current = await readFile(files.config, 'utf8').catch(() => '');
+    if (current === wanted) return false;
+    await writeFileAtomic(files.config, wanted);
+    process.kill(pid, 'SIGHUP');
+    this.logger.info({ dir, pid }, 'reloading the NATS server configuration');
+    return true;
+  }
+
+  /**
+   * changeAccounts applies `change` to the claim accounts (under the server's lock), stores
+   * the result, reloads the running server, and waits until `check` sees the change.
+   */
+  private async changeAccounts(
+    dir: string,
+    identity: { namespace: string; name: string; port?: number },
+    settings: NatsSettings,
+    change: (accounts: Record<string, NatsClaimAccount>) => Record<string, NatsClaimAccount>,
+    check: (state: NatsServerState) => Promise<boolean>,
+  ): Promise<NatsServerState> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const { pid, state: before } = await this.ensureRunningLocked(full, identity, settings);
+      const accounts = change({ ...before.accounts });
+      const state = { ...before, accounts };
+      if (JSON.stringify(accounts) !== JSON.stringify(before.accounts)) await this.writeState(full, state);
+      await this.reloadIfStale(full, pid, state, settings);
+      const deadline = Date.now() + this.startTimeoutMs;
+      while (!(await check(state))) {
+        if (Date.now() >= deadline) throw new Error(`the NATS server in ${full} did not apply its new configuration within ${this.startTimeoutMs} ms; log: ${await readTail(this.files(full).log, 4)}`);
+        await sleep(50);
+      }
+      return state;
+    });
+  }
+
+  /**
+   * ensureAccount makes `account` (by name) exist with exactly these credentials and
+   * returns it; an existing account of the same claim keeps its password unless `password`
+   * is given.
+   */
+  async ensureAccount(
+    dir: string,
+    identity: { namespace: string; name: string; port?: number },
+    settings: NatsSettings,
+    name: string,
+    wanted: Omit<NatsClaimAccount, 'password'> & { password?: string },
+  ): Promise<{ account: NatsClaimAccount; port: number }> {
+    let account: NatsClaimAccount | undefined;
+    const state = await this.changeAccounts(
+      dir,
+      identity,
+      settings,
+      (accounts) => {
+        const existing = accounts[name];
+        const password = wanted.password ?? existing?.password ?? generateNatsPassword();
+        account = { claim: wanted.claim, username: wanted.username, subject: wanted.subject, password };
+        accounts[name] = account;
+        return accounts;
+      },
+      (s) => natsLogin(s.port, account!.username, account!.password),
+    );
+    return { account: account!, port: state.port };
+  }
+
+  /** removeAccount removes a claim account; its user can no longer log in (and is disconnected). */
+  async removeAccount(dir: string, identity: { namespace: string; name: string; port?: number }, settings: NatsSettings, name: string): Promise<void> {
+    let removed: NatsClaimAccount | undefined;
+    await this.changeAccounts(
+      dir,
+      identity,
+      settings,
+      (accounts) => {
+        removed = accounts[name];
+        delete accounts[name];
+        return accounts;
+      },
+      async (s) => !removed || !(await natsLogin(s.port, removed.username, removed.password)),
+    );
+  }
+
+  /** rotateAccount gives a claim account a new password, so its old credentials stop working. */
+  async rotateAccount(dir: string, identity: { namespace: string; name: string; port?: number }, settings: NatsSettings, name: string): Promise<void> {
+    let account: NatsClaimAccount | undefined;
+    await this.changeAccounts(
+      dir,
+      identity,
+      settings,
+      (accounts) => {
+        const existing = accounts[name];
+        if (existing) accounts[name] = account = { ...existing, password: generateNatsPassword() };
+        return accounts;
+      },
+      async (s) => !account || natsLogin(s.port, account.username, account.password),
+    );
+  }
+
+  /** awaitReady polls until Conductor's own user logs in, the process exits, or time runs out. */
+  private async awaitReady(state: NatsServerState, pid: number, exited: () => string | undefined): Promise<'ready' | 'gone' | 'timeout'> {
+    const deadline = Date.now() + this.startTimeoutMs;
+    for (;;) {
+      if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
+      if (await natsLogin(state.port, adminUser, state.adminPassword, 1000)) return 'ready';
+      if (Date.now() >= deadline) return 'timeout';
+      await sleep(50);
+    }
+  }
+
+  private async stopServer(dir: string, pid: number): Promise<void> {
+    await stopDaemon(pid, this.files(dir).pid);
+    this.running.delete(dir);
+    this.logger.info({ dir, pid }, 'stopped a NATS server');
+  }
+
+  /** stop stops the server if it runs; its state stays. */
+  async stop(dir: string): Promise<void> {
+    const full = this.checkDir(dir);
+    await this.locks.run(full, async () => {
+      const pid = await this.findServer(full);
+      if (pid !== undefined) await this.stopServer(full, pid);
+    });
+  }
+
+  /** remove stops the server and deletes its directory. */
+  async remove(dir: string): Promise<void> {
+    const full = this.checkDir(dir);
+    await this.locks.run(full, async () => {
+      const pid = await this.findServer(full);
+      if (pid !== undefined) await this.stopServer(full, pid);
+      await rm(full, { recursive: true, force: true });
+      this.logger.info({ dir: full }, 'removed a NATS server directory');
+    });
+  }
+
+  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
+  }
+
+  /** list returns the servers under the root (for discovery). */
+  async list(): Promise<{ dir: string; state: NatsServerState }[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const found: { dir: string; state: NatsServerState }[] = [];
+    for (const name of names.sort()) {
+      const dir = join(this.root, name);
+      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
+      const state = await this.readState(dir).catch(() => undefined);
+      if (state) found.push({ dir, state });
+    }
+    return found;
+  }
+
+  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
+  trackedPids(): number[] {
+    return [...this.running.values()];
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Detached server processes ("daemons") a local kind starts and later finds again: start one
+ * with its output in a log file and its pid in a pid file, find a live one through that pid
+ * file (checking it really is the server for that directory), and stop one with escalating
+ * signals. Detached so a Conductor restart leaves the servers running to be adopted.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { open, readFile, realpath, rm } from 'node:fs/promises';
+import type { RunAs } from './run-as.js';
+import { isAlive, processCommand, processDirectory, waitForExit, writeText } from './processes.js';
+
+/** A DaemonLaunch says how to start one server process. */
+export interface DaemonLaunch {
+  program: string;
+  args: string[];
+  /** The working directory; also how `findDaemon` recognises the process later. */
+  cwd: string;
+  logFile: string;
+  pidFile: string;
+  /** The user to run as (when Conductor is root and the server must not be). */
+  runAs?: RunAs;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A StartedDaemon is a server process just started. */
+export interface StartedDaemon {
+  pid: number;
+  child: ChildProcess;
+  /** How it exited (`exit 1`, `SIGKILL`), or undefined while it runs. */
+  exited(): string | undefined;
+}
+
+/** daemonEnv is a server's environment: nothing of Conductor's own (tokens, settings). */
+export function daemonEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
+  if (process.env.TZ) env.TZ = process.env.TZ;
+  return env;
+}
+
+/**
+ * startDaemon spawns a detached process writing to `logFile` (appended) and records its pid
+ * in `pidFile`. It resolves once the process is spawned, not once the server is ready.
+ */
+export async function startDaemon(launch: DaemonLaunch): Promise<StartedDaemon> {
+  const log = await open(launch.logFile, 'a', 0o600);
+  let child: ChildProcess;
+  let spawned: Promise<Error | undefined>;
+  try {
+    child = spawn(launch.program, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env ?? daemonEnv(),
+      detached: true,
+      stdio: ['ignore', log.fd, log.fd],
+      ...(launch.runAs ? { uid: launch.runAs.uid, gid: launch.runAs.gid } : {}),
+    });
+    // Listen before anything else is awaited: 'spawn' and 'error' come on the next tick.
+    spawned = new Promise<Error | undefined>((resolve) => {
+      child.once('spawn', () => resolve(undefined));
+      child.once('error', resolve);
+    });
+  } finally {
+    await log.close();
+  }
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
+  const error = await spawned;
+  if (error || child.pid === undefined) {
+    throw new Error(`cannot start ${launch.program}: ${error?.message ?? 'no pid'}`);
+  }
+  child.unref();
+  await writeText(launch.pidFile, `${child.pid}\n`);
+  return { pid: child.pid, child, exited: () => exited };
+}
+
+/** readPidFile reads a pid file, or returns undefined when there is no valid one. */
+export async function readPidFile(pidFile: string): Promise<number | undefined> {
+  const text = await readFile(pidFile, 'utf8').catch(() => undefined);
+  const pid = Number(text?.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * isDaemonOf says whether `pid` is a live process of `program` (compared by base name)
+ * whose working directory is `dir` — how a server started by an earlier Conductor is told
+ * apart from an unrelated process that reused its pid.
+ */
+export async function isDaemonOf(pid: number, program: string, dir: string): Promise<boolean> {
+  if (!(await isAlive(pid))) return false;
+  const cwd = await processDirectory(pid);
+  if (cwd === undefined) return false; // cannot tell: do not adopt
+  const wanted = await realpath(dir).catch(() => dir);
+  if (cwd !== wanted) return false;
+  const argv = await processCommand(pid);
+  const name = program.slice(program.lastIndexOf('/') + 1);
+  // Some servers rewrite their process title (redis-server shows "redis-server 127.0.0.1:6379").
+  return argv === undefined || argv.length === 0 || (argv[0] ?? '').includes(name);
+}
+
+/**
+ * findDaemon returns the pid recorded in `pidFile` when that process is still the server
+ * for `dir`; a stale pid file is removed.
+ */
+export async function findDaemon(pidFile: string, program: string, dir: string): Promise<number | undefined> {
+  const pid = await readPidFile(pidFile);
+  if (pid === undefined) return undefined;
+  if (await isDaemonOf(pid, program, dir)) return pid;
+  await rm(pidFile, { force: true });
+  return undefined;
+}
+
+/** The default way to stop a server: ask, then insist. */
+export const defaultStopSignals: readonly (readonly [NodeJS.Signals, number])[] = [
+  ['SIGTERM', 10_000],
+  ['SIGKILL', 5_000],
+];
+
+/**
+ * stopDaemon sends each signal in turn, waiting up to its time for the process to exit;
+ * it reports whether the process is gone, and removes `pidFile` when it is.
+ */
+export async function stopDaemon(pid: number, pidFile?: string, signals = defaultStopSignals): Promise<boolean> {
+  let gone = !(await isAlive(pid));
+  for (const [signal, waitMs] of signals) {
+    if (gone) break;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      gone = true; // already gone
+      break;
+    }
+    gone = await waitForExit(pid, waitMs);
+  }
+  if (gone && pidFile) await rm(pidFile, { force: true });
+  return gone;
+}

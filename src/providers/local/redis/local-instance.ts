@@ -1,0 +1,173 @@
+/**
+ * LocalRedisInstance: a dedicated redis-server process on this machine for one claim.
+ * create/update make it exist and run with the spec's eviction settings; observe reports a
+ * stopped server or changed settings as drift so the reconciler corrects them; delete stops
+ * it and removes its directory; scrub rotates the password, disconnects the previous
+ * claim's clients and runs FLUSHALL so the next claim gets a clean instance.
+ */
+import { basename } from 'node:path';
+import type { KObject } from '../../../machinery/object.js';
+import type { ConcreteKind, Connector, DiscoveredResource, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../../spi.js';
+import { versionMismatch } from '../postgresql/version.js';
+import { generatePassword } from './admin.js';
+import type { RedisBinary } from './binaries.js';
+import { formatRedisConnection, redisEndpointDetails } from './connection.js';
+import { defaultEvictionPolicy, localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type LocalRedisInstance } from './kinds.js';
+import type { RedisInstanceState, RedisServers, RedisSettings } from './local-servers.js';
+import { configureLocalRedis, localRedisMatcher } from './matchers.js';
+
+function identity(resource: KObject): { namespace: string; name: string } {
+  const { namespace, name } = resource.metadata;
+  if (!namespace || !name) throw new Error('LocalRedisInstance lacks metadata.namespace or metadata.name: want both to place its data');
+  return { namespace, name };
+}
+
+function describe(resource: KObject): string {
+  return `LocalRedisInstance ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+function settingsOf(resource: LocalRedisInstance): RedisSettings {
+  return { evictionPolicy: resource.spec.evictionPolicy, maxMemory: resource.spec.maxMemory };
+}
+
+/** maxMemoryBytes turns a Redis memory amount ("256mb", "1gb", "1024") into bytes. */
+export function maxMemoryBytes(amount: string | undefined): number {
+  if (!amount) return 0;
+  const m = /^(\d+)(b|kb|mb|gb)?$/i.exec(amount.trim());
+  if (!m) return Number.NaN;
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb' | 'gb'];
+  return Number(m[1]) * unit;
+}
+
+/** A LocalRedisClient manages the dedicated Redis servers of one provider. */
+export class LocalRedisClient implements ExternalClient<LocalRedisInstance> {
+  constructor(
+    private readonly servers: RedisServers,
+    private readonly binary: RedisBinary,
+  ) {}
+
+  private dir(resource: LocalRedisInstance): string {
+    const { namespace, name } = identity(resource);
+    return this.servers.dirFor(namespace, name);
+  }
+
+  private validate(resource: LocalRedisInstance): void {
+    const version = resource.spec.version;
+    if (version) {
+      const mismatch = versionMismatch(version, this.binary.version, true);
+      if (mismatch) throw new Error(`${describe(resource)} asks for Redis "${version}" but ${this.binary.path} is ${this.binary.version}: ${mismatch}`);
+    }
+    if (Number.isNaN(maxMemoryBytes(resource.spec.maxMemory))) {
+      throw new Error(`${describe(resource)} has maxMemory "${resource.spec.maxMemory}": want a number of bytes, or one with kb, mb or gb`);
+    }
+  }
+
+  private details(state: RedisInstanceState) {
+    return redisEndpointDetails({ host: '127.0.0.1', port: state.port, username: 'default', password: state.password, keyPrefix: '' });
+  }
+
+  async observe(resource: LocalRedisInstance): Promise<ExternalObservation> {
+    const dir = this.dir(resource);
+    const status = await this.servers.status(dir);
+    if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
+    const atProvider = { running: status.running, port: status.state.port, ...(status.pid !== undefined ? { pid: status.pid } : {}), directory: dir };
+    if (!status.running) return { exists: true, upToDate: false, atProvider, drift: 'the redis-server process is not running' };
+    const wantedPort = resource.spec.port;
+    if (wantedPort !== undefined && wantedPort !== status.state.port) {
+      return { exists: true, upToDate: false, atProvider, drift: `the server listens on port ${status.state.port}, spec.port is ${wantedPort}` };
+    }
+    let found: { evictionPolicy: string; maxMemory: string; version: string };
+    try {
+      found = await this.servers.serverSettings(status.state);
+    } catch (err) {
+      return { exists: true, upToDate: false, atProvider, drift: `cannot reach the server: ${(err as Error).message}` };
+    }
+    const withVersion = { ...atProvider, version: found.version, evictionPolicy: found.evictionPolicy };
+    const policy = resource.spec.evictionPolicy || defaultEvictionPolicy;
+    if (found.evictionPolicy !== policy) {
+      return { exists: true, upToDate: false, atProvider: withVersion, drift: `maxmemory-policy is "${found.evictionPolicy}", spec wants "${policy}"` };
+    }
+    const memory = maxMemoryBytes(resource.spec.maxMemory);
+    if (Number(found.maxMemory) !== memory) {
+      return { exists: true, upToDate: false, atProvider: withVersion, drift: `maxmemory is ${found.maxMemory} bytes, spec wants ${memory}` };
+    }
+    return { exists: true, upToDate: true, atProvider: withVersion, connectionDetails: this.details(status.state) };
+  }
+
+  private async ensure(resource: LocalRedisInstance) {
+    this.validate(resource);
+    const dir = this.dir(resource);
+    const { state } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource));
+    return { dir, details: this.details(state) };
+  }
+
+  async create(resource: LocalRedisInstance): Promise<ExternalCreation> {
+    const { dir, details } = await this.ensure(resource);
+    return { externalName: basename(dir), connectionDetails: details };
+  }
+
+  async update(resource: LocalRedisInstance): Promise<ExternalUpdate> {
+    const { details } = await this.ensure(resource);
+    return { connectionDetails: details };
+  }
+
+  async delete(resource: LocalRedisInstance): Promise<void> {
+    await this.servers.remove(this.dir(resource));
+  }
+
+  /**
+   * scrub gives the server a new password, disconnects every client of the previous claim,
+   * and empties it. Repeating it after a crash ends the same way (with yet another password).
+   */
+  async scrub(resource: LocalRedisInstance): Promise<void> {
+    this.validate(resource);
+    const dir = this.dir(resource);
+    await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource));
+    const state = await this.servers.rotatePassword(dir, generatePassword(), settingsOf(resource));
+    await this.servers.withServer(state, async (r) => {
+      await r.send(['CLIENT', 'KILL', 'TYPE', 'normal']);
+      await r.send(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+      await r.send(['FLUSHALL']);
+    });
+  }
+
+  /** discover lists the instance directories on this machine. */
+  async discover(): Promise<DiscoveredResource[]> {
+    return (await this.servers.list()).map(({ dir, state }) => ({
+      externalName: basename(dir),
+      namespace: state.namespace,
+      name: state.name,
+      spec: { port: state.port },
+      atProvider: { directory: dir },
+    }));
+  }
+}
+
+/** localRedisInstanceKind builds the LocalRedisInstance kind around a supervisor. */
+export function localRedisInstanceKind(servers: RedisServers | undefined, binary: RedisBinary | undefined, unavailable?: string): ConcreteKind<LocalRedisInstance> {
+  const connector: Connector<LocalRedisInstance> = {
+    async connect() {
+      if (!servers || !binary) throw new Error(`LocalRedisInstance is unavailable on this machine: ${unavailable ?? 'no redis-server'}`);
+      return new LocalRedisClient(servers, binary);
+    },
+  };
+  return {
+    group: localCacheGroup,
+    version: localCacheVersion,
+    kind: 'LocalRedisInstance',
+    plural: 'localredisinstances',
+    sharing: 'Exclusive',
+    lifecycle: 'Managed',
+    deterministicExternalNames: true,
+    implements: [
+      {
+        claimKind: redisClusterClaim,
+        connectionSecretKeys: redisSecretKeys,
+        match: localRedisMatcher(binary?.version),
+        configure: configureLocalRedis,
+        formatConnection: formatRedisConnection,
+      },
+    ],
+    connector,
+  };
+}

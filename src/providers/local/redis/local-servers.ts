@@ -1,0 +1,344 @@
+/**
+ * RedisServers supervises dedicated redis-server processes, one per directory under the
+ * instances root:
+ *
+ *   <root>/<namespace>_<name>/
+ *     instance.json   port and password (mode 0600; written atomically)
+ *     redis.conf      the server's configuration, rewritten before every start (mode 0600)
+ *     data/           the server's working directory: append-only file and snapshots
+ *     redis.pid       pid of the server Conductor started
+ *     redis.log       the server's output
+ *
+ * Every operation is idempotent and safe after a crash: a server that outlived a previous
+ * Conductor is adopted (found through the pid file and checked to run in this data
+ * directory), a stale pid file is ignored, the chosen port is kept across restarts. Servers
+ * are detached so a Conductor restart does not take them down; `stopAll` stops those this
+ * supervisor started or adopted.
+ */
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
+import { instanceDirectoryName } from '../postgresql/names.js';
+import { findDaemon, startDaemon, stopDaemon } from '../process/daemons.js';
+import { freePort, isAlive, KeyedMutex, waitForFreePort, readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import { configGet, generatePassword, withRedis, type RedisCommands } from './admin.js';
+import type { RedisBinary } from './binaries.js';
+import { defaultEvictionPolicy } from './kinds.js';
+
+/** RedisInstanceState is what a dedicated instance keeps in instance.json. */
+export interface RedisInstanceState {
+  namespace: string;
+  name: string;
+  port: number;
+  /** The password of the `default` user (rotated when the instance is scrubbed). */
+  password: string;
+  createdAt: string;
+}
+
+/** RedisSettings are the server settings taken from the resource's spec. */
+export interface RedisSettings {
+  evictionPolicy?: string;
+  maxMemory?: string;
+}
+
+/** RedisInstanceStatus is what `status` finds, without changing anything. */
+export interface RedisInstanceStatus {
+  provisioned: boolean;
+  running: boolean;
+  pid?: number;
+  port?: number;
+  state?: RedisInstanceState;
+}
+
+export interface RedisServersOptions {
+  /** The directory holding one subdirectory per instance. */
+  root: string;
+  binary: RedisBinary;
+  logger?: ProviderLogger;
+  /** How long a start may take before it fails; default 30 s. */
+  startTimeoutMs?: number;
+}
+
+const maxStartAttempts = 5;
+const portTaken = /Address already in use|bind: /i;
+
+/** renderRedisConfig writes the configuration file of a dedicated instance. */
+export function renderRedisConfig(state: RedisInstanceState, dataDir: string, settings: RedisSettings): string {
+  const lines = [
+    '# Written by Conductor before every start; edits are overwritten.',
+    'bind 127.0.0.1',
+    `port ${state.port}`,
+    'protected-mode yes',
+    'daemonize no',
+    'logfile ""',
+    `dir "${dataDir}"`,
+    'appendonly yes',
+    'appendfsync everysec',
+    `requirepass "${state.password}"`,
+    `maxmemory-policy ${settings.evictionPolicy || defaultEvictionPolicy}`,
+    `maxmemory ${settings.maxMemory || '0'}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A RedisServers supervises the dedicated redis-server processes of one provider. */
+export class RedisServers {
+  readonly root: string;
+  private readonly binary: RedisBinary;
+  private readonly logger: ProviderLogger;
+  private readonly startTimeoutMs: number;
+  private readonly running = new Map<string, number>();
+  private readonly locks = new KeyedMutex();
+
+  constructor(options: RedisServersOptions) {
+    this.root = resolve(options.root);
+    this.binary = options.binary;
+    this.logger = options.logger ?? silentProviderLogger;
+    this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  }
+
+  /** dirFor is the directory of the instance for a resource. */
+  dirFor(namespace: string, name: string): string {
+    return join(this.root, instanceDirectoryName(namespace, name));
+  }
+
+  private files(dir: string) {
+    return {
+      state: join(dir, 'instance.json'),
+      config: join(dir, 'redis.conf'),
+      data: join(dir, 'data'),
+      pid: join(dir, 'redis.pid'),
+      log: join(dir, 'redis.log'),
+    };
+  }
+
+  private checkDir(dir: string): string {
+    const full = resolve(dir);
+    const rel = relative(this.root, full);
+    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`instance directory ${full} is not directly under ${this.root}`);
+    return full;
+  }
+
+  /** readState reads instance.json, or returns undefined when there is none. */
+  async readState(dir: string): Promise<RedisInstanceState | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.files(dir).state, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const parsed = JSON.parse(text) as Partial<RedisInstanceState>;
+    if (typeof parsed.port !== 'number' || typeof parsed.password !== 'string') {
+      throw new Error(`${this.files(dir).state} is not a valid instance state: want port and password`);
+    }
+    return parsed as RedisInstanceState;
+  }
+
+  private async writeState(dir: string, state: RedisInstanceState): Promise<void> {
+    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  /** A live server of this directory, adopted into `running` when an earlier Conductor started it. */
+  private async findServer(dir: string): Promise<number | undefined> {
+    const pid = await findDaemon(this.files(dir).pid, this.binary.path, this.files(dir).data);
+    if (pid === undefined) {
+      this.running.delete(dir);
+      return undefined;
+    }
+    if (!this.running.has(dir)) this.logger.info({ dir, pid }, 'adopted a running Redis server');
+    this.running.set(dir, pid);
+    return pid;
+  }
+
+  /** status reports what is there, changing nothing (apart from adopting a live server). */
+  async status(dir: string): Promise<RedisInstanceStatus> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const state = await this.readState(full);
+      if (!state) return { provisioned: false, running: false };
+      const pid = await this.findServer(full);
+      return { provisioned: true, running: pid !== undefined, pid, port: state.port, state };
+    });
+  }
+
+  /** withServer runs commands on a running instance as its `default` user. */
+  async withServer<T>(state: RedisInstanceState, fn: (redis: RedisCommands) => Promise<T>): Promise<T> {
+    return withRedis({ host: '127.0.0.1', port: state.port, password: state.password }, fn);
+  }
+
+  private async ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<RedisInstanceState> {
+    const existing = await this.readState(dir);
+    if (existing) return existing;
+    const state: RedisInstanceState = {
+      namespace,
+      name,
+      port: wantedPort ?? (await freePort()),
+      password: generatePassword(),
+      createdAt: new Date().toISOString(),
+    };
+    await this.writeState(dir, state);
+    return state;
+  }
+
+  /**
+   * ensureRunning makes the instance exist and its server run with `settings`, adopting a
+   * live one. `port` pins the port; otherwise the stored port is reused, or replaced by a
+   * free one when something else took it.
+   */
+  async ensureRunning(
+    dir: string,
+    identity: { namespace: string; name: string; port?: number },
+    settings: RedisSettings,
+  ): Promise<{ pid: number; port: number; state: RedisInstanceState; started: boolean }> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const files = this.files(full);
+      await mkdir(files.data, { recursive: true, mode: 0o700 });
+      let state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
+      const live = await this.findServer(full);
+      if (live !== undefined) {
+        if (identity.port === undefined || identity.port === state.port) {
+          if ((await this.awaitReady(state, live, () => undefined)) === 'ready') {
+            await this.applySettings(full, state, settings);
+            return { pid: live, port: state.port, state, started: false };
+          }
+        }
+        await this.stopServer(full, live); // not answering, or a pinned port changed: start again
+      }
+      for (let attempt = 1; ; attempt++) {
+        let port = identity.port ?? state.port;
+        if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
+        if (port !== state.port) {
+          state = { ...state, port };
+          await this.writeState(full, state);
+        }
+        await writeFileAtomic(files.config, renderRedisConfig(state, files.data, settings));
+        const started = await startDaemon({ program: this.binary.path, args: [files.config], cwd: files.data, logFile: files.log, pidFile: files.pid });
+        this.logger.info({ dir: full, pid: started.pid, port }, 'started a Redis server');
+        const readiness = await this.awaitReady(state, started.pid, started.exited);
+        if (readiness === 'ready') {
+          this.running.set(full, started.pid);
+          return { pid: started.pid, port, state, started: true };
+        }
+        if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
+        const log = await readTail(files.log, 4);
+        const reason = readiness === 'timeout' ? `it did not answer within ${this.startTimeoutMs} ms` : `it exited (${started.exited() ?? 'gone'})`;
+        if (attempt >= maxStartAttempts || identity.port !== undefined || !portTaken.test(log)) {
+          throw new Error(`redis-server in ${full} did not start: ${reason}${log ? `; log: ${log}` : ''}`);
+        }
+        await sleep(100 * attempt);
+      }
+    });
+  }
+
+  /** applySettings changes a running server's eviction settings in place (and in its config file). */
+  private async applySettings(dir: string, state: RedisInstanceState, settings: RedisSettings): Promise<void> {
+    const files = this.files(dir);
+    const wanted = renderRedisConfig(state, files.data, settings);
+    const current = await readFile(files.config, 'utf8').catch(() => '');
+    if (current === wanted) return;
+    await this.withServer(state, async (r) => {
+      await r.send(['CONFIG', 'SET', 'maxmemory-policy', settings.evictionPolicy || defaultEvictionPolicy]);
+      await r.send(['CONFIG', 'SET', 'maxmemory', settings.maxMemory || '0']);
+      await r.send(['CONFIG', 'SET', 'requirepass', state.password]);
+    });
+    await writeFileAtomic(files.config, wanted);
+  }
+
+  /**
+   * rotatePassword gives a running server a new password: set on the server first (with the
+   * old one), then stored. A crash in between leaves a server that refuses the stored
+   * password, which ensureRunning restarts with the stored configuration.
+   */
+  async rotatePassword(dir: string, password: string, settings: RedisSettings): Promise<RedisInstanceState> {
+    const full = this.checkDir(dir);
+    return this.locks.run(full, async () => {
+      const state = await this.readState(full);
+      if (!state) throw new Error(`no Redis instance in ${full}`);
+      await this.withServer(state, (r) => r.send(['CONFIG', 'SET', 'requirepass', password]));
+      const next = { ...state, password };
+      await this.writeState(full, next);
+      await writeFileAtomic(this.files(full).config, renderRedisConfig(next, this.files(full).data, settings));
+      return next;
+    });
+  }
+
+  /** serverSettings reads the eviction settings a running server has. */
+  async serverSettings(state: RedisInstanceState): Promise<{ evictionPolicy: string; maxMemory: string; version: string }> {
+    return this.withServer(state, async (r) => {
+      const info = String(await r.send(['INFO', 'server']));
+      return {
+        evictionPolicy: (await configGet(r, 'maxmemory-policy')) ?? '',
+        maxMemory: (await configGet(r, 'maxmemory')) ?? '',
+        version: /redis_version:(\S+)/.exec(info)?.[1] ?? '',
+      };
+    });
+  }
+
+  /** awaitReady polls until the server answers PING with its password, exits, or time runs out. */
+  private async awaitReady(state: RedisInstanceState, pid: number, exited: () => string | undefined): Promise<'ready' | 'gone' | 'timeout'> {
+    const deadline = Date.now() + this.startTimeoutMs;
+    for (;;) {
+      if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
+      try {
+        if ((await withRedis({ host: '127.0.0.1', port: state.port, password: state.password, connectTimeoutMs: 1000 }, (r) => r.send(['PING']))) === 'PONG') {
+          return 'ready';
+        }
+      } catch {
+        // starting up, or not listening yet
+      }
+      if (Date.now() >= deadline) return 'timeout';
+      await sleep(50);
+    }
+  }
+
+  private async stopServer(dir: string, pid: number): Promise<void> {
+    await stopDaemon(pid, this.files(dir).pid);
+    this.running.delete(dir);
+    this.logger.info({ dir, pid }, 'stopped a Redis server');
+  }
+
+  /** stop stops the instance's server if it runs; the data stays. */
+  async stop(dir: string): Promise<void> {
+    const full = this.checkDir(dir);
+    await this.locks.run(full, async () => {
+      const pid = await this.findServer(full);
+      if (pid !== undefined) await this.stopServer(full, pid);
+    });
+  }
+
+  /** remove stops the server and deletes the instance directory with all its data. */
+  async remove(dir: string): Promise<void> {
+    const full = this.checkDir(dir);
+    await this.locks.run(full, async () => {
+      const pid = await this.findServer(full);
+      if (pid !== undefined) await this.stopServer(full, pid);
+      await rm(full, { recursive: true, force: true });
+      this.logger.info({ dir: full }, 'removed a Redis instance directory');
+    });
+  }
+
+  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
+  }
+
+  /** list returns the instances under the root (for discovery). */
+  async list(): Promise<{ dir: string; state: RedisInstanceState }[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const found: { dir: string; state: RedisInstanceState }[] = [];
+    for (const name of names.sort()) {
+      const dir = join(this.root, name);
+      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
+      const state = await this.readState(dir).catch(() => undefined);
+      if (state) found.push({ dir, state });
+    }
+    return found;
+  }
+
+  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
+  trackedPids(): number[] {
+    return [...this.running.values()];
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Matchers and configurators of the two Redis kinds for RedisCluster claims: whether a
+ * server (or a class that would create one) honours a claim's version range and eviction
+ * policy, and how a class template becomes a dedicated instance's spec.
+ */
+import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../../machinery/object.js';
+import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
+import { versionMismatch } from '../postgresql/version.js';
+import { defaultEvictionPolicy, redisClaimSpec, type LocalRedisInstance, type RedisServer } from './kinds.js';
+
+function atProviderField(resource: KObject, field: string): string | undefined {
+  const status = resource.status;
+  if (!isPlainObject(status) || !isPlainObject(status.atProvider)) return undefined;
+  const value = status.atProvider[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function stringField(spec: JsonObject | undefined, field: string): string | undefined {
+  const value = spec?.[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function versionResult(wanted: string | undefined, offered: string | undefined, exact: boolean): MatchResult {
+  if (!wanted) return fits;
+  if (!offered) return doesNotFit('Redis version not yet known');
+  const mismatch = versionMismatch(wanted, offered, exact);
+  return mismatch ? doesNotFit(mismatch) : fits;
+}
+
+/**
+ * matchRedisServer judges a claim against a registered RedisServer: its version (observed,
+ * else the one the admin wrote) must satisfy the claim's range, and its eviction policy —
+ * server-wide, so not changed for one claim — must be the one the claim asks for.
+ */
+export function matchRedisServer(claim: KObject, candidate: MatchCandidate<RedisServer>): MatchResult {
+  if (candidate.type === 'class') return doesNotFit('RedisServer registers an existing server; a class cannot provision one');
+  const wanted = redisClaimSpec(claim);
+  const resource = candidate.resource;
+  if (wanted.evictionPolicy) {
+    const policy = atProviderField(resource, 'evictionPolicy');
+    if (!policy) return doesNotFit('eviction policy of the server not yet known');
+    if (policy !== wanted.evictionPolicy) return doesNotFit(`server evicts by "${policy}", claim wants "${wanted.evictionPolicy}"`);
+  }
+  const observed = atProviderField(resource, 'version');
+  if (observed) return versionResult(wanted.version, observed, true);
+  return versionResult(wanted.version, stringField(resource.spec as JsonObject, 'version'), false);
+}
+
+/** configureRedisServer refuses: shared servers are registered, never provisioned. */
+export function configureRedisServer(): JsonObject {
+  throw new Error('RedisServer cannot be provisioned from a class: it registers an existing server');
+}
+
+/**
+ * localRedisMatcher judges a claim against a LocalRedisInstance or a class that creates one.
+ * `binaryVersion` is the version of this machine's redis-server (undefined when there is none).
+ */
+export function localRedisMatcher(binaryVersion: string | undefined) {
+  return function matchLocalRedis(claim: KObject, candidate: MatchCandidate<LocalRedisInstance>): MatchResult {
+    const wanted = redisClaimSpec(claim);
+    if (candidate.type === 'class') {
+      if (!binaryVersion) return doesNotFit('no redis-server on this machine');
+      const pinned = stringField(candidate.template.spec, 'version');
+      if (pinned && versionMismatch(pinned, binaryVersion, true)) {
+        return doesNotFit(`class pins version "${pinned}" but this machine runs Redis ${binaryVersion}`);
+      }
+      // The claim's eviction policy overrides the template's.
+      return versionResult(wanted.version, binaryVersion, true);
+    }
+    const spec = candidate.resource.spec;
+    const policy = spec.evictionPolicy || defaultEvictionPolicy;
+    if (wanted.evictionPolicy && wanted.evictionPolicy !== policy) {
+      return doesNotFit(`instance evicts by "${policy}", claim wants "${wanted.evictionPolicy}"`);
+    }
+    return versionResult(wanted.version, atProviderField(candidate.resource, 'version') ?? binaryVersion, true);
+  };
+}
+
+function mergeRequirements(capabilities: JsonValue | undefined, requirements: Record<string, unknown>): JsonObject {
+  const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
+  if (isPlainObject(requirements.capacity)) {
+    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
+    for (const [name, quantity] of Object.entries(requirements.capacity)) {
+      if (typeof quantity === 'string' || typeof quantity === 'number') capacity[name] = quantity;
+    }
+    merged.capacity = capacity;
+  }
+  for (const field of ['region', 'cost', 'performance']) {
+    const value = requirements[field];
+    if (merged[field] === undefined && typeof value === 'string') merged[field] = value;
+  }
+  return merged;
+}
+
+/**
+ * configureLocalRedis builds a LocalRedisInstance spec from a class template: the claim's
+ * eviction policy replaces the template's; the template's version stays when it fits the
+ * claim's range, else the claim's range is used; the claim's capacity requests replace the
+ * template's, and its region and tiers fill in what the template leaves open.
+ */
+export function configureLocalRedis(claim: KObject, template: ResourceTemplate): JsonObject {
+  const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
+  const wanted = redisClaimSpec(claim);
+  if (wanted.version) {
+    const pinned = stringField(spec, 'version');
+    if (!pinned || versionMismatch(wanted.version, pinned, false)) spec.version = wanted.version;
+  }
+  if (wanted.evictionPolicy) spec.evictionPolicy = wanted.evictionPolicy;
+  if (wanted.requirements) spec.capabilities = mergeRequirements(spec.capabilities, wanted.requirements);
+  return spec;
+}

@@ -1,0 +1,103 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KObject } from '../../../machinery/object.js';
+import { withRedis } from './admin.js';
+import type { RedisServer } from './kinds.js';
+import { boundClaims, redisServerConnector, redisShare, type RedisServerClient } from './shared-server.js';
+import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
+
+const claim = (name: string, uid = `uid-${name}`): KObject => ({ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', metadata: { namespace: 'team', name, uid } });
+
+describe('redisShare and boundClaims', () => {
+  test('a claim gets a user and a prefix of its own; similar names do not collide', () => {
+    const a = redisShare({ namespace: 'a-b', name: 'c' });
+    const b = redisShare({ namespace: 'a', name: 'b-c' });
+    assert.notEqual(a.username, b.username);
+    assert.equal(a.keyPrefix, `${a.username}:`);
+  });
+  test('bindings and an exclusive claimRef are listed once each', () => {
+    const resource = {
+      metadata: { name: 'r', namespace: 's' },
+      spec: { host: 'h', claimRef: { namespace: 'n', name: 'x', uid: '1' } },
+      status: { bindings: [{ claimRef: { namespace: 'n', name: 'x', uid: '1' } }, { claimRef: { namespace: 'n', name: 'y', uid: '2' } }] },
+    } as unknown as RedisServer;
+    assert.deepEqual(boundClaims(resource).map((c) => c.name), ['x', 'y']);
+  });
+});
+
+describe('RedisServer on a real redis-server', () => {
+  let redis: ThrowawayRedis;
+  let client: RedisServerClient;
+  let resource: RedisServer;
+  const asUser = (d: Record<string, string>, args: string[]) =>
+    withRedis({ host: d.host!, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
+  const admin = (args: string[]) => withRedis({ host: redis.host, port: redis.port, password: redis.password }, (r) => r.send(args));
+
+  before(async () => {
+    redis = await startThrowawayRedis();
+    resource = {
+      apiVersion: 'cache.local.conductor.io/v1alpha1',
+      kind: 'RedisServer',
+      metadata: { namespace: 'sys', name: 'shared', uid: 'res-uid' },
+      spec: { host: redis.host, port: redis.port, adminCredentialsSecretRef: { name: 'admin' } },
+    };
+    client = (await redisServerConnector.connect(resource, { credentials: { password: redis.password } })) as RedisServerClient;
+  });
+  after(async () => redis?.stop());
+
+  test('observe reports the version and eviction policy', async () => {
+    const seen = await client.observe(resource);
+    assert.equal(seen.exists, true);
+    assert.equal(seen.upToDate, true);
+    assert.equal(seen.atProvider?.version, redis.binary.version);
+    assert.equal(seen.atProvider?.evictionPolicy, 'noeviction');
+  });
+
+  test('a bound claim may use keys under its prefix only, and binding again keeps its password', async () => {
+    const details = await client.bindClaim(resource, claim('a'));
+    assert.equal(details.keyPrefix, redisShare({ namespace: 'team', name: 'a' }).keyPrefix);
+    assert.equal(await asUser(details, ['SET', `${details.keyPrefix}k`, '1']), 'OK');
+    await assert.rejects(asUser(details, ['SET', 'other:k', '1']), /NOPERM|permission/i);
+    await assert.rejects(asUser(details, ['FLUSHALL']), /NOPERM|permission/i);
+    const again = await client.bindClaim(resource, claim('a'), details);
+    assert.equal(again.password, details.password);
+    assert.match(details.uri, /^redis:\/\/team_a_[0-9a-f]{8}:[^@]+@127\.0\.0\.1:\d+$/);
+  });
+
+  test('a user removed by hand is drift, and update recreates it with the claim\'s password', async () => {
+    const details = await client.bindClaim(resource, claim('drifty'));
+    const bound = { ...resource, status: { bindings: [{ claimRef: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' } }] } };
+    assert.equal((await client.observe(bound)).upToDate, true);
+    await admin(['ACL', 'DELUSER', details.username!]);
+    const seen = await client.observe(bound);
+    assert.equal(seen.upToDate, false);
+    assert.match(seen.drift ?? '', /ACL user "team_drifty_[0-9a-f]+" \(claim team\/drifty\) missing/);
+    await client.update(bound);
+    assert.equal((await client.observe(bound)).upToDate, true);
+    assert.equal(await asUser(details, ['PING']), 'PONG', 'the published credentials work again');
+  });
+
+  test('Retain keeps user and keys, Recycle deletes the keys only, Delete removes both', async () => {
+    const cases = [
+      { policy: 'Retain' as const, userKept: true, keysKept: true },
+      { policy: 'Recycle' as const, userKept: true, keysKept: false },
+      { policy: 'Delete' as const, userKept: false, keysKept: false },
+    ];
+    for (const c of cases) {
+      const name = `p-${c.policy.toLowerCase()}`;
+      const details = await client.bindClaim(resource, claim(name));
+      for (let i = 0; i < 30; i++) await asUser(details, ['SET', `${details.keyPrefix}k${i}`, 'x']);
+      await admin(['SET', `${details.keyPrefix.slice(0, -1)}-not-mine`, 'x']);
+      await client.unbindClaim(resource, { namespace: 'team', name, uid: `uid-${name}` }, c.policy);
+      const users = (await admin(['ACL', 'USERS'])) as string[];
+      assert.equal(users.includes(details.username!), c.userKept, `${c.policy}: user kept`);
+      const keys = (await admin(['KEYS', `${details.keyPrefix}*`])) as string[];
+      assert.equal(keys.length, c.keysKept ? 30 : 0, `${c.policy}: keys`);
+      assert.equal(await admin(['EXISTS', `${details.keyPrefix.slice(0, -1)}-not-mine`]), 1, `${c.policy}: a key outside the prefix stays`);
+    }
+  });
+
+  test('the connector wants the admin password', async () => {
+    await assert.rejects(redisServerConnector.connect(resource, { credentials: {} }), /lacks password/);
+  });
+});

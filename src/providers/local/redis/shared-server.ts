@@ -1,0 +1,211 @@
+/**
+ * RedisServer: an existing Redis server (6 or later, for ACLs) an admin registers, shared by
+ * many claims. Conductor never starts or stops it; it checks it can administer it, and gives
+ * each bound claim an ACL user of its own that may only touch keys and channels under the
+ * claim's prefix. A claim's password is derived from the admin password and the claim's
+ * identity, so a user removed by hand is recreated (drift) with the password the claim has.
+ */
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ClaimRef,
+  ConcreteKind,
+  ConnectContext,
+  ConnectionDetails,
+  Connector,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+  RebindPolicy,
+  SecretRef,
+  SharedExternalClient,
+} from '../../spi.js';
+import { claimIdentifier } from '../postgresql/names.js';
+import { aclUsers, canLogIn, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, serverInfo, withRedis, type RedisCommands } from './admin.js';
+import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
+import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type ClaimRefLike, type RedisServer } from './kinds.js';
+import { configureRedisServer, matchRedisServer } from './matchers.js';
+
+const defaultPort = 6379;
+
+/** A RedisShare is a claim's ACL user and key prefix on a shared server. */
+export interface RedisShare {
+  username: string;
+  keyPrefix: string;
+  owner: string;
+}
+
+/** redisShare names a claim's user (`<namespace>_<name>_<hash>`) and prefix (the same, then `:`). */
+export function redisShare(claim: { namespace: string; name: string }): RedisShare {
+  const id = claimIdentifier(claim.namespace, claim.name);
+  return { username: id, keyPrefix: `${id}:`, owner: `claim ${claim.namespace}/${claim.name}` };
+}
+
+function describe(resource: KObject): string {
+  return `RedisServer ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+function claimRefOf(claim: KObject): ClaimRef {
+  const { namespace, name, uid } = claim.metadata;
+  if (!namespace || !name) throw new Error('claim lacks metadata.namespace or metadata.name: want both to name its Redis user');
+  return { namespace, name, uid };
+}
+
+/** boundClaims lists the claims bound to the resource (Shared bindings, or the Exclusive claimRef). */
+export function boundClaims(resource: RedisServer): ClaimRef[] {
+  const refs: ClaimRefLike[] = [...(resource.status?.bindings ?? []).map((b) => b.claimRef)];
+  if (resource.spec.claimRef) refs.push(resource.spec.claimRef);
+  const seen = new Set<string>();
+  const claims: ClaimRef[] = [];
+  for (const ref of refs) {
+    if (!ref?.namespace || !ref.name) continue;
+    const key = `${ref.namespace}/${ref.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    claims.push({ namespace: ref.namespace, name: ref.name, uid: ref.uid });
+  }
+  return claims;
+}
+
+/** A RedisServerClient administers one registered server with its admin credentials. */
+export class RedisServerClient implements SharedExternalClient<RedisServer> {
+  constructor(private readonly admin: { username?: string; password: string }) {}
+
+  private endpoint(resource: RedisServer): { host: string; port: number } {
+    const { host, port } = resource.spec;
+    if (!host) throw new Error(`${describe(resource)} has no spec.host: want the server's host name or address`);
+    return { host, port: port ?? defaultPort };
+  }
+
+  private async asAdmin<T>(resource: RedisServer, what: string, fn: (redis: RedisCommands) => Promise<T>): Promise<T> {
+    const { host, port } = this.endpoint(resource);
+    try {
+      return await withRedis({ host, port, username: this.admin.username, password: this.admin.password }, fn);
+    } catch (err) {
+      throw new Error(`cannot ${what} on ${describe(resource)} (${host}:${port}) as "${this.admin.username ?? 'default'}": ${(err as Error).message}`);
+    }
+  }
+
+  /** The password a claim gets unless it already has a working one. */
+  private passwordFor(resource: RedisServer, claim: ClaimRef): string {
+    return derivePassword(this.admin.password, `${resource.metadata.uid ?? ''}/${claim.namespace}/${claim.name}/${claim.uid ?? ''}`);
+  }
+
+  /** missingUsers returns the bound claims whose ACL user is gone. */
+  private async missingUsers(resource: RedisServer, redis: RedisCommands): Promise<ClaimRef[]> {
+    const claims = boundClaims(resource);
+    if (claims.length === 0) return [];
+    const users = new Set(await aclUsers(redis));
+    return claims.filter((c) => !users.has(redisShare(c).username));
+  }
+
+  /** observe checks the admin may run ACL commands, and that every bound claim still has its user. */
+  async observe(resource: RedisServer): Promise<ExternalObservation> {
+    const { info, missing } = await this.asAdmin(resource, 'observe the server', async (r) => {
+      const found = await serverInfo(r);
+      return { info: found, missing: await this.missingUsers(resource, r) };
+    });
+    const { host, port } = this.endpoint(resource);
+    const atProvider = { version: info.version, evictionPolicy: info.evictionPolicy, adminUser: this.admin.username ?? 'default', claimUsers: boundClaims(resource).length };
+    if (missing.length > 0) {
+      const names = missing.map((c) => `"${redisShare(c).username}" (claim ${c.namespace}/${c.name})`).join(', ');
+      return { exists: true, upToDate: false, atProvider, drift: `ACL user ${names} missing` };
+    }
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) } };
+  }
+
+  /** create only verifies: a registered server already exists. */
+  async create(resource: RedisServer): Promise<ExternalCreation> {
+    await this.observe(resource);
+    const { host, port } = this.endpoint(resource);
+    return { externalName: `${host}:${port}` };
+  }
+
+  /** update recreates the users of bound claims that were removed by hand. */
+  async update(resource: RedisServer): Promise<ExternalUpdate> {
+    await this.asAdmin(resource, 'recreate missing claim users', async (r) => {
+      for (const claim of await this.missingUsers(resource, r)) {
+        const share = redisShare(claim);
+        await ensureAclUser(r, share.username, this.passwordFor(resource, claim), share.keyPrefix);
+      }
+    });
+    return {};
+  }
+
+  /** delete forgets the server; the server and the claims' users and keys stay. */
+  async delete(): Promise<void> {}
+
+  async bindClaim(resource: RedisServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+    const ref = claimRefOf(claim);
+    const share = redisShare(ref);
+    const { host, port } = this.endpoint(resource);
+    const earlier = previous ? redisEndpointFromDetails(previous) : undefined;
+    let password = this.passwordFor(resource, ref);
+    if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.username && earlier.password !== password) {
+      // Keep a password the claim already has (e.g. from before an admin password change) while it works.
+      if (await canLogIn({ host, port, username: earlier.username, password: earlier.password })) password = earlier.password;
+    }
+    await this.asAdmin(resource, `create the ACL user of ${share.owner}`, (r) => ensureAclUser(r, share.username, password, share.keyPrefix));
+    return redisEndpointDetails({ host, port, username: share.username, password, keyPrefix: share.keyPrefix });
+  }
+
+  async unbindClaim(resource: RedisServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
+    const share = redisShare(claim);
+    switch (policy) {
+      case 'Retain':
+        return;
+      case 'Recycle':
+        await this.asAdmin(resource, `delete the keys of ${share.owner}`, (r) => deleteKeysByPrefix(r, share.keyPrefix));
+        return;
+      case 'Delete':
+        await this.asAdmin(resource, `remove the user and keys of ${share.owner}`, async (r) => {
+          await deleteAclUser(r, share.username);
+          await deleteKeysByPrefix(r, share.keyPrefix);
+        });
+        return;
+      default: {
+        const unknown: never = policy;
+        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
+      }
+    }
+  }
+}
+
+/** The connector reads the admin credentials the controller took from the referenced Secret. */
+export const redisServerConnector: Connector<RedisServer> = {
+  async connect(resource: RedisServer, context: ConnectContext): Promise<RedisServerClient> {
+    const ref = resource.spec.adminCredentialsSecretRef;
+    const credentials = context.credentials ?? {};
+    const password = credentials[ref?.passwordKey || 'password'];
+    if (!password) {
+      throw new Error(`${describe(resource)}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${ref?.passwordKey || 'password'}`);
+    }
+    const username = credentials[ref?.usernameKey || 'username'] || undefined;
+    return new RedisServerClient({ username, password });
+  },
+};
+
+/** The RedisServer kind: shared, registered, one ACL user and key prefix per claim. */
+export const redisServerKind: ConcreteKind<RedisServer> = {
+  group: localCacheGroup,
+  version: localCacheVersion,
+  kind: 'RedisServer',
+  plural: 'redisservers',
+  sharing: 'Shared',
+  lifecycle: 'Registered',
+  deterministicExternalNames: true,
+  implements: [
+    {
+      claimKind: redisClusterClaim,
+      connectionSecretKeys: redisSecretKeys,
+      match: matchRedisServer,
+      configure: configureRedisServer,
+      formatConnection: formatRedisConnection,
+    },
+  ],
+  credentialsSecretRef(resource: RedisServer): SecretRef | undefined {
+    const name = resource.spec.adminCredentialsSecretRef?.name;
+    const namespace = resource.metadata.namespace;
+    return name && namespace ? { namespace, name } : undefined;
+  },
+  connector: redisServerConnector,
+};

@@ -1,0 +1,18 @@
+export {
+  bucketClaim,
+  bucketSecretKeys,
+  defaultRegion,
+  localStorageGroup,
+  localStorageVersion,
+  s3rverKeyPair,
+  type S3Server,
+  type S3ServerSpec,
+} from './kinds.js';
+export { s3ServerKind, S3ServerClient } from './s3-server.js';
+export { S3Servers, resolveS3rver, endpointFor, s3ServersDirEnv, type S3rverProgram, type S3ServersOptions, type S3ServerStatus, type ServerState } from './s3-servers.js';
+export { S3Admin, S3Error, type S3AdminOptions } from './s3-admin.js';
+export { bucketName, bucketNameProblem } from './names.js';
+export { formatBucketConnection, bucketDetails, type BucketEndpoint } from './connection.js';
+export { matchS3Server, configureS3Server } from './matchers.js';
+export { signRequest, type KeyPair } from './sigv4.js';
+export { createS3Kinds, type S3Kinds, type S3KindsOptions } from './s3-kinds.js';

@@ -1,0 +1,140 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KObject } from '../../../machinery/object.js';
+import { isAlive, waitForExit } from '../process/processes.js';
+import { bucketName } from './names.js';
+import { s3ServerKind } from './s3-server.js';
+import { resolveS3rver, S3Servers } from './s3-servers.js';
+import type { S3Server } from './kinds.js';
+import type { SharedExternalClient } from '../../spi.js';
+
+function server(name: string, bindings: string[] = [], spec: Record<string, unknown> = {}): S3Server {
+  return {
+    apiVersion: 'storage.local.conductor.io/v1alpha1',
+    kind: 'S3Server',
+    metadata: { namespace: 'conductor-system', name },
+    spec,
+    status: { bindings: bindings.map((c) => ({ claimRef: { namespace: 'team', name: c } })) },
+  };
+}
+const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
+
+describe('S3Server on a real s3rver', () => {
+  let root: string;
+  let servers: S3Servers;
+  let client: SharedExternalClient<S3Server>;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 's3server-test-'));
+    servers = new S3Servers({ root, program: await resolveS3rver() });
+    client = (await s3ServerKind(servers).connector.connect(server('x'), {})) as SharedExternalClient<S3Server>;
+  });
+  after(async () => {
+    await servers.stopAll();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('observe before create finds nothing; create starts the server and observe finds it ready', async () => {
+    const r = server('one');
+    assert.deepEqual(await client.observe(r), { exists: false, upToDate: false });
+    const created = await client.create(r);
+    assert.equal(created.externalName, 'conductor-system_one');
+    const seen = await client.observe(r);
+    assert.equal(seen.exists, true);
+    assert.equal(seen.upToDate, true, seen.drift);
+    assert.equal(seen.atProvider?.running, true);
+  });
+
+  test('bindClaim makes the claim\'s bucket; a repeated bind returns the same details', async () => {
+    const r = server('one', ['photos']);
+    const details = await client.bindClaim(r, claim('photos'));
+    assert.equal(details.bucket, bucketName('team', 'photos'));
+    assert.deepEqual(await client.bindClaim(r, claim('photos'), details), details);
+    const admin = servers.admin(Number(new URL(details.endpoint!).port), 'us-east-1');
+    assert.ok((await admin.listBuckets()).includes(details.bucket!));
+  });
+
+  test('a bucket removed by hand is drift, and update recreates it', async () => {
+    const r = server('one', ['photos']);
+    const port = (await servers.status(servers.dirFor('conductor-system', 'one'))).port!;
+    await servers.admin(port, 'us-east-1').deleteBucket(bucketName('team', 'photos'));
+    const seen = await client.observe(r);
+    assert.equal(seen.upToDate, false);
+    assert.match(seen.drift ?? '', /bucket team-photos-[0-9a-f]{8} of claim team\/photos missing/);
+    await client.update(r);
+    assert.equal((await client.observe(r)).upToDate, true);
+  });
+
+  test('a killed server is drift; update starts it again on the same port with its buckets', async () => {
+    const r = server('one', ['photos']);
+    const before = await servers.status(servers.dirFor('conductor-system', 'one'));
+    process.kill(before.pid!, 'SIGKILL');
+    assert.ok(await waitForExit(before.pid!, 5000));
+    const seen = await client.observe(r);
+    assert.equal(seen.drift, 'the s3rver process is not running');
+    await client.update(r);
+    const after = await client.observe(r);
+    assert.equal(after.upToDate, true, after.drift);
+    assert.equal(after.atProvider?.port, before.port);
+    assert.notEqual(after.atProvider?.pid, before.pid);
+  });
+
+  test('a new supervisor adopts the running server instead of starting a second one', async () => {
+    const dir = servers.dirFor('conductor-system', 'one');
+    const running = await servers.status(dir);
+    const other = new S3Servers({ root, program: servers.program });
+    const adopted = await other.status(dir);
+    assert.equal(adopted.running, true);
+    assert.equal(adopted.pid, running.pid);
+    const ensured = await other.ensureRunning(dir, { namespace: 'conductor-system', name: 'one' });
+    assert.equal(ensured.started, false);
+  });
+
+  test('unbindClaim: Retain keeps the objects, Recycle empties the bucket, Delete removes it', async () => {
+    const r = server('one', ['keep']);
+    const details = await client.bindClaim(r, claim('keep'));
+    const admin = servers.admin(Number(new URL(details.endpoint!).port), 'us-east-1');
+    const put = async (key: string) => {
+      const res = await fetch(`${details.endpoint}/${details.bucket}/${key}`, { method: 'PUT', body: 'data' });
+      assert.equal(res.status, 200);
+    };
+    await put('a.txt');
+    await put('dir/b.txt');
+    await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Retain');
+    assert.deepEqual((await admin.listKeys(details.bucket!)).sort(), ['a.txt', 'dir/b.txt']);
+    await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Recycle');
+    assert.deepEqual(await admin.listKeys(details.bucket!), []);
+    assert.equal(await admin.bucketExists(details.bucket!), true, 'Recycle keeps the bucket');
+    await put('c.txt');
+    await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Delete');
+    assert.equal(await admin.bucketExists(details.bucket!), false);
+    await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Delete'); // idempotent
+  });
+
+  test('delete stops the server and removes its directory', async () => {
+    const r = server('one');
+    const dir = servers.dirFor('conductor-system', 'one');
+    const pid = (await servers.status(dir)).pid!;
+    await client.delete(r);
+    assert.equal(await isAlive(pid), false);
+    await assert.rejects(stat(dir), /ENOENT/);
+    assert.deepEqual(await client.observe(r), { exists: false, upToDate: false });
+    await client.delete(r); // idempotent
+  });
+
+  test('the port chosen for a new server is kept in server.json', async () => {
+    const other = await servers.ensureRunning(servers.dirFor('conductor-system', 'two'), { namespace: 'conductor-system', name: 'two' });
+    const state = JSON.parse(await readFile(join(servers.dirFor('conductor-system', 'two'), 'server.json'), 'utf8'));
+    assert.equal(state.port, other.port);
+    await servers.remove(servers.dirFor('conductor-system', 'two'));
+  });
+});
+
+test('without s3rver the kind stays registered and connect says why', async () => {
+  const kind = s3ServerKind(undefined, 'the npm package s3rver is not installed');
+  assert.equal(kind.kind, 'S3Server');
+  await assert.rejects(kind.connector.connect(server('x'), {}), /S3Server is unavailable on this machine: the npm package s3rver is not installed/);
+});

@@ -1,0 +1,212 @@
+/**
+ * S3Server: an s3rver process on this machine that Conductor runs (Managed) and shares
+ * between Bucket claims (Shared): each bound claim gets its own bucket (names.ts).
+ * create/update make the server run and every bound claim's bucket exist; observe reports a
+ * stopped server or a missing bucket as drift so the reconciler repairs it; delete stops the
+ * server and removes its files. Released claims' buckets are kept (Retain), emptied
+ * (Recycle) or removed (Delete).
+ */
+import { basename } from 'node:path';
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ClaimRef,
+  ConcreteKind,
+  ConnectionDetails,
+  Connector,
+  DiscoveredResource,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+  RebindPolicy,
+  SharedExternalClient,
+} from '../../spi.js';
+import { bucketDetails, formatBucketConnection } from './connection.js';
+import { boundClaims, bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, s3rverKeyPair, type S3Server } from './kinds.js';
+import { configureS3Server, matchS3Server } from './matchers.js';
+import { bucketName } from './names.js';
+import type { S3Admin } from './s3-admin.js';
+import { endpointFor, type S3Servers } from './s3-servers.js';
+
+function identity(resource: KObject): { namespace: string; name: string } {
+  const { namespace, name } = resource.metadata;
+  if (!namespace || !name) throw new Error('S3Server lacks metadata.namespace or metadata.name: want both to place its files');
+  return { namespace, name };
+}
+
+function describe(resource: KObject): string {
+  return `S3Server ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+}
+
+function claimRefOf(claim: KObject): ClaimRef {
+  const { namespace, name, uid } = claim.metadata;
+  if (!namespace || !name) throw new Error('claim lacks metadata.namespace or metadata.name: want both to name its bucket');
+  return { namespace, name, uid };
+}
+
+/** An S3ServerClient manages the s3rver processes of one provider and the claims' buckets on them. */
+export class S3ServerClient implements SharedExternalClient<S3Server> {
+  constructor(private readonly servers: S3Servers) {}
+
+  private dir(resource: S3Server): string {
+    const { namespace, name } = identity(resource);
+    return this.servers.dirFor(namespace, name);
+  }
+
+  private region(resource: S3Server): string {
+    return resource.spec.region || defaultRegion;
+  }
+
+  /** running makes the server run and returns an S3 client for it. */
+  private async running(resource: S3Server): Promise<{ port: number; admin: S3Admin }> {
+    const { port } = await this.servers.ensureRunning(this.dir(resource), { ...identity(resource), port: resource.spec.port });
+    return { port, admin: this.servers.admin(port, this.region(resource)) };
+  }
+
+  async observe(resource: S3Server): Promise<ExternalObservation> {
+    const dir = this.dir(resource);
+    const status = await this.servers.status(dir);
+    if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
+    const port = status.port ?? status.state.port;
+    const atProvider = {
+      running: status.running,
+      port,
+      endpoint: endpointFor(port),
+      ...(status.pid !== undefined ? { pid: status.pid } : {}),
+      directory: dir,
+      s3rverVersion: this.servers.program.version,
+    };
+    if (!status.running) return { exists: true, upToDate: false, atProvider, drift: 'the s3rver process is not running' };
+    const wantedPort = resource.spec.port;
+    if (wantedPort !== undefined && wantedPort !== port) {
+      return { exists: true, upToDate: false, atProvider, drift: `s3rver listens on port ${port}, spec.port is ${wantedPort}` };
+    }
+    let buckets: string[];
+    try {
+      buckets = await this.servers.admin(port, this.region(resource)).listBuckets();
+    } catch (err) {
+      return { exists: true, upToDate: false, atProvider, drift: `cannot list the buckets: ${(err as Error).message}` };
+    }
+    const present = new Set(buckets);
+    const missing = boundClaims(resource)
+      .map((c) => ({ claim: `${c.namespace}/${c.name}`, bucket: bucketName(c.namespace, c.name) }))
+      .filter((b) => !present.has(b.bucket));
+    const observed = { ...atProvider, buckets: buckets.length };
+    if (missing.length > 0) {
+      const list = missing.map((m) => `bucket ${m.bucket} of claim ${m.claim}`).join(', ');
+      return { exists: true, upToDate: false, atProvider: observed, drift: `${list} missing` };
+    }
+    return { exists: true, upToDate: true, atProvider: observed, connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
+  }
+
+  /** ensure makes the server run and every bound claim's bucket exist. */
+  private async ensure(resource: S3Server): Promise<number> {
+    const { port, admin } = await this.running(resource);
+    for (const claim of boundClaims(resource)) {
+      const bucket = bucketName(claim.namespace, claim.name);
+      try {
+        await admin.createBucket(bucket);
+      } catch (err) {
+        throw new Error(`cannot create bucket ${bucket} of claim ${claim.namespace}/${claim.name} on ${describe(resource)}: ${(err as Error).message}`);
+      }
+    }
+    return port;
+  }
+
+  async create(resource: S3Server): Promise<ExternalCreation> {
+    const port = await this.ensure(resource);
+    return { externalName: basename(this.dir(resource)), connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
+  }
+
+  async update(resource: S3Server): Promise<ExternalUpdate> {
+    const port = await this.ensure(resource);
+    return { connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
+  }
+
+  /** delete stops the server and removes its files, every bucket included. */
+  async delete(resource: S3Server): Promise<void> {
+    await this.servers.remove(this.dir(resource));
+  }
+
+  /** bindClaim makes the claim's bucket exist; the details never change while the port is kept. */
+  async bindClaim(resource: S3Server, claim: KObject): Promise<ConnectionDetails> {
+    const ref = claimRefOf(claim);
+    const bucket = bucketName(ref.namespace, ref.name);
+    const { port, admin } = await this.running(resource);
+    try {
+      await admin.createBucket(bucket);
+    } catch (err) {
+      throw new Error(`cannot create bucket ${bucket} of claim ${ref.namespace}/${ref.name} on ${describe(resource)}: ${(err as Error).message}`);
+    }
+    return bucketDetails({ endpoint: endpointFor(port), bucket, region: this.region(resource), ...s3rverKeyPair });
+  }
+
+  async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
+    const bucket = bucketName(claim.namespace, claim.name);
+    const what = `bucket ${bucket} of claim ${claim.namespace}/${claim.name} on ${describe(resource)}`;
+    switch (policy) {
+      case 'Retain':
+        return;
+      case 'Recycle': {
+        const { admin } = await this.running(resource);
+        await admin.emptyBucket(bucket).catch((err: Error) => {
+          throw new Error(`cannot empty ${what}: ${err.message}`);
+        });
+        return;
+      }
+      case 'Delete': {
+        const { admin } = await this.running(resource);
+        await admin.deleteBucket(bucket).catch((err: Error) => {
+          throw new Error(`cannot delete ${what}: ${err.message}`);
+        });
+        return;
+      }
+      default: {
+        const unknown: never = policy;
+        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
+      }
+    }
+  }
+
+  /** discover lists the S3 server directories on this machine. */
+  async discover(): Promise<DiscoveredResource[]> {
+    return (await this.servers.list()).map(({ dir, state }) => ({
+      externalName: basename(dir),
+      namespace: state.namespace,
+      name: state.name,
+      spec: { port: state.port },
+      atProvider: { directory: dir },
+    }));
+  }
+}
+
+/**
+ * s3ServerKind builds the S3Server kind around a supervisor; without one (s3rver missing)
+ * the kind stays registered and every connect says why it cannot work.
+ */
+export function s3ServerKind(servers: S3Servers | undefined, unavailable?: string): ConcreteKind<S3Server> {
+  const connector: Connector<S3Server> = {
+    async connect() {
+      if (!servers) throw new Error(`S3Server is unavailable on this machine: ${unavailable ?? 's3rver was not found'}`);
+      return new S3ServerClient(servers);
+    },
+  };
+  return {
+    group: localStorageGroup,
+    version: localStorageVersion,
+    kind: 'S3Server',
+    plural: 's3servers',
+    sharing: 'Shared',
+    lifecycle: 'Managed',
+    deterministicExternalNames: true,
+    implements: [
+      {
+        claimKind: bucketClaim,
+        connectionSecretKeys: bucketSecretKeys,
+        match: matchS3Server,
+        configure: configureS3Server,
+        formatConnection: formatBucketConnection,
+      },
+    ],
+    connector,
+  };
+}
