@@ -94,11 +94,14 @@ export async function recordEvent(
 
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
     try {
+      // Most events are new: create first, and read the existing one only when that fails.
       let existing: KObject | undefined;
-      try {
-        existing = await client.get<KObject>(ref, key.name, key.namespace);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
+      if (attempt > 1) {
+        try {
+          existing = await client.get<KObject>(ref, key.name, key.namespace);
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
       }
       if (!existing) {
         await client.create(ref, {

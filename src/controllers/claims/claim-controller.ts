@@ -499,7 +499,8 @@ export class ClaimController {
     if (!deepEqual(stripTimes(old), stripTimes(status))) {
       await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
       if (justBound) {
-        await recordEvent(this.client, claim, 'Normal', 'Bound', `${justBound}; connection details published to Secret ${secretName}`);
+        // Events are best effort (recordEvent never throws): the claim goes on without waiting.
+        void recordEvent(this.client, claim, 'Normal', 'Bound', `${justBound}; connection details published to Secret ${secretName}`);
       } else if (old.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') {
         await recordEvent(this.client, claim, 'Normal', 'Ready', `connection details published to Secret ${secretName}`);
       }

@@ -23,8 +23,10 @@ export async function publishConnection(
   const keys = documentedKeys && documentedKeys.length > 0 ? documentedKeys.filter((k) => k in details) : Object.keys(details);
   const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]!).toString('base64')]));
   const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]!]));
-  await upsert(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data));
-  await upsert(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain));
+  await Promise.all([
+    upsert(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data)),
+    upsert(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain)),
+  ]);
 }
 
 async function upsert(

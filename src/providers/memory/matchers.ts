@@ -22,6 +22,22 @@ export function rangeProblem(range: string): string | undefined {
  * undefined when it does.
  */
 export function versionMismatch(wanted: string, offered: string): string | undefined {
+  // The scheduler asks this for every candidate it looks at, mostly with the same few pairs.
+  const key = `${wanted}\u0000${offered}`;
+  const known = verdicts.get(key);
+  if (known !== undefined) return known === OK ? undefined : known;
+  const verdict = judgeVersion(wanted, offered);
+  if (verdicts.size >= MAX_REMEMBERED) verdicts.clear();
+  verdicts.set(key, verdict ?? OK);
+  return verdict;
+}
+
+const OK = '';
+const MAX_REMEMBERED = 4096;
+/** Verdicts by (range, version): parsing a semver range costs far more than a lookup. */
+const verdicts = new Map<string, string>();
+
+function judgeVersion(wanted: string, offered: string): string | undefined {
   const problem = rangeProblem(wanted);
   if (problem) return problem;
   const version = semver.coerce(offered);

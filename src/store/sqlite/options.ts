@@ -38,9 +38,8 @@ export interface SqliteStoreOptions {
 export const defaultRetention: RetentionPolicy = { minRevisions: 1000, minAgeMs: 300_000 };
 export const defaultCompactionIntervalMs = 60_000;
 
-/** The WAL is copied into the database file once it is this large (checked every `checkpointEverySyncs` syncs). */
+/** The WAL is copied into the database file after about this much was written to it (SQLite's own default is 4 MiB). */
 export const checkpointBytes = 16 * 1024 * 1024;
-export const checkpointEverySyncs = 64;
 
 /** The most writes one transaction commits. */
 export const maxBatchSize = 256;

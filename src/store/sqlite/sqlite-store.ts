@@ -1,5 +1,5 @@
 import type { Transaction } from 'better-sqlite3';
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   StoreError,
@@ -15,7 +15,6 @@ import {
 import { compareKeys, prefixRange, type KeyRange } from './key-range.js';
 import {
   checkpointBytes,
-  checkpointEverySyncs,
   defaultCompactionIntervalMs,
   defaultRetention,
   maxBatchSize,
@@ -51,6 +50,9 @@ interface CommittedBatch {
   outcomes: Outcome[];
   events: StoreEvent[];
 }
+
+/** What one write adds to the WAL besides its value: about a page (log row, key index, kv row). */
+const PAGE_ESTIMATE = 4096;
 
 /** A DurableWaiter is a read that answers once everything it may have seen is on disk. */
 interface DurableWaiter {
@@ -148,7 +150,7 @@ export class SqliteStore implements Store {
   private durableWaiters: DurableWaiter[] = [];
   private syncing = false;
   private syncs = 0;
-  private syncsSinceCheckpoint = 0;
+  private walBytesSinceCheckpoint = 0;
   private walFd: number | undefined;
   private failure: Error | undefined;
   private readonly syncFile: FileSync;
@@ -339,6 +341,8 @@ export class SqliteStore implements Store {
     this.head = head;
     this.batches++;
     this.writes += events.length;
+    // About a page of log, index and table per write, plus the value itself.
+    for (const e of events) this.walBytesSinceCheckpoint += PAGE_ESTIMATE + (e.type === 'put' ? e.kv.value.length : 0);
     this.unsynced.push({ head, outcomes, events });
     this.requestSync();
   }
@@ -370,7 +374,6 @@ export class SqliteStore implements Store {
       return;
     }
     this.syncs++;
-    this.syncsSinceCheckpoint++;
     const done = this.unsynced.splice(0, count);
     for (const batch of done) {
       this.durableHead = batch.head;
@@ -438,14 +441,15 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * checkpointWhenLarge copies the WAL into the database file once it has grown past
-   * `checkpointBytes`, with `synchronous=FULL` so the database file is on disk before the WAL
+   * checkpointWhenLarge copies the WAL into the database file once about `checkpointBytes`
+   * were written to it since the last checkpoint, with `synchronous=FULL` so the database file is on disk before the WAL
    * is written over. It runs between syncs, so every batch committed so far is durable first.
    */
   private checkpointWhenLarge(): void {
-    if (this.inMemory || this.walFd === undefined || this.syncsSinceCheckpoint < checkpointEverySyncs) return;
-    this.syncsSinceCheckpoint = 0;
-    if (fstatSync(this.walFd).size < checkpointBytes) return;
+    // The WAL file keeps its size when it is reused from the start, so what was written since
+    // the last checkpoint is estimated from the writes rather than read from the file.
+    if (this.inMemory || this.walFd === undefined || this.walBytesSinceCheckpoint < checkpointBytes) return;
+    this.walBytesSinceCheckpoint = 0;
     try {
       this.db.pragma('synchronous = FULL');
       this.db.pragma('wal_checkpoint(PASSIVE)');
