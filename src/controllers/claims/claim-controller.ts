@@ -44,6 +44,7 @@ import { decodeSecretData, ProviderAccess } from './provider-access.js';
 import { publishConnection } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
+import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
 
 export const CLASS_LABEL = 'conductor.io/resource-class';
 export const CLAIM_NAMESPACE_LABEL = 'conductor.io/claim-namespace';
@@ -119,7 +120,9 @@ export class ClaimController {
       entry.informer.addIndexer('uid', (o) => [o.metadata.uid ?? '']);
       entry.informer.addHandler({
         onAdd: (o) => this.enqueueClaim(key, o),
-        onUpdate: (_old, o) => this.enqueueClaim(key, o),
+        onUpdate: (old, o) => {
+          if (claimChangeMatters(old, o)) this.enqueueClaim(key, o);
+        },
         onDelete: (o) => this.pending.delete(claimQueueKey(key, o)),
       });
     }
@@ -127,7 +130,7 @@ export class ClaimController {
       entry.informer.addIndexer('claim-uid', (o) => claimUidsOf(o));
       entry.informer.addHandler({
         onAdd: (o) => this.resourceChanged(entry, o),
-        onUpdate: (_old, o) => this.resourceChanged(entry, o),
+        onUpdate: (old, o) => this.resourceChanged(entry, o, old),
         onDelete: (o) => this.resourceGone(entry, o),
       });
     }
@@ -170,13 +173,13 @@ export class ClaimController {
     this.queue.add(claimQueueKey(kind, claim));
   }
 
-  private resourceChanged(entry: ConcreteKindEntry, o: KObject): void {
+  private resourceChanged(entry: ConcreteKindEntry, o: KObject, old?: KObject): void {
     try {
       this.scheduler.upsert(resourceCandidateFromObject(o, { implements: entry.implements }));
     } catch (err) {
       this.log.warn({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, err: errorText(err) }, 'cannot schedule onto a resource with an unreadable spec');
     }
-    this.wakeBoundClaims(o);
+    if (!old || resourceChangeMatters(old, o)) this.wakeBoundClaims(o);
     this.wakePending();
     this.refreshClassCounts(o);
   }
@@ -737,10 +740,6 @@ function phaseOf(resource: KObject): string | undefined {
   return ((resource.status ?? {}) as { phase?: string }).phase;
 }
 
-function isReady(resource: KObject): boolean {
-  const conds = ((resource.status ?? {}) as Status).conditions ?? [];
-  return conds.some((c) => c.type === 'Ready' && c.status === 'True');
-}
 
 /** Sets one condition of a claim (transition time kept while its status stays). */
 function setCondition(conds: Condition[] | undefined, obj: KObject, type: string, status: Condition['status'], reason: string, message: string): Condition[] {

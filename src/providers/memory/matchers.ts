@@ -9,12 +9,26 @@ import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject 
 import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { claimSpec, defaultDatabase, defaultUsername, nonEmpty, specOf, type MemoryDatabase, type SqlClaimSpec } from './kinds.js';
 
+/** The remembered verdict meaning "no problem", and how many verdicts are remembered at most. */
+const OK = '';
+const MAX_REMEMBERED = 4096;
+
 /** rangeProblem says why a claim's version range cannot be read, or returns undefined. */
 export function rangeProblem(range: string): string | undefined {
-  return semver.validRange(range, { loose: true }) === null
-    ? `version "${range}" is not a valid version range (want e.g. "16", ">= 14" or "5.7 - 8")`
-    : undefined;
+  let known = rangeVerdicts.get(range);
+  if (known === undefined) {
+    known =
+      semver.validRange(range, { loose: true }) === null
+        ? `version "${range}" is not a valid version range (want e.g. "16", ">= 14" or "5.7 - 8")`
+        : OK;
+    if (rangeVerdicts.size >= MAX_REMEMBERED) rangeVerdicts.clear();
+    rangeVerdicts.set(range, known);
+  }
+  return known === OK ? undefined : known;
 }
+
+/** Verdicts on ranges: the scheduler asks about the same claim's range for every candidate. */
+const rangeVerdicts = new Map<string, string>();
 
 /**
  * versionMismatch says why the version a resource states (`offered`, a loose version such as
@@ -32,8 +46,6 @@ export function versionMismatch(wanted: string, offered: string): string | undef
   return verdict;
 }
 
-const OK = '';
-const MAX_REMEMBERED = 4096;
 /** Verdicts by (range, version): parsing a semver range costs far more than a lookup. */
 const verdicts = new Map<string, string>();
 
