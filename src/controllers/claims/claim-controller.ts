@@ -496,7 +496,7 @@ export class ClaimController {
     const raw = await this.connectionDetails(concrete, resource, claim);
     const details = impl ? impl.formatConnection(raw) : raw;
     const secretName = connectionSecretName(claim);
-    await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys);
+    await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
     const status: Status = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
     if (!deepEqual(stripTimes(old), stripTimes(status))) {

@@ -17,6 +17,8 @@ export async function publishConnection(
   secretName: string,
   details: Record<string, string>,
   documentedKeys?: readonly string[],
+  /** The claim was just bound, so its Secret and ConfigMap most likely do not exist yet: create first. */
+  fresh = false,
 ): Promise<void> {
   const namespace = claim.metadata.namespace!;
   const owner = [{ apiVersion: claim.apiVersion, kind: claim.kind, name: claim.metadata.name!, uid: claim.metadata.uid!, controller: true, blockOwnerDeletion: true }];
@@ -24,8 +26,8 @@ export async function publishConnection(
   const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]!).toString('base64')]));
   const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]!]));
   await Promise.all([
-    upsert(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data)),
-    upsert(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain)),
+    upsert(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data), fresh),
+    upsert(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain), fresh),
   ]);
 }
 
@@ -37,7 +39,18 @@ async function upsert(
   body: Record<string, unknown>,
   ownerReferences: KObject['metadata']['ownerReferences'],
   same: (existing: KObject) => boolean,
+  createFirst: boolean,
 ): Promise<void> {
+  const create = () =>
+    client.create(ref, { apiVersion: 'v1', kind: ref.kind, metadata: { name, namespace, ownerReferences, labels: { 'conductor.io/connection': 'true' } }, ...body }, { fieldManager: 'conductor-claim-controller' });
+  if (createFirst) {
+    try {
+      await create();
+      return;
+    } catch (err) {
+      if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
+    }
+  }
   let existing: KObject | undefined;
   try {
     existing = await client.get<KObject>(ref, name, namespace);
@@ -45,7 +58,7 @@ async function upsert(
     if (!(isApiError(err) && err.code === 404)) throw err;
   }
   if (!existing) {
-    await client.create(ref, { apiVersion: 'v1', kind: ref.kind, metadata: { name, namespace, ownerReferences, labels: { 'conductor.io/connection': 'true' } }, ...body }, { fieldManager: 'conductor-claim-controller' });
+    await create();
     return;
   }
   if (same(existing)) return;
