@@ -46,6 +46,12 @@ export interface WatchOptions {
   /** Server-side timeout of the watch. */
   timeoutSeconds?: number;
   sendInitialEvents?: boolean;
+  /**
+   * The consumer never changes the objects it receives, so an in-process client may hand it
+   * the object every watcher of the event shares instead of a copy of its own (the HTTPS
+   * client ignores this: its objects are always its own).
+   */
+  readOnly?: boolean;
 }
 
 export interface WriteOptions {

@@ -68,4 +68,20 @@ describe('loopback client', () => {
     assert.deepEqual(names(seenLoop), ['ADDED:from-http', 'ADDED:from-loopback']);
     assert.deepEqual(names(seenHttp), names(seenLoop));
   });
+
+  test('read-only loopback watchers share the event\'s object; the others get copies of their own', async () => {
+    const rv = String(server.store.currentRevision());
+    const got: Record<string, KObject[]> = { ro1: [], ro2: [], own: [] };
+    const watch = (k: string, readOnly: boolean) =>
+      server.client.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: rv, readOnly }, { onEvent: (e) => got[k]!.push(e.object), onClose: () => {} });
+    const handles = [watch('ro1', true), watch('ro2', true), watch('own', false)];
+    await new Promise((r) => setTimeout(r, 200));
+    await server.client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared-event', namespace: 'default' }, data: { a: '1' } });
+    const deadline = Date.now() + 5000;
+    while (Object.values(got).some((l) => l.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const h of handles) h.stop();
+    assert.equal(got.ro1![0], got.ro2![0], 'read-only watchers see one shared object');
+    assert.notEqual(got.own![0], got.ro1![0], 'a watcher that may change its object has its own');
+    assert.deepEqual(got.own![0], got.ro1![0]);
+  });
 });

@@ -73,7 +73,8 @@ export class MetadataReflector {
   private startWatch(): void {
     if (this.stopped) return;
     let needRelist = false;
-    this.watch = this.client.watch<KObject>(this.ref, { resourceVersion: this.rv, allowWatchBookmarks: true }, {
+    // Only metadata is read (and kept, never changed), so the shared event object will do.
+    this.watch = this.client.watch<KObject>(this.ref, { resourceVersion: this.rv, allowWatchBookmarks: true, readOnly: true }, {
       onEvent: (ev) => {
         if (ev.type === 'ERROR') {
           needRelist = true;

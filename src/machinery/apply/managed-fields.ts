@@ -113,10 +113,16 @@ export function decodeStoredManagedFields(value: unknown): FieldsEntry[] {
       continue;
     }
     seen.set(id, entry);
+    // Stored entries were encoded by encodeManagedFields: an entry a write leaves unchanged
+    // (most of them) is written back as it was read, without encoding its set again.
+    storedFieldsV1.set(entry.set, (raw as { fieldsV1: unknown }).fieldsV1);
     out.push(entry);
   }
   return out;
 }
+
+/** The stored FieldsV1 each decoded set came from (sets are never changed in place). */
+const storedFieldsV1 = new WeakMap<FieldSet, unknown>();
 
 function decodeEntry(raw: unknown, at: string, causes: StatusCause[]): FieldsEntry | undefined {
   if (!isPlainObject(raw)) {
@@ -180,7 +186,7 @@ export function encodeManagedFields(entries: readonly FieldsEntry[]): ManagedFie
     apiVersion: e.apiVersion,
     ...(e.time !== undefined ? { time: e.time } : {}),
     fieldsType: 'FieldsV1' as const,
-    fieldsV1: e.set.toFieldsV1(),
+    fieldsV1: (storedFieldsV1.get(e.set) as ReturnType<FieldSet['toFieldsV1']> | undefined) ?? e.set.toFieldsV1(),
     ...(e.subresource ? { subresource: e.subresource } : {}),
   }));
 }
