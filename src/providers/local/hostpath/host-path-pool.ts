@@ -19,7 +19,7 @@ import type {
   RebindPolicy,
   SharedExternalClient,
 } from '../../spi.js';
-import { instanceDirectoryName } from '../postgresql/names.js';
+import { describeResource, instanceDirectoryName } from '../process/instance-names.js';
 import { formatVolumeConnection, volumeDetails } from './connection.js';
 import {
   defaultUsageScanLimit,
@@ -33,9 +33,7 @@ import {
 import { configureHostPathPool, matchHostPathPool } from './matchers.js';
 import { measureUsage } from './usage.js';
 
-function describe(resource: KObject): string {
-  return `HostPathPool ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
-}
+const describe = (resource: KObject) => describeResource('HostPathPool', resource);
 
 /** claimDirectory is the directory of claim `namespace/name` in a pool rooted at `root`. */
 export function claimDirectory(root: string, namespace: string, name: string): string {

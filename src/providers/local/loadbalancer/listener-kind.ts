@@ -18,6 +18,7 @@ import type {
   ExternalObservation,
   ExternalUpdate,
 } from '../../spi.js';
+import { describeResource, resourceIdentity } from '../process/instance-names.js';
 import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
 import { loadBalancerClaim, loadBalancerSecretKeys, localNetworkGroup, localNetworkVersion, type LocalListener } from './kinds.js';
 import type { DesiredListener, Listeners } from './listeners.js';
@@ -27,11 +28,7 @@ import { formatBackend, resolveTargets } from './targets.js';
 /** The kinds this module builds. */
 export type ListenerKindName = 'LocalPortForwarder' | 'HAProxyLoadBalancer';
 
-function identity(kind: string, resource: LocalListener): { namespace: string; name: string } {
-  const { namespace, name } = resource.metadata;
-  if (!namespace || !name) throw new Error(`${kind} lacks metadata.namespace or metadata.name: want both to place its listener`);
-  return { namespace, name };
-}
+const identity = (kind: string, resource: LocalListener) => resourceIdentity(kind, resource, 'its listener');
 
 /** isBound says whether a listener has a claim (and so forwards to its targets). */
 export function isBound(resource: LocalListener): boolean {
@@ -46,7 +43,7 @@ export class ListenerClient implements ExternalClient<LocalListener> {
   ) {}
 
   private describe(resource: LocalListener): string {
-    return `${this.kind} ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
+    return describeResource(this.kind, resource);
   }
 
   private dir(resource: LocalListener): string {

@@ -14,24 +14,14 @@
  * took it), a config change is written and reloaded in place, a process that died is
  * started again. Processes are detached, so a Conductor restart does not take them down.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { instanceDirectoryName } from '../postgresql/names.js';
-import {
-  freePort,
-  isAlive,
-  KeyedMutex,
-  portIsFree,
-  processCommand,
-  readTail,
-  sleep,
-  waitForExit,
-  writeFileAtomic,
-  writeText,
-} from '../process/processes.js';
+import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
+import { freePort, isAlive, KeyedMutex, portIsFree, processCommand, sleep, writeFileAtomic } from '../process/processes.js';
+import { ProcessSupervisor, readStateFile, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { configHash } from './proxy-config.js';
 import type { ListenerProtocol } from './kinds.js';
 import type { Backend } from './targets.js';
@@ -171,33 +161,18 @@ async function portFreeSoon(port: number, withinMs = 1000): Promise<boolean> {
   }
 }
 
-/** The environment of listener processes: nothing of Conductor's own. */
-function serverEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
-  if (process.env.TZ) env.TZ = process.env.TZ;
-  return env;
-}
-
-export class Listeners {
-  readonly root: string;
+export class Listeners extends ProcessSupervisor<ListenerState, Running> {
   readonly address: string;
   readonly engine: ListenerEngine;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
-  private readonly running = new Map<string, Running>();
-  private readonly locks = new KeyedMutex();
 
   constructor(options: ListenersOptions) {
-    this.root = resolve(options.root);
+    super(options.root, 'listener directory');
     this.engine = options.engine;
     this.address = options.address ?? '127.0.0.1';
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
-  }
-
-  /** dirFor is the directory of the listener for a resource. */
-  dirFor(namespace: string, name: string): string {
-    return join(this.root, instanceDirectoryName(namespace, name));
   }
 
   /** files names the files of a listener directory. */
@@ -211,23 +186,10 @@ export class Listeners {
     };
   }
 
-  private checkDir(dir: string): string {
-    const full = resolve(dir);
-    const rel = relative(this.root, full);
-    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`listener directory ${full} is not directly under ${this.root}`);
-    return full;
-  }
-
   /** readState reads listener.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<ListenerState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.files(dir).state, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<ListenerState>;
+    const parsed = await readStateFile<ListenerState>(this.files(dir).state);
+    if (parsed === undefined) return undefined;
     if (typeof parsed.port !== 'number' || typeof parsed.namespace !== 'string' || typeof parsed.name !== 'string') {
       throw new Error(`${this.files(dir).state} is not a valid listener state: want namespace, name and port`);
     }
@@ -236,24 +198,26 @@ export class Listeners {
   }
 
   private async writeState(dir: string, state: ListenerState): Promise<void> {
-    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`, 0o600);
+    await writeStateFile(this.files(dir).state, state);
     claimPort(state.port, resolve(dir));
   }
 
   /** A live process of this listener: the one we track, or the one the pid file names. */
-  private async findProcess(dir: string): Promise<Running | undefined> {
+  protected async findLive(dir: string): Promise<Running | undefined> {
     const files = this.files(dir);
-    const tracked = this.running.get(dir);
-    if (tracked && (await isAlive(tracked.pid))) return tracked;
-    this.running.delete(dir);
-    const pid = Number((await readFile(files.pid, 'utf8').catch(() => '')).trim());
-    if (!(await isAlive(pid))) return undefined;
-    const argv = await processCommand(pid);
-    if (argv === undefined || !argv.includes(files.config)) return undefined; // not ours (or cannot tell): do not adopt
-    const adopted: Running = { pid };
-    this.running.set(dir, adopted);
-    this.logger.info({ dir, pid, server: this.engine.server }, 'adopted a running listener process');
-    return adopted;
+    const tracked = await this.trackedAlive(dir);
+    if (tracked) return tracked;
+    return this.adoptOrNull(
+      dir,
+      [files.pid],
+      async (pid) => {
+        if (!(await isAlive(pid))) return undefined;
+        const argv = await processCommand(pid);
+        if (argv === undefined || !argv.includes(files.config)) return undefined; // not ours (or cannot tell): do not adopt
+        return { pid };
+      },
+      ({ pid }) => this.logger.info({ dir, pid, server: this.engine.server }, 'adopted a running listener process'),
+    );
   }
 
   /** desiredHash is the hash of the config a listener on `port` should serve. */
@@ -263,11 +227,10 @@ export class Listeners {
 
   /** status reports what is there, changing nothing (apart from adopting a live process). */
   async status(dir: string): Promise<ListenerStatus> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) return { provisioned: false, running: false, accepting: false };
-      const live = await this.findProcess(full);
+      const live = await this.findLive(full);
       const accepting = live !== undefined && (await accepts(this.address, state.port, 2000));
       return { provisioned: true, running: live !== undefined, accepting, pid: live?.pid, state };
     });
@@ -279,8 +242,7 @@ export class Listeners {
    * a free one when something else took it).
    */
   async ensure(dir: string, desired: DesiredListener): Promise<{ pid: number; port: number; started: boolean; reloaded: boolean }> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const files = this.files(full);
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       await mkdir(full, { recursive: true, mode: 0o700 });
@@ -290,10 +252,10 @@ export class Listeners {
         state = { namespace: desired.namespace, name: desired.name, port, createdAt: new Date().toISOString() };
         await this.writeState(full, state);
       }
-      let live = await this.findProcess(full);
+      let live = await this.findLive(full);
       if (live && !(await this.acceptsPatiently(state.port))) {
         // A process that no longer serves its port (killed a moment ago, or stuck) is replaced.
-        await this.stopProcess(full, live);
+        await this.stopLive(full, live);
         live = undefined;
       }
       if (live) {
@@ -343,104 +305,35 @@ export class Listeners {
     return false;
   }
 
-  private async startProcess(dir: string, port: number): Promise<{ ok: true; pid: number } | { ok: false; reason: string; log: string }> {
+  private async startProcess(dir: string, port: number): Promise<StartOutcome> {
     const files = this.files(dir);
     const { program, args } = this.engine.command(files);
-    const log = await open(files.log, 'a', 0o600);
-    let child: ChildProcess;
-    let started: Promise<Error | undefined>;
-    try {
-      child = spawn(program, args, { cwd: dir, env: serverEnv(), detached: true, stdio: ['ignore', log.fd, log.fd] });
-      started = new Promise<Error | undefined>((r) => {
-        child.once('spawn', () => r(undefined));
-        child.once('error', r);
-      });
-    } finally {
-      await log.close();
-    }
-    let exited: string | undefined;
-    child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
-    const spawnError = await started;
-    if (spawnError || child.pid === undefined) return { ok: false, reason: spawnError?.message ?? 'no pid', log: '' };
-    const pid = child.pid;
-    child.unref();
-    await writeText(files.pid, `${pid}\n`);
-    const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
-      if (exited !== undefined || !(await isAlive(pid))) {
-        return { ok: false, reason: `the process exited (${exited ?? 'gone'})`, log: await readTail(files.log, 4) };
-      }
-      if (await accepts(this.address, port, 500)) break;
-      if (Date.now() >= deadline) {
-        await this.stopProcess(dir, { pid, child });
-        return { ok: false, reason: `nothing accepted connections on port ${port} within ${this.startTimeoutMs} ms`, log: await readTail(files.log, 4) };
-      }
-      await sleep(50);
-    }
-    this.running.set(dir, { pid, child });
-    this.logger.info({ dir, pid, port, server: this.engine.server }, 'started a listener process');
-    return { ok: true, pid };
+    const started = await spawnDaemon({ program, args, cwd: dir, logFile: files.log, pidFile: files.pid });
+    if ('error' in started) return { ok: false, reason: started.error, log: '' };
+    const { pid, child, exited } = started;
+    const readiness = await awaitDaemonReady(pid, exited, () => accepts(this.address, port, 500), this.startTimeoutMs);
+    const outcome = await this.settleStart(dir, { pid, child }, readiness, {
+      logFile: files.log,
+      exited,
+      timedOut: `nothing accepted connections on port ${port} within ${this.startTimeoutMs} ms`,
+      exitedAs: 'the process exited',
+    });
+    if (outcome.ok) this.logger.info({ dir, pid, port, server: this.engine.server }, 'started a listener process');
+    return outcome;
   }
 
   /** stopProcess asks the process to stop, then kills it. */
-  private async stopProcess(dir: string, proc: Running): Promise<void> {
-    for (const [signal, waitMs] of [
+  protected async stopLive(dir: string, proc: Running): Promise<void> {
+    await this.stopTracked(dir, proc, this.files(dir).pid, [
       [this.engine.stopSignal, 5_000],
       ['SIGKILL', 5_000],
-    ] as const) {
-      try {
-        process.kill(proc.pid, signal);
-      } catch {
-        break; // already gone
-      }
-      if (await waitForExit(proc.pid, waitMs)) break;
-    }
-    this.running.delete(dir);
-    await rm(this.files(dir).pid, { force: true });
+    ]);
     this.logger.info({ dir, pid: proc.pid, server: this.engine.server }, 'stopped a listener process');
   }
 
-  /** stop stops the listener's process if it runs; its directory stays. */
-  async stop(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const live = await this.findProcess(full);
-      if (live) await this.stopProcess(full, live);
-    });
-  }
-
-  /** remove stops the process and deletes the listener's directory. */
-  async remove(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const live = await this.findProcess(full);
-      if (live) await this.stopProcess(full, live);
-      await rm(full, { recursive: true, force: true });
-      releasePorts(full);
-      this.logger.info({ dir: full, server: this.engine.server }, 'removed a listener');
-    });
-  }
-
-  /** stopAll stops every process this supervisor started or adopted (on shutdown). */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
-  }
-
-  /** list returns the listeners under the root (for discovery). */
-  async list(): Promise<{ dir: string; state: ListenerState }[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const found: { dir: string; state: ListenerState }[] = [];
-    for (const name of names.sort()) {
-      const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-      const state = await this.readState(dir).catch(() => undefined);
-      if (state) found.push({ dir, state });
-    }
-    return found;
-  }
-
-  /** trackedPids lists the processes currently tracked (for tests and diagnostics). */
-  trackedPids(): number[] {
-    return [...this.running.values()].map((r) => r.pid);
+  /** afterDelete releases the ports a removed listener held. */
+  protected override afterDelete(dir: string): void {
+    releasePorts(dir);
+    this.logger.info({ dir, server: this.engine.server }, 'removed a listener');
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import type { ConnectionDetails } from '../../spi.js';
-import { isAlive } from '../process/processes.js';
+import { isAlive, waitForExit } from '../process/processes.js';
 import { resolveMariaDbBinaries, type MariaDbBinaries } from './binaries.js';
 import type { LocalMySQLInstance } from './kinds.js';
 import { LocalMySQLInstanceClient, localMySQLInstanceKind } from './local-instance.js';
@@ -68,6 +68,8 @@ describe('LocalMySQLInstance with a real mariadbd', () => {
     const before = (await client.observe(resource)).connectionDetails!;
     const status = await servers.status(servers.dirFor('sys', 'dedicated'));
     process.kill(status.pid!, 'SIGKILL');
+    // A killed server is gone a moment after the signal (before that, connections are reset).
+    assert.ok(await waitForExit(status.pid!, 5000), 'the killed mariadbd exits');
     const seen = await client.observe(resource);
     assert.equal(seen.upToDate, false);
     assert.equal(seen.drift, 'the MariaDB server process is not running');

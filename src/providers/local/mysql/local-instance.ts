@@ -32,16 +32,10 @@ import { adminConfig, type MariaDbInstanceState, type MariaDbServers } from './l
 import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, userNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
+import { describeResource, resourceIdentity } from '../process/instance-names.js';
 
-function identity(resource: KObject): { namespace: string; name: string } {
-  const { namespace, name } = resource.metadata;
-  if (!namespace || !name) throw new Error('LocalMySQLInstance lacks metadata.namespace or metadata.name: want both to place its data');
-  return { namespace, name };
-}
-
-function describe(resource: KObject): string {
-  return `LocalMySQLInstance ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
-}
+const identity = (resource: KObject) => resourceIdentity('LocalMySQLInstance', resource);
+const describe = (resource: KObject) => describeResource('LocalMySQLInstance', resource);
 
 /** instanceShare is the application user and database of an instance. */
 export function instanceShare(resource: LocalMySQLInstance): Share {

@@ -23,25 +23,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { instanceDirectoryName } from '../postgresql/names.js';
-import {
-  freePort,
-  isAlive,
-  KeyedMutex,
-  waitForFreePort,
-  processCommand,
-  processDirectory,
-  readTail,
-  sleep,
-  waitForExit,
-  writeFileAtomic,
-  writeText,
-} from '../process/processes.js';
+import { awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
+import { isAlive, processCommand, processDirectory, writeFileAtomic } from '../process/processes.js';
+import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { generatePassword, withConnection, type ConnectConfig } from './admin.js';
 import type { MariaDbBinaries } from './binaries.js';
 import { localAdminUser } from './kinds.js';
@@ -111,26 +100,18 @@ export function initSql(state: MariaDbInstanceState): string {
   ].join('\n');
 }
 
-export class MariaDbServers {
-  readonly root: string;
+export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Running> {
   private readonly binaries: MariaDbBinaries;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
   private readonly serverArgs: string[];
-  private readonly running = new Map<string, Running>();
-  private readonly locks = new KeyedMutex();
 
   constructor(options: MariaDbServersOptions) {
-    this.root = resolve(options.root);
+    super(options.root, 'instance directory');
     this.binaries = options.binaries;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
     this.serverArgs = options.serverArgs ?? [];
-  }
-
-  /** dirFor is the directory of the instance for a resource. */
-  dirFor(namespace: string, name: string): string {
-    return join(this.root, instanceDirectoryName(namespace, name));
   }
 
   private files(dir: string) {
@@ -149,23 +130,10 @@ export class MariaDbServers {
     };
   }
 
-  private checkDir(dir: string): string {
-    const full = resolve(dir);
-    const rel = relative(this.root, full);
-    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`instance directory ${full} is not directly under ${this.root}`);
-    return full;
-  }
-
   /** readState reads instance.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<MariaDbInstanceState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.files(dir).state, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<MariaDbInstanceState>;
+    const parsed = await readStateFile<MariaDbInstanceState>(this.files(dir).state);
+    if (parsed === undefined) return undefined;
     if (typeof parsed.port !== 'number' || typeof parsed.adminPassword !== 'string' || typeof parsed.appPassword !== 'string') {
       throw new Error(`${this.files(dir).state} is not a valid instance state: want port, adminPassword and appPassword`);
     }
@@ -173,13 +141,12 @@ export class MariaDbServers {
   }
 
   private async writeState(dir: string, state: MariaDbInstanceState): Promise<void> {
-    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`, 0o600);
+    await writeStateFile(this.files(dir).state, state);
   }
 
   /** updateState changes stored fields (e.g. a rotated password) and returns the new state. */
   async updateState(dir: string, patch: Partial<Pick<MariaDbInstanceState, 'appPassword' | 'port'>>): Promise<MariaDbInstanceState> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) throw new Error(`instance ${full} has no instance.json: it was never created`);
       const next = { ...state, ...patch };
@@ -205,31 +172,31 @@ export class MariaDbServers {
   }
 
   /** findServer returns the live server of an instance: tracked, or adopted through its pid file. */
-  private async findServer(dir: string): Promise<Running | undefined> {
+  protected async findLive(dir: string): Promise<Running | undefined> {
     const files = this.files(dir);
-    const tracked = this.running.get(dir);
-    if (tracked && (await this.isServerOf(tracked.pid, files.data))) return tracked;
-    this.running.delete(dir);
-    const pid = Number((await readFile(files.pid, 'utf8').catch(() => '')).trim());
-    if (!(await this.isServerOf(pid, files.data))) return undefined;
-    const argv = (await processCommand(pid)) ?? [];
-    const portArg = argv.find((a) => a.startsWith('--port='));
-    const state = await this.readState(dir);
-    const port = portArg ? Number(portArg.slice('--port='.length)) : state?.port;
-    if (!port) return undefined;
-    const adopted = { pid, port };
-    this.running.set(dir, adopted);
-    this.logger.info({ dir, pid, port }, 'adopted a running MariaDB server');
-    return adopted;
+    const tracked = await this.trackedAlive(dir, (server) => this.isServerOf(server.pid, files.data));
+    if (tracked) return tracked;
+    return this.adoptOrNull(
+      dir,
+      [files.pid],
+      async (pid) => {
+        if (!(await this.isServerOf(pid, files.data))) return undefined;
+        const argv = (await processCommand(pid)) ?? [];
+        const portArg = argv.find((a) => a.startsWith('--port='));
+        const state = await this.readState(dir);
+        const port = portArg ? Number(portArg.slice('--port='.length)) : state?.port;
+        return port ? { pid, port } : undefined;
+      },
+      ({ pid, port }) => this.logger.info({ dir, pid, port }, 'adopted a running MariaDB server'),
+    );
   }
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
   async status(dir: string): Promise<MariaDbServerStatus> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) return { provisioned: false, initialized: false, running: false };
-      const live = await this.findServer(full);
+      const live = await this.findLive(full);
       return {
         provisioned: true,
         initialized: await this.initialized(full),
@@ -241,20 +208,17 @@ export class MariaDbServers {
     });
   }
 
-  private async ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<MariaDbInstanceState> {
-    const existing = await this.readState(dir);
-    if (existing) return existing;
-    const state: MariaDbInstanceState = {
+  private ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<MariaDbInstanceState> {
+    const create = (port: number): MariaDbInstanceState => ({
       namespace,
       name,
-      port: wantedPort ?? (await freePort()),
+      port,
       adminUser: localAdminUser,
       adminPassword: generatePassword(),
       appPassword: generatePassword(),
       createdAt: new Date().toISOString(),
-    };
-    await this.writeState(dir, state);
-    return state;
+    });
+    return this.readOrCreateState(dir, wantedPort, create, (d, state) => this.writeState(d, state));
   }
 
   private rootArgs(): string[] {
@@ -263,7 +227,7 @@ export class MariaDbServers {
 
   private async runProgram(program: string, args: string[], cwd: string): Promise<void> {
     await new Promise<void>((resolvePromise, reject) => {
-      const child = spawn(program, args, { cwd, env: serverEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(program, args, { cwd, env: daemonEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -301,39 +265,35 @@ export class MariaDbServers {
     dir: string,
     identity: { namespace: string; name: string; port?: number },
   ): Promise<{ pid: number; port: number; state: MariaDbInstanceState; started: boolean }> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       await mkdir(full, { recursive: true, mode: 0o700 });
-      let state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
-      const live = await this.findServer(full);
+      const state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
+      const live = await this.findLive(full);
       if (live && (identity.port === undefined || identity.port === live.port)) {
         // A server just killed may still look alive for a moment: only a ready one counts.
         const readiness = await this.awaitReady(state, live.port, live.pid, () => undefined);
         if (readiness === 'ready') return { pid: live.pid, port: live.port, state, started: false };
         if (readiness === 'timeout') throw new Error(`MariaDB in ${full} (pid ${live.pid}) runs but does not accept connections`);
-        this.running.delete(full);
+        this.forget(full);
       } else if (live) {
-        await this.stopProcess(full, live); // a pinned port changed: restart there
+        await this.stopLive(full, live); // a pinned port changed: restart there
       }
       await this.ensureInitialized(full);
-      for (let attempt = 1; ; attempt++) {
-        let port = identity.port ?? state.port;
-        // The kept port, unless something else holds it (a killed server's port frees a moment later).
-        if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
-        if (port !== state.port) {
-          state = { ...state, port };
-          await this.writeState(full, state);
-        }
-        const outcome = await this.startProcess(full, state, port);
-        if (outcome.ok) return { pid: outcome.pid, port, state, started: true };
-        const retry =
-          attempt < maxStartAttempts &&
-          (transientStartFailures.some((p) => p.test(outcome.log)) || (identity.port === undefined && portTaken.test(outcome.log)));
-        if (!retry) throw new Error(`MariaDB in ${full} did not start: ${outcome.reason}${outcome.log ? `; log: ${outcome.log}` : ''}`);
-        this.logger.info({ dir: full, attempt, reason: outcome.reason }, 'MariaDB did not start; trying again');
-        await sleep(200 * attempt);
-      }
+      const started = await startWithRetries({
+        server: 'MariaDB',
+        dir: full,
+        state,
+        pinned: identity.port,
+        write: (next) => this.writeState(full, next),
+        start: (next) => this.startProcess(full, next, next.port),
+        maxAttempts: maxStartAttempts,
+        transient: transientStartFailures,
+        portTaken,
+        backoffMs: 200,
+        logger: this.logger,
+      });
+      return { pid: started.pid, port: started.state.port, state: started.state, started: true };
     });
   }
 
@@ -341,7 +301,7 @@ export class MariaDbServers {
     dir: string,
     state: MariaDbInstanceState,
     port: number,
-  ): Promise<{ ok: true; pid: number } | { ok: false; reason: string; log: string }> {
+  ): Promise<StartOutcome> {
     const files = this.files(dir);
     await writeFileAtomic(files.init, initSql(state), 0o600);
     const args = [
@@ -358,125 +318,49 @@ export class MariaDbServers {
       ...this.rootArgs(),
       ...this.serverArgs,
     ];
-    const log = await open(files.log, 'a', 0o600);
-    let child: ChildProcess;
-    let started: Promise<Error | undefined>;
-    try {
-      child = spawn(this.binaries.server, args, { cwd: dir, env: serverEnv(), detached: true, stdio: ['ignore', log.fd, log.fd] });
-      // Listen before anything else is awaited: 'spawn' and 'error' come on the next tick.
-      started = new Promise<Error | undefined>((r) => {
-        child.once('spawn', () => r(undefined));
-        child.once('error', r);
-      });
-    } finally {
-      await log.close();
-    }
-    let exited: string | undefined;
-    child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
-    const spawnError = await started;
-    if (spawnError || child.pid === undefined) {
+    const started = await spawnDaemon({ program: this.binaries.server, args, cwd: dir, logFile: files.log, pidFile: files.pid });
+    if ('error' in started) {
       await rm(files.init, { force: true });
-      return { ok: false, reason: spawnError?.message ?? 'no pid', log: '' };
+      return { ok: false, reason: started.error, log: '' };
     }
-    const pid = child.pid;
-    child.unref();
-    await writeText(files.pid, `${pid}\n`);
+    const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started a MariaDB server');
-    const readiness = await this.awaitReady(state, port, pid, () => exited);
+    const readiness = await this.awaitReady(state, port, pid, exited);
     await rm(files.init, { force: true });
-    if (readiness === 'ready') {
-      this.running.set(dir, { pid, port, child });
-      return { ok: true, pid };
-    }
-    if (readiness === 'timeout') {
-      await this.stopProcess(dir, { pid, port, child });
-      return { ok: false, reason: `the server did not accept connections within ${this.startTimeoutMs} ms`, log: await readTail(files.log, 4) };
-    }
-    return { ok: false, reason: `the server exited (${exited ?? 'gone'})`, log: await readTail(files.log, 4) };
+    return this.settleStart(dir, { pid, port, child }, readiness, {
+      logFile: files.log,
+      exited,
+      timedOut: `the server did not accept connections within ${this.startTimeoutMs} ms`,
+      exitedAs: 'the server exited',
+    });
   }
 
   /** awaitReady polls until the admin can log in, the process is gone, or time runs out. */
-  private async awaitReady(state: MariaDbInstanceState, port: number, pid: number, exited: () => string | undefined): Promise<'ready' | 'gone' | 'timeout'> {
-    const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
-      if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
-      try {
-        await withConnection(adminConfig(state, port), (c) => c.query('SELECT 1'));
-        return 'ready';
-      } catch {
-        // starting up, shutting down, or not listening yet
-      }
-      if (Date.now() >= deadline) return 'timeout';
-      await sleep(100);
-    }
+  private async awaitReady(state: MariaDbInstanceState, port: number, pid: number, exited: () => string | undefined): Promise<Readiness> {
+    const probe = () =>
+      withConnection(adminConfig(state, port), (c) => c.query('SELECT 1')).then(
+        () => true,
+        () => false, // starting up, shutting down, or not listening yet
+      );
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 100);
   }
 
   /** stopProcess asks for a normal shutdown, then kills. */
-  private async stopProcess(dir: string, server: Running): Promise<void> {
-    for (const [signal, waitMs] of [
+  protected async stopLive(dir: string, server: Running): Promise<void> {
+    await this.stopTracked(dir, server, this.files(dir).pid, [
       ['SIGTERM', 30_000],
       ['SIGKILL', 5_000],
-    ] as const) {
-      try {
-        process.kill(server.pid, signal);
-      } catch {
-        break; // already gone
-      }
-      if (await waitForExit(server.pid, waitMs)) break;
-    }
-    this.running.delete(dir);
-    await rm(this.files(dir).pid, { force: true });
+    ]);
     this.logger.info({ dir, pid: server.pid }, 'stopped a MariaDB server');
   }
 
-  /** stop stops the instance's server if it runs; the data stays. */
-  async stop(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const live = await this.findServer(full);
-      if (live) await this.stopProcess(full, live);
-    });
+  /** beforeDelete removes the server's socket, which may lie outside the directory. */
+  protected override async beforeDelete(dir: string): Promise<void> {
+    await rm(this.files(dir).socket, { force: true });
   }
 
-  /** remove stops the server and deletes the instance directory with all its data. */
-  async remove(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const live = await this.findServer(full);
-      if (live) await this.stopProcess(full, live);
-      await rm(this.files(full).socket, { force: true });
-      await rm(full, { recursive: true, force: true });
-      this.logger.info({ dir: full }, 'removed a MariaDB instance directory');
-    });
+  /** afterDelete logs a removed instance directory. */
+  protected override afterDelete(dir: string): void {
+    this.logger.info({ dir }, 'removed a MariaDB instance directory');
   }
-
-  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
-  }
-
-  /** list returns the instances under the root (for discovery). */
-  async list(): Promise<{ dir: string; state: MariaDbInstanceState }[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const found: { dir: string; state: MariaDbInstanceState }[] = [];
-    for (const name of names.sort()) {
-      const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-      const state = await this.readState(dir).catch(() => undefined);
-      if (state) found.push({ dir, state });
-    }
-    return found;
-  }
-
-  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
-  trackedPids(): number[] {
-    return [...this.running.values()].map((r) => r.pid);
-  }
-}
-
-/** The environment of server processes: nothing of Conductor's own (tokens, MYSQL_* settings). */
-function serverEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
-  if (process.env.TZ) env.TZ = process.env.TZ;
-  return env;
 }

@@ -29,12 +29,9 @@ import { formatNatsConnection, natsEndpoint } from './connection.js';
 import { localMessagingGroup, localMessagingVersion, messageQueueClaim, natsSecretKeys, type NATSServer } from './kinds.js';
 import { configureNatsServer, natsMatcher } from './matchers.js';
 import type { NatsServers } from './nats-servers.js';
+import { resourceIdentity } from '../process/instance-names.js';
 
-function identity(resource: KObject): { namespace: string; name: string } {
-  const { namespace, name } = resource.metadata;
-  if (!namespace || !name) throw new Error('NATSServer lacks metadata.namespace or metadata.name: want both to place its files');
-  return { namespace, name };
-}
+const identity = (resource: KObject) => resourceIdentity('NATSServer', resource, 'its files');
 
 function settingsOf(resource: NATSServer): NatsSettings {
   return { maxPayload: resource.spec.maxPayload };

@@ -13,13 +13,13 @@
  * longer does). Every step is idempotent: after a crash the next call renders and reloads
  * again. A server that outlived a previous Conductor is adopted through its pid file.
  */
-import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { instanceDirectoryName } from '../postgresql/names.js';
-import { findDaemon, startDaemon, stopDaemon } from '../process/daemons.js';
-import { freePort, isAlive, KeyedMutex, waitForFreePort, readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import { awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
+import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import { keepPort, ProcessSupervisor, readStateFile, writeStateFile, type TrackedServer } from '../process/supervisor.js';
 import type { NatsBinary } from './binaries.js';
 import { adminUser, generateNatsPassword, renderNatsConfig, type NatsClaimAccount, type NatsServerState, type NatsSettings } from './config.js';
 
@@ -56,47 +56,26 @@ export async function natsLogin(port: number, user: string, pass: string, timeou
 }
 
 /** A NatsServers supervises the nats-server processes of one provider. */
-export class NatsServers {
-  readonly root: string;
+export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServer> {
   private readonly binary: NatsBinary;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
-  private readonly running = new Map<string, number>();
-  private readonly locks = new KeyedMutex();
 
   constructor(options: NatsServersOptions) {
-    this.root = resolve(options.root);
+    super(options.root, 'server directory');
     this.binary = options.binary;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 20_000;
-  }
-
-  /** dirFor is the directory of the server for a resource. */
-  dirFor(namespace: string, name: string): string {
-    return join(this.root, instanceDirectoryName(namespace, name));
   }
 
   private files(dir: string) {
     return { state: join(dir, 'server.json'), config: join(dir, 'nats.conf'), pid: join(dir, 'nats.pid'), log: join(dir, 'nats.log') };
   }
 
-  private checkDir(dir: string): string {
-    const full = resolve(dir);
-    const rel = relative(this.root, full);
-    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`server directory ${full} is not directly under ${this.root}`);
-    return full;
-  }
-
   /** readState reads server.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<NatsServerState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.files(dir).state, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<NatsServerState>;
+    const parsed = await readStateFile<NatsServerState>(this.files(dir).state);
+    if (parsed === undefined) return undefined;
     if (typeof parsed.port !== 'number' || typeof parsed.adminPassword !== 'string' || typeof parsed.accounts !== 'object' || parsed.accounts === null) {
       throw new Error(`${this.files(dir).state} is not a valid NATS server state: want port, adminPassword and accounts`);
     }
@@ -104,27 +83,20 @@ export class NatsServers {
   }
 
   private async writeState(dir: string, state: NatsServerState): Promise<void> {
-    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`);
+    await writeStateFile(this.files(dir).state, state);
   }
 
-  private async findServer(dir: string): Promise<number | undefined> {
-    const pid = await findDaemon(this.files(dir).pid, this.binary.path, dir);
-    if (pid === undefined) {
-      this.running.delete(dir);
-      return undefined;
-    }
-    if (!this.running.has(dir)) this.logger.info({ dir, pid }, 'adopted a running NATS server');
-    this.running.set(dir, pid);
-    return pid;
+  protected findLive(dir: string): Promise<TrackedServer | undefined> {
+    const daemon = { pidFile: this.files(dir).pid, program: this.binary.path, cwd: dir };
+    return this.findTrackedDaemon(dir, daemon, (pid) => ({ pid }), (pid) => this.logger.info({ dir, pid }, 'adopted a running NATS server'));
   }
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
   async status(dir: string, settings: NatsSettings = {}): Promise<NatsServerStatus> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) return { provisioned: false, running: false };
-      const pid = await this.findServer(full);
+      const pid = (await this.findLive(full))?.pid;
       const config = await readFile(this.files(full).config, 'utf8').catch(() => '');
       return { provisioned: true, running: pid !== undefined, pid, state, configCurrent: config === renderNatsConfig(state, settings) };
     });
@@ -135,8 +107,7 @@ export class NatsServers {
    * live one (and reloading it when its configuration file was stale).
    */
   async ensureRunning(dir: string, identity: { namespace: string; name: string; port?: number }, settings: NatsSettings = {}): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, () => this.ensureRunningLocked(full, identity, settings));
+    return this.locked(dir, (full) => this.ensureRunningLocked(full, identity, settings));
   }
 
   private async ensureRunningLocked(
@@ -146,12 +117,9 @@ export class NatsServers {
   ): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
     const files = this.files(full);
     await mkdir(full, { recursive: true, mode: 0o700 });
-    let state = await this.readState(full);
-    if (!state) {
-      state = { namespace: identity.namespace, name: identity.name, port: identity.port ?? (await freePort()), adminPassword: generateNatsPassword(), accounts: {}, createdAt: new Date().toISOString() };
-      await this.writeState(full, state);
-    }
-    const live = await this.findServer(full);
+    const create = (port: number): NatsServerState => ({ namespace: identity.namespace, name: identity.name, port, adminPassword: generateNatsPassword(), accounts: {}, createdAt: new Date().toISOString() });
+    let state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
+    const live = (await this.findLive(full))?.pid;
     if (live !== undefined) {
       if ((identity.port === undefined || identity.port === state.port) && (await this.awaitReady(state, live, () => undefined)) === 'ready') {
         await this.reloadIfStale(full, live, state, settings);
@@ -160,18 +128,14 @@ export class NatsServers {
       await this.stopServer(full, live);
     }
     for (let attempt = 1; ; attempt++) {
-      let port: number = identity.port ?? state.port;
-      if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
-      if (port !== state.port) {
-        state = { ...state, port };
-        await this.writeState(full, state);
-      }
+      state = await keepPort(state, identity.port, (next) => this.writeState(full, next));
+      const port = state.port;
       await writeFileAtomic(files.config, renderNatsConfig(state, settings));
       const started = await startDaemon({ program: this.binary.path, args: ['-c', files.config], cwd: full, logFile: files.log, pidFile: files.pid });
       this.logger.info({ dir: full, pid: started.pid, port }, 'started a NATS server');
       const readiness = await this.awaitReady(state, started.pid, started.exited);
       if (readiness === 'ready') {
-        this.running.set(full, started.pid);
+        this.track(full, { pid: started.pid });
         return { pid: started.pid, state, started: true };
       }
       if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
@@ -207,8 +171,7 @@ export class NatsServers {
     change: (accounts: Record<string, NatsClaimAccount>) => Record<string, NatsClaimAccount>,
     check: (state: NatsServerState) => Promise<boolean>,
   ): Promise<NatsServerState> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const { pid, state: before } = await this.ensureRunningLocked(full, identity, settings);
       const accounts = change({ ...before.accounts });
       const state = { ...before, accounts };
@@ -285,62 +248,23 @@ export class NatsServers {
   }
 
   /** awaitReady polls until Conductor's own user logs in, the process exits, or time runs out. */
-  private async awaitReady(state: NatsServerState, pid: number, exited: () => string | undefined): Promise<'ready' | 'gone' | 'timeout'> {
-    const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
-      if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
-      if (await natsLogin(state.port, adminUser, state.adminPassword, 1000)) return 'ready';
-      if (Date.now() >= deadline) return 'timeout';
-      await sleep(50);
-    }
+  private awaitReady(state: NatsServerState, pid: number, exited: () => string | undefined): Promise<Readiness> {
+    const probe = () => natsLogin(state.port, adminUser, state.adminPassword, 1000);
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs);
   }
 
   private async stopServer(dir: string, pid: number): Promise<void> {
     await stopDaemon(pid, this.files(dir).pid);
-    this.running.delete(dir);
+    this.forget(dir);
     this.logger.info({ dir, pid }, 'stopped a NATS server');
   }
 
-  /** stop stops the server if it runs; its state stays. */
-  async stop(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const pid = await this.findServer(full);
-      if (pid !== undefined) await this.stopServer(full, pid);
-    });
+  protected stopLive(dir: string, server: TrackedServer): Promise<void> {
+    return this.stopServer(dir, server.pid);
   }
 
-  /** remove stops the server and deletes its directory. */
-  async remove(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const pid = await this.findServer(full);
-      if (pid !== undefined) await this.stopServer(full, pid);
-      await rm(full, { recursive: true, force: true });
-      this.logger.info({ dir: full }, 'removed a NATS server directory');
-    });
-  }
-
-  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
-  }
-
-  /** list returns the servers under the root (for discovery). */
-  async list(): Promise<{ dir: string; state: NatsServerState }[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const found: { dir: string; state: NatsServerState }[] = [];
-    for (const name of names.sort()) {
-      const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-      const state = await this.readState(dir).catch(() => undefined);
-      if (state) found.push({ dir, state });
-    }
-    return found;
-  }
-
-  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
-  trackedPids(): number[] {
-    return [...this.running.values()];
+  /** afterDelete logs a removed server directory. */
+  protected override afterDelete(dir: string): void {
+    this.logger.info({ dir }, 'removed a NATS server directory');
   }
 }

@@ -32,16 +32,10 @@ import { superuserConfig, type InstanceState, type LocalServers } from './local-
 import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, roleNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
+import { describeResource, resourceIdentity } from '../process/instance-names.js';
 
-function identity(resource: KObject): { namespace: string; name: string } {
-  const { namespace, name } = resource.metadata;
-  if (!namespace || !name) throw new Error('LocalPostgreSQLInstance lacks metadata.namespace or metadata.name: want both to place its data');
-  return { namespace, name };
-}
-
-function describe(resource: KObject): string {
-  return `LocalPostgreSQLInstance ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
-}
+const identity = (resource: KObject) => resourceIdentity('LocalPostgreSQLInstance', resource);
+const describe = (resource: KObject) => describeResource('LocalPostgreSQLInstance', resource);
 
 /** instanceShare is the application role and database of an instance. */
 export function instanceShare(resource: LocalPostgreSQLInstance): Share {

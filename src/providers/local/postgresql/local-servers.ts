@@ -15,27 +15,16 @@
  * Conductor restart does not take them down; `stopAll` stops those it started or adopted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, chown, mkdir, open, readFile, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { chmod, chown, mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { generatePassword, withClient } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
 import { localSuperuser } from './kinds.js';
-import { instanceDirectoryName } from './names.js';
-import {
-  freePort,
-  isAlive,
-  KeyedMutex,
-  waitForFreePort,
-  processCommand,
-  processDirectory,
-  readTail,
-  sleep,
-  waitForExit,
-  writeFileAtomic,
-  writeText,
-} from '../process/processes.js';
+import { awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
+import { isAlive, processCommand, processDirectory } from '../process/processes.js';
+import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { untraversableAncestor, type RunAs } from '../process/run-as.js';
 import { parseVersion } from './version.js';
 
@@ -95,28 +84,20 @@ export function superuserConfig(state: InstanceState, port: number, database = '
   return { host: '127.0.0.1', port, user: state.superuser, password: state.superuserPassword, database };
 }
 
-export class LocalServers {
-  readonly root: string;
+export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
   private readonly binaries: PostgresBinaries;
   private readonly runAs: RunAs | undefined;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
   private readonly fastInitdb: boolean;
-  private readonly running = new Map<string, Running>();
-  private readonly locks = new KeyedMutex();
 
   constructor(options: LocalServersOptions) {
-    this.root = resolve(options.root);
+    super(options.root, 'instance directory');
     this.binaries = options.binaries;
     this.runAs = options.runAs;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
     this.fastInitdb = options.fastInitdb ?? false;
-  }
-
-  /** dirFor is the directory of the instance for a resource. */
-  dirFor(namespace: string, name: string): string {
-    return join(this.root, instanceDirectoryName(namespace, name));
   }
 
   private files(dir: string) {
@@ -131,25 +112,10 @@ export class LocalServers {
     };
   }
 
-  private checkDir(dir: string): string {
-    const full = resolve(dir);
-    const rel = relative(this.root, full);
-    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) {
-      throw new Error(`instance directory ${full} is not directly under ${this.root}`);
-    }
-    return full;
-  }
-
   /** readState reads instance.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<InstanceState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.files(dir).state, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<InstanceState>;
+    const parsed = await readStateFile<InstanceState>(this.files(dir).state);
+    if (parsed === undefined) return undefined;
     if (typeof parsed.port !== 'number' || typeof parsed.superuserPassword !== 'string' || typeof parsed.appPassword !== 'string') {
       throw new Error(`${this.files(dir).state} is not a valid instance state: want port, superuserPassword and appPassword`);
     }
@@ -157,13 +123,12 @@ export class LocalServers {
   }
 
   private async writeState(dir: string, state: InstanceState): Promise<void> {
-    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`, 0o600);
+    await writeStateFile(this.files(dir).state, state);
   }
 
   /** updateState changes instance.json (e.g. to rotate the application password). */
   async updateState(dir: string, change: Partial<Pick<InstanceState, 'appPassword' | 'port'>>): Promise<InstanceState> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) throw new Error(`instance ${full} has no state to update`);
       const next = { ...state, ...change };
@@ -173,24 +138,20 @@ export class LocalServers {
   }
 
   /** A live postmaster for this directory: the one we track, or one a pid file points at. */
-  private async findPostmaster(dir: string): Promise<Running | undefined> {
-    const tracked = this.running.get(dir);
-    if (tracked && (await isAlive(tracked.pid))) return tracked;
-    this.running.delete(dir);
+  protected async findLive(dir: string): Promise<Running | undefined> {
+    const tracked = await this.trackedAlive(dir);
+    if (tracked) return tracked;
     const files = this.files(dir);
-    for (const pidFile of [files.pid, files.postmasterPid]) {
-      const text = await readFile(pidFile, 'utf8').catch(() => '');
-      const lines = text.split('\n');
-      const pid = Number(lines[0]);
-      if (!(await this.isPostmasterOf(pid, files.data))) continue;
-      const port = await this.listeningPort(dir);
-      if (port === undefined) continue;
-      const adopted: Running = { pid, port };
-      this.running.set(dir, adopted);
-      this.logger.info({ dir, pid, port }, 'adopted a running PostgreSQL server');
-      return adopted;
-    }
-    return undefined;
+    return this.adoptOrNull(
+      dir,
+      [files.pid, files.postmasterPid],
+      async (pid) => {
+        if (!(await this.isPostmasterOf(pid, files.data))) return undefined;
+        const port = await this.listeningPort(dir);
+        return port === undefined ? undefined : { pid, port };
+      },
+      ({ pid, port }) => this.logger.info({ dir, pid, port }, 'adopted a running PostgreSQL server'),
+    );
   }
 
   /** The port in postmaster.pid (line 4), which a running server wrote at start. */
@@ -214,12 +175,11 @@ export class LocalServers {
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
   async status(dir: string): Promise<ServerStatus> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) return { provisioned: false, initialized: false, running: false };
       const dataVersion = await this.dataVersion(full);
-      const live = await this.findPostmaster(full);
+      const live = await this.findLive(full);
       return {
         provisioned: true,
         initialized: dataVersion !== undefined,
@@ -237,20 +197,17 @@ export class LocalServers {
     return text?.trim() || undefined;
   }
 
-  private async ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<InstanceState> {
-    const existing = await this.readState(dir);
-    if (existing) return existing;
-    const state: InstanceState = {
+  private ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<InstanceState> {
+    const create = (port: number): InstanceState => ({
       namespace,
       name,
-      port: wantedPort ?? (await freePort()),
+      port,
       superuser: localSuperuser,
       superuserPassword: generatePassword(),
       appPassword: generatePassword(),
       createdAt: new Date().toISOString(),
-    };
-    await this.writeState(dir, state);
-    return state;
+    });
+    return this.readOrCreateState(dir, wantedPort, create, (d, state) => this.writeState(d, state));
   }
 
   /** Make the root and instance directories exist and reachable by the server's user. */
@@ -279,7 +236,7 @@ export class LocalServers {
     await new Promise<void>((resolvePromise, reject) => {
       const child = spawn(program, args, {
         cwd,
-        env: serverEnv(),
+        env: daemonEnv(),
         stdio: ['ignore', 'pipe', 'pipe'],
         ...(this.runAs ? { uid: this.runAs.uid, gid: this.runAs.gid } : {}),
       });
@@ -340,19 +297,18 @@ export class LocalServers {
     dir: string,
     identity: { namespace: string; name: string; port?: number },
   ): Promise<{ pid: number; port: number; state: InstanceState; started: boolean }> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       await this.prepareDirectories(full);
-      let state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
-      const live = await this.findPostmaster(full);
+      const state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
+      const live = await this.findLive(full);
       if (live && (identity.port === undefined || identity.port === live.port)) {
         // A server just killed may still look alive for a moment: only a ready one counts.
         const readiness = await this.awaitReady(state, live.port, live.pid, () => undefined);
         if (readiness === 'ready') return { pid: live.pid, port: live.port, state, started: false };
         if (readiness === 'timeout') throw new Error(`PostgreSQL in ${full} (pid ${live.pid}) runs but does not accept connections`);
-        this.running.delete(full);
+        this.forget(full);
       } else if (live) {
-        await this.stopProcess(full, live); // a pinned port changed: restart there
+        await this.stopLive(full, live); // a pinned port changed: restart there
       }
       await this.ensureInitialized(full, state);
       const dataVersion = await this.dataVersion(full);
@@ -363,23 +319,23 @@ export class LocalServers {
             'point CONDUCTOR_POSTGRES_BIN at binaries of the same major version',
         );
       }
-      for (let attempt = 1; ; attempt++) {
-        let port = identity.port ?? state.port;
-        if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
-        if (port !== state.port) {
-          state = { ...state, port };
-          await this.writeState(full, state);
-        }
-        await this.clearStaleLock(full);
-        const outcome = await this.startProcess(full, state, port);
-        if (outcome.ok) return { pid: outcome.pid, port, state, started: true };
-        const retry =
-          attempt < maxStartAttempts &&
-          (transientStartFailures.some((p) => p.test(outcome.log)) || (identity.port === undefined && portTaken.test(outcome.log)));
-        if (!retry) throw new Error(`PostgreSQL in ${full} did not start: ${outcome.reason}${outcome.log ? `; log: ${outcome.log}` : ''}`);
-        this.logger.info({ dir: full, attempt, reason: outcome.reason }, 'PostgreSQL did not start; trying again');
-        await sleep(200 * attempt);
-      }
+      const started = await startWithRetries({
+        server: 'PostgreSQL',
+        dir: full,
+        state,
+        pinned: identity.port,
+        write: (next) => this.writeState(full, next),
+        start: async (next) => {
+          await this.clearStaleLock(full);
+          return this.startProcess(full, next, next.port);
+        },
+        maxAttempts: maxStartAttempts,
+        transient: transientStartFailures,
+        portTaken,
+        backoffMs: 200,
+        logger: this.logger,
+      });
+      return { pid: started.pid, port: started.state.port, state: started.state, started: true };
     });
   }
 
@@ -387,50 +343,27 @@ export class LocalServers {
     dir: string,
     state: InstanceState,
     port: number,
-  ): Promise<{ ok: true; pid: number } | { ok: false; reason: string; log: string }> {
+  ): Promise<StartOutcome> {
     const files = this.files(dir);
-    const log = await open(files.log, 'a', 0o600);
-    let child: ChildProcess;
-    let started: Promise<Error | undefined>;
-    try {
-      child = spawn(
-        this.binaries.postgres,
-        ['-D', files.data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-        {
-          cwd: files.data,
-          env: serverEnv(),
-          detached: true,
-          stdio: ['ignore', log.fd, log.fd],
-          ...(this.runAs ? { uid: this.runAs.uid, gid: this.runAs.gid } : {}),
-        },
-      );
-      // Listen before anything else is awaited: 'spawn' and 'error' come on the next tick.
-      started = new Promise<Error | undefined>((r) => {
-        child.once('spawn', () => r(undefined));
-        child.once('error', r);
-      });
-    } finally {
-      await log.close();
-    }
-    let exited: string | undefined;
-    child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
-    const spawnError = await started;
-    if (spawnError || child.pid === undefined) return { ok: false, reason: spawnError?.message ?? 'no pid', log: '' };
-    const pid = child.pid;
-    child.unref();
-    await writeText(files.pid, `${pid}\n`);
+    const started = await spawnDaemon({
+      program: this.binaries.postgres,
+      args: ['-D', files.data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      cwd: files.data,
+      logFile: files.log,
+      pidFile: files.pid,
+      runAs: this.runAs,
+    });
+    if ('error' in started) return { ok: false, reason: started.error, log: '' };
+    const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started a PostgreSQL server');
 
-    const readiness = await this.awaitReady(state, port, pid, () => exited);
-    if (readiness === 'ready') {
-      this.running.set(dir, { pid, port, child });
-      return { ok: true, pid };
-    }
-    if (readiness === 'timeout') {
-      await this.stopProcess(dir, { pid, port, child });
-      return { ok: false, reason: `the server did not accept connections within ${this.startTimeoutMs} ms`, log: await readTail(files.log, 4) };
-    }
-    return { ok: false, reason: `the server exited (${exited ?? 'gone'})`, log: await readTail(files.log, 4) };
+    const readiness = await this.awaitReady(state, port, pid, exited);
+    return this.settleStart(dir, { pid, port, child }, readiness, {
+      logFile: files.log,
+      exited,
+      timedOut: `the server did not accept connections within ${this.startTimeoutMs} ms`,
+      exitedAs: 'the server exited',
+    });
   }
 
   /**
@@ -442,87 +375,27 @@ export class LocalServers {
     port: number,
     pid: number,
     exited: () => string | undefined,
-  ): Promise<'ready' | 'gone' | 'timeout'> {
-    const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
-      if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
-      try {
-        await withClient({ ...superuserConfig(state, port), connectionTimeoutMillis: 2000 }, (c) => c.query('SELECT 1'));
-        return 'ready';
-      } catch {
-        // starting up, shutting down, or not listening yet
-      }
-      if (Date.now() >= deadline) return 'timeout';
-      await sleep(100);
-    }
+  ): Promise<Readiness> {
+    const probe = () =>
+      withClient({ ...superuserConfig(state, port), connectionTimeoutMillis: 2000 }, (c) => c.query('SELECT 1')).then(
+        () => true,
+        () => false, // starting up, shutting down, or not listening yet
+      );
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 100);
   }
 
   /** stopProcess asks for a fast shutdown, then an immediate one, then kills. */
-  private async stopProcess(dir: string, server: Running): Promise<void> {
-    for (const [signal, waitMs] of [
+  protected async stopLive(dir: string, server: Running): Promise<void> {
+    await this.stopTracked(dir, server, this.files(dir).pid, [
       ['SIGINT', 20_000],
       ['SIGQUIT', 5_000],
       ['SIGKILL', 5_000],
-    ] as const) {
-      try {
-        process.kill(server.pid, signal);
-      } catch {
-        break; // already gone
-      }
-      if (await waitForExit(server.pid, waitMs)) break;
-    }
-    this.running.delete(dir);
-    await rm(this.files(dir).pid, { force: true });
+    ]);
     this.logger.info({ dir, pid: server.pid }, 'stopped a PostgreSQL server');
   }
 
-  /** stop stops the instance's server if it runs; the data stays. */
-  async stop(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const live = await this.findPostmaster(full);
-      if (live) await this.stopProcess(full, live);
-    });
+  /** afterDelete logs a removed instance directory. */
+  protected override afterDelete(dir: string): void {
+    this.logger.info({ dir }, 'removed a PostgreSQL instance directory');
   }
-
-  /** remove stops the server and deletes the instance directory with all its data. */
-  async remove(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const live = await this.findPostmaster(full);
-      if (live) await this.stopProcess(full, live);
-      await rm(full, { recursive: true, force: true });
-      this.logger.info({ dir: full }, 'removed a PostgreSQL instance directory');
-    });
-  }
-
-  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
-  }
-
-  /** list returns the instances under the root (for discovery). */
-  async list(): Promise<{ dir: string; state: InstanceState }[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const found: { dir: string; state: InstanceState }[] = [];
-    for (const name of names.sort()) {
-      const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-      const state = await this.readState(dir).catch(() => undefined);
-      if (state) found.push({ dir, state });
-    }
-    return found;
-  }
-
-  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
-  trackedPids(): number[] {
-    return [...this.running.values()].map((r) => r.pid);
-  }
-}
-
-/** The environment of server processes: nothing of Conductor's own (tokens, PG* settings). */
-function serverEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
-  if (process.env.TZ) env.TZ = process.env.TZ;
-  return env;
 }

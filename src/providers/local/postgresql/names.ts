@@ -1,15 +1,13 @@
 /**
  * Deterministic names: what a claim's database and role are called on a shared server, and
- * where a dedicated instance keeps its files. Deterministic so that a repeated call after a
- * crash finds what an earlier call created.
+ * (re-exported from process/instance-names.ts) where a dedicated instance keeps its files.
+ * Deterministic so that a repeated call after a crash finds what an earlier call created.
  */
 import { createHash } from 'node:crypto';
 
 /** PostgreSQL truncates identifiers to 63 bytes (NAMEDATALEN - 1). */
 export const maxIdentifierLength = 63;
 const hashLength = 8;
-/** Keep directory names well under the usual 255-byte limit of a file name. */
-const maxDirectoryNameLength = 120;
 
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, hashLength);
@@ -31,18 +29,7 @@ export function claimIdentifier(namespace: string, name: string): string {
   return `${readable}_${shortHash(`${namespace}/${name}`)}`;
 }
 
-/**
- * instanceDirectoryName is the directory of a dedicated instance under the provider's data
- * directory: `<namespace>_<name>`. Kubernetes names contain no `_`, so the separator keeps
- * the mapping one-to-one (`a-b` + `c` and `a` + `b-c` stay apart); anything unexpected is
- * replaced, and very long names are cut and completed with a hash.
- */
-export function instanceDirectoryName(namespace: string, name: string): string {
-  const plain = `${namespace}_${name}`;
-  const safe = plain.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^\.+/, '-');
-  if (safe === plain && safe.length <= maxDirectoryNameLength) return safe;
-  return `${safe.slice(0, maxDirectoryNameLength - hashLength - 1)}-${shortHash(plain)}`;
-}
+export { instanceDirectoryName } from '../process/instance-names.js';
 
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const reservedRoles = new Set(['postgres', 'public', 'none', 'current_user', 'session_user', 'current_role']);

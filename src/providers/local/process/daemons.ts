@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { open, readFile, realpath, rm } from 'node:fs/promises';
 import type { RunAs } from './run-as.js';
-import { isAlive, processCommand, processDirectory, waitForExit, writeText } from './processes.js';
+import { isAlive, processCommand, processDirectory, sleep, waitForExit, writeText } from './processes.js';
 
 /** A DaemonLaunch says how to start one server process. */
 export interface DaemonLaunch {
@@ -37,11 +37,17 @@ export function daemonEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** A DaemonSpawnFailure says why a server process could not be spawned at all. */
+export interface DaemonSpawnFailure {
+  error: string;
+}
+
 /**
- * startDaemon spawns a detached process writing to `logFile` (appended) and records its pid
- * in `pidFile`. It resolves once the process is spawned, not once the server is ready.
+ * spawnDaemon spawns a detached process writing to `logFile` (appended) and records its pid
+ * in `pidFile`; when the program cannot be spawned it returns why instead of throwing. It
+ * resolves once the process is spawned, not once the server is ready.
  */
-export async function startDaemon(launch: DaemonLaunch): Promise<StartedDaemon> {
+export async function spawnDaemon(launch: DaemonLaunch): Promise<StartedDaemon | DaemonSpawnFailure> {
   const log = await open(launch.logFile, 'a', 0o600);
   let child: ChildProcess;
   let spawned: Promise<Error | undefined>;
@@ -64,12 +70,43 @@ export async function startDaemon(launch: DaemonLaunch): Promise<StartedDaemon> 
   let exited: string | undefined;
   child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
   const error = await spawned;
-  if (error || child.pid === undefined) {
-    throw new Error(`cannot start ${launch.program}: ${error?.message ?? 'no pid'}`);
-  }
+  if (error || child.pid === undefined) return { error: error?.message ?? 'no pid' };
   child.unref();
   await writeText(launch.pidFile, `${child.pid}\n`);
   return { pid: child.pid, child, exited: () => exited };
+}
+
+/**
+ * startDaemon is spawnDaemon for callers that treat a failed spawn as an error: it throws
+ * naming the program and the reason.
+ */
+export async function startDaemon(launch: DaemonLaunch): Promise<StartedDaemon> {
+  const started = await spawnDaemon(launch);
+  if ('error' in started) throw new Error(`cannot start ${launch.program}: ${started.error}`);
+  return started;
+}
+
+/** A Readiness is how a wait for a starting server ended. */
+export type Readiness = 'ready' | 'gone' | 'timeout';
+
+/**
+ * awaitDaemonReady polls `probe` until it reports the server ready, the process is gone
+ * (`exited` says so for a child; otherwise its pid is checked), or `timeoutMs` has passed.
+ */
+export async function awaitDaemonReady(
+  pid: number,
+  exited: () => string | undefined,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 50,
+): Promise<Readiness> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
+    if (await probe()) return 'ready';
+    if (Date.now() >= deadline) return 'timeout';
+    await sleep(intervalMs);
+  }
 }
 
 /** readPidFile reads a pid file, or returns undefined when there is no valid one. */
@@ -109,27 +146,36 @@ export async function findDaemon(pidFile: string, program: string, dir: string):
 }
 
 /** The default way to stop a server: ask, then insist. */
-export const defaultStopSignals: readonly (readonly [NodeJS.Signals, number])[] = [
+export const defaultStopSignals: StopSignals = [
   ['SIGTERM', 10_000],
   ['SIGKILL', 5_000],
 ];
+
+/** StopSignals are the signals that stop a server, each with how long to wait after it. */
+export type StopSignals = readonly (readonly [NodeJS.Signals, number])[];
+
+/**
+ * sendStopSignals sends each signal in turn, waiting up to its time for the process to
+ * exit; it reports whether the process is gone.
+ */
+export async function sendStopSignals(pid: number, signals: StopSignals = defaultStopSignals): Promise<boolean> {
+  for (const [signal, waitMs] of signals) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return true; // already gone
+    }
+    if (await waitForExit(pid, waitMs)) return true;
+  }
+  return false;
+}
 
 /**
  * stopDaemon sends each signal in turn, waiting up to its time for the process to exit;
  * it reports whether the process is gone, and removes `pidFile` when it is.
  */
-export async function stopDaemon(pid: number, pidFile?: string, signals = defaultStopSignals): Promise<boolean> {
-  let gone = !(await isAlive(pid));
-  for (const [signal, waitMs] of signals) {
-    if (gone) break;
-    try {
-      process.kill(pid, signal);
-    } catch {
-      gone = true; // already gone
-      break;
-    }
-    gone = await waitForExit(pid, waitMs);
-  }
+export async function stopDaemon(pid: number, pidFile?: string, signals: StopSignals = defaultStopSignals): Promise<boolean> {
+  const gone = !(await isAlive(pid)) || (await sendStopSignals(pid, signals));
   if (gone && pidFile) await rm(pidFile, { force: true });
   return gone;
 }

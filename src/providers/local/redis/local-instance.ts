@@ -15,16 +15,10 @@ import { formatRedisConnection, redisEndpointDetails } from './connection.js';
 import { defaultEvictionPolicy, localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type LocalRedisInstance } from './kinds.js';
 import type { RedisInstanceState, RedisServers, RedisSettings } from './local-servers.js';
 import { configureLocalRedis, localRedisMatcher } from './matchers.js';
+import { describeResource, resourceIdentity } from '../process/instance-names.js';
 
-function identity(resource: KObject): { namespace: string; name: string } {
-  const { namespace, name } = resource.metadata;
-  if (!namespace || !name) throw new Error('LocalRedisInstance lacks metadata.namespace or metadata.name: want both to place its data');
-  return { namespace, name };
-}
-
-function describe(resource: KObject): string {
-  return `LocalRedisInstance ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
-}
+const identity = (resource: KObject) => resourceIdentity('LocalRedisInstance', resource);
+const describe = (resource: KObject) => describeResource('LocalRedisInstance', resource);
 
 function settingsOf(resource: LocalRedisInstance): RedisSettings {
   return { evictionPolicy: resource.spec.evictionPolicy, maxMemory: resource.spec.maxMemory };

@@ -15,12 +15,12 @@
  * are detached so a Conductor restart does not take them down; `stopAll` stops those this
  * supervisor started or adopted.
  */
-import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { instanceDirectoryName } from '../postgresql/names.js';
-import { findDaemon, startDaemon, stopDaemon } from '../process/daemons.js';
-import { freePort, isAlive, KeyedMutex, waitForFreePort, readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import { awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
+import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import { keepPort, ProcessSupervisor, readStateFile, writeStateFile, type TrackedServer } from '../process/supervisor.js';
 import { configGet, generatePassword, withRedis, type RedisCommands } from './admin.js';
 import type { RedisBinary } from './binaries.js';
 import { defaultEvictionPolicy } from './kinds.js';
@@ -82,24 +82,16 @@ export function renderRedisConfig(state: RedisInstanceState, dataDir: string, se
 }
 
 /** A RedisServers supervises the dedicated redis-server processes of one provider. */
-export class RedisServers {
-  readonly root: string;
+export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedServer> {
   private readonly binary: RedisBinary;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
-  private readonly running = new Map<string, number>();
-  private readonly locks = new KeyedMutex();
 
   constructor(options: RedisServersOptions) {
-    this.root = resolve(options.root);
+    super(options.root, 'instance directory');
     this.binary = options.binary;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
-  }
-
-  /** dirFor is the directory of the instance for a resource. */
-  dirFor(namespace: string, name: string): string {
-    return join(this.root, instanceDirectoryName(namespace, name));
   }
 
   private files(dir: string) {
@@ -112,23 +104,10 @@ export class RedisServers {
     };
   }
 
-  private checkDir(dir: string): string {
-    const full = resolve(dir);
-    const rel = relative(this.root, full);
-    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`instance directory ${full} is not directly under ${this.root}`);
-    return full;
-  }
-
   /** readState reads instance.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<RedisInstanceState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.files(dir).state, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<RedisInstanceState>;
+    const parsed = await readStateFile<RedisInstanceState>(this.files(dir).state);
+    if (parsed === undefined) return undefined;
     if (typeof parsed.port !== 'number' || typeof parsed.password !== 'string') {
       throw new Error(`${this.files(dir).state} is not a valid instance state: want port and password`);
     }
@@ -136,28 +115,21 @@ export class RedisServers {
   }
 
   private async writeState(dir: string, state: RedisInstanceState): Promise<void> {
-    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`);
+    await writeStateFile(this.files(dir).state, state);
   }
 
-  /** A live server of this directory, adopted into `running` when an earlier Conductor started it. */
-  private async findServer(dir: string): Promise<number | undefined> {
-    const pid = await findDaemon(this.files(dir).pid, this.binary.path, this.files(dir).data);
-    if (pid === undefined) {
-      this.running.delete(dir);
-      return undefined;
-    }
-    if (!this.running.has(dir)) this.logger.info({ dir, pid }, 'adopted a running Redis server');
-    this.running.set(dir, pid);
-    return pid;
+  /** A live server of this directory, tracked from now on when an earlier Conductor started it. */
+  protected findLive(dir: string): Promise<TrackedServer | undefined> {
+    const daemon = { pidFile: this.files(dir).pid, program: this.binary.path, cwd: this.files(dir).data };
+    return this.findTrackedDaemon(dir, daemon, (pid) => ({ pid }), (pid) => this.logger.info({ dir, pid }, 'adopted a running Redis server'));
   }
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
   async status(dir: string): Promise<RedisInstanceStatus> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) return { provisioned: false, running: false };
-      const pid = await this.findServer(full);
+      const pid = (await this.findLive(full))?.pid;
       return { provisioned: true, running: pid !== undefined, pid, port: state.port, state };
     });
   }
@@ -167,18 +139,15 @@ export class RedisServers {
     return withRedis({ host: '127.0.0.1', port: state.port, password: state.password }, fn);
   }
 
-  private async ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<RedisInstanceState> {
-    const existing = await this.readState(dir);
-    if (existing) return existing;
-    const state: RedisInstanceState = {
+  private ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<RedisInstanceState> {
+    const create = (port: number): RedisInstanceState => ({
       namespace,
       name,
-      port: wantedPort ?? (await freePort()),
+      port,
       password: generatePassword(),
       createdAt: new Date().toISOString(),
-    };
-    await this.writeState(dir, state);
-    return state;
+    });
+    return this.readOrCreateState(dir, wantedPort, create, (d, state) => this.writeState(d, state));
   }
 
   /**
@@ -191,12 +160,11 @@ export class RedisServers {
     identity: { namespace: string; name: string; port?: number },
     settings: RedisSettings,
   ): Promise<{ pid: number; port: number; state: RedisInstanceState; started: boolean }> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const files = this.files(full);
       await mkdir(files.data, { recursive: true, mode: 0o700 });
       let state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
-      const live = await this.findServer(full);
+      const live = (await this.findLive(full))?.pid;
       if (live !== undefined) {
         if (identity.port === undefined || identity.port === state.port) {
           if ((await this.awaitReady(state, live, () => undefined)) === 'ready') {
@@ -207,18 +175,14 @@ export class RedisServers {
         await this.stopServer(full, live); // not answering, or a pinned port changed: start again
       }
       for (let attempt = 1; ; attempt++) {
-        let port = identity.port ?? state.port;
-        if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
-        if (port !== state.port) {
-          state = { ...state, port };
-          await this.writeState(full, state);
-        }
+        state = await keepPort(state, identity.port, (next) => this.writeState(full, next));
+        const port = state.port;
         await writeFileAtomic(files.config, renderRedisConfig(state, files.data, settings));
         const started = await startDaemon({ program: this.binary.path, args: [files.config], cwd: files.data, logFile: files.log, pidFile: files.pid });
         this.logger.info({ dir: full, pid: started.pid, port }, 'started a Redis server');
         const readiness = await this.awaitReady(state, started.pid, started.exited);
         if (readiness === 'ready') {
-          this.running.set(full, started.pid);
+          this.track(full, { pid: started.pid });
           return { pid: started.pid, port, state, started: true };
         }
         if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
@@ -252,8 +216,7 @@ export class RedisServers {
    * password, which ensureRunning restarts with the stored configuration.
    */
   async rotatePassword(dir: string, password: string, settings: RedisSettings): Promise<RedisInstanceState> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) throw new Error(`no Redis instance in ${full}`);
       await this.withServer(state, (r) => r.send(['CONFIG', 'SET', 'requirepass', password]));
@@ -277,68 +240,27 @@ export class RedisServers {
   }
 
   /** awaitReady polls until the server answers PING with its password, exits, or time runs out. */
-  private async awaitReady(state: RedisInstanceState, pid: number, exited: () => string | undefined): Promise<'ready' | 'gone' | 'timeout'> {
-    const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
-      if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
-      try {
-        if ((await withRedis({ host: '127.0.0.1', port: state.port, password: state.password, connectTimeoutMs: 1000 }, (r) => r.send(['PING']))) === 'PONG') {
-          return 'ready';
-        }
-      } catch {
-        // starting up, or not listening yet
-      }
-      if (Date.now() >= deadline) return 'timeout';
-      await sleep(50);
-    }
+  private awaitReady(state: RedisInstanceState, pid: number, exited: () => string | undefined): Promise<Readiness> {
+    const probe = () =>
+      withRedis({ host: '127.0.0.1', port: state.port, password: state.password, connectTimeoutMs: 1000 }, (r) => r.send(['PING'])).then(
+        (reply) => reply === 'PONG',
+        () => false, // starting up, or not listening yet
+      );
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs);
   }
 
   private async stopServer(dir: string, pid: number): Promise<void> {
     await stopDaemon(pid, this.files(dir).pid);
-    this.running.delete(dir);
+    this.forget(dir);
     this.logger.info({ dir, pid }, 'stopped a Redis server');
   }
 
-  /** stop stops the instance's server if it runs; the data stays. */
-  async stop(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const pid = await this.findServer(full);
-      if (pid !== undefined) await this.stopServer(full, pid);
-    });
+  protected stopLive(dir: string, server: TrackedServer): Promise<void> {
+    return this.stopServer(dir, server.pid);
   }
 
-  /** remove stops the server and deletes the instance directory with all its data. */
-  async remove(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const pid = await this.findServer(full);
-      if (pid !== undefined) await this.stopServer(full, pid);
-      await rm(full, { recursive: true, force: true });
-      this.logger.info({ dir: full }, 'removed a Redis instance directory');
-    });
-  }
-
-  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
-  }
-
-  /** list returns the instances under the root (for discovery). */
-  async list(): Promise<{ dir: string; state: RedisInstanceState }[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const found: { dir: string; state: RedisInstanceState }[] = [];
-    for (const name of names.sort()) {
-      const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-      const state = await this.readState(dir).catch(() => undefined);
-      if (state) found.push({ dir, state });
-    }
-    return found;
-  }
-
-  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
-  trackedPids(): number[] {
-    return [...this.running.values()];
+  /** afterDelete logs a removed instance directory. */
+  protected override afterDelete(dir: string): void {
+    this.logger.info({ dir }, 'removed a Redis instance directory');
   }
 }

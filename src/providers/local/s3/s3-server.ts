@@ -26,16 +26,10 @@ import { configureS3Server, matchS3Server } from './matchers.js';
 import { bucketName } from './names.js';
 import type { S3Admin } from './s3-admin.js';
 import { endpointFor, type S3Servers } from './s3-servers.js';
+import { describeResource, resourceIdentity } from '../process/instance-names.js';
 
-function identity(resource: KObject): { namespace: string; name: string } {
-  const { namespace, name } = resource.metadata;
-  if (!namespace || !name) throw new Error('S3Server lacks metadata.namespace or metadata.name: want both to place its files');
-  return { namespace, name };
-}
-
-function describe(resource: KObject): string {
-  return `S3Server ${resource.metadata.namespace ?? ''}/${resource.metadata.name ?? ''}`;
-}
+const identity = (resource: KObject) => resourceIdentity('S3Server', resource, 'its files');
+const describe = (resource: KObject) => describeResource('S3Server', resource);
 
 function claimRefOf(claim: KObject): ClaimRef {
   const { namespace, name, uid } = claim.metadata;

@@ -13,13 +13,14 @@
  * data directory), the chosen port is kept across restarts. Processes are detached so a
  * Conductor restart does not take them down; `stopAll` stops those it started or adopted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { instanceDirectoryName } from '../postgresql/names.js';
-import { freePort, isAlive, KeyedMutex, waitForFreePort, processCommand, readTail, sleep, waitForExit, writeFileAtomic, writeText } from '../process/processes.js';
+import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
+import { isAlive, processCommand, readTail } from '../process/processes.js';
+import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { s3rverKeyPair } from './kinds.js';
 import { S3Admin } from './s3-admin.js';
 
@@ -89,53 +90,32 @@ export function endpointFor(port: number): string {
   return `http://127.0.0.1:${port}`;
 }
 
-export class S3Servers {
-  readonly root: string;
+export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   readonly program: S3rverProgram;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
-  private readonly running = new Map<string, Running>();
-  private readonly locks = new KeyedMutex();
 
   constructor(options: S3ServersOptions) {
-    this.root = resolve(options.root);
+    super(options.root, 'S3 server directory');
     this.program = options.program;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
-  }
-
-  /** dirFor is the directory of the server for a resource. */
-  dirFor(namespace: string, name: string): string {
-    return join(this.root, instanceDirectoryName(namespace, name));
   }
 
   private files(dir: string) {
     return { state: join(dir, 'server.json'), data: join(dir, 'data'), pid: join(dir, 's3rver.pid'), log: join(dir, 's3rver.log') };
   }
 
-  private checkDir(dir: string): string {
-    const full = resolve(dir);
-    const rel = relative(this.root, full);
-    if (rel === '' || rel.startsWith('..') || rel.includes(sep)) throw new Error(`S3 server directory ${full} is not directly under ${this.root}`);
-    return full;
-  }
-
   /** readState reads server.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<ServerState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.files(dir).state, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<ServerState>;
+    const parsed = await readStateFile<ServerState>(this.files(dir).state);
+    if (parsed === undefined) return undefined;
     if (typeof parsed.port !== 'number') throw new Error(`${this.files(dir).state} is not a valid S3 server state: want a port`);
     return parsed as ServerState;
   }
 
   private async writeState(dir: string, state: ServerState): Promise<void> {
-    await writeFileAtomic(this.files(dir).state, `${JSON.stringify(state, null, 2)}\n`, 0o600);
+    await writeStateFile(this.files(dir).state, state);
   }
 
   /** isS3rverOf checks that pid is a live s3rver serving `data`. */
@@ -148,23 +128,29 @@ export class S3Servers {
 
   /** The live server of a directory: the one tracked, or one its pid file points at. */
   private async findServer(dir: string, state: ServerState): Promise<Running | undefined> {
-    const tracked = this.running.get(dir);
-    if (tracked && (await isAlive(tracked.pid))) return tracked;
-    this.running.delete(dir);
-    const pid = Number((await readFile(this.files(dir).pid, 'utf8').catch(() => '')).trim());
-    if (!(await this.isS3rverOf(pid, this.files(dir).data))) return undefined;
-    const argv = (await processCommand(pid)) ?? [];
-    const portArg = Number(argv[argv.indexOf('--port') + 1]);
-    const adopted: Running = { pid, port: Number.isInteger(portArg) && portArg > 0 ? portArg : state.port };
-    this.running.set(dir, adopted);
-    this.logger.info({ dir, pid, port: adopted.port }, 'adopted a running s3rver');
-    return adopted;
+    const tracked = await this.trackedAlive(dir);
+    if (tracked) return tracked;
+    return this.adoptOrNull(
+      dir,
+      [this.files(dir).pid],
+      async (pid) => {
+        if (!(await this.isS3rverOf(pid, this.files(dir).data))) return undefined;
+        const argv = (await processCommand(pid)) ?? [];
+        const portArg = Number(argv[argv.indexOf('--port') + 1]);
+        return { pid, port: Number.isInteger(portArg) && portArg > 0 ? portArg : state.port };
+      },
+      ({ pid, port }) => this.logger.info({ dir, pid, port }, 'adopted a running s3rver'),
+    );
+  }
+
+  /** liveFor is the live server of a directory; without a state only a tracked one counts. */
+  private async liveFor(dir: string, state: ServerState | undefined): Promise<Running | undefined> {
+    return state ? this.findServer(dir, state) : this.tracked(dir);
   }
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
   async status(dir: string): Promise<S3ServerStatus> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const state = await this.readState(full);
       if (!state) return { provisioned: false, running: false };
       const live = await this.findServer(full, state);
@@ -185,147 +171,80 @@ export class S3Servers {
     dir: string,
     identity: { namespace: string; name: string; port?: number },
   ): Promise<{ pid: number; port: number; started: boolean }> {
-    const full = this.checkDir(dir);
-    return this.locks.run(full, async () => {
+    return this.locked(dir, async (full) => {
       const files = this.files(full);
       await mkdir(files.data, { recursive: true, mode: 0o700 });
-      let state = await this.readState(full);
-      if (!state) {
-        state = { namespace: identity.namespace, name: identity.name, port: identity.port ?? (await freePort()), createdAt: new Date().toISOString() };
-        await this.writeState(full, state);
-      }
+      const create = (port: number): ServerState => ({ namespace: identity.namespace, name: identity.name, port, createdAt: new Date().toISOString() });
+      const state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
       const live = await this.findServer(full, state);
       if (live && (identity.port === undefined || identity.port === live.port)) {
         if (await this.awaitReady(live.port, live.pid, () => undefined)) return { pid: live.pid, port: live.port, started: false };
         throw new Error(`s3rver in ${full} (pid ${live.pid}) runs but does not answer on port ${live.port}`);
       }
-      if (live) await this.stopProcess(full, live);
-      for (let attempt = 1; ; attempt++) {
-        let port: number = identity.port ?? state.port;
-        if (identity.port === undefined && !(await waitForFreePort(port))) port = await freePort();
-        if (port !== state.port) {
-          state = { ...state, port };
-          await this.writeState(full, state);
-        }
-        const outcome = await this.startProcess(full, port);
-        if (outcome.ok) return { pid: outcome.pid, port, started: true };
-        const retry = attempt < maxStartAttempts && identity.port === undefined && /EADDRINUSE/.test(outcome.log);
-        if (!retry) throw new Error(`s3rver in ${full} did not start: ${outcome.reason}${outcome.log ? `; log: ${outcome.log}` : ''}`);
-        await sleep(100 * attempt);
-      }
+      if (live) await this.stopLive(full, live);
+      const started = await startWithRetries({
+        server: 's3rver',
+        dir: full,
+        state,
+        pinned: identity.port,
+        write: (next) => this.writeState(full, next),
+        start: (next) => this.startProcess(full, next.port),
+        maxAttempts: maxStartAttempts,
+        portTaken: /EADDRINUSE/,
+        backoffMs: 100,
+      });
+      return { pid: started.pid, port: started.state.port, started: true };
     });
   }
 
-  private async startProcess(dir: string, port: number): Promise<{ ok: true; pid: number } | { ok: false; reason: string; log: string }> {
+  private async startProcess(dir: string, port: number): Promise<StartOutcome> {
     const files = this.files(dir);
-    const log = await open(files.log, 'a', 0o600);
-    let child: ChildProcess;
-    let spawned: Promise<Error | undefined>;
-    try {
-      const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--silent', '--no-vhost-buckets'];
-      child = spawn(this.program.node, args, { cwd: dir, env: serverEnv(), detached: true, stdio: ['ignore', log.fd, log.fd] });
-      spawned = new Promise<Error | undefined>((r) => {
-        child.once('spawn', () => r(undefined));
-        child.once('error', r);
-      });
-    } finally {
-      await log.close();
-    }
-    let exited: string | undefined;
-    child.once('exit', (code, signal) => (exited = signal ?? `exit ${code}`));
-    const spawnError = await spawned;
-    if (spawnError || child.pid === undefined) return { ok: false, reason: spawnError?.message ?? 'no pid', log: '' };
-    const pid = child.pid;
-    child.unref();
-    await writeText(files.pid, `${pid}\n`);
+    const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--silent', '--no-vhost-buckets'];
+    const started = await spawnDaemon({ program: this.program.node, args, cwd: dir, env: serverEnv(), logFile: files.log, pidFile: files.pid });
+    if ('error' in started) return { ok: false, reason: started.error, log: '' };
+    const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started s3rver');
-    if (await this.awaitReady(port, pid, () => exited)) {
-      this.running.set(dir, { pid, port, child });
+    if (await this.awaitReady(port, pid, exited)) {
+      this.track(dir, { pid, port, child });
       return { ok: true, pid };
     }
-    const gone = exited !== undefined || !(await isAlive(pid));
-    if (!gone) await this.stopProcess(dir, { pid, port, child });
-    const reason = gone ? `the process exited (${exited ?? 'gone'})` : `it did not answer within ${this.startTimeoutMs} ms`;
+    const gone = exited() !== undefined || !(await isAlive(pid));
+    if (!gone) await this.stopLive(dir, { pid, port, child });
+    const reason = gone ? `the process exited (${exited() ?? 'gone'})` : `it did not answer within ${this.startTimeoutMs} ms`;
     return { ok: false, reason, log: await readTail(files.log, 4) };
   }
 
   /** awaitReady polls until the server answers S3 requests (true), or it is gone or time runs out (false). */
   private async awaitReady(port: number, pid: number, exited: () => string | undefined): Promise<boolean> {
-    const deadline = Date.now() + this.startTimeoutMs;
     const admin = this.admin(port, 'us-east-1');
-    for (;;) {
-      if (exited() !== undefined || !(await isAlive(pid))) return false;
-      try {
-        await admin.listBuckets();
-        return true;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() >= deadline) return false;
-      await sleep(50);
-    }
+    const probe = () =>
+      admin.listBuckets().then(
+        () => true,
+        () => false, // not listening yet
+      );
+    return (await awaitDaemonReady(pid, exited, probe, this.startTimeoutMs)) === 'ready';
   }
 
-  private async stopProcess(dir: string, server: Running): Promise<void> {
-    for (const [signal, waitMs] of [
+  protected async stopLive(dir: string, server: Running): Promise<void> {
+    await this.stopTracked(dir, server, this.files(dir).pid, [
       ['SIGTERM', 5_000],
       ['SIGKILL', 5_000],
-    ] as const) {
-      try {
-        process.kill(server.pid, signal);
-      } catch {
-        break; // already gone
-      }
-      if (await waitForExit(server.pid, waitMs)) break;
-    }
-    this.running.delete(dir);
-    await rm(this.files(dir).pid, { force: true });
+    ]);
     this.logger.info({ dir, pid: server.pid }, 'stopped s3rver');
   }
 
-  /** stop stops the server if it runs; its data stays. */
-  async stop(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const state = await this.readState(full);
-      const live = state ? await this.findServer(full, state) : this.running.get(full);
-      if (live) await this.stopProcess(full, live);
-    });
+  protected async findLive(dir: string): Promise<Running | undefined> {
+    return this.liveFor(dir, await this.readState(dir));
   }
 
-  /** remove stops the server and deletes its directory with every bucket. */
-  async remove(dir: string): Promise<void> {
-    const full = this.checkDir(dir);
-    await this.locks.run(full, async () => {
-      const state = await this.readState(full).catch(() => undefined);
-      const live = state ? await this.findServer(full, state) : this.running.get(full);
-      if (live) await this.stopProcess(full, live);
-      await rm(full, { recursive: true, force: true });
-      this.logger.info({ dir: full }, 'removed an S3 server directory');
-    });
+  /** findForRemoval tolerates an unreadable server.json: the directory goes anyway. */
+  protected override async findForRemoval(dir: string): Promise<Running | undefined> {
+    return this.liveFor(dir, await this.readState(dir).catch(() => undefined));
   }
 
-  /** stopAll stops every server this supervisor started or adopted (on shutdown). */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
-  }
-
-  /** list returns the servers under the root (for discovery). */
-  async list(): Promise<{ dir: string; state: ServerState }[]> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    const found: { dir: string; state: ServerState }[] = [];
-    for (const name of names.sort()) {
-      const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
-      const state = await this.readState(dir).catch(() => undefined);
-      if (state) found.push({ dir, state });
-    }
-    return found;
-  }
-
-  /** trackedPids lists the servers currently tracked (for tests and diagnostics). */
-  trackedPids(): number[] {
-    return [...this.running.values()].map((r) => r.pid);
+  /** afterDelete logs a removed server directory. */
+  protected override afterDelete(dir: string): void {
+    this.logger.info({ dir }, 'removed an S3 server directory');
   }
 }
 
