@@ -63,9 +63,12 @@ describe('CRDs on the API server', () => {
     }
   });
 
-  test('installing again is harmless: the CRDs stay Established and owned by the conductor apply manager', async () => {
+  test('installing again is harmless and writes nothing: the CRDs stay Established and owned by the conductor apply manager', async () => {
+    const before = server.store.currentRevision();
     const result = await installCrds(server.client);
     assert.deepEqual(result.names, allCrds().map((c) => c.metadata.name));
+    assert.deepEqual(result.applied, [], 'unchanged definitions are not applied again');
+    assert.equal(server.store.currentRevision(), before, 'no write at all');
     for (const name of result.names) {
       const crd = await server.client.get(builtinRefs.customresourcedefinitions, name);
       assert.ok(crdEstablished(crd));
@@ -77,7 +80,8 @@ describe('CRDs on the API server', () => {
   test('installing repairs a CRD someone changed', async () => {
     const name = mysqlInstanceKind.crdName;
     await server.client.patch(builtinRefs.customresourcedefinitions, name, 'merge', { spec: { names: { shortNames: ['my'] } } }, { fieldManager: 'someone' });
-    await installCrds(server.client);
+    const result = await installCrds(server.client);
+    assert.deepEqual(result.applied, [name], 'only the changed CRD is applied again');
     const crd = await server.client.get(builtinRefs.customresourcedefinitions, name);
     assert.deepEqual((crd.spec as { names: { shortNames: string[] } }).names.shortNames, ['mysql']);
   });

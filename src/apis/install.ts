@@ -3,6 +3,7 @@
  * or over HTTP, or a real cluster) with server-side apply, then waits until every one is
  * Established, i.e. its kind is served.
  */
+import { createHash } from 'node:crypto';
 import type { KObject } from '../machinery/object.js';
 import { isPlainObject } from '../machinery/object.js';
 import { builtinRefs, type Client, type WatchHandle } from '../client/types.js';
@@ -25,6 +26,8 @@ export interface InstallCrdsOptions {
 export interface InstallCrdsResult {
   /** The CRD names, in install order. */
   names: string[];
+  /** The CRDs that were written (new or changed definitions); the others were current. */
+  applied: string[];
   durationMs: number;
 }
 
@@ -49,8 +52,21 @@ export async function installCrds(client: Client, opts: InstallCrdsOptions = {})
   const log = opts.logger ?? silentLogger;
   const names = crds.map((c) => c.metadata.name!);
 
+  // CRDs this definition was already applied as (same hash) and that are served are left as
+  // they are: a restart of the same version writes nothing.
+  const current = new Map((await client.list(ref)).items.map((c) => [c.metadata.name!, c]));
+  const stamped = crds.map(withDefinitionHash);
+  const changed = stamped.filter((crd) => {
+    const have = current.get(crd.metadata.name!);
+    return (
+      !have ||
+      !crdEstablished(have) ||
+      have.metadata.annotations?.[DEFINITION_HASH_ANNOTATION] !== crd.metadata.annotations?.[DEFINITION_HASH_ANNOTATION] ||
+      specChangedByOthers(have, fieldManager)
+    );
+  });
   const applied = await Promise.all(
-    crds.map(async (crd) => {
+    changed.map(async (crd) => {
       try {
         return await client.patch(ref, crd.metadata.name!, 'apply', withCleanupFinalizer(crd), { fieldManager, force: true });
       } catch (err) {
@@ -62,8 +78,26 @@ export async function installCrds(client: Client, opts: InstallCrdsOptions = {})
   if (pending.size > 0) await waitEstablished(client, pending, opts.timeoutMs ?? 30_000);
 
   const durationMs = performance.now() - started;
-  log.info({ crds: names.length, durationMs: Math.round(durationMs) }, 'installed CRDs');
-  return { names, durationMs };
+  log.info({ crds: names.length, applied: changed.length, durationMs: Math.round(durationMs) }, 'installed CRDs');
+  return { names, applied: changed.map((c) => c.metadata.name!), durationMs };
+}
+
+/**
+ * The annotation holding a hash of the definition a CRD was last applied from, so an
+ * unchanged definition is not applied again (unless someone else changed its spec).
+ */
+export const DEFINITION_HASH_ANNOTATION = 'conductor.io/definition-hash';
+
+/** Whether a manager other than ours owns part of the CRD's spec: someone changed it by hand, so apply again. */
+function specChangedByOthers(crd: KObject, ours: string): boolean {
+  return (crd.metadata.managedFields ?? []).some(
+    (m) => m.manager !== ours && !m.subresource && isPlainObject(m.fieldsV1) && 'f:spec' in m.fieldsV1,
+  );
+}
+
+function withDefinitionHash(crd: KObject): KObject {
+  const hash = createHash('sha256').update(JSON.stringify(crd)).digest('hex').slice(0, 16);
+  return { ...crd, metadata: { ...crd.metadata, annotations: { ...(crd.metadata.annotations ?? {}), [DEFINITION_HASH_ANNOTATION]: hash } } };
 }
 
 /**

@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { openSqliteStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
@@ -26,7 +27,7 @@ import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
-import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
+import type { RunningConductorControllers } from '../controllers/conductor.js';
 import { claimKinds, concreteKinds, installCrds } from '../apis/index.js';
 import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
@@ -83,6 +84,14 @@ const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-nod
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const log = opts.logger;
+  // How long each start-up step took, logged once the server is ready.
+  const steps: Record<string, number> = {};
+  let stepStart = performance.now();
+  const step = (name: string) => {
+    const now = performance.now();
+    steps[name] = Math.round(now - stepStart);
+    stepStart = now;
+  };
   const dataDir = resolve(opts.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
@@ -92,11 +101,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     compactionIntervalMs: opts.compactionIntervalMs,
     logger: log.child({ component: 'store' }),
   });
+  step('store');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
   const auditLog = opts.auditLog ? await AuditLog.toFile(resolve(opts.auditLog), { logger: log.child({ component: 'audit' }) }) : undefined;
   const pki = await ensurePki(dataDir, opts.host);
   const admin = await ensureAdminCredentials(dataDir, pki);
+  step('keys and certificates');
 
   const registry = new ResourceRegistry();
   registry.replaceSource('builtin', builtinResourceTypes());
@@ -116,6 +127,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Client certificates, the admin token, the token file and ServiceAccount tokens (see authn-api).
   const authn = await setupAuthentication({ dataDir, registry, rest, adminToken: admin.token, tokenFile: opts.tokenFile });
   registry.replaceSource('authentication', authn.resourceTypes);
+  step('authentication');
 
   let ready = false;
   let serverUrl = '';
@@ -140,14 +152,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
 
   await bootstrapNamespaces(rest, registry);
+  step('namespaces');
   const crdType = registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
   const crds = new CrdRegistrar(registry, rest, crdType, objectMetaSchema, log.child({ component: 'crd' }));
   await crds.start();
+  step('crd registrar');
 
   const client = new LoopbackClient(registry, rest, authorizer, { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] }, 'conductor-controller', { bookmarkIntervalMs: opts.bookmarkIntervalMs });
   const controllers = await startCoreControllers(client, registry, log);
+  step('core controllers');
   await installCrds(client, { logger: log.child({ component: 'apis' }) });
+  step('conductor crds');
   await authz.start(client, { claimGroups: claimKinds.map((k) => k.group), concreteGroups: concreteKinds.map((k) => k.group) }, { logger: log.child({ component: 'rbac' }) });
+  step('rbac');
 
   const server: Server = createServer(
     { ...tlsServerOptions(pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
@@ -173,7 +190,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     clientCertPem: admin.certPem,
     clientKeyPem: admin.keyPem,
   });
+  step('listen');
   ready = true;
+  log.debug({ steps }, 'start-up steps (ms)');
 
   // Storage migration: Secrets still under an older key (or plain, from before encryption)
   // are rewritten under the primary key in the background.
@@ -193,7 +212,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const conductorStarting =
     opts.controllers === false
       ? Promise.resolve()
-      : startConductorControllers(client, { dataDir, logger: log.child({ component: 'controllers' }), pollIntervalMs: opts.pollIntervalMs })
+      : // Loaded only now: the providers' modules (database clients and more) are not needed to serve.
+        import('../controllers/conductor.js')
+          .then(({ startConductorControllers }) =>
+            startConductorControllers(client, { dataDir, logger: log.child({ component: 'controllers' }), pollIntervalMs: opts.pollIntervalMs }),
+          )
           .then((c) => {
             conductor = c;
           })
