@@ -41,6 +41,7 @@ import { endpointDetails, endpointFromDetails, formatMySqlConnection } from './c
 import { localDatabaseGroup, localDatabaseVersion, mysqlInstanceClaim, mysqlSecretKeys, type MySQLServer } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
+import { readAdminCredentials } from '../process/admin-credentials.js';
 
 const defaultPort = 3306;
 
@@ -200,17 +201,11 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
 /** The connector reads the admin credentials the controller took from the referenced Secret. */
 export const mysqlServerConnector: Connector<MySQLServer> = {
   async connect(resource: MySQLServer, context: ConnectContext): Promise<MySQLServerClient> {
-    const ref = resource.spec.adminCredentialsSecretRef;
-    const usernameKey = ref?.usernameKey || 'username';
-    const passwordKey = ref?.passwordKey || 'password';
-    const credentials = context.credentials ?? {};
-    const username = credentials[usernameKey];
-    const password = credentials[passwordKey];
-    if (!username || password === undefined) {
-      const missing = [!username && usernameKey, password === undefined && passwordKey].filter(Boolean).join(' and ');
-      throw new Error(`${describe(resource)}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${missing}`);
-    }
-    return new MySQLServerClient({ username, password });
+    const { username, password } = readAdminCredentials(describe(resource), resource.spec.adminCredentialsSecretRef, context, {
+      usernameRequired: true,
+      emptyPasswordAllowed: true,
+    });
+    return new MySQLServerClient({ username: username!, password });
   },
 };
 

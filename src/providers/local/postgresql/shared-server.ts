@@ -23,6 +23,7 @@ import { endpointDetails, endpointFromDetails, formatPostgresConnection, type Po
 import { localDatabaseGroup, localDatabaseVersion, postgresqlInstanceClaim, postgresqlSecretKeys, type PostgreSQLServer, type SslMode } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
+import { readAdminCredentials } from '../process/admin-credentials.js';
 
 const defaultPort = 5432;
 
@@ -161,17 +162,11 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
 /** The connector reads the admin credentials the controller took from the referenced Secret. */
 export const sharedServerConnector: Connector<PostgreSQLServer> = {
   async connect(resource: PostgreSQLServer, context: ConnectContext): Promise<SharedServerClient> {
-    const ref = resource.spec.adminCredentialsSecretRef;
-    const usernameKey = ref?.usernameKey || 'username';
-    const passwordKey = ref?.passwordKey || 'password';
-    const credentials = context.credentials ?? {};
-    const username = credentials[usernameKey];
-    const password = credentials[passwordKey];
-    if (!username || !password) {
-      const missing = [!username && usernameKey, !password && passwordKey].filter(Boolean).join(' and ');
-      throw new Error(`${describe(resource)}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${missing}`);
-    }
-    return new SharedServerClient({ username, password });
+    const { username, password } = readAdminCredentials(describe(resource), resource.spec.adminCredentialsSecretRef, context, {
+      usernameRequired: true,
+      emptyPasswordAllowed: false,
+    });
+    return new SharedServerClient({ username: username!, password });
   },
 };
 

@@ -24,6 +24,7 @@ import { aclUsers, canLogIn, deleteAclUser, deleteKeysByPrefix, derivePassword, 
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
 import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type ClaimRefLike, type RedisServer } from './kinds.js';
 import { configureRedisServer, matchRedisServer } from './matchers.js';
+import { readAdminCredentials } from '../process/admin-credentials.js';
 
 const defaultPort = 6379;
 
@@ -173,13 +174,10 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
 /** The connector reads the admin credentials the controller took from the referenced Secret. */
 export const redisServerConnector: Connector<RedisServer> = {
   async connect(resource: RedisServer, context: ConnectContext): Promise<RedisServerClient> {
-    const ref = resource.spec.adminCredentialsSecretRef;
-    const credentials = context.credentials ?? {};
-    const password = credentials[ref?.passwordKey || 'password'];
-    if (!password) {
-      throw new Error(`${describe(resource)}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${ref?.passwordKey || 'password'}`);
-    }
-    const username = credentials[ref?.usernameKey || 'username'] || undefined;
+    const { username, password } = readAdminCredentials(describe(resource), resource.spec.adminCredentialsSecretRef, context, {
+      usernameRequired: false,
+      emptyPasswordAllowed: false,
+    });
     return new RedisServerClient({ username, password });
   },
 };
