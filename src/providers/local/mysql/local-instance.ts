@@ -5,16 +5,11 @@
  * reconciler repairs it; delete stops it and removes its directory; scrub empties its
  * database and rotates the application password so the next claim gets a clean instance.
  */
-import { basename } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
 import type {
   ConcreteKind,
   Connector,
-  DiscoveredResource,
-  ExternalClient,
-  ExternalCreation,
   ExternalObservation,
-  ExternalUpdate,
 } from '../../spi.js';
 import { endSessions, ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withConnection, type Share } from './admin.js';
 import type { MariaDbBinaries } from './binaries.js';
@@ -33,6 +28,7 @@ import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, userNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
+import { DedicatedInstanceClient } from '../process/dedicated-instance.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalMySQLInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalMySQLInstance', resource);
@@ -43,15 +39,12 @@ export function instanceShare(resource: LocalMySQLInstance): Share {
 }
 
 /** A LocalMySQLInstanceClient manages the dedicated MariaDB servers of one provider. */
-export class LocalMySQLInstanceClient implements ExternalClient<LocalMySQLInstance> {
+export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQLInstance, MariaDbServers> {
   constructor(
-    private readonly servers: MariaDbServers,
+    servers: MariaDbServers,
     private readonly binaries: MariaDbBinaries,
-  ) {}
-
-  private dir(resource: LocalMySQLInstance): string {
-    const { namespace, name } = identity(resource);
-    return this.servers.dirFor(namespace, name);
+  ) {
+    super(servers, 'LocalMySQLInstance');
   }
 
   private validate(resource: LocalMySQLInstance): void {
@@ -104,7 +97,7 @@ export class LocalMySQLInstanceClient implements ExternalClient<LocalMySQLInstan
   }
 
   /** ensure makes the instance exist, run and hold the application user and database. */
-  private async ensure(resource: LocalMySQLInstance) {
+  protected async ensure(resource: LocalMySQLInstance) {
     this.validate(resource);
     const dir = this.dir(resource);
     const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
@@ -114,20 +107,6 @@ export class LocalMySQLInstanceClient implements ExternalClient<LocalMySQLInstan
       throw new Error(`cannot create the application user and database in ${describe(resource)}: ${(err as Error).message}`);
     }
     return { dir, details: this.details(resource, state, port) };
-  }
-
-  async create(resource: LocalMySQLInstance): Promise<ExternalCreation> {
-    const { dir, details } = await this.ensure(resource);
-    return { externalName: basename(dir), connectionDetails: details };
-  }
-
-  async update(resource: LocalMySQLInstance): Promise<ExternalUpdate> {
-    const { details } = await this.ensure(resource);
-    return { connectionDetails: details };
-  }
-
-  async delete(resource: LocalMySQLInstance): Promise<void> {
-    await this.servers.remove(this.dir(resource));
   }
 
   /**
@@ -149,16 +128,6 @@ export class LocalMySQLInstanceClient implements ExternalClient<LocalMySQLInstan
     });
   }
 
-  /** discover lists the instance directories on this machine. */
-  async discover(): Promise<DiscoveredResource[]> {
-    return (await this.servers.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir },
-    }));
-  }
 }
 
 /** localMySQLInstanceKind builds the LocalMySQLInstance kind around a supervisor. */

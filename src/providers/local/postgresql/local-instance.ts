@@ -5,16 +5,11 @@
  * delete stops it and removes its directory; scrub empties its database and rotates the
  * application password so the next claim gets a clean instance.
  */
-import { basename } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
 import type {
   ConcreteKind,
   Connector,
-  DiscoveredResource,
-  ExternalClient,
-  ExternalCreation,
   ExternalObservation,
-  ExternalUpdate,
 } from '../../spi.js';
 import { ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withClient, type Share } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
@@ -33,6 +28,7 @@ import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, roleNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
+import { DedicatedInstanceClient } from '../process/dedicated-instance.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalPostgreSQLInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalPostgreSQLInstance', resource);
@@ -48,15 +44,12 @@ export function instanceShare(resource: LocalPostgreSQLInstance): Share {
 }
 
 /** A LocalInstanceClient manages the dedicated servers of one provider. */
-export class LocalInstanceClient implements ExternalClient<LocalPostgreSQLInstance> {
+export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQLInstance, LocalServers> {
   constructor(
-    private readonly servers: LocalServers,
+    servers: LocalServers,
     private readonly binaries: PostgresBinaries,
-  ) {}
-
-  private dir(resource: LocalPostgreSQLInstance): string {
-    const { namespace, name } = identity(resource);
-    return this.servers.dirFor(namespace, name);
+  ) {
+    super(servers, 'LocalPostgreSQLInstance');
   }
 
   private validate(resource: LocalPostgreSQLInstance): void {
@@ -116,7 +109,7 @@ export class LocalInstanceClient implements ExternalClient<LocalPostgreSQLInstan
   }
 
   /** ensure makes the instance exist, run and hold the application role and database. */
-  private async ensure(resource: LocalPostgreSQLInstance) {
+  protected async ensure(resource: LocalPostgreSQLInstance) {
     this.validate(resource);
     const dir = this.dir(resource);
     const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
@@ -126,20 +119,6 @@ export class LocalInstanceClient implements ExternalClient<LocalPostgreSQLInstan
       throw new Error(`cannot create the application role and database in ${describe(resource)}: ${(err as Error).message}`);
     }
     return { dir, details: this.details(resource, state, port) };
-  }
-
-  async create(resource: LocalPostgreSQLInstance): Promise<ExternalCreation> {
-    const { dir, details } = await this.ensure(resource);
-    return { externalName: basename(dir), connectionDetails: details };
-  }
-
-  async update(resource: LocalPostgreSQLInstance): Promise<ExternalUpdate> {
-    const { details } = await this.ensure(resource);
-    return { connectionDetails: details };
-  }
-
-  async delete(resource: LocalPostgreSQLInstance): Promise<void> {
-    await this.servers.remove(this.dir(resource));
   }
 
   /**
@@ -161,16 +140,6 @@ export class LocalInstanceClient implements ExternalClient<LocalPostgreSQLInstan
     });
   }
 
-  /** discover lists the instance directories on this machine. */
-  async discover(): Promise<DiscoveredResource[]> {
-    return (await this.servers.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir },
-    }));
-  }
 }
 
 /** localInstanceKind builds the LocalPostgreSQLInstance kind around a supervisor. */

@@ -5,9 +5,8 @@
  * it and removes its directory; scrub rotates the password, disconnects the previous
  * claim's clients and runs FLUSHALL so the next claim gets a clean instance.
  */
-import { basename } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
-import type { ConcreteKind, Connector, DiscoveredResource, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../../spi.js';
+import type { ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
 import { versionMismatch } from '../postgresql/version.js';
 import { generatePassword } from './admin.js';
 import type { RedisBinary } from './binaries.js';
@@ -16,6 +15,7 @@ import { defaultEvictionPolicy, localCacheGroup, localCacheVersion, redisCluster
 import type { RedisInstanceState, RedisServers, RedisSettings } from './local-servers.js';
 import { configureLocalRedis, localRedisMatcher } from './matchers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
+import { DedicatedInstanceClient } from '../process/dedicated-instance.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalRedisInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalRedisInstance', resource);
@@ -34,15 +34,12 @@ export function maxMemoryBytes(amount: string | undefined): number {
 }
 
 /** A LocalRedisClient manages the dedicated Redis servers of one provider. */
-export class LocalRedisClient implements ExternalClient<LocalRedisInstance> {
+export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance, RedisServers> {
   constructor(
-    private readonly servers: RedisServers,
+    servers: RedisServers,
     private readonly binary: RedisBinary,
-  ) {}
-
-  private dir(resource: LocalRedisInstance): string {
-    const { namespace, name } = identity(resource);
-    return this.servers.dirFor(namespace, name);
+  ) {
+    super(servers, 'LocalRedisInstance');
   }
 
   private validate(resource: LocalRedisInstance): void {
@@ -88,25 +85,11 @@ export class LocalRedisClient implements ExternalClient<LocalRedisInstance> {
     return { exists: true, upToDate: true, atProvider: withVersion, connectionDetails: this.details(status.state) };
   }
 
-  private async ensure(resource: LocalRedisInstance) {
+  protected async ensure(resource: LocalRedisInstance) {
     this.validate(resource);
     const dir = this.dir(resource);
     const { state } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource));
     return { dir, details: this.details(state) };
-  }
-
-  async create(resource: LocalRedisInstance): Promise<ExternalCreation> {
-    const { dir, details } = await this.ensure(resource);
-    return { externalName: basename(dir), connectionDetails: details };
-  }
-
-  async update(resource: LocalRedisInstance): Promise<ExternalUpdate> {
-    const { details } = await this.ensure(resource);
-    return { connectionDetails: details };
-  }
-
-  async delete(resource: LocalRedisInstance): Promise<void> {
-    await this.servers.remove(this.dir(resource));
   }
 
   /**
@@ -125,16 +108,6 @@ export class LocalRedisClient implements ExternalClient<LocalRedisInstance> {
     });
   }
 
-  /** discover lists the instance directories on this machine. */
-  async discover(): Promise<DiscoveredResource[]> {
-    return (await this.servers.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir },
-    }));
-  }
 }
 
 /** localRedisInstanceKind builds the LocalRedisInstance kind around a supervisor. */

@@ -1,0 +1,76 @@
+/**
+ * What the external clients of the dedicated-server kinds (LocalPostgreSQLInstance,
+ * LocalMySQLInstance, LocalRedisInstance) do alike: one server directory per resource, found
+ * from its namespace and name; create and update both converge the server (`ensure`);
+ * delete stops it and removes its directory; discover lists the directories there are. Each
+ * kind adds how it observes, ensures and scrubs its own server.
+ */
+import { basename } from 'node:path';
+import type { KObject } from '../../../machinery/object.js';
+import type {
+  ConnectionDetails,
+  DiscoveredResource,
+  ExternalClient,
+  ExternalCreation,
+  ExternalObservation,
+  ExternalUpdate,
+} from '../../spi.js';
+import { resourceIdentity } from './instance-names.js';
+
+/** The part of a supervisor a dedicated-instance client uses. */
+export interface InstanceDirectories<S extends InstanceStateBase> {
+  dirFor(namespace: string, name: string): string;
+  remove(dir: string): Promise<void>;
+  list(): Promise<{ dir: string; state: S }[]>;
+}
+
+/** What every dedicated server keeps in its state file. */
+export interface InstanceStateBase {
+  namespace: string;
+  name: string;
+  port: number;
+}
+
+export abstract class DedicatedInstanceClient<R extends KObject, V extends InstanceDirectories<InstanceStateBase>> implements ExternalClient<R> {
+  constructor(
+    protected readonly servers: V,
+    /** The kind's name, for messages. */
+    protected readonly kind: string,
+  ) {}
+
+  abstract observe(resource: R): Promise<ExternalObservation>;
+
+  /** ensure makes the server exist, run and match the resource; it returns its directory and the claim's details. */
+  protected abstract ensure(resource: R): Promise<{ dir: string; details: ConnectionDetails }>;
+
+  /** dir is the resource's server directory. */
+  protected dir(resource: R): string {
+    const { namespace, name } = resourceIdentity(this.kind, resource);
+    return this.servers.dirFor(namespace, name);
+  }
+
+  async create(resource: R): Promise<ExternalCreation> {
+    const { dir, details } = await this.ensure(resource);
+    return { externalName: basename(dir), connectionDetails: details };
+  }
+
+  async update(resource: R): Promise<ExternalUpdate> {
+    const { details } = await this.ensure(resource);
+    return { connectionDetails: details };
+  }
+
+  async delete(resource: R): Promise<void> {
+    await this.servers.remove(this.dir(resource));
+  }
+
+  /** discover lists the instance directories on this machine. */
+  async discover(): Promise<DiscoveredResource[]> {
+    return (await this.servers.list()).map(({ dir, state }) => ({
+      externalName: basename(dir),
+      namespace: state.namespace,
+      name: state.name,
+      spec: { port: state.port },
+      atProvider: { directory: dir },
+    }));
+  }
+}
