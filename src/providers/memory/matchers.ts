@@ -5,9 +5,10 @@
  * MySQLInstance claims: a MemoryDatabase is whichever engine its claim asks for.
  */
 import semver from 'semver';
-import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../machinery/object.js';
+import { deepCopy, type JsonObject, type KObject } from '../../machinery/object.js';
 import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { claimSpec, defaultDatabase, defaultUsername, nonEmpty, specOf, type MemoryDatabase, type SqlClaimSpec } from './kinds.js';
+import { capabilitiesWithRequirements } from '../requirements.js';
 
 /** The remembered verdict meaning "no problem", and how many verdicts are remembered at most. */
 const OK = '';
@@ -109,24 +110,6 @@ export function matchMemoryDatabase(claim: KObject, candidate: MatchCandidate<Me
   return problem ? doesNotFit(problem) : fits;
 }
 
-function mergeRequirements(capabilities: JsonValue | undefined, requirements: SqlClaimSpec['requirements']): JsonObject {
-  const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
-  if (!requirements) return merged;
-  if (isPlainObject(requirements.capacity)) {
-    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
-    for (const [dimension, quantity] of Object.entries(requirements.capacity)) {
-      if (typeof quantity === 'string' || typeof quantity === 'number') capacity[dimension] = quantity;
-    }
-    merged.capacity = capacity;
-  }
-  // What the template states about region and tiers stays: it describes where the class provisions.
-  for (const field of ['region', 'cost', 'performance'] as const) {
-    const value = requirements[field];
-    if (merged[field] === undefined && typeof value === 'string') merged[field] = value;
-  }
-  return merged;
-}
-
 /**
  * configureMemoryDatabase builds a MemoryDatabase spec from a class template: the claim's
  * user and database names replace the template's; the template's version stays when it
@@ -144,6 +127,6 @@ export function configureMemoryDatabase(claim: KObject, template: ResourceTempla
   }
   if (nonEmpty(wanted.masterUsername)) spec.masterUsername = wanted.masterUsername!;
   if (nonEmpty(wanted.databaseName)) spec.databaseName = wanted.databaseName!;
-  if (wanted.requirements) spec.capabilities = mergeRequirements(spec.capabilities, wanted.requirements);
+  if (wanted.requirements) spec.capabilities = capabilitiesWithRequirements(spec.capabilities, wanted.requirements);
   return spec;
 }

@@ -7,6 +7,7 @@ import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject 
 import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import type { ListenerProtocol, ListenerTarget, LocalListener } from './kinds.js';
 import { describeTarget, targetKey } from './targets.js';
+import { capabilitiesWithRequirements } from '../../requirements.js';
 
 /** A LoadBalancerClaimSpec is what this provider reads of a LoadBalancer claim. */
 export interface LoadBalancerClaimSpec {
@@ -84,22 +85,6 @@ function withNamespace(target: ListenerTarget, namespace: string | undefined): L
   return copy;
 }
 
-function mergeRequirements(capabilities: JsonValue | undefined, requirements: Record<string, unknown>): JsonObject {
-  const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
-  if (isPlainObject(requirements.capacity)) {
-    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
-    for (const [resource, quantity] of Object.entries(requirements.capacity)) {
-      if (typeof quantity === 'string' || typeof quantity === 'number') capacity[resource] = quantity;
-    }
-    merged.capacity = capacity;
-  }
-  for (const field of ['region', 'cost', 'performance']) {
-    const value = requirements[field];
-    if (merged[field] === undefined && typeof value === 'string') merged[field] = value;
-  }
-  return merged;
-}
-
 /**
  * configureListener builds a listener spec from a class template: the claim's first port
  * becomes the preferred port, its protocol and targets (references completed with the
@@ -113,6 +98,6 @@ export function configureListener(claim: KObject, template: ResourceTemplate): J
   if (wanted.targets) {
     spec.targets = wanted.targets.map((t) => withNamespace(t, claim.metadata.namespace)) as unknown as JsonValue;
   }
-  if (wanted.requirements) spec.capabilities = mergeRequirements(spec.capabilities, wanted.requirements);
+  if (wanted.requirements) spec.capabilities = capabilitiesWithRequirements(spec.capabilities, wanted.requirements);
   return spec;
 }

@@ -4,11 +4,12 @@
  * fields — version range, user name, database name — and how a class template becomes a
  * dedicated instance's spec.
  */
-import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../../machinery/object.js';
+import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../../machinery/object.js';
 import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import { claimSpec, defaultAppDatabase, defaultAppUser, type LocalPostgreSQLInstance, type PostgreSQLServer } from './kinds.js';
 import { databaseNameProblem, roleNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
+import { capabilitiesWithRequirements } from '../../requirements.js';
 
 function observedVersion(resource: KObject): string | undefined {
   const status = resource.status;
@@ -96,24 +97,6 @@ export function localInstanceMatcher(binaryVersion: string | undefined) {
   };
 }
 
-function mergeRequirements(capabilities: JsonValue | undefined, requirements: Record<string, unknown> | undefined): JsonObject {
-  const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
-  if (!requirements) return merged;
-  if (isPlainObject(requirements.capacity)) {
-    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
-    for (const [resource, quantity] of Object.entries(requirements.capacity)) {
-      if (typeof quantity === 'string' || typeof quantity === 'number') capacity[resource] = quantity;
-    }
-    merged.capacity = capacity;
-  }
-  // A class's own region or tier is at least as specific as what the claim asked for.
-  for (const field of ['region', 'cost', 'performance']) {
-    const value = requirements[field];
-    if (merged[field] === undefined && typeof value === 'string') merged[field] = value;
-  }
-  return merged;
-}
-
 /**
  * configureLocalInstance builds a LocalPostgreSQLInstance spec from a class template: the
  * claim's user and database names replace the template's; the template's version stays when
@@ -130,6 +113,6 @@ export function configureLocalInstance(claim: KObject, template: ResourceTemplat
   }
   if (wanted.masterUsername) spec.masterUsername = wanted.masterUsername;
   if (wanted.databaseName) spec.databaseName = wanted.databaseName;
-  if (wanted.requirements) spec.capabilities = mergeRequirements(spec.capabilities, wanted.requirements);
+  if (wanted.requirements) spec.capabilities = capabilitiesWithRequirements(spec.capabilities, wanted.requirements);
   return spec;
 }

@@ -3,10 +3,11 @@
  * server (or a class that would create one) honours a claim's version range and eviction
  * policy, and how a class template becomes a dedicated instance's spec.
  */
-import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../../machinery/object.js';
+import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../../machinery/object.js';
 import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import { versionMismatch } from '../postgresql/version.js';
 import { defaultEvictionPolicy, redisClaimSpec, type LocalRedisInstance, type RedisServer } from './kinds.js';
+import { capabilitiesWithRequirements } from '../../requirements.js';
 
 function atProviderField(resource: KObject, field: string): string | undefined {
   const status = resource.status;
@@ -76,22 +77,6 @@ export function localRedisMatcher(binaryVersion: string | undefined) {
   };
 }
 
-function mergeRequirements(capabilities: JsonValue | undefined, requirements: Record<string, unknown>): JsonObject {
-  const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
-  if (isPlainObject(requirements.capacity)) {
-    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
-    for (const [name, quantity] of Object.entries(requirements.capacity)) {
-      if (typeof quantity === 'string' || typeof quantity === 'number') capacity[name] = quantity;
-    }
-    merged.capacity = capacity;
-  }
-  for (const field of ['region', 'cost', 'performance']) {
-    const value = requirements[field];
-    if (merged[field] === undefined && typeof value === 'string') merged[field] = value;
-  }
-  return merged;
-}
-
 /**
  * configureLocalRedis builds a LocalRedisInstance spec from a class template: the claim's
  * eviction policy replaces the template's; the template's version stays when it fits the
@@ -106,6 +91,6 @@ export function configureLocalRedis(claim: KObject, template: ResourceTemplate):
     if (!pinned || versionMismatch(wanted.version, pinned, false)) spec.version = wanted.version;
   }
   if (wanted.evictionPolicy) spec.evictionPolicy = wanted.evictionPolicy;
-  if (wanted.requirements) spec.capabilities = mergeRequirements(spec.capabilities, wanted.requirements);
+  if (wanted.requirements) spec.capabilities = capabilitiesWithRequirements(spec.capabilities, wanted.requirements);
   return spec;
 }
