@@ -135,4 +135,38 @@ describe('CandidateIndex', () => {
       { numRuns: 300 },
     );
   });
+
+  test('an upsert that keeps a resource in its buckets replaces it where it sits', () => {
+    const ix = new CandidateIndex();
+    ix.upsert(resource({ name: 'a', region: 'us-east-1' }));
+    ix.upsert(resource({ name: 'b', region: 'us-east-1' }));
+    const newer = resource({ name: 'a', region: 'us-east-1', capacity: { storage: '10Gi' }, provider: 'p/x', labels: { v: '2' } });
+    ix.upsert(newer);
+    const c = claim({ region: 'north-america' });
+    const got = lookupCandidates(ix.lookup(c, narrowingFor(c)));
+    assert.equal(got.length, 2);
+    assert.equal(got[0], newer, 'the lookup hands out the new object, first in key order');
+    assert.equal(ix.get(candidateKey(newer)), newer);
+    assert.equal(ix.providerUsage('p/x'), 0);
+    ix.upsert(resource({ name: 'a', region: 'us-east-1', provider: 'p/x', phase: 'Bound', boundCount: 1, claimRef: { namespace: 'app', name: 'db' } }));
+    assert.equal(ix.providerUsage('p/x'), 1);
+    assert.deepEqual(names(ix.lookup(c, narrowingFor(c))), ['resource:a', 'resource:b'], 'bound to this claim: reserved for it');
+    ix.upsert(resource({ name: 'a', region: 'us-east-1', provider: 'p/x', phase: 'Bound', boundCount: 1, claimRef: { namespace: 'app', name: 'other' } }));
+    assert.deepEqual(names(ix.lookup(c, narrowingFor(c))), ['resource:b'], 'bound to another claim: no longer reserved for this one');
+    assert.equal(ix.providerUsage('p/x'), 1);
+    assert.equal(ix.size, 2);
+  });
+
+  test('a resource whose key collides with another name (a "/" in namespace or name) replaces it cleanly', () => {
+    const ix = new CandidateIndex();
+    const a = resource({ namespace: 'ops/x', name: 'y' });
+    const b = resource({ namespace: 'ops', name: 'x/y' });
+    assert.equal(candidateKey(a), candidateKey(b));
+    ix.upsert(a);
+    ix.upsert(b);
+    assert.equal(ix.size, 1);
+    assert.equal(ix.get(candidateKey(b)), b);
+    assert.deepEqual(ix.scan(claim({ resourceName: 'y' }), 'named').candidates, []);
+    assert.deepEqual(ix.scan(claim({ resourceName: 'x/y' }), 'named').candidates, [b]);
+  });
 });

@@ -10,15 +10,20 @@
  * incrementally by `upsert` and `remove`.
  *
  * The resources a lookup lets through come as sorted runs (each region bucket keeps its
- * resources in key order), which `forEachInKeyOrder` merges into one key order: a search
- * that stops early (the scheduler's `feasibleCandidatesToFind`) then sees the same
+ * resources in key order in a ChunkedSortedMap, so taking one out on every bind stays cheap
+ * with thousands in the bucket), which `forEachInKeyOrder` merges into one key order: a
+ * search that stops early (the scheduler's `feasibleCandidatesToFind`) then sees the same
  * candidates for the same contents, whatever order they were added in.
  */
 import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor, type AvailabilityGroup } from './availability.js';
+import { ChunkedSortedMap } from './chunked-sorted-map.js';
 import { candidateKey, claimKey, kindKey } from './keys.js';
 import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
 import { normalizeRegion } from './region-hierarchy.js';
+import { ArrayRun, forEachInKeyOrder, type SortedRun } from './sorted-runs.js';
 import type { Candidate, ClaimInfo, ClassCandidate, ResourceCandidate } from './types.js';
+
+export { ArrayRun, forEachInKeyOrder, type SortedRun } from './sorted-runs.js';
 
 /** Which candidates a decision starts from (before any filter counts a rejection). */
 export type Universe = 'named' | 'kind' | 'all';
@@ -40,13 +45,6 @@ export interface Exclusion {
   readonly count: number;
 }
 
-/** A SortedRun is resources with their keys, in ascending key order unless `sorted` is false. */
-export interface SortedRun {
-  readonly keys: readonly string[];
-  readonly items: readonly ResourceCandidate[];
-  readonly sorted?: false;
-}
-
 /**
  * A Lookup is the candidates to evaluate, how many the universe held, and what was skipped.
  * `candidates` (classes, resources reserved for the claim, a named universe) are always
@@ -64,7 +62,7 @@ export interface Lookup {
 /** lookupSize is how many distinct candidates a lookup yields. */
 export function lookupSize(l: Lookup): number {
   let n = l.candidates.length;
-  for (const r of l.runs) n += r.items.length;
+  for (const r of l.runs) n += r.size;
   return n - (l.skip?.size ?? 0);
 }
 
@@ -78,90 +76,13 @@ export function lookupCandidates(l: Lookup): Candidate[] {
   return out;
 }
 
-/**
- * forEachInKeyOrder visits the runs' resources merged into ascending key order (an
- * unsorted run is visited as it is, and only valid alone), leaving out keys in `skip`,
- * until `visit` returns false. It returns whether it visited everything.
- */
-export function forEachInKeyOrder(runs: readonly SortedRun[], skip: ReadonlySet<string> | undefined, visit: (c: ResourceCandidate, key: string) => boolean): boolean {
-  const live = runs.filter((r) => r.items.length > 0);
-  if (live.length === 1) {
-    const { keys, items } = live[0]!;
-    for (let i = 0; i < items.length; i++) {
-      if (skip !== undefined && skip.has(keys[i]!)) continue;
-      if (!visit(items[i]!, keys[i]!)) return false;
-    }
-    return true;
-  }
-  if (live.some((r) => r.sorted === false)) throw new Error('forEachInKeyOrder: an unsorted run can only be visited alone');
-  // Few runs (one per accepted region and open group): pick the smallest head linearly.
-  const heads = live.map(() => 0);
-  for (;;) {
-    let best = -1;
-    let bestKey = '';
-    for (let r = 0; r < live.length; r++) {
-      const k = live[r]!.keys[heads[r]!];
-      if (k !== undefined && (best < 0 || k < bestKey)) {
-        best = r;
-        bestKey = k;
-      }
-    }
-    if (best < 0) return true;
-    const item = live[best]!.items[heads[best]!]!;
-    heads[best]!++;
-    if (skip !== undefined && skip.has(bestKey)) continue;
-    if (!visit(item, bestKey)) return false;
-  }
-}
-
-/** A RegionLeaf holds a bucket's resources in key order. */
-class RegionLeaf implements SortedRun {
-  readonly keys: string[] = [];
-  readonly items: ResourceCandidate[] = [];
-
-  get size(): number {
-    return this.keys.length;
-  }
-
-  /** position is where key is, or where it would go. */
-  private position(key: string): number {
-    const keys = this.keys;
-    // Resources are often added in key order: check the end first.
-    const n = keys.length;
-    if (n === 0 || keys[n - 1]! < key) return n;
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid]! < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  set(key: string, c: ResourceCandidate): void {
-    const i = this.position(key);
-    if (this.keys[i] === key) {
-      this.items[i] = c;
-      return;
-    }
-    this.keys.splice(i, 0, key);
-    this.items.splice(i, 0, c);
-  }
-
-  delete(key: string): void {
-    const i = this.position(key);
-    if (this.keys[i] !== key) return;
-    this.keys.splice(i, 1);
-    this.items.splice(i, 1);
-  }
-}
-
 interface Counted<T> {
   count: number;
   readonly children: Map<string, T>;
 }
 type Leaf = Map<string, ResourceCandidate>;
+/** A RegionLeaf holds a bucket's resources in key order. */
+type RegionLeaf = ChunkedSortedMap<ResourceCandidate>;
 type GroupBucket = Counted<RegionLeaf>;
 type ProfileBucket = Counted<GroupBucket>;
 type KindBucket = Counted<ProfileBucket>;
@@ -198,6 +119,24 @@ function unique(keys: Iterable<string>): string[] {
   return [...new Set(keys)];
 }
 
+/** placementOf says which buckets a resource goes in. */
+function placementOf(c: ResourceCandidate): Placement {
+  const kinds = c.implements.length === 1 ? [kindKey(c.implements[0]!)] : unique(c.implements.map(kindKey));
+  const profile = resourceProfile(c);
+  const group = availabilityGroup(c);
+  const region = normalizeRegion(c.capabilities.region ?? '');
+  return c.claimRef !== undefined && c.sharing.mode === 'Exclusive'
+    ? { kinds, profile, group, region, reservedKey: claimKey(c.claimRef) }
+    : { kinds, profile, group, region };
+}
+
+/** sameBuckets says whether two placements put a resource in the same region buckets. */
+function sameBuckets(a: Placement, b: Placement): boolean {
+  if (a.profile !== b.profile || a.group !== b.group || a.region !== b.region || a.kinds.length !== b.kinds.length) return false;
+  for (let i = 0; i < a.kinds.length; i++) if (a.kinds[i] !== b.kinds[i]) return false;
+  return true;
+}
+
 /** A CandidateIndex holds every candidate and answers lookups for claims. */
 export class CandidateIndex {
   private readonly entries = new Map<string, Entry>();
@@ -227,43 +166,41 @@ export class CandidateIndex {
     return this.usage.get(provider) ?? 0;
   }
 
-  /** upsert adds a candidate or replaces the one with the same key; it returns the key. */
+  /**
+   * upsert adds a candidate or replaces the one with the same key; it returns the key. A
+   * resource replacing one in the same buckets (only its claimRef's or phase's details
+   * changed) is replaced where it sits; otherwise it moves.
+   */
   upsert(c: Candidate): string {
     const key = candidateKey(c);
-    this.remove(key);
-    if (c.type === 'class') {
-      const classKinds = unique(c.supportedResources.map(kindKey));
-      this.entries.set(key, { candidate: c, classKinds });
-      this.classes.set(key, c);
-      for (const k of classKinds) {
-        let m = this.classesByKind.get(k);
-        if (m === undefined) this.classesByKind.set(k, (m = new Map()));
-        m.set(key, c);
-      }
+    const old = this.entries.get(key);
+    // A resource replacing a resource of the same name (keys join names with '/', so a name may differ) is updated.
+    if (c.type === 'class' || old === undefined || old.candidate.type === 'class' || old.candidate.name !== c.name) {
+      this.remove(key);
+      if (c.type === 'class') this.addClass(key, c);
+      else this.addResource(key, c, placementOf(c));
       return key;
     }
-    const placement: Placement = {
-      kinds: unique(c.implements.map(kindKey)),
-      profile: resourceProfile(c),
-      group: availabilityGroup(c),
-      region: normalizeRegion(c.capabilities.region ?? ''),
-      ...(c.claimRef !== undefined && c.sharing.mode === 'Exclusive' ? { reservedKey: claimKey(c.claimRef) } : {}),
-    };
-    this.entries.set(key, { candidate: c, placement });
-    for (const k of placement.kinds) {
-      let kb = this.kinds.get(k);
-      if (kb === undefined) this.kinds.set(k, (kb = counted()));
-      kb.count++;
-      const pb = child(kb, placement.profile, counted<GroupBucket>);
-      pb.count++;
-      const gb = child(pb, placement.group, counted<RegionLeaf>);
-      gb.count++;
-      child(gb, placement.region, () => new RegionLeaf()).set(key, c);
+    const was = old.candidate;
+    const from = old.placement!;
+    let to = placementOf(c);
+    if (sameBuckets(from, to)) {
+      to = from.reservedKey === to.reservedKey ? from : to;
+      for (const k of to.kinds) this.kinds.get(k)!.children.get(to.profile)!.children.get(to.group)!.children.get(to.region)!.set(key, c);
+    } else {
+      this.unplace(key, from);
+      this.place(key, c, to);
     }
-    this.leafOf(this.names, c.name).set(key, c);
-    if (placement.reservedKey !== undefined) this.leafOf(this.reserved, placement.reservedKey).set(key, c);
-    const p = c.provider ?? '';
-    this.usage.set(p, (this.usage.get(p) ?? 0) + c.boundCount);
+    this.names.get(c.name)!.set(key, c);
+    if (from.reservedKey !== to.reservedKey) {
+      if (from.reservedKey !== undefined) this.dropFrom(this.reserved, from.reservedKey, key);
+      if (to.reservedKey !== undefined) this.leafOf(this.reserved, to.reservedKey).set(key, c);
+    } else if (to.reservedKey !== undefined) {
+      this.reserved.get(to.reservedKey)!.set(key, c);
+    }
+    this.addUsage(was.provider ?? '', -was.boundCount);
+    this.addUsage(c.provider ?? '', c.boundCount);
+    this.entries.set(key, { candidate: c, placement: to });
     return key;
   }
 
@@ -283,6 +220,48 @@ export class CandidateIndex {
       return true;
     }
     const pl = e.placement!;
+    this.unplace(key, pl);
+    this.dropFrom(this.names, c.name, key);
+    if (pl.reservedKey !== undefined) this.dropFrom(this.reserved, pl.reservedKey, key);
+    this.addUsage(c.provider ?? '', -c.boundCount);
+    return true;
+  }
+
+  private addClass(key: string, c: ClassCandidate): void {
+    const classKinds = unique(c.supportedResources.map(kindKey));
+    this.entries.set(key, { candidate: c, classKinds });
+    this.classes.set(key, c);
+    for (const k of classKinds) {
+      let m = this.classesByKind.get(k);
+      if (m === undefined) this.classesByKind.set(k, (m = new Map()));
+      m.set(key, c);
+    }
+  }
+
+  private addResource(key: string, c: ResourceCandidate, placement: Placement): void {
+    this.entries.set(key, { candidate: c, placement });
+    this.place(key, c, placement);
+    this.leafOf(this.names, c.name).set(key, c);
+    if (placement.reservedKey !== undefined) this.leafOf(this.reserved, placement.reservedKey).set(key, c);
+    this.addUsage(c.provider ?? '', c.boundCount);
+  }
+
+  /** place puts a resource in its buckets, one per claim kind it implements. */
+  private place(key: string, c: ResourceCandidate, placement: Placement): void {
+    for (const k of placement.kinds) {
+      let kb = this.kinds.get(k);
+      if (kb === undefined) this.kinds.set(k, (kb = counted()));
+      kb.count++;
+      const pb = child(kb, placement.profile, counted<GroupBucket>);
+      pb.count++;
+      const gb = child(pb, placement.group, counted<RegionLeaf>);
+      gb.count++;
+      child(gb, placement.region, () => new ChunkedSortedMap<ResourceCandidate>()).set(key, c);
+    }
+  }
+
+  /** unplace takes a resource out of its buckets, dropping the buckets it leaves empty. */
+  private unplace(key: string, pl: Placement): void {
     for (const k of pl.kinds) {
       const kb = this.kinds.get(k)!;
       const pb = kb.children.get(pl.profile)!;
@@ -294,13 +273,13 @@ export class CandidateIndex {
       if (--pb.count === 0) kb.children.delete(pl.profile);
       if (--kb.count === 0) this.kinds.delete(k);
     }
-    this.dropFrom(this.names, c.name, key);
-    if (pl.reservedKey !== undefined) this.dropFrom(this.reserved, pl.reservedKey, key);
-    const p = c.provider ?? '';
-    const u = (this.usage.get(p) ?? 0) - c.boundCount;
-    if (u === 0) this.usage.delete(p);
-    else this.usage.set(p, u);
-    return true;
+  }
+
+  private addUsage(provider: string, delta: number): void {
+    if (delta === 0) return;
+    const u = (this.usage.get(provider) ?? 0) + delta;
+    if (u === 0) this.usage.delete(provider);
+    else this.usage.set(provider, u);
   }
 
   /**
@@ -329,7 +308,11 @@ export class CandidateIndex {
     }
     const sorted = sortIf(run.length);
     if (sorted) run = run.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-    const r: SortedRun = { keys: run.map((x) => x.k), items: run.map((x) => x.c), ...(sorted ? {} : { sorted: false as const }) };
+    const r = new ArrayRun(
+      run.map((x) => x.k),
+      run.map((x) => x.c),
+      sorted,
+    );
     return { total, candidates: always, runs: run.length === 0 ? [] : [r], excluded: [] };
   }
 
@@ -342,7 +325,7 @@ export class CandidateIndex {
     const kb = this.kinds.get(kk);
     const classes = this.classesByKind.get(kk);
     const out: Candidate[] = classes === undefined ? [] : [...classes.values()];
-    const runs: RegionLeaf[] = [];
+    const runs: SortedRun[] = [];
     let skip: Set<string> | undefined;
     const excluded = new Map<string, { plugin: string; summary: string; count: number }>();
     const exclude = (plugin: string, summary: string, count: number) => {
@@ -410,7 +393,7 @@ export class CandidateIndex {
 function expandRegions(
   gb: GroupBucket,
   region: Narrowing['region'],
-  runs: RegionLeaf[],
+  runs: SortedRun[],
   exclude: (plugin: string, summary: string, count: number) => void,
 ): void {
   if (region === undefined) {

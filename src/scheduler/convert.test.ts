@@ -196,3 +196,29 @@ describe('implementsFromAnnotation', () => {
     assert.deepEqual(implementsFromAnnotation(undefined, kindOf), []);
   });
 });
+
+describe('objects of one kind share what the scheduler compares per candidate', () => {
+  const copy = (o: KObject, name: string, timestamp: string): KObject => ({ ...o, metadata: { ...o.metadata, name, creationTimestamp: timestamp } });
+  test('two resources of one kind and provider share one frozen GroupKind and one provider string', () => {
+    const a = resourceCandidateFromObject(copy(rds445, 'a', '2026-01-02T03:04:05Z'), { implements: [MYSQL] });
+    const b = resourceCandidateFromObject(JSON.parse(JSON.stringify(copy(rds445, 'b', '2026-01-02T03:04:05Z'))) as KObject, { implements: [MYSQL] });
+    assert.equal(a.kind, b.kind);
+    assert.deepEqual(a.kind, { group: 'database.aws.conductor.io', kind: 'RDSInstance' });
+    assert.ok(Object.isFrozen(a.kind), 'a shared kind cannot be changed by one holder');
+    assert.equal(a.provider, 'conductor-system/aws-prod');
+    assert.equal(a.provider, b.provider);
+  });
+  test('creation times are read for each object, also when one repeats the previous', () => {
+    const times = ['2026-01-02T03:04:05Z', '2026-01-02T03:04:05Z', '2026-03-04T05:06:07Z', 'not a time', '2026-01-02T03:04:05Z'];
+    const got = times.map((t, i) => resourceCandidateFromObject(copy(rds445, `r${i}`, t), { implements: [MYSQL] }).createdAt);
+    assert.deepEqual(got, [Date.parse(times[0]!), Date.parse(times[0]!), Date.parse(times[2]!), 0, Date.parse(times[0]!)]);
+  });
+  test('claims and class templates share kinds too', () => {
+    const c1 = claimInfoFromObject(wordpressDb);
+    const c2 = claimInfoFromObject({ ...wordpressDb, metadata: { ...wordpressDb.metadata, name: 'other' } });
+    assert.equal(c1.kind, c2.kind);
+    const k1 = classCandidateFromObject(rdsPerformance);
+    const r = resourceCandidateFromObject(rds445, { implements: [MYSQL] });
+    assert.equal(k1.templateKind, r.kind, 'the template creates the same kind');
+  });
+});

@@ -62,9 +62,12 @@ function stringMap(v: unknown): Record<string, string> {
   return out;
 }
 
-function without(spec: Rec, fields: readonly string[]): Rec {
+const CLAIM_COMMON = new Set(CLAIM_COMMON_FIELDS);
+const CONCRETE_COMMON = new Set(CONCRETE_COMMON_FIELDS);
+
+function without(spec: Rec, fields: ReadonlySet<string>): Rec {
   const out: Rec = {};
-  for (const [k, v] of Object.entries(spec)) if (!fields.includes(k)) out[k] = v;
+  for (const k of Object.keys(spec)) if (!fields.has(k)) out[k] = spec[k];
   return out;
 }
 
@@ -108,14 +111,65 @@ function groupOf(apiVersion: unknown): string {
   return typeof apiVersion === 'string' && apiVersion !== '' ? parseApiVersion(apiVersion).group : '';
 }
 
-function providerOf(namespace: string, ref: unknown): string | undefined {
-  const name = optString(record(ref)['name']);
-  return name === undefined ? undefined : `${namespace}/${name}`;
+/** How many apiVersions (namespaces), and kinds per apiVersion (providers per namespace), kindOf (providerOf) remembers before starting over. */
+const CACHE_LIMIT = 1024;
+const kindCache = new Map<string, Map<string, GroupKind>>();
+
+/**
+ * kindOf is the kind of an object with this apiVersion and kind. Objects of one kind share one
+ * frozen GroupKind, so the scheduler's per-candidate work (kind keys, PortableConfig's matcher
+ * lookup) recognises it by identity instead of comparing or lower-casing strings.
+ */
+function kindOf(apiVersion: unknown, kind: string): GroupKind {
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return { group: groupOf(apiVersion), kind };
+  let byKind = kindCache.get(apiVersion);
+  let gk = byKind?.get(kind);
+  if (gk === undefined) {
+    gk = Object.freeze({ group: groupOf(apiVersion), kind });
+    if (byKind === undefined) {
+      if (kindCache.size >= CACHE_LIMIT) kindCache.clear();
+      kindCache.set(apiVersion, (byKind = new Map()));
+    }
+    if (byKind.size >= CACHE_LIMIT) byKind.clear();
+    byKind.set(kind, gk);
+  }
+  return gk;
 }
 
+const providerCache = new Map<string, Map<string, string>>();
+
+/**
+ * providerOf is `namespace/name` of a providerRef. Candidates of one provider share one string,
+ * so Spread and BinPack, grouping candidates by provider, compare them by identity.
+ */
+function providerOf(namespace: string, ref: unknown): string | undefined {
+  const name = optString(record(ref)['name']);
+  if (name === undefined) return undefined;
+  let byName = providerCache.get(namespace);
+  let p = byName?.get(name);
+  if (p === undefined) {
+    p = `${namespace}/${name}`;
+    if (byName === undefined) {
+      if (providerCache.size >= CACHE_LIMIT) providerCache.clear();
+      providerCache.set(namespace, (byName = new Map()));
+    }
+    if (byName.size >= CACHE_LIMIT) byName.clear();
+    byName.set(name, p);
+  }
+  return p;
+}
+
+let lastTimestamp: string | undefined;
+let lastCreatedAt = 0;
+
+/** createdAt reads metadata.creationTimestamp (objects created together share one: the last is remembered). */
 function createdAt(obj: KObject): number {
-  const t = Date.parse(obj.metadata?.creationTimestamp ?? '');
-  return Number.isNaN(t) ? 0 : t;
+  const ts = obj.metadata?.creationTimestamp ?? '';
+  if (ts === lastTimestamp) return lastCreatedAt;
+  const t = Date.parse(ts);
+  lastTimestamp = ts;
+  lastCreatedAt = Number.isNaN(t) ? 0 : t;
+  return lastCreatedAt;
 }
 
 /** ClaimOptions add what a claim object does not carry. */
@@ -138,12 +192,12 @@ export function claimInfoFromObject(obj: KObject, options: ClaimOptions = {}): C
     namespace: obj.metadata?.namespace ?? '',
     name: obj.metadata?.name ?? '',
     uid: obj.metadata?.uid ?? '',
-    kind: { group: groupOf(obj.apiVersion), kind: obj.kind },
+    kind: kindOf(obj.apiVersion, obj.kind),
     requirements,
     ...(resourceClass === undefined ? {} : { resourceClass }),
     ...(resourceName === undefined ? {} : { resourceName }),
     ...(resourceSelector === undefined ? {} : { resourceSelector }),
-    portable: without(spec, CLAIM_COMMON_FIELDS),
+    portable: without(spec, CLAIM_COMMON),
     namespaceLabels: { ...(options.namespaceLabels ?? {}) },
     source: obj,
   };
@@ -193,7 +247,7 @@ export function resourceCandidateFromObject(obj: KObject, options: ResourceOptio
   const allocatable = status['allocatable'] === undefined ? undefined : quantities(obj, 'status.allocatable', status['allocatable']);
   return {
     type: 'resource',
-    kind: { group: groupOf(obj.apiVersion), kind: obj.kind },
+    kind: kindOf(obj.apiVersion, obj.kind),
     namespace,
     name: obj.metadata?.name ?? '',
     ...(obj.metadata?.uid === undefined ? {} : { uid: obj.metadata.uid }),
@@ -205,7 +259,7 @@ export function resourceCandidateFromObject(obj: KObject, options: ResourceOptio
     boundCount,
     ...(allocatable === undefined ? {} : { allocatable }),
     implements: [...options.implements],
-    portable: without(spec, CONCRETE_COMMON_FIELDS),
+    portable: without(spec, CONCRETE_COMMON),
     ...(provider === undefined ? {} : { provider }),
     ...(claimRef === undefined || sharing.mode === 'Shared' ? {} : { claimRef }),
     createdAt: createdAt(obj),
@@ -250,7 +304,7 @@ export function classCandidateFromObject(obj: KObject, options: ClassOptions = {
     isDefault: obj.metadata?.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true',
     maxInstances: typeof max === 'number' && Number.isFinite(max) && max > 0 ? max : 0,
     instanceCount: options.instanceCount ?? 0,
-    templateKind: { group: groupOf(template['apiVersion']), kind: templateKind },
+    templateKind: kindOf(template['apiVersion'], templateKind),
     portable: record(template['spec']),
     ...(provider === undefined ? {} : { provider }),
     createdAt: createdAt(obj),

@@ -1,10 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { labelSelectorFromObject } from '../machinery/selectors/index.js';
 import { candidateKey } from './keys.js';
 import type { CandidateFilter, FilterPlugin, PluginContext } from './plugin.js';
 import { defaultRegistry } from './registry.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, compareCandidates } from './scheduler.js';
 import { POSTGRES, claim, resource, resourceClass } from './testing/index.js';
 import type { Candidate, ClaimInfo, ScheduleResult, SchedulerConfig } from './types.js';
 
@@ -327,5 +328,52 @@ describe('the candidate set', () => {
     const s = new Scheduler({ config: { profile: { extenders: [{ name: 'x', filterUrl: 'http://127.0.0.1:1/filter' }] } } });
     assert.throws(() => s.scheduleSync(claim()), /use schedule\(\)/);
     s.close();
+  });
+});
+
+describe('the tie-break order', () => {
+  test('compareCandidates orders as the `namespace/name` strings would, then resources first, then by key', () => {
+    const part = fc.string({ unit: fc.constantFrom('a', 'b', '-', '/', '.', 'é'), maxLength: 4 });
+    const cand = fc.record({ namespace: part, name: part, isClass: fc.boolean() }).map(({ namespace, name, isClass }) => (isClass ? resourceClass({ name, namespace }) : resource({ name, namespace })));
+    const reference = (a: Candidate, b: Candidate): number => {
+      const an = `${a.namespace}/${a.name}`;
+      const bn = `${b.namespace}/${b.name}`;
+      if (an !== bn) return an < bn ? -1 : 1;
+      if (a.type !== b.type) return a.type === 'resource' ? -1 : 1;
+      const ak = candidateKey(a);
+      const bk = candidateKey(b);
+      return ak < bk ? -1 : ak > bk ? 1 : 0;
+    };
+    fc.assert(
+      fc.property(cand, cand, (a, b) => {
+        assert.equal(compareCandidates(a, b), reference(a, b));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  const cases: { reason: string; a: [string, string]; b: [string, string]; want: number }[] = [
+    { reason: 'same namespace: by name', a: ['ops', 'b'], b: ['ops', 'a'], want: 1 },
+    { reason: 'a namespace that starts another: "-" sorts before "/"', a: ['a', 'x'], b: ['a-b', 'x'], want: 1 },
+    { reason: 'namespaces differing inside', a: ['ab', 'z'], b: ['ac', 'a'], want: -1 },
+    { reason: 'equal namespace/name strings tie on the name part', a: ['a', 'b'], b: ['a', 'b'], want: 0 },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      const a = resource({ namespace: c.a[0], name: c.a[1] });
+      const b = resource({ namespace: c.b[0], name: c.b[1] });
+      assert.equal(compareCandidates(a, b), c.want);
+      assert.equal(compareCandidates(b, a), -c.want || 0);
+    });
+  }
+});
+
+describe('run candidates skip the filters their bucket stands for', () => {
+  test('a resource stating no region is still rejected when the hierarchy lists an empty region under the asked one', () => {
+    const s = schedulerWith([resource({ name: 'nowhere' }), resource({ name: 'east', region: 'us-east-1' })], { regions: { 'north-america': ['us-east-1', ''] } });
+    const r = decide(s, claim({ region: 'north-america' }));
+    assert.equal(chosen(r), 'east');
+    assert.equal(r.explanation.feasible, 1);
+    assert.deepEqual(r.explanation.failures, [{ plugin: 'Region', summary: 'region mismatch (want north-america)', count: 1 }]);
   });
 });

@@ -50,6 +50,8 @@ interface Pipeline {
   readonly kindUniverse: boolean;
   /** The filters the index may narrow for, by level. */
   readonly narrowing: { readonly profile?: string; readonly availability?: string; readonly region?: string };
+  /** The filters whose names `narrowing` holds, by level: what the index's runs have passed already. */
+  readonly narrowingFilters: { readonly profile?: FilterPlugin; readonly availability?: FilterPlugin; readonly region?: FilterPlugin };
 }
 
 /** The outcome of the filters for one claim. */
@@ -204,6 +206,7 @@ export class Scheduler {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, weight]) => ({ plugin: this.registry.newScore(name, ctx), weight }));
     const extenders = resolved.extenders.map((e) => new HttpExtender(e));
+    const narrowingFilters = narrowingFiltersOf(filters);
     return {
       config: resolved,
       ctx,
@@ -212,7 +215,12 @@ export class Scheduler {
       extenders,
       explicitName: filters.some((f) => f.narrows === 'name'),
       kindUniverse: filters.some((f) => f.narrows === 'kind'),
-      narrowing: narrowingOf(filters),
+      narrowing: {
+        ...(narrowingFilters.profile === undefined ? {} : { profile: narrowingFilters.profile.name }),
+        ...(narrowingFilters.availability === undefined ? {} : { availability: narrowingFilters.availability.name }),
+        ...(narrowingFilters.region === undefined ? {} : { region: narrowingFilters.region.name }),
+      },
+      narrowingFilters,
     };
   }
 
@@ -223,56 +231,60 @@ export class Scheduler {
    */
   private evaluate(p: Pipeline, claim: ClaimInfo, scan: boolean, exhaustive: boolean): Evaluation {
     const universe: Universe = p.explicitName && claim.resourceName ? 'named' : p.kindUniverse ? 'kind' : 'all';
-    const checks: { name: string; fn: CandidateFilter }[] = [];
-    for (const f of p.filters) {
-      // The universe's own filter rejects nothing inside it.
-      if ((universe === 'kind' && f.narrows === 'kind') || (universe === 'named' && f.narrows === 'name')) continue;
-      const fn = f.prepare(claim);
-      if (fn !== undefined) checks.push({ name: f.name, fn });
-    }
     const configured = exhaustive ? 0 : p.config.feasibleCandidatesToFind;
     let lookup: Lookup;
+    // The filters the lookup's runs have passed already (their buckets are what those filters accept).
+    const passed = new Set<FilterPlugin>();
     if (scan || universe !== 'kind') {
       // The scan sorts its run only when the search may stop early in it (the order then matters).
       lookup = this.index.scan(claim, universe, (n) => n > feasibleToFind(configured, n));
     } else {
       const n = p.narrowing;
+      const nf = p.narrowingFilters;
       const asked = claim.requirements.region;
+      let region: Narrowing['region'];
+      if (n.region !== undefined && asked !== undefined && asked.trim() !== '') {
+        region = { plugin: n.region, accepted: p.ctx.regions.accepted(asked, p.config.regionMatch), summary: regionMismatch(asked) };
+      }
       const narrowing: Narrowing = {
         ...(n.profile === undefined ? {} : { profile: n.profile }),
         ...(n.availability === undefined ? {} : { availability: n.availability }),
-        ...(n.region === undefined || asked === undefined || asked.trim() === ''
-          ? {}
-          : { region: { plugin: n.region, accepted: p.ctx.regions.accepted(asked, p.config.regionMatch), summary: regionMismatch(asked) } }),
+        ...(region === undefined ? {} : { region }),
       };
       lookup = this.index.lookup(claim, narrowing);
+      if (nf.profile !== undefined) passed.add(nf.profile);
+      if (nf.availability !== undefined) passed.add(nf.availability);
+      // The region bucket of a resource stating none is ''; the filter rejects such a resource even if '' is accepted.
+      if (nf.region !== undefined && region !== undefined && !region.accepted.has('')) passed.add(nf.region);
+    }
+    const names: string[] = [];
+    const fns: CandidateFilter[] = [];
+    // Run resources skip the filters in `passed`: runNames/runFns are the rest.
+    const runNames: string[] = [];
+    const runFns: CandidateFilter[] = [];
+    for (const f of p.filters) {
+      // The universe's own filter rejects nothing inside it.
+      if ((universe === 'kind' && f.narrows === 'kind') || (universe === 'named' && f.narrows === 'name')) continue;
+      const fn = f.prepare(claim);
+      if (fn === undefined) continue;
+      names.push(f.name);
+      fns.push(fn);
+      if (passed.has(f)) continue;
+      runNames.push(f.name);
+      runFns.push(fn);
     }
     const tally = new FailureTally();
-    let excludedCount = 0;
-    for (const e of lookup.excluded) {
-      tally.add(e.plugin, e.summary, e.count);
-      excludedCount += e.count;
-    }
+    for (const e of lookup.excluded) tally.add(e.plugin, e.summary, e.count);
     const feasible: Candidate[] = [];
-    const fits = (c: Candidate): boolean => {
-      for (const check of checks) {
-        const failure = check.fn(c);
-        if (failure !== undefined) {
-          tally.add(check.name, failure.summary);
-          return false;
-        }
-      }
-      return true;
-    };
-    for (const c of lookup.candidates) if (fits(c)) feasible.push(c);
+    for (const c of lookup.candidates) if (passes(c, names, fns, tally)) feasible.push(c);
     let searchable = -(lookup.skip?.size ?? 0);
-    for (const r of lookup.runs) searchable += r.items.length;
+    for (const r of lookup.runs) searchable += r.size;
     const limit = feasibleToFind(configured, searchable);
     let found = 0;
     let checked = 0;
     const complete = forEachInKeyOrder(lookup.runs, lookup.skip, (c) => {
       checked++;
-      if (!fits(c)) return true;
+      if (!passes(c, runNames, runFns, tally)) return true;
       feasible.push(c);
       return ++found < limit;
     });
@@ -300,11 +312,15 @@ export class Scheduler {
       if (fn !== undefined) prepared.push({ name: plugin.name, weight, fn });
     }
     prepared.push(...extra);
+    const n = prepared.length;
+    const weights = prepared.map((s) => s.weight);
+    const fns = prepared.map((s) => s.fn);
     let best = pool[0]!;
     let bestTotal = -Infinity;
-    for (const c of pool) {
+    for (let i = 0; i < pool.length; i++) {
+      const c = pool[i]!;
       let total = 0;
-      for (const s of prepared) total += s.weight * clampScore(s.fn(c));
+      for (let j = 0; j < n; j++) total += weights[j]! * clampScore(fns[j]!(c));
       if (total > bestTotal || (total === bestTotal && compareCandidates(c, best) < 0)) {
         best = c;
         bestTotal = total;
@@ -345,11 +361,45 @@ function clampScore(s: number): number {
   return Number.isNaN(s) ? 0 : s < 0 ? 0 : s > 100 ? 100 : s;
 }
 
+/**
+ * passes runs the filters on a candidate, counting the first rejection in the tally; it
+ * returns whether every filter let the candidate through.
+ */
+function passes(c: Candidate, names: readonly string[], fns: readonly CandidateFilter[], tally: FailureTally): boolean {
+  for (let i = 0; i < fns.length; i++) {
+    const failure = fns[i]!(c);
+    if (failure !== undefined) {
+      tally.add(names[i]!, failure.summary);
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * compareNamespacedNames orders candidates as their `namespace/name` strings would order,
+ * without building those strings (the tie-break runs on every candidate of a decision).
+ */
+function compareNamespacedNames(a: Candidate, b: Candidate): number {
+  const x = a.namespace;
+  const y = b.namespace;
+  if (x === y) return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  const n = x.length < y.length ? x.length : y.length;
+  for (let i = 0; i < n; i++) {
+    const cx = x.charCodeAt(i);
+    const cy = y.charCodeAt(i);
+    if (cx !== cy) return cx < cy ? -1 : 1;
+  }
+  // One namespace starts the other: what follows it ('/' and the name) decides; rare, so spelled out.
+  const an = `${x}/${a.name}`;
+  const bn = `${y}/${b.name}`;
+  return an < bn ? -1 : an > bn ? 1 : 0;
+}
+
 /** Ties break by `namespace/name`, then resources before classes, then key. */
 export function compareCandidates(a: Candidate, b: Candidate): number {
-  const an = `${a.namespace}/${a.name}`;
-  const bn = `${b.namespace}/${b.name}`;
-  if (an !== bn) return an < bn ? -1 : 1;
+  const byName = compareNamespacedNames(a, b);
+  if (byName !== 0) return byName;
   if (a.type !== b.type) return a.type === 'resource' ? -1 : 1;
   const ak = candidateKey(a);
   const bk = candidateKey(b);
@@ -380,11 +430,11 @@ export function effectiveOrder<T extends { readonly narrows?: IndexNarrowing }>(
     .map((x) => x.f);
 }
 
-/** narrowingOf names the filters the index may skip buckets for, by level. */
-function narrowingOf(filters: readonly FilterPlugin[]): Pipeline['narrowing'] {
-  const out: { profile?: string; availability?: string; region?: string } = {};
+/** narrowingFiltersOf finds the filters the index may skip buckets for, by level: the first of each. */
+function narrowingFiltersOf(filters: readonly FilterPlugin[]): Pipeline['narrowingFilters'] {
+  const out: { profile?: FilterPlugin; availability?: FilterPlugin; region?: FilterPlugin } = {};
   for (const f of filters) {
-    if (f.narrows === 'profile' || f.narrows === 'availability' || f.narrows === 'region') out[f.narrows] ??= f.name;
+    if (f.narrows === 'profile' || f.narrows === 'availability' || f.narrows === 'region') out[f.narrows] ??= f;
   }
   return out;
 }
