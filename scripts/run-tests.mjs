@@ -26,7 +26,8 @@ if (files.length === 0) {
 const child = spawn(
   process.execPath,
   ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', '--test-reporter-destination=dist/test-results.tap', ...files],
-  { stdio: ['ignore', 'inherit', 'inherit'] },
+  // Informers deep-freeze their cached objects in tests: a controller that mutates a shared object fails loudly.
+  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, CONDUCTOR_FREEZE_CACHED_OBJECTS: '1' } },
 );
 child.on('exit', async (code, signal) => {
   const { readFileSync } = await import('node:fs');

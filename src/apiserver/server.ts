@@ -13,7 +13,8 @@ import { openSqliteStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
-import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { NamespaceLifecycle, namespaceState } from './admission/namespace-lifecycle.js';
+import { PrefixCache } from './storage/prefix-cache.js';
 import { ClaimQuotaAdmission } from './admission/claim-quota.js';
 import { ClaimProtectionAdmission } from './admission/claim-protection.js';
 import { ClaimTypeIndex } from './admission/claim-types.js';
@@ -112,12 +113,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const registry = new ResourceRegistry();
   registry.replaceSource('builtin', builtinResourceTypes());
   const objects = new ObjectStore(encrypted);
+  // What admission asks on every create, kept in memory: which namespaces exist (and are not
+  // terminating), and which namespaces hold ClaimQuotas.
+  const namespaceCache = new PrefixCache(encrypted, objects.resourcePrefix({ group: '', resource: 'namespaces' }), { project: namespaceState, logger: log });
+  const quotaKeys = new PrefixCache<unknown>(encrypted, objects.resourcePrefix({ group: 'core.conductor.io', resource: 'claimquotas' }), { project: () => true, logger: log });
+  await Promise.all([namespaceCache.start(), quotaKeys.start()]);
   const admission = new AdmissionChain();
-  admission.addValidating(new NamespaceLifecycle(objects, registry));
+  admission.addValidating(new NamespaceLifecycle(objects, registry, namespaceCache));
   const claimTypes = new ClaimTypeIndex(objects, registry);
   admission.addMutating(new ClaimProtectionAdmission(claimTypes));
   admission.addValidating(new ProviderInUse(objects, registry));
-  admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes }));
+  admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes, quotaKeys }));
   // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
   const authz = setupAuthorization();
   admission.addValidating(authz.escalation);
@@ -242,6 +248,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       controllers.stop();
       authz.stop();
       crds.stop();
+      namespaceCache.stop();
+      quotaKeys.stop();
       server.closeIdleConnections?.();
       await new Promise<void>((r) => {
         server.close(() => r());

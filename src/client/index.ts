@@ -40,6 +40,8 @@ export { WatchDecodeError, WatchDecoder, decodeWatchLine } from './watch-decoder
 export { ObjectCache, keyOf, namespaceIndex, objectKey, splitKey } from './object-cache.js';
 export type { IndexFunc } from './object-cache.js';
 export { Informer } from './informer.js';
+export { SharedInformers, cacheInformer } from './shared-informers.js';
+export type { CacheInformer, SharedInformerScope, SharedInformersOptions } from './shared-informers.js';
 export type { InformerHandlers, InformerOptions } from './informer.js';
 export { ItemExponentialBackoff, MaxOfRateLimiter, TokenBucket, controllerRateLimiter } from './rate-limiter.js';
 export type { ControllerRateLimiterOptions, RateLimiter } from './rate-limiter.js';

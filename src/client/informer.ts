@@ -27,6 +27,17 @@ export interface InformerOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   /** Server-side timeout of each watch; default a random 300–600 s so informers do not reconnect in step. */
   watchTimeoutSeconds?: number;
+  /**
+   * Nobody mutates the cached objects, so an in-process client may deliver the object every
+   * watcher shares instead of a private copy (see WatchOptions.readOnly). Default false.
+   */
+  readOnlyObjects?: boolean;
+  /**
+   * Deep-freeze every cached object, so a handler that mutates one fails loudly instead of
+   * corrupting what others see. Default: on when CONDUCTOR_FREEZE_CACHED_OBJECTS=1 (the test
+   * runner sets it), off otherwise (freezing costs a walk of every object).
+   */
+  freezeObjects?: boolean;
 }
 
 /** InformerHandlers are told about changes after the cache reflects them. Objects must not be mutated. */
@@ -71,6 +82,7 @@ export class Informer<T extends KObject = KObject> {
   /** 410s in a row without an event between them; only the first relists at once. */
   private expiredStreak = 0;
   private resourceVersion = '';
+  private readonly freeze: boolean;
 
   constructor(
     private readonly client: Client,
@@ -87,6 +99,7 @@ export class Informer<T extends KObject = KObject> {
     this.pageSize = options.pageSize ?? 500;
     this.backoffInitialMs = options.backoff?.initialMs ?? 200;
     this.backoffMaxMs = options.backoff?.maxMs ?? 30_000;
+    this.freeze = options.freezeObjects ?? process.env.CONDUCTOR_FREEZE_CACHED_OBJECTS === '1';
   }
 
   /**
@@ -230,8 +243,8 @@ export class Informer<T extends KObject = KObject> {
 
   /** List items of built-in kinds come without apiVersion and kind; fill them in from the ref. */
   private typed(obj: T): T {
-    if (obj.apiVersion && obj.kind) return obj;
-    return { ...obj, apiVersion: obj.apiVersion || formatApiVersion(this.ref.group, this.ref.version), kind: obj.kind || this.ref.kind };
+    const typed = obj.apiVersion && obj.kind ? obj : { ...obj, apiVersion: obj.apiVersion || formatApiVersion(this.ref.group, this.ref.version), kind: obj.kind || this.ref.kind };
+    return this.freeze ? deepFreeze(typed) : typed;
   }
 
   /** Replaces the cache with a fresh list and delivers the difference. */
@@ -289,6 +302,7 @@ export class Informer<T extends KObject = KObject> {
         resourceVersion: this.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds,
+        readOnly: this.options.readOnlyObjects ?? false,
       },
       {
         onEvent: (event) => {
@@ -388,4 +402,12 @@ export class Informer<T extends KObject = KObject> {
       this.log.error({ resource: this.ref.resource, handler: what, err: errorMessage(err) }, 'informer handler threw');
     }
   }
+}
+
+/** Freezes a JSON value and everything in it; returns it. */
+function deepFreeze<V>(value: V): V {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value as object)) deepFreeze(v);
+  return value;
 }

@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
+import { SharedInformers } from '../client/shared-informers.js';
 import { ensureDefaultSchedulerProfile } from '../apis/index.js';
 import type { ProviderModule } from '../providers/spi.js';
 import { createLocalProvider, createMemoryProvider } from '../providers/index.js';
@@ -41,18 +42,21 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   // In-memory databases, so the control plane can be measured and demonstrated without external systems.
   const memory = createMemoryProvider({ logger: log.child({ provider: 'memory' }) });
   const providers: ProviderModule[] = [local, memory];
-  const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs });
-  const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }) });
+  // One informer per resource for all these controllers: listed, watched, decoded and cached once.
+  const informers = new SharedInformers(client, { logger: log.child({ component: 'informers' }) });
+  const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs, informers });
+  const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }), informers });
   await claims.start();
-  const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }) });
+  const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }), informers });
   await quotas.start();
-  const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }) });
+  const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }), informers });
   return {
     async stop() {
       pools.stop();
       quotas.stop();
       claims.stop();
       await managed.stop();
+      informers.stop();
       // Dedicated servers stop with Conductor; the next start finds them stopped (drift) and
       // starts them again.
       await local.stopAll();

@@ -51,6 +51,7 @@ import {
 } from '../../apis/quota/usage.js';
 import { Quantity } from '../../machinery/quantity/index.js';
 import { mapStoreError, type ObjectStore } from '../storage/object-store.js';
+import type { PrefixCache } from '../storage/prefix-cache.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
@@ -64,6 +65,11 @@ export interface ClaimQuotaAdmissionOptions {
   maxRetries?: number;
   /** The index of claim kinds (shared with other plugins); one of its own by default. */
   claimKinds?: ClaimTypeIndex;
+  /**
+   * The ClaimQuota keys (`/registry/core.conductor.io/claimquotas/`) kept in memory, so a
+   * namespace without quotas costs no store read; without it every claim write lists them.
+   */
+  quotaKeys?: PrefixCache<unknown>;
 }
 
 interface QuotaEntry {
@@ -78,6 +84,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   private readonly log: Logger | undefined;
   private readonly maxRetries: number;
   private readonly claimKinds: ClaimTypeIndex;
+  private readonly quotaKeys: PrefixCache<unknown> | undefined;
   private readonly reported = new Set<string>();
 
   constructor(
@@ -87,6 +94,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   ) {
     this.log = opts.logger;
     this.maxRetries = opts.maxRetries ?? 10;
+    this.quotaKeys = opts.quotaKeys;
     this.claimKinds = opts.claimKinds ?? new ClaimTypeIndex(objects, registry, (m) => this.report(m));
   }
 
@@ -110,6 +118,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
 
   private async admit(attrs: AdmissionAttributes, kinds: ClaimTypes): Promise<void> {
     const ns = attrs.namespace!;
+    if (this.quotaKeys?.countIn(ns) === 0) return;
     const quotaType = this.registry.anyVersion(CORE_GROUP, 'claimquotas');
     if (!quotaType) return;
     const report = (message: string) => this.report(message);

@@ -4,10 +4,22 @@
  */
 import { ApiError, errors } from '../../machinery/errors.js';
 import type { ObjectStore } from '../storage/object-store.js';
+import type { PrefixCache } from '../storage/prefix-cache.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
 
 export const PROTECTED_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+
+/** What the plugin keeps of each namespace. */
+export interface NamespaceState {
+  terminating: boolean;
+}
+
+/** The projection of a stored Namespace that a PrefixCache of namespaces keeps for this plugin. */
+export function namespaceState(kv: { value: string }): NamespaceState {
+  const obj = JSON.parse(kv.value) as { metadata?: { deletionTimestamp?: string } };
+  return { terminating: !!obj.metadata?.deletionTimestamp };
+}
 
 export class NamespaceLifecycle implements ValidatingPlugin {
   readonly name = 'NamespaceLifecycle';
@@ -15,6 +27,8 @@ export class NamespaceLifecycle implements ValidatingPlugin {
   constructor(
     private readonly objects: ObjectStore,
     private readonly registry: ResourceRegistry,
+    /** Namespaces kept in memory (`/registry/core/namespaces/`); a miss is read from the store. */
+    private readonly namespaces?: PrefixCache<NamespaceState>,
   ) {}
 
   handles(attrs: AdmissionAttributes): boolean {
@@ -31,9 +45,13 @@ export class NamespaceLifecycle implements ValidatingPlugin {
     }
     const nsType = this.registry.get('', 'v1', 'namespaces')!;
     const ns = attrs.namespace!;
-    const found = await this.objects.get(nsType, undefined, ns);
-    if (!found) throw errors.notFound(nsType, ns);
-    if (found.obj.metadata.deletionTimestamp) {
+    let state = this.namespaces?.get(ns);
+    if (!state) {
+      const found = await this.objects.get(nsType, undefined, ns);
+      if (!found) throw errors.notFound(nsType, ns);
+      state = { terminating: !!found.obj.metadata.deletionTimestamp };
+    }
+    if (state.terminating) {
       throw new ApiError(403, 'Forbidden', `${attrs.rt.resource}${attrs.rt.group ? '.' + attrs.rt.group : ''} "${attrs.name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
         name: attrs.name,
         group: attrs.rt.group,

@@ -50,4 +50,13 @@ describe('resourceChangeMatters', () => {
   ]) {
     test(c.reason, () => assert.equal(resourceChangeMatters(base, c.next), c.want));
   }
+
+  const unbound = obj('1', { spec: { size: 5 }, status: ready('True', { phase: 'Available' }) });
+  for (const c of [
+    { reason: 'a claimRef put on a free resource (the binder\'s own write) wakes nobody', next: obj('2', { metadata: { generation: 2 }, spec: { size: 5, claimRef: { name: 'c', uid: 'u1' } }, status: ready('True', { phase: 'Available' }) }), want: false },
+    { reason: 'a claimRef put on together with another spec change wakes them', next: obj('2', { metadata: { generation: 2 }, spec: { size: 6, claimRef: { name: 'c', uid: 'u1' } }, status: ready('True', { phase: 'Available' }) }), want: true },
+    { reason: 'a claimRef replaced by another claim\'s wakes them', from: obj('1', { spec: { size: 5, claimRef: { name: 'c', uid: 'u1' } } }), next: obj('2', { metadata: { generation: 2 }, spec: { size: 5, claimRef: { name: 'd', uid: 'u2' } } }), want: true },
+  ]) {
+    test(c.reason, () => assert.equal(resourceChangeMatters(c.from ?? unbound, c.next), c.want));
+  }
 });

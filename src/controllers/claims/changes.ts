@@ -31,7 +31,7 @@ export function claimChangeMatters(old: KObject, o: KObject): boolean {
  */
 export function resourceChangeMatters(old: KObject, o: KObject): boolean {
   if (old === o || old.metadata.resourceVersion === o.metadata.resourceVersion) return true;
-  if (old.metadata.generation !== o.metadata.generation) return true;
+  if (old.metadata.generation !== o.metadata.generation && !onlyClaimRefSet(old, o)) return true;
   if (Boolean(old.metadata.deletionTimestamp) !== Boolean(o.metadata.deletionTimestamp)) return true;
   if (isReady(old) !== isReady(o)) return true;
   const before = (old.status ?? {}) as Status;
@@ -39,6 +39,19 @@ export function resourceChangeMatters(old: KObject, o: KObject): boolean {
   if (!deepEqual(before.bindings, after.bindings) || !deepEqual(before.allocatable, after.allocatable)) return true;
   if (!deepEqual(conditionStates(before.conditions), conditionStates(after.conditions))) return true;
   return !deepEqual(before.atProvider, after.atProvider);
+}
+
+/**
+ * onlyClaimRefSet: the spec change is a claimRef put on a resource that had none — a binding.
+ * The claim that bound it is reconciling already; a claim an admin pre-binds is pending, and
+ * pending claims are woken by every resource change anyway.
+ */
+function onlyClaimRefSet(old: KObject, o: KObject): boolean {
+  const before = (old.spec ?? {}) as Record<string, unknown>;
+  const after = (o.spec ?? {}) as Record<string, unknown>;
+  if (before.claimRef !== undefined || after.claimRef === undefined) return false;
+  const { claimRef: _set, ...rest } = after;
+  return deepEqual(before, rest);
 }
 
 /** What the conditions say, without their times and generations. */

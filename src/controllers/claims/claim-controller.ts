@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import type { Client, ResourceRef } from '../../client/types.js';
 import { builtinRefs } from '../../client/types.js';
-import { Informer } from '../../client/informer.js';
+import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';
@@ -57,17 +57,19 @@ export interface ClaimControllerOptions {
   workers?: number;
   /** Where the `default` SchedulerProfile lives. */
   systemNamespace?: string;
+  /** Informers shared with the process's other controllers; default private ones. */
+  informers?: SharedInformers;
 }
 
 interface ClaimKindEntry {
   def: KindDefinition;
-  informer: Informer<KObject>;
+  informer: CacheInformer;
 }
 
 interface ConcreteKindEntry {
   kind: ConcreteKind;
   ref: ResourceRef;
-  informer: Informer<KObject>;
+  informer: CacheInformer;
   implements: GroupKind[];
 }
 
@@ -77,9 +79,9 @@ type ResourceRefLike = { apiVersion: string; kind: string; namespace: string; na
 export class ClaimController {
   private readonly claims = new Map<string, ClaimKindEntry>();
   private readonly concretes = new Map<string, ConcreteKindEntry>();
-  private readonly classes: Informer<KObject>;
-  private readonly namespaces: Informer<KObject>;
-  private readonly profiles: Informer<KObject>;
+  private readonly classes: CacheInformer;
+  private readonly namespaces: CacheInformer;
+  private readonly profiles: CacheInformer;
   private readonly scheduler: Scheduler;
   private readonly queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000 });
   private readonly access: ProviderAccess;
@@ -98,7 +100,7 @@ export class ClaimController {
     // Providers judge their own candidates' configuration (versions, features, binaries).
     this.scheduler = new Scheduler({ portableMatchers: providerMatchers(providers.concreteKinds()) });
     for (const def of claimKinds) {
-      this.claims.set(kindKey(def.group, def.kind), { def, informer: new Informer<KObject>(client, def.ref) });
+      this.claims.set(kindKey(def.group, def.kind), { def, informer: cacheInformer(client, opts.informers, def.ref) });
     }
     for (const kind of providers.concreteKinds()) {
       const def = findKind(kind.group, kind.kind);
@@ -106,13 +108,13 @@ export class ClaimController {
       this.concretes.set(kindKey(kind.group, kind.kind), {
         kind,
         ref: def.ref,
-        informer: new Informer<KObject>(client, def.ref),
+        informer: cacheInformer(client, opts.informers, def.ref),
         implements: kind.implements.map((i) => i.claimKind),
       });
     }
-    this.classes = new Informer<KObject>(client, apiRefs.resourceclasses);
-    this.namespaces = new Informer<KObject>(client, builtinRefs.namespaces);
-    this.profiles = new Informer<KObject>(client, apiRefs.schedulerprofiles, { namespace: this.systemNamespace });
+    this.classes = cacheInformer(client, opts.informers, apiRefs.resourceclasses);
+    this.namespaces = cacheInformer(client, opts.informers, builtinRefs.namespaces);
+    this.profiles = cacheInformer(client, opts.informers, apiRefs.schedulerprofiles, { namespace: this.systemNamespace });
   }
 
   async start(): Promise<void> {

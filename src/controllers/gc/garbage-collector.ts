@@ -36,6 +36,13 @@ export class GarbageCollector {
   private readonly byOwner = new Map<string, Set<string>>();
   /** Objects being deleted with a GC finalizer, by uid. */
   private readonly deleting = new Map<string, Node>();
+  /**
+   * Every object the reflectors have seen and not seen deleted: uid → its resource and the
+   * relist it was last seen in (objects a relist does not report again were deleted unseen).
+   */
+  private readonly live = new Map<string, { resource: string; epoch: number }>();
+  /** The current relist of each resource. */
+  private readonly epochs = new Map<string, number>();
   private readonly queue = new WorkQueue({ name: 'garbage-collector', qps: 1000, burst: 2000 });
   private unsubscribe: (() => void) | undefined;
 
@@ -74,7 +81,11 @@ export class GarbageCollector {
     }
     for (const [key, e] of wanted) {
       if (this.reflectors.has(key)) continue;
-      const r = new MetadataReflector(this.client, refOf(e), { onEvent: (t, ref, meta) => this.observe(t, ref, meta) });
+      const r = new MetadataReflector(this.client, refOf(e), {
+        onEvent: (t, ref, meta) => this.observe(t, ref, meta),
+        onRelist: (ref) => this.epochs.set(resourceKey(ref), (this.epochs.get(resourceKey(ref)) ?? 0) + 1),
+        onResync: (ref) => this.dropUnlisted(ref),
+      });
       this.reflectors.set(key, r);
       r.start();
     }
@@ -85,6 +96,7 @@ export class GarbageCollector {
     if (!uid) return;
     const node: Node = { ref, namespace: meta.namespace, name: meta.name ?? '', owners: meta.ownerReferences ?? [] };
     if (type === 'DELETED') {
+      this.live.delete(uid);
       this.forget(uid);
       this.deleting.delete(uid);
       // Its dependents may now be orphans; its owners may be waiting for it.
@@ -92,6 +104,8 @@ export class GarbageCollector {
       for (const o of node.owners) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
       return;
     }
+    const resource = resourceKey(ref);
+    this.live.set(uid, { resource, epoch: this.epochs.get(resource) ?? 0 });
     const before = this.dependents.get(uid);
     if (node.owners.length > 0) {
       this.track(uid, node);
@@ -108,6 +122,17 @@ export class GarbageCollector {
     }
     // A dependent that itself is being deleted changes what a foreground owner waits for.
     if (meta.deletionTimestamp) for (const o of node.owners) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
+  }
+
+  /** After a relist: objects of `ref` it did not report were deleted while nobody watched. */
+  private dropUnlisted(ref: ResourceRef): void {
+    const resource = resourceKey(ref);
+    const epoch = this.epochs.get(resource) ?? 0;
+    for (const [uid, seen] of this.live) {
+      if (seen.resource !== resource || seen.epoch >= epoch) continue;
+      this.live.delete(uid);
+      for (const dep of this.byOwner.get(uid) ?? []) this.queue.add(`dependent/${dep}`);
+    }
   }
 
   private track(uid: string, node: Node): void {
@@ -144,6 +169,9 @@ export class GarbageCollector {
   private async ownerState(dep: Node, o: OwnerReference): Promise<'absent' | 'present' | 'waiting'> {
     const entry = resolveKind(this.catalog, o.apiVersion, o.kind);
     if (!entry) return 'absent';
+    // An owner the reflectors see alive and not being deleted is there (uids are never reused);
+    // should its deletion be on its way, that event enqueues this dependent again.
+    if (this.live.has(o.uid) && !this.deleting.has(o.uid)) return 'present';
     try {
       const owner = await this.client.get<KObject>(refOf(entry), o.name, entry.namespaced ? dep.namespace : undefined);
       if (owner.metadata.uid !== o.uid) return 'absent';
@@ -233,4 +261,8 @@ export class GarbageCollector {
       throw err;
     }
   }
+}
+
+function resourceKey(ref: ResourceRef): string {
+  return `${ref.group}/${ref.resource}`;
 }

@@ -9,6 +9,8 @@ export type MetadataEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface MetadataReflectorHandlers {
   onEvent(type: MetadataEvent, ref: ResourceRef, meta: ObjectMeta, apiVersion: string, kind: string): void;
+  /** A full relist begins: every live object will be reported as ADDED, then onResync. */
+  onRelist?(ref: ResourceRef): void;
   /** A full relist finished: every live object was just reported as ADDED. */
   onResync?(ref: ResourceRef): void;
 }
@@ -52,6 +54,7 @@ export class MetadataReflector {
   private async relist(): Promise<void> {
     if (this.stopped) return;
     try {
+      this.handlers.onRelist?.(this.ref);
       let cont: string | undefined;
       let rv = '';
       do {

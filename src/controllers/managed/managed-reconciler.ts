@@ -12,7 +12,7 @@
  * back with per-resource exponential backoff. Every transition a human cares about is an
  * Event on the resource, and the Synced condition carries the last error.
  */
-import { Informer } from '../../client/informer.js';
+import { cacheInformer, type CacheInformer } from '../../client/shared-informers.js';
 import { errorMessage, type Logger } from '../../client/logger.js';
 import { objectKey, splitKey } from '../../client/object-cache.js';
 import { controllerRateLimiter } from '../../client/rate-limiter.js';
@@ -92,7 +92,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private readonly log: Logger;
   private readonly managed: ResourceWrites<R>;
   private readonly queue: WorkQueue;
-  private informer?: Informer<R>;
+  private informer?: CacheInformer<R>;
   private workers?: Promise<void>;
   private stopped = false;
 
@@ -115,7 +115,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   /** start watches the kind and runs the workers; calling it again does nothing. */
   start(): this {
     if (this.informer || this.stopped) return this;
-    const informer = new Informer<R>(this.client, this.ref, { namespace: this.options.namespace, logger: this.log });
+    const informer = cacheInformer<R>(this.client, this.options.informers, this.ref, { namespace: this.options.namespace }, this.log);
     this.informer = informer;
     informer.addHandler({
       onAdd: (obj) => this.queue.add(objectKey(obj)),

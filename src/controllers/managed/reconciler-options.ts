@@ -5,6 +5,7 @@
 import type { Logger } from '../../client/logger.js';
 import { silentLogger } from '../../client/logger.js';
 import type { RateLimiter } from '../../client/rate-limiter.js';
+import type { SharedInformers } from '../../client/shared-informers.js';
 
 /** ManagedReconcilerOptions tune a ManagedReconciler; every field is optional. */
 export interface ManagedReconcilerOptions {
@@ -29,6 +30,8 @@ export interface ManagedReconcilerOptions {
   logger?: Logger;
   /** The clock of annotations, conditions and events; default the system's. */
   now?: () => Date;
+  /** Informers shared with the process's other controllers; default a private informer. */
+  informers?: SharedInformers;
 }
 
 /** ResolvedManagedReconcilerOptions are the options with every default filled in. */
@@ -44,6 +47,7 @@ export interface ResolvedManagedReconcilerOptions {
   eventComponent: string;
   logger: Logger;
   now: () => Date;
+  informers: SharedInformers | undefined;
 }
 
 /** The defaults of ManagedReconcilerOptions. */
@@ -82,5 +86,6 @@ export function resolveOptions(options: ManagedReconcilerOptions = {}): Resolved
     eventComponent: options.eventComponent ?? d.eventComponent,
     logger: options.logger ?? silentLogger,
     now: options.now ?? (() => new Date()),
+    informers: options.informers,
   };
 }

@@ -12,7 +12,7 @@
  * (AlreadyExists counts as done), and deletions are compare-and-swap on the member's
  * resourceVersion so a member a claim has just taken is never deleted.
  */
-import { Informer } from '../../client/informer.js';
+import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { errorMessage, silentLogger, type Logger } from '../../client/logger.js';
 import type { Client, ResourceRef } from '../../client/types.js';
 import { WorkQueue } from '../../client/work-queue.js';
@@ -49,11 +49,13 @@ export interface PoolControllerOptions {
   expectationTimeoutMs?: number;
   /** Watch the classes and resources of this namespace only; default all. */
   namespace?: string;
+  /** Informers shared with the process's other controllers; default private ones. */
+  informers?: SharedInformers;
 }
 
 interface KindEntry {
   ref: ResourceRef;
-  informer: Informer<KObject>;
+  informer: CacheInformer;
 }
 
 const CLASS_INDEX = 'pool-class';
@@ -68,7 +70,7 @@ function splitClassKey(key: string): { namespace: string; name: string } {
 }
 
 export class PoolController {
-  private readonly classes: Informer<KObject>;
+  private readonly classes: CacheInformer;
   private readonly kinds = new Map<string, KindEntry>();
   private readonly queue = new WorkQueue({ name: 'pools', qps: 50, burst: 200 });
   private readonly expectations: Expectations;
@@ -82,9 +84,9 @@ export class PoolController {
     this.log = opts.logger ?? silentLogger;
     this.expectations = new Expectations(opts.expectationTimeoutMs ?? 30_000);
     const scope = opts.namespace ? { namespace: opts.namespace } : {};
-    this.classes = new Informer<KObject>(client, apiRefs.resourceclasses, { ...scope, logger: this.log });
+    this.classes = cacheInformer(client, opts.informers, apiRefs.resourceclasses, scope, this.log);
     for (const ref of opts.kinds) {
-      this.kinds.set(kindKey(ref.group, ref.kind), { ref, informer: new Informer<KObject>(client, ref, { ...scope, logger: this.log }) });
+      this.kinds.set(kindKey(ref.group, ref.kind), { ref, informer: cacheInformer(client, opts.informers, ref, scope, this.log) });
     }
   }
 

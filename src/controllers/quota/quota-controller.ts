@@ -15,7 +15,7 @@
 import type { Logger } from 'pino';
 import type { Client, ResourceRef } from '../../client/types.js';
 import { builtinRefs } from '../../client/types.js';
-import { Informer } from '../../client/informer.js';
+import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { splitKey } from '../../client/object-cache.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
@@ -32,19 +32,21 @@ export interface QuotaControllerOptions {
   workers?: number;
   /** Every quota is recomputed this often, whatever happened. Default 5 minutes. */
   resyncMs?: number;
+  /** Informers shared with the process's other controllers; default private ones. */
+  informers?: SharedInformers;
 }
 
 interface ClaimKindEntry {
   ref: ResourceRef;
-  informer: Informer<KObject>;
+  informer: CacheInformer;
 }
 
 export class QuotaController {
   private readonly log: Logger;
   private readonly queue = new WorkQueue({ name: 'claim-quotas', qps: 100, burst: 500 });
-  private readonly crds: Informer<KObject>;
-  private readonly quotas: Informer<KObject>;
-  private readonly classes: Informer<KObject>;
+  private readonly crds: CacheInformer;
+  private readonly quotas: CacheInformer;
+  private readonly classes: CacheInformer;
   /** Claim kinds by CRD name. */
   private readonly claimKinds = new Map<string, ClaimKindEntry>();
   private stopped = false;
@@ -54,9 +56,9 @@ export class QuotaController {
     private readonly opts: QuotaControllerOptions,
   ) {
     this.log = opts.logger;
-    this.crds = new Informer<KObject>(client, builtinRefs.customresourcedefinitions, { logger: this.log });
-    this.quotas = new Informer<KObject>(client, apiRefs.claimquotas, { logger: this.log, resyncMs: opts.resyncMs ?? 5 * 60_000 });
-    this.classes = new Informer<KObject>(client, apiRefs.resourceclasses, { logger: this.log });
+    this.crds = cacheInformer(client, opts.informers, builtinRefs.customresourcedefinitions, {}, this.log);
+    this.quotas = cacheInformer(client, opts.informers, apiRefs.claimquotas, { resyncMs: opts.resyncMs ?? 5 * 60_000 }, this.log);
+    this.classes = cacheInformer(client, opts.informers, apiRefs.resourceclasses, {}, this.log);
   }
 
   async start(): Promise<void> {
@@ -113,7 +115,7 @@ export class QuotaController {
     if (current && deepEqual(current.ref, ref)) return;
     if (current) this.dropClaimKind(name);
     if (this.stopped) return;
-    const informer = new Informer<KObject>(this.client, ref, { logger: this.log });
+    const informer = cacheInformer(this.client, this.opts.informers, ref, {}, this.log);
     informer.addHandler({
       onAdd: (c) => this.claimChanged(c),
       onUpdate: (old, c) => {
