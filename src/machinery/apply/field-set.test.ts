@@ -143,3 +143,75 @@ describe('FieldSet properties', () => {
     );
   });
 });
+
+/** FieldsV1 spelled another way, meaning the same: keys reversed, leaves as `{".": {}}`, per the coin flips. */
+function respell(v: unknown, flips: boolean[], at = 0): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const keys = Object.keys(v);
+  const flip = flips[at % Math.max(flips.length, 1)] ?? false;
+  if (keys.length === 0) return flip && at > 0 ? { '.': {} } : {};
+  const ordered = flip ? [...keys].reverse() : keys;
+  return Object.fromEntries(ordered.map((k, i) => [k, respell((v as Record<string, unknown>)[k], flips, at + i + 1)]));
+}
+
+describe('FieldSet.decodeFieldsV1 tells canonical FieldsV1 apart', () => {
+  const cases: { reason: string; value: JsonValue; canonical: boolean }[] = [
+    { reason: 'an encoding as toFieldsV1 writes it', value: { 'f:a': { '.': {}, 'f:b': {} }, 'f:c': { 'k:{"x":1,"y":"z"}': {} } }, canonical: true },
+    { reason: 'the empty set', value: {}, canonical: true },
+    { reason: 'the root member alone', value: { '.': {} }, canonical: true },
+    { reason: 'fields out of order', value: { 'f:c': {}, 'f:a': {} }, canonical: false },
+    { reason: 'a leaf spelled {".": {}}', value: { 'f:a': { '.': {} } }, canonical: false },
+    { reason: '"." after the children', value: { 'f:a': { 'f:b': {}, '.': {} } }, canonical: false },
+    { reason: '"." mapping to something', value: { 'f:a': { '.': { 'f:x': {} }, 'f:b': {} } }, canonical: false },
+    { reason: 'key fields out of order', value: { 'k:{"y":"z","x":1}': {} }, canonical: false },
+    { reason: 'a key with spaces', value: { 'k:{"x": 1}': {} }, canonical: false },
+    { reason: 'indexes ordered as text, not numbers', value: { 'i:10': {}, 'i:9': {} }, canonical: false },
+    { reason: 'indexes ordered as numbers', value: { 'i:9': {}, 'i:10': {} }, canonical: true },
+    { reason: 'kinds out of order (an index before a field)', value: { 'i:0': {}, 'f:a': {} }, canonical: false },
+  ];
+  for (const c of cases) {
+    test(`${c.reason}: ${c.canonical ? 'canonical' : 'not canonical'}`, () => {
+      const { set: s, canonical } = FieldSet.decodeFieldsV1(c.value);
+      assert.equal(canonical, c.canonical);
+      assert.equal(JSON.stringify(s.toFieldsV1()) === JSON.stringify(c.value), c.canonical, 'canonical means toFieldsV1 gives the same text');
+    });
+  }
+
+  test('canonical exactly when the encoding of the decoded set is the same text (property)', () => {
+    fc.assert(
+      fc.property(fieldSet, fc.array(fc.boolean(), { maxLength: 8 }), (s, flips) => {
+        const wire = respell(JSON.parse(JSON.stringify(s.toFieldsV1())), flips);
+        const decoded = FieldSet.decodeFieldsV1(wire);
+        return decoded.set.equals(s) && decoded.canonical === (JSON.stringify(decoded.set.toFieldsV1()) === JSON.stringify(wire));
+      }),
+    );
+  });
+});
+
+describe('FieldSet sharing and building', () => {
+  test('inserting into a result changes neither operand, however the sets were made (property)', () => {
+    fc.assert(
+      fc.property(fieldSet, fieldSet, path, path, (s, t, p, q) => {
+        const decoded = FieldSet.fromFieldsV1(s.toFieldsV1());
+        const before = JSON.stringify([s.toStrings(), t.toStrings(), decoded.toStrings()]);
+        const results = [s.union(t), s.difference(t), s.intersection(t), decoded.union(t), decoded.difference(t), FieldSet.fromFieldsV1(s.toFieldsV1())];
+        for (const r of results) r.insert(p).insert([...p, ...q]);
+        return JSON.stringify([s.toStrings(), t.toStrings(), decoded.toStrings()]) === before &&
+          results.every((r) => r.has(p) && r.has([...p, ...q]));
+      }),
+    );
+  });
+
+  test('intersects is true exactly when the intersection is not empty (property)', () => {
+    fc.assert(fc.property(fieldSet, fieldSet, (s, t) => s.intersects(t) === !s.intersection(t).isEmpty()));
+  });
+
+  test('attach adds one element with its membership and the members below it', () => {
+    const s = new FieldSet();
+    s.attach('f:a', f('a'), false, set([f('b')]));
+    s.attach('f:c', f('c'), true, undefined);
+    s.attach('f:d', f('d'), false, new FieldSet());
+    s.attach('f:a', f('a'), true, set([f('e')]));
+    assert.deepEqual(s.toStrings(), ['.a', '.c', '.a.b', '.a.e']);
+  });
+});

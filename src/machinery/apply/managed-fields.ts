@@ -41,6 +41,17 @@ export function entryIdentity(e: Pick<FieldsEntry, 'manager' | 'operation' | 'ap
   });
 }
 
+/** True when two entries have one identity (see entryIdentity), without building the identities. */
+export function sameIdentity(
+  a: Pick<FieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
+  b: Pick<FieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
+): boolean {
+  return a.manager === b.manager &&
+    a.operation === b.operation &&
+    (a.operation !== 'Update' || a.apiVersion === b.apiVersion) &&
+    (a.subresource || undefined) === (b.subresource || undefined);
+}
+
 /** Describes an entry as conflict messages do: `"mgr"`, `"mgr" using v1`, `"mgr" with subresource "status" using v1`. */
 export function describeManager(e: Pick<FieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
   let s = JSON.stringify(e.manager);
@@ -76,18 +87,19 @@ export function decodeManagedFields(value: unknown, ref: ObjectRef = {}): Fields
   if (!Array.isArray(value)) {
     causes.push({ reason: 'FieldValueTypeInvalid', field: 'metadata.managedFields', message: 'Invalid value: must be a list of entries' });
   } else {
-    const seen = new Map<string, number>();
+    const at: number[] = []; // where each entry of `out` came from
     value.forEach((raw, i) => {
-      const at = `metadata.managedFields[${i}]`;
-      const entry = decodeEntry(raw, at, causes);
+      const where = `metadata.managedFields[${i}]`;
+      const entry = decodeEntry(raw, where, causes);
       if (!entry) return;
-      const id = entryIdentity(entry);
-      const first = seen.get(id);
-      if (first !== undefined) {
-        causes.push({ reason: 'FieldValueDuplicate', field: at, message: `Duplicate value: the same manager, operation, subresource and version as metadata.managedFields[${first}]` });
+      const first = out.findIndex((e) => sameIdentity(e, entry));
+      if (first >= 0) {
+        causes.push({ reason: 'FieldValueDuplicate', field: where, message: `Duplicate value: the same manager, operation, subresource and version as metadata.managedFields[${at[first]}]` });
         return;
       }
-      seen.set(id, i);
+      // A client's FieldsV1 spelled as encodeManagedFields spells it is written back as it came.
+      if (lastDecodedCanonical) storedFieldsV1.set(entry.set, (raw as { fieldsV1: unknown }).fieldsV1);
+      at.push(i);
       out.push(entry);
     });
   }
@@ -102,17 +114,14 @@ export function decodeManagedFields(value: unknown, ref: ObjectRef = {}): Fields
 export function decodeStoredManagedFields(value: unknown): FieldsEntry[] {
   if (!Array.isArray(value)) return [];
   const out: FieldsEntry[] = [];
-  const seen = new Map<string, FieldsEntry>();
   for (const raw of value) {
     const entry = decodeEntry(raw, '', []);
     if (!entry) continue;
-    const id = entryIdentity(entry);
-    const dup = seen.get(id);
+    const dup = out.find((e) => sameIdentity(e, entry));
     if (dup) {
       dup.set = dup.set.union(entry.set);
       continue;
     }
-    seen.set(id, entry);
     // Stored entries were encoded by encodeManagedFields: an entry a write leaves unchanged
     // (most of them) is written back as it was read, without encoding its set again.
     storedFieldsV1.set(entry.set, (raw as { fieldsV1: unknown }).fieldsV1);
@@ -124,24 +133,30 @@ export function decodeStoredManagedFields(value: unknown): FieldsEntry[] {
 /** The stored FieldsV1 each decoded set came from (sets are never changed in place). */
 const storedFieldsV1 = new WeakMap<FieldSet, unknown>();
 
+/** Whether the last entry decodeEntry decoded had canonical FieldsV1 (see FieldSet.decodeFieldsV1). */
+let lastDecodedCanonical = false;
+
+/** An entry's string field; a cause when it is missing but required, or not a string. */
+function stringField(raw: Record<string, unknown>, name: string, required: boolean, at: string, causes: StatusCause[]): string | undefined {
+  const v = raw[name];
+  if (v === undefined || v === null) {
+    if (required) causes.push({ reason: 'FieldValueRequired', field: `${at}.${name}`, message: 'Required value' });
+    return undefined;
+  }
+  if (typeof v !== 'string') {
+    causes.push({ reason: 'FieldValueTypeInvalid', field: `${at}.${name}`, message: `Invalid value: ${JSON.stringify(v)}: must be a string` });
+    return undefined;
+  }
+  return v;
+}
+
 function decodeEntry(raw: unknown, at: string, causes: StatusCause[]): FieldsEntry | undefined {
   if (!isPlainObject(raw)) {
     causes.push({ reason: 'FieldValueTypeInvalid', field: at, message: 'Invalid value: must be an object' });
     return undefined;
   }
   const before = causes.length;
-  const str = (name: string, required: boolean): string | undefined => {
-    const v = raw[name];
-    if (v === undefined || v === null) {
-      if (required) causes.push({ reason: 'FieldValueRequired', field: `${at}.${name}`, message: 'Required value' });
-      return undefined;
-    }
-    if (typeof v !== 'string') {
-      causes.push({ reason: 'FieldValueTypeInvalid', field: `${at}.${name}`, message: `Invalid value: ${JSON.stringify(v)}: must be a string` });
-      return undefined;
-    }
-    return v;
-  };
+  const str = (name: string, required: boolean): string | undefined => stringField(raw, name, required, at, causes);
   const manager = str('manager', false) ?? '';
   const operation = str('operation', true);
   if (operation !== undefined && operation !== 'Apply' && operation !== 'Update') {
@@ -157,17 +172,20 @@ function decodeEntry(raw: unknown, at: string, causes: StatusCause[]): FieldsEnt
     causes.push({ reason: 'FieldValueInvalid', field: `${at}.time`, message: `Invalid value: ${JSON.stringify(time)}: must be an RFC 3339 timestamp` });
   }
   const subresource = str('subresource', false);
-  let set = new FieldSet();
+  let set: FieldSet | undefined;
+  lastDecodedCanonical = false;
   if (raw.fieldsV1 === undefined || raw.fieldsV1 === null) {
     causes.push({ reason: 'FieldValueRequired', field: `${at}.fieldsV1`, message: 'Required value' });
   } else {
     try {
-      set = FieldSet.fromFieldsV1(raw.fieldsV1);
+      const decoded = FieldSet.decodeFieldsV1(raw.fieldsV1);
+      set = decoded.set;
+      lastDecodedCanonical = decoded.canonical;
     } catch (err) {
       causes.push({ reason: 'FieldValueInvalid', field: `${at}.fieldsV1`, message: `Invalid value: ${(err as Error).message}` });
     }
   }
-  if (causes.length > before) return undefined;
+  if (causes.length > before || !set) return undefined;
   return {
     manager,
     operation: operation as 'Apply' | 'Update',

@@ -3,19 +3,19 @@
  */
 import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
 import type { JsonValue, KObject, ManagedFieldsEntry } from '../object.js';
-import { compareValues } from './compare.js';
 import type { FieldsEntry } from './managed-fields.js';
 import {
   capUpdateManagers,
   decodeManagedFields,
   decodeStoredManagedFields,
   encodeManagedFields,
-  entryIdentity,
   formatTime,
   isResetManagedFields,
+  sameIdentity,
 } from './managed-fields.js';
 import { PathFilter } from './path-filter.js';
 import { rootSchema } from './type-info.js';
+import { diffForUpdate } from './update-diff.js';
 
 /** Options of trackUpdate. */
 export interface TrackUpdateOptions {
@@ -74,37 +74,31 @@ export function trackUpdate(opts: TrackUpdateOptions): ManagedFieldsEntry[] {
   }
   if (opts.old && entries.length === 0) return [];
 
-  const schema = rootSchema(opts.schema);
-  const filter = PathFilter.of(opts.ignore);
-  const change = compareValues(
-    bodyOf(opts.old),
-    bodyOf(opts.updated),
-    schema,
-    filter,
-  );
-  const removed = filter.apply(change.removed);
-  const taken = filter.apply(change.added.union(change.modified));
+  // Ignored subtrees (status on a main-resource write, everything but status on a status write,
+  // metadata.managedFields always) are skipped by the walk rather than compared.
+  const { taken, removed } = diffForUpdate((opts.old ?? {}) as unknown as JsonValue, opts.updated as unknown as JsonValue, rootSchema(opts.schema), filterFor(opts.ignore));
 
-  const ownId = entryIdentity({ manager, operation: 'Update', apiVersion: opts.apiVersion, subresource });
+  const own = { manager, operation: 'Update' as const, apiVersion: opts.apiVersion, subresource };
   const next: FieldsEntry[] = [];
   let ownSeen = false;
   for (const e of entries) {
-    const isOwn = entryIdentity(e) === ownId;
+    const isOwn = sameIdentity(e, own);
     ownSeen ||= isOwn;
-    let set = e.set.difference(removed);
+    // Sets are only rebuilt where the write touches them: most entries pass through unchanged.
+    let set = !removed.isEmpty() && e.set.intersects(removed) ? e.set.difference(removed) : e.set;
     if (isOwn && !taken.isEmpty()) {
-      next.push({ ...e, apiVersion: opts.apiVersion, time: formatTime(opts.now ?? new Date()), set: set.union(taken) });
+      next.push({ ...e, apiVersion: opts.apiVersion, time: timeOf(opts.now), set: set.union(taken) });
       continue;
     }
-    if (!isOwn) set = set.difference(taken);
-    if (!set.isEmpty()) next.push(set.equals(e.set) ? e : { ...e, set });
+    if (!isOwn && !taken.isEmpty() && set.intersects(taken)) set = set.difference(taken);
+    if (!set.isEmpty()) next.push(set === e.set ? e : { ...e, set });
   }
   if (!ownSeen && !taken.isEmpty()) {
     next.push({
       manager,
       operation: 'Update',
       apiVersion: opts.apiVersion,
-      time: formatTime(opts.now ?? new Date()),
+      time: timeOf(opts.now),
       ...(subresource ? { subresource } : {}),
       set: taken,
     });
@@ -112,14 +106,43 @@ export function trackUpdate(opts: TrackUpdateOptions): ManagedFieldsEntry[] {
   return encodeManagedFields(capUpdateManagers(next));
 }
 
-/**
- * bodyOf is the object without metadata.managedFields, for comparing: a shallow copy that
- * shares everything else with `obj` (the comparison only reads it).
- */
-function bodyOf(obj: KObject | undefined): JsonValue {
-  if (!obj) return {};
-  const meta = obj.metadata;
-  if (!meta || meta.managedFields === undefined) return obj as unknown as JsonValue;
-  const { managedFields: _ignored, ...rest } = meta;
-  return { ...obj, metadata: rest } as unknown as JsonValue;
+/** The filters of recent `ignore` lists (a handful per kind), most recently used first. */
+const filters: { ignore: string[][]; filter: PathFilter }[] = [];
+const maxFilters = 64;
+
+/** The PathFilter of the default paths plus `ignore`, built once per distinct list. */
+function filterFor(ignore: readonly (readonly string[])[] = []): PathFilter {
+  const i = filters.findIndex((f) => sameLists(f.ignore, ignore));
+  if (i >= 0) {
+    const hit = filters[i] as { ignore: string[][]; filter: PathFilter };
+    if (i > 0) {
+      filters.splice(i, 1);
+      filters.unshift(hit);
+    }
+    return hit.filter;
+  }
+  const made = { ignore: ignore.map((p) => [...p]), filter: PathFilter.of(ignore) };
+  filters.unshift(made);
+  if (filters.length > maxFilters) filters.pop();
+  return made.filter;
+}
+
+function sameLists(a: readonly (readonly string[])[], b: readonly (readonly string[])[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as readonly string[];
+    const y = b[i] as readonly string[];
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
+}
+
+let lastTime: { ms: number; text: string } | undefined;
+
+/** formatTime of `now` (default: the current time), remembering the last answer. */
+function timeOf(now: Date | undefined): string {
+  const ms = (now ?? new Date()).getTime();
+  if (lastTime?.ms !== ms) lastTime = { ms, text: formatTime(new Date(ms)) };
+  return lastTime.text;
 }

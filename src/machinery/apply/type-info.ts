@@ -116,11 +116,25 @@ export class ListShapeError extends Error {
  * share a key.
  */
 export function listItemElements(list: JsonValue[], lt: ListType, itemSchema: Schema): PathElement[] | ListShapeError {
+  const items = listItems(list, lt, itemSchema);
+  return items instanceof ListShapeError ? items : items.elements;
+}
+
+/** The path elements of a list's items and their encodings (see encodeElement), in order. */
+export interface ListItems {
+  elements: PathElement[];
+  keys: string[];
+}
+
+/** listItems is listItemElements that also returns each element's encoding. */
+export function listItems(list: JsonValue[], lt: ListType, itemSchema: Schema): ListItems | ListShapeError {
   const out: PathElement[] = [];
+  const keys: string[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < list.length; i++) {
     const item = list[i] as JsonValue;
     let pe: PathElement;
+    let id: string;
     if (lt.type === 'map') {
       if (!isPlainObject(item)) return new ListShapeError(`element ${i}: associative list item must be an object`);
       const fields: { [name: string]: JsonValue } = {};
@@ -138,18 +152,40 @@ export function listItemElements(list: JsonValue[], lt: ListType, itemSchema: Sc
         fields[key] = v;
       }
       pe = keyElement(fields);
+      id = encodeKey(fields);
     } else {
       pe = valueElement(item);
+      id = encodeElement(pe);
     }
-    const id = encodeElement(pe);
     if (seen.has(id)) {
       const what = pe.kind === 'key' ? `key ${describeKey(pe.fields)}` : `value ${JSON.stringify(item)}`;
       return new ListShapeError(`duplicate entries for ${what}`);
     }
     seen.add(id);
     out.push(pe);
+    keys.push(id);
   }
-  return out;
+  return { elements: out, keys };
+}
+
+/**
+ * encodeElement of a key element whose fields all hold scalars (as listItems makes them),
+ * without the general canonical JSON walk: `k:{"name":"x"}`, fields sorted by name.
+ */
+function encodeKey(fields: { [name: string]: JsonValue }): string {
+  const names = Object.keys(fields);
+  if (names.length > 1) names.sort(compareNames);
+  let out = 'k:{';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (i > 0) out += ',';
+    out += `${JSON.stringify(name)}:${JSON.stringify(fields[name])}`;
+  }
+  return `${out}}`;
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function sortedEntries(fields: { [name: string]: JsonValue }): [string, JsonValue][] {
