@@ -162,6 +162,11 @@ export class Scheduler {
     return this.decide(p, ev, extra);
   }
 
+  /** True when the configuration calls extenders (then only the asynchronous schedule() decides). */
+  get hasExtenders(): boolean {
+    return this.pipeline.extenders.length > 0;
+  }
+
   /** scheduleSync decides without extenders; it throws when the configuration has some. */
   scheduleSync(claim: ClaimInfo, options: ScheduleOptions = {}): ScheduleResult {
     const p = this.pipeline;

@@ -34,6 +34,7 @@ import {
   resourceKey,
   Scheduler,
   schedulerConfigFromProfileSpec,
+  type ResourceCandidate,
   type ScheduleResult,
 } from '../../scheduler/index.js';
 import { isSharedClient, type ConcreteKind, type ConnectionDetails, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
@@ -45,6 +46,7 @@ import { publishConnection } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
+import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
 
 export const CLASS_LABEL = 'conductor.io/resource-class';
 export const CLAIM_NAMESPACE_LABEL = 'conductor.io/claim-namespace';
@@ -53,7 +55,7 @@ const FIELD_MANAGER = 'conductor-claim-controller';
 
 export interface ClaimControllerOptions {
   logger: Logger;
-  /** Workers processing claims in parallel (each claim by one worker at a time). */
+  /** Workers processing claims in parallel (each claim by one worker at a time); default 8 (binding waits on writes, so more workers keep the CPU busy). */
   workers?: number;
   /** Where the `default` SchedulerProfile lives. */
   systemNamespace?: string;
@@ -82,6 +84,8 @@ export class ClaimController {
   private readonly classes: CacheInformer;
   private readonly namespaces: CacheInformer;
   private readonly profiles: CacheInformer;
+  /** Connection Secrets (the resources' raw details and the claims' published ones). */
+  private readonly secrets: CacheInformer;
   private readonly scheduler: Scheduler;
   private readonly queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000 });
   private readonly access: ProviderAccess;
@@ -115,6 +119,7 @@ export class ClaimController {
     this.classes = cacheInformer(client, opts.informers, apiRefs.resourceclasses);
     this.namespaces = cacheInformer(client, opts.informers, builtinRefs.namespaces);
     this.profiles = cacheInformer(client, opts.informers, apiRefs.schedulerprofiles, { namespace: this.systemNamespace });
+    this.secrets = cacheInformer(client, opts.informers, builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
   }
 
   async start(): Promise<void> {
@@ -149,13 +154,20 @@ export class ClaimController {
       onUpdate: (_old, o) => this.profileChanged(o),
     });
     this.namespaces.addHandler({ onUpdate: () => this.wakePending() });
-    const informers = [this.classes, this.namespaces, this.profiles, ...[...this.concretes.values()].map((e) => e.informer)];
+    // New details from a provider (a password rotated, an endpoint moved) reach the claims.
+    this.secrets.addHandler({
+      onAdd: (s) => this.resourceSecretChanged(s),
+      onUpdate: (old, s) => {
+        if (!deepEqual(old.data, s.data)) this.resourceSecretChanged(s);
+      },
+    });
+    const informers = [this.classes, this.namespaces, this.profiles, this.secrets, ...[...this.concretes.values()].map((e) => e.informer)];
     for (const i of informers) i.start();
     await Promise.all(informers.map((i) => i.waitForSync()));
     // Claims last: the scheduler has every candidate before the first claim is looked at.
     for (const e of this.claims.values()) e.informer.start();
     await Promise.all([...this.claims.values()].map((e) => e.informer.waitForSync()));
-    void this.queue.runWorkers(this.opts.workers ?? 4, (key) => this.reconcile(key), {
+    void this.queue.runWorkers(this.opts.workers ?? 8, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.warn({ claim: key, err: errorText(err) }, 'cannot reconcile claim; retrying with backoff'),
     });
   }
@@ -167,6 +179,7 @@ export class ClaimController {
     this.classes.stop();
     this.namespaces.stop();
     this.profiles.stop();
+    this.secrets.stop();
   }
 
   // ------------------------------------------------------------------ feeding the scheduler
@@ -227,6 +240,15 @@ export class ClaimController {
     if (cls) this.classChanged(cls);
   }
 
+  /** A connection Secret controlled by a concrete resource changed: its bound claims publish again. */
+  private resourceSecretChanged(secret: KObject): void {
+    const owner = secret.metadata.ownerReferences?.find((r) => r.controller);
+    if (!owner) return;
+    const concrete = this.concretes.get(kindKey(parseApiVersion(owner.apiVersion).group, owner.kind));
+    const resource = concrete?.informer.store.get(secret.metadata.namespace, owner.name);
+    if (resource && resource.metadata.uid === owner.uid) this.wakeBoundClaims(resource);
+  }
+
   private wakePending(): void {
     for (const key of this.pending) this.queue.add(key);
   }
@@ -285,9 +307,12 @@ export class ClaimController {
     }
     const nsObj = this.namespaces.store.get(undefined, namespace);
     const info = claimInfoFromObject(claim, { namespaceLabels: nsObj?.metadata.labels ?? {} });
-    const result = await this.scheduler.schedule(info);
+    // Without extenders the decision and the reservation below happen in one synchronous step,
+    // so concurrent workers never pick the same resource and lose a compare-and-swap over it.
+    const result = this.scheduler.hasExtenders ? await this.scheduler.schedule(info) : this.scheduler.scheduleSync(info);
     switch (result.decision.type) {
       case 'resource': {
+        if (!this.reserve(result.decision.candidate, claim)) return { requeueAfterMs: 1 }; // taken while extenders answered
         const bound = await this.bindStatic(entry, claim, result);
         if (!bound) return;
         this.pending.delete(key);
@@ -322,13 +347,6 @@ export class ClaimController {
     if (!concrete) return undefined;
     const resource = concrete.informer.store.get(cand.namespace, cand.name) ?? (await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace));
     const claimRef = claimRefOf(claim);
-    // Reserve the resource in the scheduler at once, so the other workers choose elsewhere
-    // instead of racing for it; the informer brings the true state back either way.
-    this.scheduler.upsert(
-      cand.sharing.mode === 'Shared'
-        ? { ...cand, boundCount: cand.boundCount + 1 }
-        : { ...cand, phase: 'Bound', claimRef: { namespace: claimRef.namespace, name: claimRef.name, uid: claimRef.uid } },
-    );
     try {
       if (cand.sharing.mode === 'Shared') {
         const status = (resource.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
@@ -354,6 +372,25 @@ export class ClaimController {
       if (fresh) this.resourceChanged(concrete, fresh);
       throw err;
     }
+  }
+
+  /**
+   * reserve marks the chosen resource taken in the scheduler at once, so the other workers
+   * choose elsewhere instead of racing for it; the informer brings the true state back either
+   * way. False when someone else reserved it since the decision (only possible while
+   * extenders were being asked).
+   */
+  private reserve(cand: ResourceCandidate, claim: KObject): boolean {
+    const current = this.scheduler.get(resourceKey(cand.kind, cand.namespace, cand.name));
+    if (!current || current.type !== 'resource') return false;
+    if (current.sharing.mode === 'Exclusive' && current.claimRef && current.claimRef.uid !== claim.metadata.uid) return false;
+    const claimRef = claimRefOf(claim);
+    this.scheduler.upsert(
+      current.sharing.mode === 'Shared'
+        ? { ...current, boundCount: current.boundCount + 1 }
+        : { ...current, phase: 'Bound', claimRef: { namespace: claimRef.namespace, name: claimRef.name, uid: claimRef.uid } },
+    );
+    return true;
   }
 
   /** Creates a resource from the class template, pre-bound to the claim (named from the claim). */
@@ -519,7 +556,7 @@ export class ClaimController {
     if (isExclusive(resource) && concrete.kind.sharing !== 'Shared') {
       const spec = (resource.spec ?? {}) as { writeConnectionSecretToRef?: { name?: string } };
       const name = spec.writeConnectionSecretToRef?.name || `${resource.metadata.name}-connection`;
-      const secret = await this.client.get<KObject>(builtinRefs.secrets, name, resource.metadata.namespace);
+      const secret = this.secrets.store.get(resource.metadata.namespace, name) ?? (await this.client.get<KObject>(builtinRefs.secrets, name, resource.metadata.namespace));
       return decodeSecretData(secret);
     }
     // Shared: each claim has its own credentials, kept in a Secret next to the resource so a

@@ -12,6 +12,12 @@ import type { ConnectionDetails } from '../../providers/spi.js';
 /** The Secret type of connection Secrets. */
 export const CONNECTION_SECRET_TYPE = 'connection.conductor.io/v1alpha1';
 
+/** The field selector of connection Secrets, for informers that cache only those. */
+export const CONNECTION_SECRET_SELECTOR = `type=${CONNECTION_SECRET_TYPE}`;
+
+/** A SecretLookup answers from a cache: the Secret, or undefined when the cache does not hold it (then the API is asked). */
+export type SecretLookup = (namespace: string, name: string) => KObject | undefined;
+
 /** A PublishResult says what publishing did to the Secret. */
 export type PublishResult = 'Created' | 'Updated' | 'Unchanged';
 
@@ -46,16 +52,20 @@ export async function publishConnectionSecret(
   secretName: string,
   details: ConnectionDetails,
   fieldManager: string,
+  cached?: SecretLookup,
 ): Promise<PublishResult> {
   const namespace = resource.metadata.namespace ?? '';
   const ref = builtinRefs.secrets;
   const data = encode(details);
   const owner = controllerReference(resource);
-  let existing: KObject | undefined;
-  try {
-    existing = await client.get<KObject>(ref, secretName, namespace);
-  } catch (err) {
-    if (!isNotFound(err)) throw new Error(`cannot read connection Secret ${namespace}/${secretName}: ${(err as Error).message}`, { cause: err });
+  // A cached copy may be stale: a write from it is compare-and-swap, so staleness is a 409 to retry.
+  let existing: KObject | undefined = cached?.(namespace, secretName);
+  if (!existing) {
+    try {
+      existing = await client.get<KObject>(ref, secretName, namespace);
+    } catch (err) {
+      if (!isNotFound(err)) throw new Error(`cannot read connection Secret ${namespace}/${secretName}: ${(err as Error).message}`, { cause: err });
+    }
   }
   if (!existing) {
     await client.create(

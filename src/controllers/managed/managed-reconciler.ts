@@ -16,7 +16,7 @@ import { cacheInformer, type CacheInformer } from '../../client/shared-informers
 import { errorMessage, type Logger } from '../../client/logger.js';
 import { objectKey, splitKey } from '../../client/object-cache.js';
 import { controllerRateLimiter } from '../../client/rate-limiter.js';
-import { resourceRef, type Client, type ResourceRef } from '../../client/types.js';
+import { builtinRefs, resourceRef, type Client, type ResourceRef } from '../../client/types.js';
 import { WorkQueue, type WorkResult } from '../../client/work-queue.js';
 import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
@@ -27,7 +27,7 @@ import { recordEvent, type EventType } from '../events.js';
 import { concreteFields, type ConcreteFields } from './concrete-fields.js';
 import { findCondition, readConditions } from './conditions.js';
 import { connectContext } from './connect-context.js';
-import { publishConnectionSecret } from './connection-secret.js';
+import { CONNECTION_SECRET_SELECTOR, publishConnectionSecret } from './connection-secret.js';
 import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
 import { formatDuration, pollIntervalFor } from './poll-interval.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
@@ -93,6 +93,8 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private readonly managed: ResourceWrites<R>;
   private readonly queue: WorkQueue;
   private informer?: CacheInformer<R>;
+  /** Connection Secrets, when the process shares informers (else each publish reads its Secret). */
+  private secrets?: CacheInformer;
   private workers?: Promise<void>;
   private stopped = false;
 
@@ -124,6 +126,8 @@ export class ManagedReconciler<R extends KObject = KObject> {
       },
     });
     informer.start();
+    this.secrets = this.options.informers?.informer(builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
+    this.secrets?.start();
     this.workers = this.queue.runWorkers(this.options.workers, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.debug({ controller: 'managed', kind: this.kind.kind, key, err: errorMessage(err) }, 'reconcile failed; backing off'),
     });
@@ -135,6 +139,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     this.informer?.stop();
+    this.secrets?.stop();
     this.queue.shutDown();
     await this.workers;
   }
@@ -267,7 +272,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private async publish(mr: R, fields: ConcreteFields, details: ConnectionDetails | undefined): Promise<void> {
     if (fields.sharing !== 'Exclusive' || !details || Object.keys(details).length === 0) return;
     try {
-      const result = await publishConnectionSecret(this.client, mr, fields.connectionSecretName, details, this.options.fieldManager);
+      const result = await publishConnectionSecret(this.client, mr, fields.connectionSecretName, details, this.options.fieldManager, this.secrets && ((ns, name) => this.secrets?.store.get(ns, name)));
       if (result !== 'Unchanged') this.logFor(mr).info({ secret: fields.connectionSecretName, result }, 'published connection details');
     } catch (err) {
       if (isConflict(err)) throw err;
