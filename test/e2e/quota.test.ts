@@ -2,7 +2,9 @@
  * ClaimQuota with the real kubectl against a real server process: the claim over the limit
  * is refused by `kubectl apply` with 403 naming the exceeded keys (claims, requests.storage,
  * <profile>.claims), a resize over the limit is refused too, and `status.used` shows the
- * namespace's usage, going down again when a claim is deleted.
+ * namespace's usage, going down again when a claim is deleted; the scheduler's Quota filter
+ * keeps a claim from being provisioned from a class that would take its namespace over
+ * `cost.monthly`, until the quota allows it.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,6 +81,50 @@ describe('ClaimQuota with kubectl', () => {
     await eventually(
       async () => JSON.stringify(await usedOf('sized', 'sized-quota')) === JSON.stringify({ 'performance.claims': '1', 'requests.storage': '100Gi' }),
       'status.used of sized-quota',
+    );
+  });
+
+  test('cost.monthly: a class that would go over the quota is refused by the scheduler, with the reason on the claim', async () => {
+    const s = suite.server;
+    await kubectlOk(s, ['create', 'namespace', 'priced']);
+    await kubectlOk(s, ['apply', '-f', '-'], { input: quota('priced', 'budget', '{cost.monthly: "100"}') });
+    // No class serves "premium" yet: the claim is admitted (it costs nothing so far) and waits.
+    const r = await kubectl(s, ['apply', '-f', '-'], {
+      input: `apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: app, namespace: priced}
+spec: {resourceClass: premium, version: ">= 15"}
+`,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata:
+  name: premium-postgres
+  namespace: conductor-system
+  annotations: {conductor.io/monthly-cost: "200"}
+resourceClass: premium
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+rebindPolicy: Delete
+template:
+  apiVersion: database.memory.conductor.io/v1alpha1
+  kind: MemoryDatabase
+  spec: {version: "16.4"}
+`,
+    });
+    const scheduled = () => kubectlOk(s, ['get', 'postgresqlinstance', 'app', '-n', 'priced', '-o', 'jsonpath={.status.conditions[?(@.type=="Scheduled")].message}']);
+    const refusal = await eventually(async () => {
+      const m = await scheduled();
+      return /quota exceeded/.test(m) ? m : undefined;
+    }, 'the claim to say the quota refused the class');
+    assert.match(refusal, /cost\.monthly would be 200, over 100 in ClaimQuota budget \(class costs 200 a month\)/);
+    assert.equal((await kubectlOk(s, ['get', 'postgresqlinstance', 'app', '-n', 'priced', '-o', 'jsonpath={.status.phase}'])).trim(), 'Pending');
+    // More budget: the claim goes ahead by itself.
+    await kubectlOk(s, ['patch', 'claimquota', 'budget', '-n', 'priced', '--type', 'merge', '-p', '{"spec":{"hard":{"cost.monthly":"300"}}}']);
+    await eventually(
+      async () => (await kubectlOk(s, ['get', 'postgresqlinstance', 'app', '-n', 'priced', '-o', 'jsonpath={.status.phase}'])).trim() === 'Bound',
+      'the claim Bound once the quota allows the class',
     );
   });
 });

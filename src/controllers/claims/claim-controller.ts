@@ -47,6 +47,7 @@ import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
 import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
+import { classQuotaCheck } from './quota-check.js';
 
 export const CLASS_LABEL = 'conductor.io/resource-class';
 export const CLAIM_NAMESPACE_LABEL = 'conductor.io/claim-namespace';
@@ -86,6 +87,8 @@ export class ClaimController {
   private readonly profiles: CacheInformer;
   /** Connection Secrets (the resources' raw details and the claims' published ones). */
   private readonly secrets: CacheInformer;
+  /** ClaimQuotas, for the scheduler's Quota filter. */
+  private readonly quotas: CacheInformer;
   private readonly scheduler: Scheduler;
   private readonly queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000 });
   private readonly access: ProviderAccess;
@@ -101,8 +104,17 @@ export class ClaimController {
     this.access = providers;
     this.log = opts.logger;
     this.systemNamespace = opts.systemNamespace ?? SYSTEM_NAMESPACE;
-    // Providers judge their own candidates' configuration (versions, features, binaries).
-    this.scheduler = new Scheduler({ portableMatchers: providerMatchers(providers.concreteKinds()) });
+    // Providers judge their own candidates' configuration (versions, features, binaries); the
+    // namespace's ClaimQuotas judge what a new resource from a class would cost it.
+    this.scheduler = new Scheduler({
+      portableMatchers: providerMatchers(providers.concreteKinds()),
+      quota: classQuotaCheck({
+        quotasIn: (ns) => this.quotas.store.list(ns),
+        claimsIn: (ns) => [...this.claims.values()].flatMap((e) => e.informer.store.list(ns)),
+        classes: () => this.classes.store.list(),
+        classOf: (c) => this.classes.store.get(c.namespace, c.name),
+      }),
+    });
     for (const def of claimKinds) {
       this.claims.set(kindKey(def.group, def.kind), { def, informer: cacheInformer(client, opts.informers, def.ref) });
     }
@@ -120,6 +132,7 @@ export class ClaimController {
     this.namespaces = cacheInformer(client, opts.informers, builtinRefs.namespaces);
     this.profiles = cacheInformer(client, opts.informers, apiRefs.schedulerprofiles, { namespace: this.systemNamespace });
     this.secrets = cacheInformer(client, opts.informers, builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
+    this.quotas = cacheInformer(client, opts.informers, apiRefs.claimquotas);
   }
 
   async start(): Promise<void> {
@@ -161,7 +174,9 @@ export class ClaimController {
         if (!deepEqual(old.data, s.data)) this.resourceSecretChanged(s);
       },
     });
-    const informers = [this.classes, this.namespaces, this.profiles, this.secrets, ...[...this.concretes.values()].map((e) => e.informer)];
+    // A quota raised (or its usage recounted lower) may let pending claims through.
+    this.quotas.addHandler({ onUpdate: () => this.wakePending(), onDelete: () => this.wakePending() });
+    const informers = [this.classes, this.namespaces, this.profiles, this.secrets, this.quotas, ...[...this.concretes.values()].map((e) => e.informer)];
     for (const i of informers) i.start();
     await Promise.all(informers.map((i) => i.waitForSync()));
     // Claims last: the scheduler has every candidate before the first claim is looked at.
@@ -180,6 +195,7 @@ export class ClaimController {
     this.namespaces.stop();
     this.profiles.stop();
     this.secrets.stop();
+    this.quotas.stop();
   }
 
   // ------------------------------------------------------------------ feeding the scheduler
