@@ -8,7 +8,7 @@ import { deepCopy, deepEqual, isPlainObject, parseApiVersion } from '../../machi
 import { ApiError, errors, type StatusCause } from '../../machinery/errors.js';
 import { StoreError } from '../../store/types.js';
 import type { AdmissionChain, AdmissionOperation } from '../admission/types.js';
-import type { ResourceType } from '../registry/resource-type.js';
+import type { JSONSchemaProps, ResourceType } from '../registry/resource-type.js';
 import { groupVersion } from '../registry/resource-type.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { mapStoreError } from '../storage/object-store.js';
@@ -42,7 +42,18 @@ export interface HandlerOptions {
   maxUpdateRetries?: number;
 }
 
-type Mutator = (current: KObject) => KObject | Promise<KObject>;
+/**
+ * A Mutator computes the object an update proposes from the stored one, once per attempt of
+ * the update loop.
+ *
+ * `current` is the stored object, decoded for this request and read-only: the write still
+ * needs it as it was (field-ownership diff, generation, the no-op check, admission's
+ * oldObject, and the answer when nothing changed). The mutator returns an object of its
+ * own, sharing nothing with `current` or with the caller's request, because the write then
+ * changes it in place (system fields, defaults, pruning, admission). Each call starts from
+ * the request again: after a conflict the object of the failed attempt is not reused.
+ */
+type Mutator = (current: Readonly<KObject>) => KObject | Promise<KObject>;
 
 const CONFLICT_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
 
@@ -146,7 +157,11 @@ export class RestHandlers {
     p: WriteParams,
     presetManagedFields?: ManagedFieldsEntry[],
   ): Promise<KObject> {
-    const obj = this.decodeBody(rt, body, namespace);
+    return this.createDecoded(ctx, rt, this.decodeBody(rt, body, namespace), p, presetManagedFields);
+  }
+
+  /** Creates `obj`, a decoded body the handler owns (it is changed in place and returned). */
+  private async createDecoded(ctx: RequestContext, rt: ResourceType, obj: KObject, p: WriteParams, presetManagedFields?: ManagedFieldsEntry[]): Promise<KObject> {
     const now = this.now();
     const meta = obj.metadata;
     if (!meta.name) {
@@ -193,13 +208,26 @@ export class RestHandlers {
     subresource: string,
     p: WriteParams,
   ): Promise<KObject> {
-    const incoming = this.decodeBody(rt, body, namespace);
-    if (incoming.metadata.name && incoming.metadata.name !== name) {
-      throw errors.badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
-    }
-    incoming.metadata.name = name;
+    const incoming = this.decodeForUpdate(rt, body, namespace, name);
     const precondition = incoming.metadata.resourceVersion;
-    return this.guaranteedUpdate(ctx, rt, namespace, name, subresource, p, precondition, false, () => deepCopy(incoming));
+    // The first attempt writes the decoded request itself; an attempt after a conflict
+    // decodes the body again, because the failed attempt changed its object in place.
+    let unused: KObject | undefined = incoming;
+    return this.guaranteedUpdate(ctx, rt, namespace, name, subresource, p, precondition, false, () => {
+      const proposed = unused ?? this.decodeForUpdate(rt, body, namespace, name);
+      unused = undefined;
+      return proposed;
+    });
+  }
+
+  /** decodeBody for a PUT: the body's name, when it has one, must be the URL's. */
+  private decodeForUpdate(rt: ResourceType, body: unknown, namespace: string | undefined, name: string): KObject {
+    const obj = this.decodeBody(rt, body, namespace);
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    obj.metadata.name = name;
+    return obj;
   }
 
   // ---------------------------------------------------------------- patch
@@ -231,6 +259,7 @@ export class RestHandlers {
     }
     const precondition = type !== 'json' ? readPatchResourceVersion(patchBody) : undefined;
     const obj = await this.guaranteedUpdate(ctx, rt, namespace, name, subresource, p, precondition, true, (current) => {
+      // Every patch function returns a new object and changes neither the stored object nor the patch.
       const patched = applyPatch(type, current, patchBody, rt);
       if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
       return patched as KObject;
@@ -276,6 +305,7 @@ export class RestHandlers {
       }
       try {
         const obj = await this.writeUpdate(ctx, rt, namespace, name, subresource, p, current.obj, current.kv.modRevision, true, (live) => {
+          // apply merges into a copy of `live` and copies what it takes from `applied`.
           const result = deps.ssaApply({ rt, live, applied: appliedObj, manager: p.fieldManager, force: p.force, now: this.now(), subresource });
           result.object.metadata.managedFields = result.managedFields;
           return result.object;
@@ -288,9 +318,9 @@ export class RestHandlers {
     }
   }
 
-  /** Creates an object already merged by apply (its managedFields are set). */
+  /** Creates an object already merged by apply (its managedFields are set); `obj` is the handler's own. */
   private createPrepared(ctx: RequestContext, rt: ResourceType, namespace: string | undefined, obj: KObject, p: PatchParams): Promise<KObject> {
-    return this.create(ctx, rt, namespace, obj, p, obj.metadata.managedFields ?? []);
+    return this.createDecoded(ctx, rt, this.decodeBody(rt, obj, namespace, false), p, obj.metadata.managedFields ?? []);
   }
 
   // ---------------------------------------------------------------- delete
@@ -315,7 +345,8 @@ export class RestHandlers {
       await this.admit('DELETE', ctx, rt, undefined, obj, '', p.dryRun);
       await this.admission.validate(this.attrs('DELETE', ctx, rt, undefined, obj, '', p.dryRun));
 
-      const updated = deepCopy(obj);
+      // Only metadata (a copy) and, for namespaces, status (a new object) change below.
+      const updated = { ...obj, metadata: { ...obj.metadata } } as KObject;
       const finalizers = new Set(updated.metadata.finalizers ?? []);
       if (p.propagationPolicy === 'Orphan') {
         finalizers.add('orphan');
@@ -428,7 +459,7 @@ export class RestHandlers {
     mutate: Mutator,
     managedByApply: boolean,
   ): Promise<KObject> {
-    const proposed = await mutate(deepCopy(old));
+    const proposed = await mutate(old);
     if (!isPlainObject(proposed.metadata)) throw errors.badRequest('metadata: must be an object');
     const gv = groupVersion(rt);
     if (isPatch) {
@@ -456,7 +487,7 @@ export class RestHandlers {
     m.resourceVersion = old.metadata.resourceVersion;
     if (!subresource) rt.strategy.prepareForUpdate?.(next, old);
 
-    this.applySchema(ctx, rt, next, p.fieldValidation, subresource);
+    this.applySchema(ctx, rt, next, p.fieldValidation, subresource, old);
     if (rt.tracksGeneration) {
       m.generation = old.metadata.generation ?? 1;
       if (specChanged(old, next)) m.generation++;
@@ -487,36 +518,49 @@ export class RestHandlers {
     return this.objects.update(rt, final, oldRevision);
   }
 
-  /** Applies the status-subresource rules: each side may change only its own part. */
+  /**
+   * Applies the status-subresource rules: each side may change only its own part.
+   *
+   * The result is the object the write goes on to change in place. It shares with `old`
+   * whatever `proposed` may not change (spec for status, status for the main resource, and
+   * metadata's values for subresources): the write only assigns metadata fields of its own
+   * copy of metadata, and applySchema copies a shared part before it would change it.
+   */
   private mergeForSubresource(rt: ResourceType, subresource: string, old: KObject, proposed: KObject): KObject {
     if (subresource === 'status') {
-      const next = deepCopy(old);
+      const next = { ...old, metadata: { ...old.metadata } } as KObject;
       if (proposed.status === undefined) delete next.status;
       else next.status = proposed.status;
       next.metadata.managedFields = proposed.metadata.managedFields ?? old.metadata.managedFields;
       return next;
     }
     if (subresource === 'finalize') {
-      const next = deepCopy(old);
+      const next = { ...old, metadata: { ...old.metadata } } as KObject;
       const spec = isPlainObject(proposed.spec) ? proposed.spec : {};
-      next.spec = { ...(isPlainObject(old.spec) ? old.spec : {}), finalizers: spec.finalizers ?? [] };
+      // A new spec object whose other values are old's would escape applySchema's check (it
+      // compares top-level values): copy them. Only namespaces have /finalize; their spec is small.
+      next.spec = { ...deepCopy(isPlainObject(old.spec) ? old.spec : {}), finalizers: spec.finalizers ?? [] };
       return next;
     }
     if (subresource) throw errors.pathNotFound(`${rt.resource}/${subresource}`);
     const next = { ...proposed, metadata: { ...proposed.metadata } } as KObject;
     if (rt.subresources.status) {
       if (old.status === undefined) delete next.status;
-      else next.status = deepCopy(old.status);
+      else next.status = old.status;
     }
     return next;
   }
 
   // ---------------------------------------------------------------- shared steps
 
-  /** Checks apiVersion/kind/namespace of a request body and returns a normalised copy. */
-  private decodeBody(rt: ResourceType, body: unknown, namespace: string | undefined): KObject {
+  /**
+   * Checks apiVersion/kind/namespace of a request body and returns it normalised: a copy,
+   * since the write changes it in place and a loopback caller keeps its object, unless `copy`
+   * is false (a body the handler built itself).
+   */
+  private decodeBody(rt: ResourceType, body: unknown, namespace: string | undefined, copy = true): KObject {
     if (!isPlainObject(body)) throw errors.badRequest(`the request body must be a ${rt.kind} object`);
-    const obj = deepCopy(body) as KObject;
+    const obj = (copy ? deepCopy(body) : body) as KObject;
     const gv = groupVersion(rt);
     if (obj.apiVersion === undefined || obj.apiVersion === '') obj.apiVersion = gv;
     if (obj.kind === undefined || obj.kind === '') obj.kind = rt.kind;
@@ -544,15 +588,27 @@ export class RestHandlers {
     return obj;
   }
 
-  /** Defaulting, pruning and unknown-field reporting per fieldValidation. */
-  private applySchema(ctx: RequestContext, rt: ResourceType, obj: KObject, validation: 'Strict' | 'Warn' | 'Ignore', subresource: string): void {
+  /**
+   * Defaulting, pruning and unknown-field reporting per fieldValidation. On an update, `old`
+   * is the stored object: a top-level value `obj` shares with it is copied first when
+   * pruning or defaulting could change it (the stored object must stay as it was).
+   */
+  private applySchema(
+    ctx: RequestContext,
+    rt: ResourceType,
+    obj: KObject,
+    validation: 'Strict' | 'Warn' | 'Ignore',
+    subresource: string,
+    old?: KObject,
+  ): void {
     const schema = deps.compiledSchemaFor(rt);
     const unknown = schema.unknownFields(obj);
+    if (unknown.length > 0 && validation === 'Strict' && subresource === '') {
+      const list = unknown.map((f) => `unknown field "${f}"`);
+      throw errors.badRequest(`strict decoding error: ${list.join(', ')}`, unknown.map((f) => ({ reason: 'FieldValueNotFound', message: `unknown field "${f}"`, field: f })));
+    }
+    if (old) unshareForSchema(rt, obj, old, unknown);
     if (unknown.length > 0) {
-      if (validation === 'Strict' && subresource === '') {
-        const list = unknown.map((f) => `unknown field "${f}"`);
-        throw errors.badRequest(`strict decoding error: ${list.join(', ')}`, unknown.map((f) => ({ reason: 'FieldValueNotFound', message: `unknown field "${f}"`, field: f })));
-      }
       if (validation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
       schema.prune(obj);
     }
@@ -588,6 +644,67 @@ export class RestHandlers {
   private async admit(op: AdmissionOperation, ctx: RequestContext, rt: ResourceType, obj: KObject | undefined, old: KObject | undefined, subresource: string, dryRun: boolean): Promise<void> {
     await this.admission.admit(this.attrs(op, ctx, rt, obj, old, subresource, dryRun));
   }
+}
+
+const RESOURCE_META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
+
+/**
+ * Replaces each top-level value `obj` shares with `old` by a copy when applySchema could
+ * change it: when pruning removes something under it (`unknown` holds the paths prune will
+ * remove) or when defaulting could fill or drop something in it. apiVersion, kind and
+ * metadata are left alone: the schema never touches them at the root.
+ */
+function unshareForSchema(rt: ResourceType, obj: KObject, old: KObject, unknown: readonly string[]): void {
+  const props = isPlainObject(rt.schema.properties) ? rt.schema.properties : undefined;
+  const additional = schemaOrUndefined(rt.schema.additionalProperties);
+  for (const k of Object.keys(obj)) {
+    if (RESOURCE_META_FIELDS.has(k)) continue;
+    const v = obj[k];
+    if (v === null || typeof v !== 'object' || v !== old[k]) continue;
+    const pruned = unknown.some((p) => p === k || p.startsWith(`${k}.`) || p.startsWith(`${k}[`));
+    const fieldSchema = childSchema(props, additional, k);
+    if (pruned || defaultingMayChange(fieldSchema, v, 0)) obj[k] = deepCopy(v);
+  }
+}
+
+function schemaOrUndefined(s: unknown): JSONSchemaProps | undefined {
+  return isPlainObject(s) ? (s as JSONSchemaProps) : undefined;
+}
+
+/** The schema of field `k`: its declared property, else the map-value schema (as the schema engine picks it). */
+function childSchema(props: Record<string, unknown> | undefined, additional: JSONSchemaProps | undefined, k: string): JSONSchemaProps | undefined {
+  return (props && Object.prototype.hasOwnProperty.call(props, k) ? schemaOrUndefined(props[k]) : undefined) ?? additional;
+}
+
+/**
+ * True when defaulting (dropping nulls, filling declared defaults) could change `v`, whose
+ * schema is `s`: `v` holds a null that has a schema, or an object in it lacks a property
+ * that declares a default. It may answer true where defaulting changes nothing (a nullable
+ * null); it never answers false where defaulting changes something.
+ */
+function defaultingMayChange(s: JSONSchemaProps | undefined, v: unknown, depth: number): boolean {
+  if (s === undefined) return false; // defaulting does not go below a value without a schema
+  if (v === null) return true;
+  if (typeof v !== 'object') return false;
+  if (depth > 200) return true;
+  if (Array.isArray(v)) {
+    const items = schemaOrUndefined(s.items);
+    for (const item of v) if (defaultingMayChange(items, item, depth + 1)) return true;
+    return false;
+  }
+  const obj = v as Record<string, unknown>;
+  const props = isPlainObject(s.properties) ? s.properties : undefined;
+  if (props) {
+    for (const name of Object.keys(props)) {
+      const p = schemaOrUndefined(props[name]);
+      if (p && p.default !== undefined && !Object.prototype.hasOwnProperty.call(obj, name)) return true;
+    }
+  }
+  const additional = schemaOrUndefined(s.additionalProperties);
+  for (const k of Object.keys(obj)) {
+    if (defaultingMayChange(childSchema(props, additional, k), obj[k], depth + 1)) return true;
+  }
+  return false;
 }
 
 function namespaceSpecFinalizers(obj: KObject): string[] {
