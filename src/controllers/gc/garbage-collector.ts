@@ -26,6 +26,8 @@ interface Node {
 }
 
 const ORPHAN = 'orphan';
+/** How many deleted uids are remembered (a read races a deletion by moments, not thousands of deletions). */
+const RECENTLY_GONE_KEPT = 4096;
 const FOREGROUND = 'foregroundDeletion';
 
 export class GarbageCollector {
@@ -37,10 +39,13 @@ export class GarbageCollector {
   /** Objects being deleted with a GC finalizer, by uid. */
   private readonly deleting = new Map<string, Node>();
   /**
-   * Every object the reflectors have seen and not seen deleted: uid → its resource and the
-   * relist it was last seen in (objects a relist does not report again were deleted unseen).
+   * Owners a read found present and whose deletion has not been seen since: uid → its
+   * resource and the relist it was last seen in (one a relist does not report again was
+   * deleted unseen). Their other dependents need no read of them.
    */
-  private readonly live = new Map<string, { resource: string; epoch: number }>();
+  private readonly knownOwners = new Map<string, { resource: string; epoch: number }>();
+  /** The uids of the last objects seen deleted, so a read that raced a deletion is not trusted. */
+  private readonly recentlyGone = new Set<string>();
   /** The current relist of each resource. */
   private readonly epochs = new Map<string, number>();
   private readonly queue = new WorkQueue({ name: 'garbage-collector', qps: 1000, burst: 2000 });
@@ -96,7 +101,9 @@ export class GarbageCollector {
     if (!uid) return;
     const node: Node = { ref, namespace: meta.namespace, name: meta.name ?? '', owners: meta.ownerReferences ?? [] };
     if (type === 'DELETED') {
-      this.live.delete(uid);
+      this.knownOwners.delete(uid);
+      this.recentlyGone.add(uid);
+      if (this.recentlyGone.size > RECENTLY_GONE_KEPT) this.recentlyGone.delete(this.recentlyGone.values().next().value as string);
       this.forget(uid);
       this.deleting.delete(uid);
       // Its dependents may now be orphans; its owners may be waiting for it.
@@ -104,8 +111,8 @@ export class GarbageCollector {
       for (const o of node.owners) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
       return;
     }
-    const resource = resourceKey(ref);
-    this.live.set(uid, { resource, epoch: this.epochs.get(resource) ?? 0 });
+    const known = this.knownOwners.get(uid);
+    if (known) known.epoch = this.epochs.get(known.resource) ?? 0;
     const before = this.dependents.get(uid);
     if (node.owners.length > 0) {
       this.track(uid, node);
@@ -128,9 +135,9 @@ export class GarbageCollector {
   private dropUnlisted(ref: ResourceRef): void {
     const resource = resourceKey(ref);
     const epoch = this.epochs.get(resource) ?? 0;
-    for (const [uid, seen] of this.live) {
+    for (const [uid, seen] of this.knownOwners) {
       if (seen.resource !== resource || seen.epoch >= epoch) continue;
-      this.live.delete(uid);
+      this.knownOwners.delete(uid);
       for (const dep of this.byOwner.get(uid) ?? []) this.queue.add(`dependent/${dep}`);
     }
   }
@@ -169,13 +176,19 @@ export class GarbageCollector {
   private async ownerState(dep: Node, o: OwnerReference): Promise<'absent' | 'present' | 'waiting'> {
     const entry = resolveKind(this.catalog, o.apiVersion, o.kind);
     if (!entry) return 'absent';
-    // An owner the reflectors see alive and not being deleted is there (uids are never reused);
-    // should its deletion be on its way, that event enqueues this dependent again.
-    if (this.live.has(o.uid) && !this.deleting.has(o.uid)) return 'present';
+    // An owner found present before, and not seen deleted or being deleted since, is still there
+    // (uids are never reused); should its deletion be on its way, that event enqueues this
+    // dependent again.
+    if (this.knownOwners.has(o.uid) && !this.deleting.has(o.uid)) return 'present';
     try {
-      const owner = await this.client.get<KObject>(refOf(entry), o.name, entry.namespaced ? dep.namespace : undefined);
+      const ref = refOf(entry);
+      const owner = await this.client.get<KObject>(ref, o.name, entry.namespaced ? dep.namespace : undefined);
       if (owner.metadata.uid !== o.uid) return 'absent';
       if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND)) return 'waiting';
+      if (!owner.metadata.deletionTimestamp && !this.recentlyGone.has(o.uid)) {
+        const resource = resourceKey(ref);
+        this.knownOwners.set(ownString(o.uid), { resource, epoch: this.epochs.get(resource) ?? 0 });
+      }
       return 'present';
     } catch (err) {
       if (isApiError(err) && err.code === 404) return 'absent';
@@ -265,4 +278,13 @@ export class GarbageCollector {
 
 function resourceKey(ref: ResourceRef): string {
   return `${ref.group}/${ref.resource}`;
+}
+
+/**
+ * ownString copies a string taken from a parsed object. V8 may keep a string parsed from JSON
+ * as a slice of the whole JSON text, so keeping only the uid could keep the entire object's
+ * text alive.
+ */
+function ownString(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
 }
