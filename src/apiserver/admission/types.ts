@@ -51,6 +51,11 @@ export class AdmissionChain {
     return this;
   }
 
+  /** Whether a mutating plugin will see this request (and may change `attrs.object` in place). */
+  mutates(attrs: AdmissionAttributes): boolean {
+    return this.mutating.some((p) => p.handles(attrs));
+  }
+
   async admit(attrs: AdmissionAttributes): Promise<void> {
     for (const p of this.mutating) if (p.handles(attrs)) await p.admit(attrs);
   }

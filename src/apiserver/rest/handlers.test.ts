@@ -587,3 +587,33 @@ describe('RestHandlers: a write that changes nothing returns the stored object u
     );
   }
 });
+
+describe('RestHandlers: a mutating plugin that edits in place cannot reach the stored object', () => {
+  for (const c of [
+    { reason: 'status update', subresource: 'status', body: (cur: KObject) => ({ ...cur, status: { count: 2, tags: ['s'] } }) },
+    { reason: 'main-resource update', subresource: '', body: (cur: KObject) => ({ ...cur, spec: { ...(cur.spec as object), replicas: 3 } }) },
+  ]) {
+    test(`${c.reason}: oldObject is as stored while the plugin changes nested values of the new object`, () =>
+      withHarness(async (h) => {
+        await h.rest.create(ctx(), widgets, NS, { ...widget('w', { replicas: 2, mode: 'fast', tags: ['a'] }) }, write());
+        await h.rest.update(ctx(), widgets, NS, 'w', { ...(await stored(h, 'w')), status: { count: 1, tags: ['s'] } }, 'status', write());
+        const before = await stored(h, 'w');
+        h.onAdmit = (a) => {
+          if (a.operation !== 'UPDATE' || !a.object) return;
+          (a.object.spec as { tags: string[] }).tags.push('by-plugin');
+          (a.object.status as { tags: string[] }).tags.push('by-plugin');
+          a.object.metadata.labels!.app = 'by-plugin';
+        };
+        let seenOld: KObject | undefined;
+        h.onValidate = (a) => {
+          if (a.operation === 'UPDATE') seenOld = JSON.parse(JSON.stringify(a.oldObject)) as KObject;
+        };
+        await h.rest.update(ctx(), widgets, NS, 'w', c.body(before), c.subresource, write());
+        assert.ok(seenOld);
+        assert.deepEqual((seenOld.spec as { tags: string[] }).tags, ['a']);
+        assert.deepEqual((seenOld.status as { tags: string[] }).tags, ['s']);
+        assert.equal(seenOld.metadata.labels?.app, 'w');
+      }),
+    );
+  }
+});

@@ -492,7 +492,14 @@ export class RestHandlers {
       m.generation = old.metadata.generation ?? 1;
       if (specChanged(old, next)) m.generation++;
     } else delete m.generation;
-    await this.admit('UPDATE', ctx, rt, next, old, subresource, p.dryRun);
+    const mutating = this.attrs('UPDATE', ctx, rt, next, old, subresource, p.dryRun);
+    if (this.admission.mutates(mutating)) {
+      // A mutating plugin may change nested values in place: give it nothing it shares with `old`.
+      // (`m` stays this write's own metadata object; only what it holds is copied.)
+      for (const k of Object.keys(next)) if (k !== 'metadata' && next[k] !== null && typeof next[k] === 'object') next[k] = deepCopy(next[k]);
+      for (const [k, v] of Object.entries(m)) if (v !== null && typeof v === 'object') (m as Record<string, unknown>)[k] = deepCopy(v);
+    }
+    await this.admission.admit(mutating);
     this.validate(rt, next, old, subresource);
     await this.admission.validate(this.attrs('UPDATE', ctx, rt, next, old, subresource, p.dryRun));
     if (!managedByApply) {
