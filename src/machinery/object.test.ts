@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { deepCopy, deepEqual } from './object.js';
+import { deepCopy, deepEqual, sameStatusIgnoringTransitionTimes } from './object.js';
 
 describe('deepCopy', () => {
   test('a copy equals the original and shares nothing with it', () => {
@@ -32,4 +32,18 @@ describe('deepCopy', () => {
     assert.deepEqual(Object.keys(copy), ['__proto__', 'a']);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
+});
+
+describe('sameStatusIgnoringTransitionTimes', () => {
+  const cond = (status: string, time: string) => ({ type: 'Ready', status, reason: 'R', lastTransitionTime: time });
+  for (const c of [
+    { reason: 'only a condition time differs: same', a: { phase: 'Bound', conditions: [cond('True', 't1')] }, b: { phase: 'Bound', conditions: [cond('True', 't2')] }, want: true },
+    { reason: 'a condition status differs: not the same', a: { conditions: [cond('True', 't1')] }, b: { conditions: [cond('False', 't1')] }, want: false },
+    { reason: 'another field differs: not the same', a: { phase: 'Bound', conditions: [] }, b: { phase: 'Pending', conditions: [] }, want: false },
+    { reason: 'a time missing on one side: same', a: { conditions: [{ type: 'Ready', status: 'True' }] }, b: { conditions: [cond('True', 't9')].map(({ reason: _r, ...x }) => x) }, want: true },
+    { reason: 'no status on either side: same', a: undefined, b: undefined, want: true },
+    { reason: 'status without conditions compares as is', a: { phase: 'Bound' }, b: { phase: 'Bound' }, want: true },
+  ]) {
+    test(c.reason, () => assert.equal(sameStatusIgnoringTransitionTimes(c.a, c.b), c.want));
+  }
 });

@@ -147,3 +147,17 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * sameStatusIgnoringTransitionTimes says whether two statuses say the same thing: equal once
+ * every condition's lastTransitionTime is left out (a controller rewriting an unchanged
+ * condition would only move its time, which is no reason to write).
+ */
+export function sameStatusIgnoringTransitionTimes(a: unknown, b: unknown): boolean {
+  return deepEqual(withoutTransitionTimes(a), withoutTransitionTimes(b));
+}
+
+function withoutTransitionTimes(status: unknown): unknown {
+  if (!isPlainObject(status) || !Array.isArray(status.conditions)) return status;
+  return { ...status, conditions: status.conditions.map((c) => (isPlainObject(c) ? { ...c, lastTransitionTime: undefined } : c)) };
+}

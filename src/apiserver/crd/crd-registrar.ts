@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { KObject } from '../../machinery/object.js';
-import { deepEqual, isPlainObject } from '../../machinery/object.js';
+import { deepEqual, isPlainObject, sameStatusIgnoringTransitionTimes } from '../../machinery/object.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { StoreWatcher } from '../../store/types.js';
 import type { ResourceRegistry } from '../registry/registry.js';
@@ -139,7 +139,7 @@ export class CrdRegistrar {
       return; // the write comes back through the watch
     }
     const status = this.desiredStatus(current);
-    if (!deepEqual(stripTimes(current.status), stripTimes(status))) {
+    if (!sameStatusIgnoringTransitionTimes(current.status, status)) {
       await this.rest.update(ctx, this.crdType, undefined, name, { ...current, status }, 'status', {
         dryRun: false,
         fieldManager: 'conductor-apiextensions',
@@ -203,10 +203,3 @@ export class CrdRegistrar {
   }
 }
 
-function stripTimes(status: unknown): unknown {
-  if (!isPlainObject(status)) return status;
-  const conds = Array.isArray(status.conditions)
-    ? (status.conditions as Record<string, unknown>[]).map(({ lastTransitionTime: _t, ...c }) => c)
-    : status.conditions;
-  return { ...status, conditions: conds };
-}

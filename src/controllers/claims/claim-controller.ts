@@ -17,7 +17,7 @@ import { cacheInformer, type CacheInformer, type SharedInformers } from '../../c
 import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';
-import { deepEqual, isPlainObject, parseApiVersion } from '../../machinery/object.js';
+import { deepEqual, isPlainObject, parseApiVersion, sameStatusIgnoringTransitionTimes } from '../../machinery/object.js';
 import {
   apiRefs,
   CLAIM_PROTECTION_FINALIZER,
@@ -42,7 +42,7 @@ import { recordEvent } from '../events.js';
 import { connectionSecretName, bindingSecretName, provisionedName } from './names.js';
 import { setCondition as setConditionIn } from '../managed/conditions.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
-import { publishConnection } from './connection-secret.js';
+import { publishConnection, upsertOwned } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
@@ -510,7 +510,7 @@ export class ClaimController {
     const old = (claim.status ?? {}) as Status;
     const status: Status = { ...old, phase: 'Pending', observedGeneration: claim.metadata.generation };
     status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'False', 'Unschedulable', why);
-    if (deepEqual(stripTimes(old), stripTimes(status))) return;
+    if (sameStatusIgnoringTransitionTimes(old, status)) return;
     await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
     await recordEvent(this.client, claim, 'Warning', 'FailedScheduling', why);
   }
@@ -541,7 +541,7 @@ export class ClaimController {
     if (!isReady(resource)) {
       const status: Status = { ...old };
       status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', `waiting for ${ref.kind} ${ref.namespace}/${ref.name} to become ready`);
-      if (!deepEqual(stripTimes(old), stripTimes(status))) await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+      if (!sameStatusIgnoringTransitionTimes(old, status)) await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
       return;
     }
     const resized = await this.resize(entry, claim, concrete, resource);
@@ -554,7 +554,7 @@ export class ClaimController {
     await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
     const status: Status = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
-    if (!deepEqual(stripTimes(old), stripTimes(status))) {
+    if (!sameStatusIgnoringTransitionTimes(old, status)) {
       await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
       if (justBound) {
         // Events are best effort (recordEvent never throws): the claim goes on without waiting.
@@ -589,7 +589,9 @@ export class ClaimController {
       if (!isSharedClient(external)) throw new Error(`${resource.kind} is Shared but its provider cannot bind claims`);
       const details = await external.bindClaim(resource, claim, previous);
       if (!previous || !deepEqual(previous, details)) {
-        await upsertSecret(this.client, resource.metadata.namespace!, secretName, details, resource);
+        const data = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+        const owner = [{ apiVersion: resource.apiVersion, kind: resource.kind, name: resource.metadata.name!, uid: resource.metadata.uid!, controller: true, blockOwnerDeletion: true }];
+        await upsertOwned(this.client, builtinRefs.secrets, resource.metadata.namespace!, secretName, { type: 'Opaque', data }, owner, (o) => deepEqual(o.data, data), true);
       }
       return details;
     } finally {
@@ -638,7 +640,7 @@ export class ClaimController {
     const status: Status = { ...old };
     if (cannot) status.conditions = setCondition(status.conditions, claim, 'Resized', 'False', 'ResizeNotPossible', cannot);
     else if (old.conditions?.some((c) => c.type === 'Resized')) status.conditions = setCondition(status.conditions, claim, 'Resized', 'True', 'Resized', 'the resource has the requested capacity');
-    if (!deepEqual(stripTimes(old), stripTimes(status))) {
+    if (!sameStatusIgnoringTransitionTimes(old, status)) {
       await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
       if (cannot) await recordEvent(this.client, claim, 'Warning', 'ResizeNotPossible', cannot);
       return true;
@@ -800,31 +802,6 @@ function phaseOf(resource: KObject): string | undefined {
 function setCondition(conds: Condition[] | undefined, obj: KObject, type: string, status: Condition['status'], reason: string, message: string): Condition[] {
   const observedGeneration = obj.metadata.generation;
   return setConditionIn(conds, { type, status, reason, message, ...(observedGeneration ? { observedGeneration } : {}) }, new Date());
-}
-
-function stripTimes(status: Status): unknown {
-  return { ...status, conditions: status.conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
-}
-
-async function upsertSecret(client: Client, namespace: string, name: string, data: Record<string, string>, owner: KObject): Promise<void> {
-  const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-  const body: KObject = {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name,
-      namespace,
-      ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true }],
-    },
-    type: 'Opaque',
-    data: encoded,
-  };
-  try {
-    await client.create(builtinRefs.secrets, body, { fieldManager: FIELD_MANAGER });
-  } catch (err) {
-    if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
-    await client.patch(builtinRefs.secrets, name, 'merge', { data: encoded }, { namespace, fieldManager: FIELD_MANAGER });
-  }
 }
 
 function errorText(err: unknown): string {

@@ -26,12 +26,16 @@ export async function publishConnection(
   const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]!).toString('base64')]));
   const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]!]));
   await Promise.all([
-    upsert(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data), fresh),
-    upsert(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain), fresh),
+    upsertOwned(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data), fresh),
+    upsertOwned(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain), fresh),
   ]);
 }
 
-async function upsert(
+/**
+ * upsertOwned writes a Secret or ConfigMap owned by `ownerReferences`: created when absent
+ * (first, without a read, when `createFirst`), replaced by `body` when present and not `same`.
+ */
+export async function upsertOwned(
   client: Client,
   ref: typeof builtinRefs.secrets | typeof builtinRefs.configmaps,
   namespace: string,
