@@ -56,7 +56,7 @@ const FIELD_MANAGER = 'conductor-claim-controller';
 
 export interface ClaimControllerOptions {
   logger: Logger;
-  /** Workers processing claims in parallel (each claim by one worker at a time); default 8 (binding waits on writes, so more workers keep the CPU busy). */
+  /** Workers processing claims in parallel (each claim by one worker at a time); default 32 (a binding mostly waits for its writes to be durable, so many bindings in flight keep the CPU busy). */
   workers?: number;
   /** Where the `default` SchedulerProfile lives. */
   systemNamespace?: string;
@@ -182,7 +182,7 @@ export class ClaimController {
     // Claims last: the scheduler has every candidate before the first claim is looked at.
     for (const e of this.claims.values()) e.informer.start();
     await Promise.all([...this.claims.values()].map((e) => e.informer.waitForSync()));
-    void this.queue.runWorkers(this.opts.workers ?? 8, (key) => this.reconcile(key), {
+    void this.queue.runWorkers(this.opts.workers ?? 32, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.warn({ claim: key, err: errorText(err) }, 'cannot reconcile claim; retrying with backoff'),
     });
   }
