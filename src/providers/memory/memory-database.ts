@@ -38,6 +38,7 @@ import {
 } from './kinds.js';
 import { configureMemoryDatabase, matchMemoryDatabase } from './matchers.js';
 import type { MemoryDatabaseRecord, MemoryDatabases, MemoryDatabaseSettings, MemoryShare } from './memory-databases.js';
+import { releaseShare } from '../rebind.js';
 
 const EXTERNAL_NAME_ANNOTATION = 'conductor.io/external-name';
 
@@ -199,20 +200,10 @@ export class MemoryDatabaseClient implements SharedExternalClient<MemoryDatabase
   async unbindClaim(resource: MemoryDatabase, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
     const externalName = externalNameOf(resource);
     const key = `${claim.namespace}/${claim.name}`;
-    switch (policy) {
-      case 'Retain':
-        return;
-      case 'Recycle':
-        this.databases.resetShare(externalName, key);
-        return;
-      case 'Delete':
-        this.databases.removeShare(externalName, key);
-        return;
-      default: {
-        const never: never = policy;
-        throw new Error(`unknown rebind policy ${String(never)}: want Retain, Delete or Recycle`);
-      }
-    }
+    await releaseShare(policy, {
+      recycle: () => this.databases.resetShare(externalName, key),
+      delete: () => this.databases.removeShare(externalName, key),
+    });
   }
 }
 

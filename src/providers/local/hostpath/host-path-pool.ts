@@ -32,6 +32,7 @@ import {
 } from './kinds.js';
 import { configureHostPathPool, matchHostPathPool } from './matchers.js';
 import { measureUsage } from './usage.js';
+import { releaseShare } from '../../rebind.js';
 
 const describe = (resource: KObject) => describeResource('HostPathPool', resource);
 
@@ -166,22 +167,15 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
     const dir = this.dirOf(root, claim);
     const info = await lstat(dir).catch(() => undefined);
     if (!info) return; // nothing left to empty or remove
-    switch (policy) {
-      case 'Recycle': {
+    await releaseShare(policy, {
+      recycle: async () => {
         if (!info.isDirectory()) throw new Error(`cannot empty ${dir} of claim ${claim.namespace}/${claim.name}: it is not a directory`);
         const entries = await readdir(dir);
         for (const entry of entries) await rm(join(dir, entry), { recursive: true, force: true });
-        return;
-      }
-      case 'Delete':
-        // rm removes a symbolic link itself, never what it points to.
-        await rm(dir, { recursive: true, force: true });
-        return;
-      default: {
-        const unknown: never = policy;
-        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
-      }
-    }
+      },
+      // rm removes a symbolic link itself, never what it points to.
+      delete: () => rm(dir, { recursive: true, force: true }),
+    });
   }
 }
 

@@ -42,6 +42,7 @@ import { localDatabaseGroup, localDatabaseVersion, mysqlInstanceClaim, mysqlSecr
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
+import { releaseShare } from '../../rebind.js';
 
 const defaultPort = 3306;
 
@@ -181,20 +182,10 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
   async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
     const share = sharedServerShare(claim);
     const whose = `claim ${claim.namespace}/${claim.name}`;
-    switch (policy) {
-      case 'Retain':
-        return;
-      case 'Recycle':
-        await this.asAdmin(resource, `empty the database of ${whose}`, (c) => recycleShare(c, share));
-        return;
-      case 'Delete':
-        await this.asAdmin(resource, `drop the database and user of ${whose}`, (c) => dropShare(c, share));
-        return;
-      default: {
-        const unknown: never = policy;
-        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
-      }
-    }
+    await releaseShare(policy, {
+      recycle: () => this.asAdmin(resource, `empty the database of ${whose}`, (c) => recycleShare(c, share)),
+      delete: () => this.asAdmin(resource, `drop the database and user of ${whose}`, (c) => dropShare(c, share)),
+    });
   }
 }
 

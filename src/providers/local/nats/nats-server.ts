@@ -30,6 +30,7 @@ import { localMessagingGroup, localMessagingVersion, messageQueueClaim, natsSecr
 import { configureNatsServer, natsMatcher } from './matchers.js';
 import type { NatsServers } from './nats-servers.js';
 import { resourceIdentity } from '../process/instance-names.js';
+import { releaseShare } from '../../rebind.js';
 
 const identity = (resource: KObject) => resourceIdentity('NATSServer', resource, 'its files');
 
@@ -125,20 +126,10 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
   async unbindClaim(resource: NATSServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
     const share = natsShare(claim);
     const dir = this.dir(resource);
-    switch (policy) {
-      case 'Retain':
-        return;
-      case 'Recycle':
-        await this.servers.rotateAccount(dir, this.target(resource), settingsOf(resource), share.account);
-        return;
-      case 'Delete':
-        await this.servers.removeAccount(dir, this.target(resource), settingsOf(resource), share.account);
-        return;
-      default: {
-        const unknown: never = policy;
-        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
-      }
-    }
+    await releaseShare(policy, {
+      recycle: () => this.servers.rotateAccount(dir, this.target(resource), settingsOf(resource), share.account),
+      delete: () => this.servers.removeAccount(dir, this.target(resource), settingsOf(resource), share.account),
+    });
   }
 
   /** discover lists the NATS server directories on this machine. */

@@ -24,6 +24,7 @@ import { localDatabaseGroup, localDatabaseVersion, postgresqlInstanceClaim, post
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
+import { releaseShare } from '../../rebind.js';
 
 const defaultPort = 5432;
 
@@ -142,20 +143,10 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
 
   async unbindClaim(resource: PostgreSQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
     const share = sharedServerShare(claim);
-    switch (policy) {
-      case 'Retain':
-        return;
-      case 'Recycle':
-        await this.asAdmin(resource, `empty the database of ${share.owner}`, (c) => recycleShare(c, share));
-        return;
-      case 'Delete':
-        await this.asAdmin(resource, `drop the database and role of ${share.owner}`, (c) => dropShare(c, share));
-        return;
-      default: {
-        const unknown: never = policy;
-        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
-      }
-    }
+    await releaseShare(policy, {
+      recycle: () => this.asAdmin(resource, `empty the database of ${share.owner}`, (c) => recycleShare(c, share)),
+      delete: () => this.asAdmin(resource, `drop the database and role of ${share.owner}`, (c) => dropShare(c, share)),
+    });
   }
 }
 

@@ -25,6 +25,7 @@ import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails }
 import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type ClaimRefLike, type RedisServer } from './kinds.js';
 import { configureRedisServer, matchRedisServer } from './matchers.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
+import { releaseShare } from '../../rebind.js';
 
 const defaultPort = 6379;
 
@@ -151,23 +152,14 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
 
   async unbindClaim(resource: RedisServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
     const share = redisShare(claim);
-    switch (policy) {
-      case 'Retain':
-        return;
-      case 'Recycle':
-        await this.asAdmin(resource, `delete the keys of ${share.owner}`, (r) => deleteKeysByPrefix(r, share.keyPrefix));
-        return;
-      case 'Delete':
-        await this.asAdmin(resource, `remove the user and keys of ${share.owner}`, async (r) => {
+    await releaseShare(policy, {
+      recycle: () => this.asAdmin(resource, `delete the keys of ${share.owner}`, (r) => deleteKeysByPrefix(r, share.keyPrefix)),
+      delete: () =>
+        this.asAdmin(resource, `remove the user and keys of ${share.owner}`, async (r) => {
           await deleteAclUser(r, share.username);
           await deleteKeysByPrefix(r, share.keyPrefix);
-        });
-        return;
-      default: {
-        const unknown: never = policy;
-        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
-      }
-    }
+        }),
+    });
   }
 }
 

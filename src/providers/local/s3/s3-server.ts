@@ -27,6 +27,7 @@ import { bucketName } from './names.js';
 import type { S3Admin } from './s3-admin.js';
 import { endpointFor, type S3Servers } from './s3-servers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
+import { releaseShare } from '../../rebind.js';
 
 const identity = (resource: KObject) => resourceIdentity('S3Server', resource, 'its files');
 const describe = (resource: KObject) => describeResource('S3Server', resource);
@@ -137,28 +138,20 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
   async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
     const bucket = bucketName(claim.namespace, claim.name);
     const what = `bucket ${bucket} of claim ${claim.namespace}/${claim.name} on ${describe(resource)}`;
-    switch (policy) {
-      case 'Retain':
-        return;
-      case 'Recycle': {
+    await releaseShare(policy, {
+      recycle: async () => {
         const { admin } = await this.running(resource);
         await admin.emptyBucket(bucket).catch((err: Error) => {
           throw new Error(`cannot empty ${what}: ${err.message}`);
         });
-        return;
-      }
-      case 'Delete': {
+      },
+      delete: async () => {
         const { admin } = await this.running(resource);
         await admin.deleteBucket(bucket).catch((err: Error) => {
           throw new Error(`cannot delete ${what}: ${err.message}`);
         });
-        return;
-      }
-      default: {
-        const unknown: never = policy;
-        throw new Error(`rebind policy "${String(unknown)}" is not supported: want Retain, Delete or Recycle`);
-      }
-    }
+      },
+    });
   }
 
   /** discover lists the S3 server directories on this machine. */
