@@ -4,31 +4,15 @@
  * range (see version.ts for how MariaDB compares), user name, database name — and how a
  * class template becomes a dedicated instance's spec.
  */
-import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../../machinery/object.js';
-import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
+import { deepCopy, type JsonObject, type KObject } from '../../../machinery/object.js';
+import { doesNotFit, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import { claimSpec, defaultAppDatabase, defaultAppUser, type LocalMySQLInstance, type MySQLServer } from './kinds.js';
 import { databaseNameProblem, userNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { capabilitiesWithRequirements } from '../../requirements.js';
+import { atProviderString, specString, versionVerdict } from '../match-helpers.js';
 
-function observedVersion(resource: KObject): string | undefined {
-  const status = resource.status;
-  if (!isPlainObject(status) || !isPlainObject(status.atProvider)) return undefined;
-  const version = status.atProvider.version;
-  return typeof version === 'string' && version !== '' ? version : undefined;
-}
-
-function stringField(spec: JsonObject | undefined, field: string): string | undefined {
-  const value = spec?.[field];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function versionResult(wanted: string | undefined, offered: string | undefined, exact: boolean): MatchResult {
-  if (!wanted) return fits;
-  if (!offered) return doesNotFit('server version not yet known');
-  const mismatch = versionMismatch(wanted, offered, exact);
-  return mismatch ? doesNotFit(mismatch) : fits;
-}
+const versionResult = (wanted: string | undefined, offered: string | undefined, exact: boolean) => versionVerdict(versionMismatch, wanted, offered, exact);
 
 /**
  * matchSharedServer judges a claim against a MySQLServer. A shared server names each
@@ -44,9 +28,9 @@ export function matchSharedServer(claim: KObject, candidate: MatchCandidate<MySQ
   if (wanted.databaseName) {
     return doesNotFit(`a shared server names each claim's database itself; databaseName "${wanted.databaseName}" cannot be honoured`);
   }
-  const observed = observedVersion(candidate.resource);
+  const observed = atProviderString(candidate.resource, 'version');
   if (observed) return versionResult(wanted.version, observed, true);
-  return versionResult(wanted.version, stringField(candidate.resource.spec as JsonObject, 'version'), false);
+  return versionResult(wanted.version, specString(candidate.resource.spec as JsonObject, 'version'), false);
 }
 
 /** configureSharedServer refuses: shared servers are registered, never provisioned. */
@@ -69,7 +53,7 @@ export function localInstanceMatcher(binaryVersion: string | undefined) {
 
     if (candidate.type === 'class') {
       if (!binaryVersion) return doesNotFit('no MariaDB server binaries on this machine');
-      const pinned = stringField(candidate.template.spec, 'version');
+      const pinned = specString(candidate.template.spec, 'version');
       if (pinned && versionMismatch(pinned, binaryVersion, true)) {
         return doesNotFit(`class pins version "${pinned}" but this machine runs ${binaryVersion}`);
       }
@@ -83,7 +67,7 @@ export function localInstanceMatcher(binaryVersion: string | undefined) {
     if (wanted.databaseName && wanted.databaseName !== database) {
       return doesNotFit(`instance database is "${database}", claim wants "${wanted.databaseName}"`);
     }
-    return versionResult(wanted.version, observedVersion(candidate.resource) ?? binaryVersion, true);
+    return versionResult(wanted.version, atProviderString(candidate.resource, 'version') ?? binaryVersion, true);
   };
 }
 
@@ -97,7 +81,7 @@ export function configureLocalInstance(claim: KObject, template: ResourceTemplat
   const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
   const wanted = claimSpec(claim);
   if (wanted.version) {
-    const pinned = stringField(spec, 'version');
+    const pinned = specString(spec, 'version');
     if (!pinned || versionMismatch(wanted.version, pinned, false)) spec.version = wanted.version;
   }
   if (wanted.masterUsername) spec.masterUsername = wanted.masterUsername;

@@ -4,31 +4,15 @@
  * fields — version range, user name, database name — and how a class template becomes a
  * dedicated instance's spec.
  */
-import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../../machinery/object.js';
-import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
+import { deepCopy, type JsonObject, type KObject } from '../../../machinery/object.js';
+import { doesNotFit, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import { claimSpec, defaultAppDatabase, defaultAppUser, type LocalPostgreSQLInstance, type PostgreSQLServer } from './kinds.js';
 import { databaseNameProblem, roleNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { capabilitiesWithRequirements } from '../../requirements.js';
+import { atProviderString, specString, versionVerdict } from '../match-helpers.js';
 
-function observedVersion(resource: KObject): string | undefined {
-  const status = resource.status;
-  if (!isPlainObject(status) || !isPlainObject(status.atProvider)) return undefined;
-  const version = status.atProvider.version;
-  return typeof version === 'string' && version !== '' ? version : undefined;
-}
-
-function stringField(spec: JsonObject | undefined, field: string): string | undefined {
-  const value = spec?.[field];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function versionResult(wanted: string | undefined, offered: string | undefined, exact: boolean): MatchResult {
-  if (!wanted) return fits;
-  if (!offered) return doesNotFit('server version not yet known');
-  const mismatch = versionMismatch(wanted, offered, exact);
-  return mismatch ? doesNotFit(mismatch) : fits;
-}
+const versionResult = (wanted: string | undefined, offered: string | undefined, exact: boolean) => versionVerdict(versionMismatch, wanted, offered, exact);
 
 /**
  * matchSharedServer judges a claim against a PostgreSQLServer. A shared server names each
@@ -47,9 +31,9 @@ export function matchSharedServer(claim: KObject, candidate: MatchCandidate<Post
     return doesNotFit(`a shared server names each claim's database itself; databaseName "${wanted.databaseName}" cannot be honoured`);
   }
   const resource = candidate.resource;
-  const observed = observedVersion(resource);
+  const observed = atProviderString(resource, 'version');
   if (observed) return versionResult(wanted.version, observed, true);
-  return versionResult(wanted.version, stringField(resource.spec as JsonObject, 'version'), false);
+  return versionResult(wanted.version, specString(resource.spec as JsonObject, 'version'), false);
 }
 
 /** configureSharedServer refuses: shared servers are registered, never provisioned. */
@@ -73,7 +57,7 @@ export function localInstanceMatcher(binaryVersion: string | undefined) {
 
     if (candidate.type === 'class') {
       if (!binaryVersion) return doesNotFit('no PostgreSQL server binaries on this machine');
-      const pinned = stringField(candidate.template.spec, 'version');
+      const pinned = specString(candidate.template.spec, 'version');
       if (pinned) {
         const unusable = versionMismatch(pinned, binaryVersion, true);
         if (unusable) return doesNotFit(`class pins version "${pinned}" but this machine runs PostgreSQL ${binaryVersion}`);
@@ -91,7 +75,7 @@ export function localInstanceMatcher(binaryVersion: string | undefined) {
     if (wanted.databaseName && wanted.databaseName !== database) {
       return doesNotFit(`instance database is "${database}", claim wants "${wanted.databaseName}"`);
     }
-    const observed = observedVersion(candidate.resource);
+    const observed = atProviderString(candidate.resource, 'version');
     if (observed) return versionResult(wanted.version, observed, true);
     return versionResult(wanted.version, binaryVersion, true);
   };
@@ -108,7 +92,7 @@ export function configureLocalInstance(claim: KObject, template: ResourceTemplat
   const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
   const wanted = claimSpec(claim);
   if (wanted.version) {
-    const pinned = stringField(spec, 'version');
+    const pinned = specString(spec, 'version');
     if (!pinned || versionMismatch(wanted.version, pinned, false)) spec.version = wanted.version;
   }
   if (wanted.masterUsername) spec.masterUsername = wanted.masterUsername;

@@ -3,30 +3,14 @@
  * server (or a class that would create one) honours a claim's version range and eviction
  * policy, and how a class template becomes a dedicated instance's spec.
  */
-import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../../machinery/object.js';
-import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
+import { deepCopy, type JsonObject, type KObject } from '../../../machinery/object.js';
+import { doesNotFit, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import { versionMismatch } from '../postgresql/version.js';
 import { defaultEvictionPolicy, redisClaimSpec, type LocalRedisInstance, type RedisServer } from './kinds.js';
 import { capabilitiesWithRequirements } from '../../requirements.js';
+import { atProviderString, specString, versionVerdict } from '../match-helpers.js';
 
-function atProviderField(resource: KObject, field: string): string | undefined {
-  const status = resource.status;
-  if (!isPlainObject(status) || !isPlainObject(status.atProvider)) return undefined;
-  const value = status.atProvider[field];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function stringField(spec: JsonObject | undefined, field: string): string | undefined {
-  const value = spec?.[field];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function versionResult(wanted: string | undefined, offered: string | undefined, exact: boolean): MatchResult {
-  if (!wanted) return fits;
-  if (!offered) return doesNotFit('Redis version not yet known');
-  const mismatch = versionMismatch(wanted, offered, exact);
-  return mismatch ? doesNotFit(mismatch) : fits;
-}
+const versionResult = (wanted: string | undefined, offered: string | undefined, exact: boolean) => versionVerdict(versionMismatch, wanted, offered, exact, 'Redis version not yet known');
 
 /**
  * matchRedisServer judges a claim against a registered RedisServer: its version (observed,
@@ -38,13 +22,13 @@ export function matchRedisServer(claim: KObject, candidate: MatchCandidate<Redis
   const wanted = redisClaimSpec(claim);
   const resource = candidate.resource;
   if (wanted.evictionPolicy) {
-    const policy = atProviderField(resource, 'evictionPolicy');
+    const policy = atProviderString(resource, 'evictionPolicy');
     if (!policy) return doesNotFit('eviction policy of the server not yet known');
     if (policy !== wanted.evictionPolicy) return doesNotFit(`server evicts by "${policy}", claim wants "${wanted.evictionPolicy}"`);
   }
-  const observed = atProviderField(resource, 'version');
+  const observed = atProviderString(resource, 'version');
   if (observed) return versionResult(wanted.version, observed, true);
-  return versionResult(wanted.version, stringField(resource.spec as JsonObject, 'version'), false);
+  return versionResult(wanted.version, specString(resource.spec as JsonObject, 'version'), false);
 }
 
 /** configureRedisServer refuses: shared servers are registered, never provisioned. */
@@ -61,7 +45,7 @@ export function localRedisMatcher(binaryVersion: string | undefined) {
     const wanted = redisClaimSpec(claim);
     if (candidate.type === 'class') {
       if (!binaryVersion) return doesNotFit('no redis-server on this machine');
-      const pinned = stringField(candidate.template.spec, 'version');
+      const pinned = specString(candidate.template.spec, 'version');
       if (pinned && versionMismatch(pinned, binaryVersion, true)) {
         return doesNotFit(`class pins version "${pinned}" but this machine runs Redis ${binaryVersion}`);
       }
@@ -73,7 +57,7 @@ export function localRedisMatcher(binaryVersion: string | undefined) {
     if (wanted.evictionPolicy && wanted.evictionPolicy !== policy) {
       return doesNotFit(`instance evicts by "${policy}", claim wants "${wanted.evictionPolicy}"`);
     }
-    return versionResult(wanted.version, atProviderField(candidate.resource, 'version') ?? binaryVersion, true);
+    return versionResult(wanted.version, atProviderString(candidate.resource, 'version') ?? binaryVersion, true);
   };
 }
 
@@ -87,7 +71,7 @@ export function configureLocalRedis(claim: KObject, template: ResourceTemplate):
   const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
   const wanted = redisClaimSpec(claim);
   if (wanted.version) {
-    const pinned = stringField(spec, 'version');
+    const pinned = specString(spec, 'version');
     if (!pinned || versionMismatch(wanted.version, pinned, false)) spec.version = wanted.version;
   }
   if (wanted.evictionPolicy) spec.evictionPolicy = wanted.evictionPolicy;
