@@ -7,18 +7,10 @@
  * and it stays empty until the next claim binds it; Retain keeps it forwarding; Delete stops
  * the process and removes its directory.
  */
-import { basename } from 'node:path';
 import type { JsonObject } from '../../../machinery/object.js';
-import type {
-  ConcreteKind,
-  Connector,
-  DiscoveredResource,
-  ExternalClient,
-  ExternalCreation,
-  ExternalObservation,
-  ExternalUpdate,
-} from '../../spi.js';
+import type { ConcreteKind, Connector, DiscoveredResource, ExternalObservation } from '../../spi.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
+import { DedicatedInstanceClient, discoverServers } from '../process/dedicated-instance.js';
 import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
 import { loadBalancerClaim, loadBalancerSecretKeys, localNetworkGroup, localNetworkVersion, type LocalListener } from './kinds.js';
 import type { DesiredListener, Listeners } from './listeners.js';
@@ -35,20 +27,17 @@ export function isBound(resource: LocalListener): boolean {
   return typeof resource.spec.claimRef?.name === 'string' && resource.spec.claimRef.name !== '';
 }
 
-/** A ListenerClient manages the listeners of one kind. */
-export class ListenerClient implements ExternalClient<LocalListener> {
-  constructor(
-    private readonly kind: ListenerKindName,
-    private readonly listeners: Listeners,
-  ) {}
+/**
+ * A ListenerClient manages the listeners of one kind: a listener directory per resource, like
+ * a dedicated server's (create, update, delete and discover come from DedicatedInstanceClient).
+ */
+export class ListenerClient extends DedicatedInstanceClient<LocalListener, Listeners> {
+  constructor(kind: ListenerKindName, listeners: Listeners) {
+    super(listeners, kind, 'its listener');
+  }
 
   private describe(resource: LocalListener): string {
     return describeResource(this.kind, resource);
-  }
-
-  private dir(resource: LocalListener): string {
-    const { namespace, name } = identity(this.kind, resource);
-    return this.listeners.dirFor(namespace, name);
   }
 
   /** desired is what the listener should serve: its targets while bound, nothing otherwise. */
@@ -67,13 +56,13 @@ export class ListenerClient implements ExternalClient<LocalListener> {
 
   async observe(resource: LocalListener): Promise<ExternalObservation> {
     const dir = this.dir(resource);
-    const status = await this.listeners.status(dir);
+    const status = await this.servers.status(dir);
     if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
     const { listener, unsupported } = this.desired(resource);
     const port = status.state.port;
     const atProvider: JsonObject = {
       running: status.running,
-      address: this.listeners.address,
+      address: this.servers.address,
       port,
       ...(status.pid !== undefined ? { pid: status.pid } : {}),
       backends: listener.backends.map(formatBackend),
@@ -81,52 +70,32 @@ export class ListenerClient implements ExternalClient<LocalListener> {
       forwarding: isBound(resource),
       directory: dir,
     };
-    if (!status.running) return { exists: true, upToDate: false, atProvider, drift: `the ${this.listeners.engine.server} process is not running` };
+    if (!status.running) return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process is not running` };
     if (!status.accepting) {
-      return { exists: true, upToDate: false, atProvider, drift: `the ${this.listeners.engine.server} process (pid ${status.pid}) does not accept connections on port ${port}` };
+      return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process (pid ${status.pid}) does not accept connections on port ${port}` };
     }
-    if (status.state.appliedHash !== this.listeners.desiredHash(listener, port)) {
-      return { exists: true, upToDate: false, atProvider, drift: `the ${this.listeners.engine.server} serves another config than the spec asks for (targets or protocol changed)` };
+    if (status.state.appliedHash !== this.servers.desiredHash(listener, port)) {
+      return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} serves another config than the spec asks for (targets or protocol changed)` };
     }
-    return { exists: true, upToDate: true, atProvider, connectionDetails: listenerDetails(this.listeners.address, port) };
+    return { exists: true, upToDate: true, atProvider, connectionDetails: listenerDetails(this.servers.address, port) };
   }
 
-  private async ensure(resource: LocalListener) {
+  protected async ensure(resource: LocalListener) {
     const { listener } = this.desired(resource);
     const dir = this.dir(resource);
-    const { port } = await this.listeners.ensure(dir, listener);
-    return { dir, details: listenerDetails(this.listeners.address, port) };
-  }
-
-  async create(resource: LocalListener): Promise<ExternalCreation> {
-    const { dir, details } = await this.ensure(resource);
-    return { externalName: basename(dir), connectionDetails: details };
-  }
-
-  async update(resource: LocalListener): Promise<ExternalUpdate> {
-    const { details } = await this.ensure(resource);
-    return { connectionDetails: details };
-  }
-
-  async delete(resource: LocalListener): Promise<void> {
-    await this.listeners.remove(this.dir(resource));
+    const { port } = await this.servers.ensure(dir, listener);
+    return { dir, details: listenerDetails(this.servers.address, port) };
   }
 
   /** scrub resets the targets: the listener keeps its port and forwards nowhere (its old connections close). */
   async scrub(resource: LocalListener): Promise<void> {
     const { listener } = this.desired(resource, false);
-    await this.listeners.ensure(this.dir(resource), listener);
+    await this.servers.ensure(this.dir(resource), listener);
   }
 
   /** discover lists the listener directories on this machine. */
-  async discover(): Promise<DiscoveredResource[]> {
-    return (await this.listeners.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir, port: state.port },
-    }));
+  override async discover(): Promise<DiscoveredResource[]> {
+    return discoverServers(this.servers, (dir, state) => ({ directory: dir, port: state.port }));
   }
 }
 

@@ -30,6 +30,7 @@ import { localMessagingGroup, localMessagingVersion, messageQueueClaim, natsSecr
 import { configureNatsServer, natsMatcher } from './matchers.js';
 import type { NatsServers } from './nats-servers.js';
 import { resourceIdentity } from '../process/instance-names.js';
+import { discoverServers } from '../process/dedicated-instance.js';
 import { releaseShare } from '../../rebind.js';
 
 const identity = (resource: KObject) => resourceIdentity('NATSServer', resource, 'its files');
@@ -134,13 +135,7 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
 
   /** discover lists the NATS server directories on this machine. */
   async discover(): Promise<DiscoveredResource[]> {
-    return (await this.servers.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir, accounts: Object.keys(state.accounts).length },
-    }));
+    return discoverServers(this.servers, (dir, state) => ({ directory: dir, accounts: Object.keys(state.accounts).length }));
   }
 }
 

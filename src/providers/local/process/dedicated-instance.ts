@@ -1,12 +1,12 @@
 /**
  * What the external clients of the dedicated-server kinds (LocalPostgreSQLInstance,
- * LocalMySQLInstance, LocalRedisInstance) do alike: one server directory per resource, found
+ * LocalMySQLInstance, LocalRedisInstance, and the two listener kinds) do alike: one server directory per resource, found
  * from its namespace and name; create and update both converge the server (`ensure`);
  * delete stops it and removes its directory; discover lists the directories there are. Each
  * kind adds how it observes, ensures and scrubs its own server.
  */
 import { basename } from 'node:path';
-import type { KObject } from '../../../machinery/object.js';
+import type { JsonObject, KObject } from '../../../machinery/object.js';
 import type {
   ConnectionDetails,
   DiscoveredResource,
@@ -36,6 +36,8 @@ export abstract class DedicatedInstanceClient<R extends KObject, V extends Insta
     protected readonly servers: V,
     /** The kind's name, for messages. */
     protected readonly kind: string,
+    /** What a resource's namespace and name place, for the message when either is missing. */
+    private readonly places = 'its data',
   ) {}
 
   abstract observe(resource: R): Promise<ExternalObservation>;
@@ -45,7 +47,7 @@ export abstract class DedicatedInstanceClient<R extends KObject, V extends Insta
 
   /** dir is the resource's server directory. */
   protected dir(resource: R): string {
-    const { namespace, name } = resourceIdentity(this.kind, resource);
+    const { namespace, name } = resourceIdentity(this.kind, resource, this.places);
     return this.servers.dirFor(namespace, name);
   }
 
@@ -65,12 +67,24 @@ export abstract class DedicatedInstanceClient<R extends KObject, V extends Insta
 
   /** discover lists the instance directories on this machine. */
   async discover(): Promise<DiscoveredResource[]> {
-    return (await this.servers.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir },
-    }));
+    return discoverServers(this.servers);
   }
+}
+
+/**
+ * discoverServers lists a supervisor's server directories as discovered resources: each one's
+ * directory name as its external name, the namespace, name and port its state recorded, and
+ * `atProvider` (by default the directory).
+ */
+export async function discoverServers<S extends InstanceStateBase>(
+  servers: Pick<InstanceDirectories<S>, 'list'>,
+  atProvider: (dir: string, state: S) => JsonObject = (dir) => ({ directory: dir }),
+): Promise<DiscoveredResource[]> {
+  return (await servers.list()).map(({ dir, state }) => ({
+    externalName: basename(dir),
+    namespace: state.namespace,
+    name: state.name,
+    spec: { port: state.port },
+    atProvider: atProvider(dir, state),
+  }));
 }

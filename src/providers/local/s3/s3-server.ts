@@ -27,6 +27,7 @@ import { bucketName } from './names.js';
 import type { S3Admin } from './s3-admin.js';
 import { endpointFor, type S3Servers } from './s3-servers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
+import { discoverServers } from '../process/dedicated-instance.js';
 import { releaseShare } from '../../rebind.js';
 
 const identity = (resource: KObject) => resourceIdentity('S3Server', resource, 'its files');
@@ -156,13 +157,7 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
 
   /** discover lists the S3 server directories on this machine. */
   async discover(): Promise<DiscoveredResource[]> {
-    return (await this.servers.list()).map(({ dir, state }) => ({
-      externalName: basename(dir),
-      namespace: state.namespace,
-      name: state.name,
-      spec: { port: state.port },
-      atProvider: { directory: dir },
-    }));
+    return discoverServers(this.servers);
   }
 }
 
