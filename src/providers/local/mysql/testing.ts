@@ -2,11 +2,12 @@
  * Test support: a throwaway MariaDB server on 127.0.0.1 in a temporary directory, run with
  * the same supervisor dedicated instances use. Not used outside tests.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveMariaDbBinaries, type MariaDbBinaries } from './binaries.js';
 import { MariaDbServers } from './local-servers.js';
+import { startThrowaway } from '../process/throwaway.js';
 
 /** Server options that keep a test server small. */
 export const smallServerArgs = ['--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M', '--max-connections=60', '--performance-schema=OFF'];
@@ -28,23 +29,8 @@ export async function startThrowawayMariaDb(binaries?: MariaDbBinaries): Promise
   const chosen = binaries ?? (await resolveMariaDbBinaries());
   const servers = new MariaDbServers({ root, binaries: chosen, serverArgs: smallServerArgs });
   const dir = servers.dirFor('test', 'server');
-  try {
+  return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' });
-    return {
-      host: '127.0.0.1',
-      port,
-      username: state.adminUser,
-      password: state.adminPassword,
-      binaries: chosen,
-      pid,
-      async stop() {
-        await servers.remove(dir);
-        await rm(root, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    await servers.remove(dir).catch(() => {});
-    await rm(root, { recursive: true, force: true });
-    throw err;
-  }
+    return { host: '127.0.0.1', port, username: state.adminUser, password: state.adminPassword, binaries: chosen, pid };
+  });
 }

@@ -2,12 +2,13 @@
  * Test support: a throwaway PostgreSQL server on 127.0.0.1 in a temporary directory, run
  * with the same supervisor dedicated instances use. Not used outside tests.
  */
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectBinaries, resolveBinaries, systemBinariesDirs, type PostgresBinaries } from './binaries.js';
 import { LocalServers } from './local-servers.js';
 import { resolveRunAs } from '../process/run-as.js';
+import { startThrowaway } from '../process/throwaway.js';
 
 /** A ThrowawayServer is a running PostgreSQL server and its superuser. */
 export interface ThrowawayServer {
@@ -48,23 +49,8 @@ export async function startThrowawayServer(binaries?: PostgresBinaries): Promise
   const chosen = binaries ?? (await systemOrAnyBinaries());
   const servers = new LocalServers({ root, binaries: chosen, runAs: await resolveRunAs(), fastInitdb: true });
   const dir = servers.dirFor('test', 'server');
-  try {
+  return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' });
-    return {
-      host: '127.0.0.1',
-      port,
-      username: state.superuser,
-      password: state.superuserPassword,
-      binaries: chosen,
-      pid,
-      async stop() {
-        await servers.remove(dir);
-        await rm(root, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    await servers.remove(dir).catch(() => {});
-    await rm(root, { recursive: true, force: true });
-    throw err;
-  }
+    return { host: '127.0.0.1', port, username: state.superuser, password: state.superuserPassword, binaries: chosen, pid };
+  });
 }

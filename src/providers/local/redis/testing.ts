@@ -2,11 +2,12 @@
  * Test support: a throwaway redis-server on 127.0.0.1 in a temporary directory, run with
  * the same supervisor dedicated instances use. Not used outside tests.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveRedisBinary, type RedisBinary } from './binaries.js';
 import { RedisServers } from './local-servers.js';
+import { startThrowaway } from '../process/throwaway.js';
 
 /** A ThrowawayRedis is a running Redis server whose `default` user has `password`. */
 export interface ThrowawayRedis {
@@ -24,22 +25,8 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
   const binary = await resolveRedisBinary();
   const servers = new RedisServers({ root, binary });
   const dir = servers.dirFor('test', 'server');
-  try {
+  return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' }, {});
-    return {
-      host: '127.0.0.1',
-      port,
-      password: state.password,
-      binary,
-      pid,
-      async stop() {
-        await servers.remove(dir);
-        await rm(root, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    await servers.remove(dir).catch(() => {});
-    await rm(root, { recursive: true, force: true });
-    throw err;
-  }
+    return { host: '127.0.0.1', port, password: state.password, binary, pid };
+  });
 }
