@@ -42,36 +42,40 @@ const b64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64')
  * with the yaml package, which takes ~30 ms to load and would double the cost of a warm start.
  */
 export function renderKubeconfig(opts: KubeconfigOptions): string {
+  return renderKubeconfigYaml({
+    server: opts.server,
+    caPem: opts.caPem,
+    users: [
+      { name: KUBECONFIG_TOKEN_USER, token: opts.token },
+      { name: KUBECONFIG_CERT_USER, certPem: opts.clientCertPem, keyPem: opts.clientKeyPem },
+    ],
+    contexts: [
+      { name: KUBECONFIG_TOKEN_CONTEXT, user: KUBECONFIG_TOKEN_USER },
+      { name: KUBECONFIG_CERT_CONTEXT, user: KUBECONFIG_CERT_USER },
+    ],
+    currentContext: KUBECONFIG_TOKEN_CONTEXT,
+  });
+}
+
+/** A user of a kubeconfig: a bearer token, or a client certificate and key (PEM). */
+export type KubeconfigUserEntry = { name: string; token: string } | { name: string; certPem: string; keyPem: string };
+
+/**
+ * renderKubeconfigYaml writes a kubeconfig for the one cluster `conductor` (server and CA
+ * inline), its users and their contexts, as YAML every kubeconfig reader takes.
+ */
+export function renderKubeconfigYaml(o: { server: string; caPem: string; users: KubeconfigUserEntry[]; contexts: { name: string; user: string }[]; currentContext: string }): string {
   const q = yamlScalar;
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    `- name: ${q(KUBECONFIG_CLUSTER)}`,
-    '  cluster:',
-    `    server: ${q(opts.server)}`,
-    `    certificate-authority-data: ${q(b64(opts.caPem))}`,
-    'users:',
-    `- name: ${q(KUBECONFIG_TOKEN_USER)}`,
-    '  user:',
-    `    token: ${q(opts.token)}`,
-    `- name: ${q(KUBECONFIG_CERT_USER)}`,
-    '  user:',
-    `    client-certificate-data: ${q(b64(opts.clientCertPem))}`,
-    `    client-key-data: ${q(b64(opts.clientKeyPem))}`,
-    'contexts:',
-    `- name: ${q(KUBECONFIG_TOKEN_CONTEXT)}`,
-    '  context:',
-    `    cluster: ${q(KUBECONFIG_CLUSTER)}`,
-    `    user: ${q(KUBECONFIG_TOKEN_USER)}`,
-    `- name: ${q(KUBECONFIG_CERT_CONTEXT)}`,
-    '  context:',
-    `    cluster: ${q(KUBECONFIG_CLUSTER)}`,
-    `    user: ${q(KUBECONFIG_CERT_USER)}`,
-    `current-context: ${q(KUBECONFIG_TOKEN_CONTEXT)}`,
-    'preferences: {}',
-    '',
-  ].join('\n');
+  const lines = ['apiVersion: v1', 'kind: Config', 'clusters:', `- name: ${q(KUBECONFIG_CLUSTER)}`, '  cluster:', `    server: ${q(o.server)}`, `    certificate-authority-data: ${q(b64(o.caPem))}`, 'users:'];
+  for (const u of o.users) {
+    lines.push(`- name: ${q(u.name)}`, '  user:');
+    if ('token' in u) lines.push(`    token: ${q(u.token)}`);
+    else lines.push(`    client-certificate-data: ${q(b64(u.certPem))}`, `    client-key-data: ${q(b64(u.keyPem))}`);
+  }
+  lines.push('contexts:');
+  for (const c of o.contexts) lines.push(`- name: ${q(c.name)}`, '  context:', `    cluster: ${q(KUBECONFIG_CLUSTER)}`, `    user: ${q(c.user)}`);
+  lines.push(`current-context: ${q(o.currentContext)}`, 'preferences: {}', '');
+  return lines.join('\n');
 }
 
 // Words YAML 1.1 (read by kubectl's go-yaml) or 1.2 would take for a boolean or null.

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { issueClientCertificateAsync } from './client-certificates.js';
 import { readIfExists, SECRET_FILE_MODE, writeFileAtomic } from './files.js';
-import { KUBECONFIG_CLUSTER, yamlScalar } from './kubeconfig.js';
+import { KUBECONFIG_CLUSTER, renderKubeconfigYaml } from './kubeconfig.js';
 import { loadCaKey, pkiPaths } from './pki.js';
 import { AUTHENTICATED_GROUP } from './user-info.js';
 
@@ -63,31 +63,14 @@ export interface UserKubeconfigOptions {
  * name, with certificate and key inline) and one context `<user>@conductor`, which is current.
  */
 export function renderUserKubeconfig(opts: UserKubeconfigOptions): string {
-  const q = yamlScalar;
-  const b64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
   const context = `${opts.userName}@${KUBECONFIG_CLUSTER}`;
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    `- name: ${q(KUBECONFIG_CLUSTER)}`,
-    '  cluster:',
-    `    server: ${q(opts.server)}`,
-    `    certificate-authority-data: ${q(b64(opts.caPem))}`,
-    'users:',
-    `- name: ${q(opts.userName)}`,
-    '  user:',
-    `    client-certificate-data: ${q(b64(opts.certPem))}`,
-    `    client-key-data: ${q(b64(opts.keyPem))}`,
-    'contexts:',
-    `- name: ${q(context)}`,
-    '  context:',
-    `    cluster: ${q(KUBECONFIG_CLUSTER)}`,
-    `    user: ${q(opts.userName)}`,
-    `current-context: ${q(context)}`,
-    'preferences: {}',
-    '',
-  ].join('\n');
+  return renderKubeconfigYaml({
+    server: opts.server,
+    caPem: opts.caPem,
+    users: [{ name: opts.userName, certPem: opts.certPem, keyPem: opts.keyPem }],
+    contexts: [{ name: context, user: opts.userName }],
+    currentContext: context,
+  });
 }
 
 /**
