@@ -5,6 +5,7 @@
  * its URI, so one resource can serve a PostgreSQLInstance or a MySQLInstance claim.
  */
 import type { ConnectionDetails } from '../spi.js';
+import { uriHost } from '../uri-host.js';
 
 /** A SqlEngine is the database family a claim asks for. */
 export type SqlEngine = 'postgresql' | 'mysql';
@@ -36,7 +37,7 @@ export interface SqlEndpoint {
 
 /** sqlUri builds the engine's connection URI, user, password and database percent-encoded. */
 export function sqlUri(engine: SqlEngine, e: SqlEndpoint): string {
-  const host = e.host.includes(':') && !e.host.startsWith('[') ? `[${e.host}]` : e.host;
+  const host = uriHost(e.host);
   const user = encodeURIComponent(e.username);
   const password = encodeURIComponent(e.password);
   return `${ENGINES[engine].scheme}://${user}:${password}@${host}:${e.port}/${encodeURIComponent(e.database)}`;

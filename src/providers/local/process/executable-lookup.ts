@@ -11,7 +11,8 @@ import { join } from 'node:path';
 /** The directories searched after PATH. */
 export const systemExecutableDirs = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
-async function isExecutableFile(path: string): Promise<boolean> {
+/** isExecutableFile says whether path is a file this process may execute (symbolic links followed). */
+export async function isExecutableFile(path: string): Promise<boolean> {
   try {
     const info = await stat(path);
     if (!info.isFile()) return false;

@@ -3,6 +3,7 @@
  * kinds produce them through here.
  */
 import type { ConnectionDetails } from '../../spi.js';
+import { uriHost } from '../../uri-host.js';
 
 /** A RedisEndpoint is everything needed to log in to Redis as one user. */
 export interface RedisEndpoint {
@@ -14,15 +15,11 @@ export interface RedisEndpoint {
   keyPrefix: string;
 }
 
-function hostForUri(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
 /** redisUri builds a `redis://user:password@host:port` URI, user and password percent-encoded. */
 export function redisUri(endpoint: Pick<RedisEndpoint, 'host' | 'port' | 'username' | 'password'>): string {
   const user = encodeURIComponent(endpoint.username);
   const password = encodeURIComponent(endpoint.password);
-  return `redis://${user}:${password}@${hostForUri(endpoint.host)}:${endpoint.port}`;
+  return `redis://${user}:${password}@${uriHost(endpoint.host)}:${endpoint.port}`;
 }
 
 /** redisEndpointDetails renders an endpoint as the claim kind's connection details. */
