@@ -2,6 +2,7 @@
  * Operating-system helpers for supervising server processes: is a pid alive, which
  * directory does it run in, a free TCP port, a keyed mutex, atomic file writes.
  */
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { open, readFile, readlink, rename, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -16,10 +17,20 @@ export async function isAlive(pid: number): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  if (stat === undefined) return true; // no /proc: trust kill(0)
+  // No entry: without /proc at all, trust kill(0); with /proc, the process was reaped while
+  // we read (a zombie a moment ago, its pid free for reuse now) — it is gone.
+  if (stat === undefined) return !procMounted();
   // The state follows the parenthesised command name, which may itself contain spaces.
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   return state !== 'Z' && state !== 'X';
+}
+
+let procChecked: boolean | undefined;
+
+/** procMounted says whether this system has a /proc with per-process entries (checked once). */
+function procMounted(): boolean {
+  procChecked ??= existsSync('/proc/self/stat');
+  return procChecked;
 }
 
 /** processDirectory returns the working directory of a process, when the OS tells. */

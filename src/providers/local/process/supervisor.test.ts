@@ -60,6 +60,20 @@ class SleepServers extends ProcessSupervisor<SleepState, TrackedServer> {
       return started.pid;
     });
   }
+
+  /** startChild starts a sleep and tracks it with its process handle. */
+  async startChild(dir: string): Promise<TrackedServer> {
+    await mkdir(dir, { recursive: true });
+    const started = await startDaemon({ program: this.sleep, args: ['30'], cwd: dir, logFile: join(dir, 'log'), pidFile: join(dir, 'pid') });
+    const server = { pid: started.pid, child: started.child };
+    this.track(dir, server);
+    return server;
+  }
+
+  /** trackedIfAlive asks trackedAlive, with the pid check answered by `pidAlive`. */
+  trackedIfAlive(dir: string, pidAlive: boolean): Promise<TrackedServer | undefined> {
+    return this.trackedAlive(dir, async () => pidAlive);
+  }
 }
 
 describe('supervisor', () => {
@@ -106,6 +120,20 @@ describe('supervisor', () => {
     await first.stopAll();
     assert.equal(await isAlive(pid2), false);
     assert.deepEqual(first.trackedPids(), []);
+  });
+
+  test("a tracked child that exited is not running, even if its pid is alive again (reused by another process)", async () => {
+    const root = await tempDir();
+    const servers = new SleepServers(root, await findExecutable({ name: 'sleep' }));
+    const dir = servers.dirFor('ns', 'child');
+    const server = await servers.startChild(dir);
+    assert.equal(await servers.trackedIfAlive(dir, true), server, 'a live child is the tracked server');
+    process.kill(server.pid, 'SIGKILL');
+    // The handle is unref'd (servers outlive nothing of ours): poll until Node has reaped it.
+    for (let i = 0; i < 200 && server.child!.signalCode === null; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(server.child!.signalCode, 'SIGKILL');
+    assert.equal(await servers.trackedIfAlive(dir, true), undefined, 'an exited child is not, whatever its pid says now');
+    assert.deepEqual(servers.trackedPids(), []);
   });
 
   test('readOrCreateState: a new state gets the wanted port or a free one; an existing one is kept', async () => {

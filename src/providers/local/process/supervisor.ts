@@ -4,6 +4,7 @@
  * adopted, adoption through pid files after a restart, stopping, removing, listing, the
  * state file of a directory, and the port kept across restarts.
  */
+import type { ChildProcess } from 'node:child_process';
 import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { instanceDirectoryName } from './instance-names.js';
@@ -14,6 +15,11 @@ import { freePort, isAlive, KeyedMutex, readTail, sleep, waitForFreePort, writeF
 /** A TrackedServer is a server process a supervisor knows of; kinds add what they need. */
 export interface TrackedServer {
   pid: number;
+  /**
+   * The process handle when this supervisor started the server. Its exit is known even after
+   * the pid has been reused by another process, which a check of the pid alone cannot tell.
+   */
+  child?: ChildProcess;
 }
 
 /**
@@ -107,12 +113,13 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
   }
 
   /**
-   * trackedAlive returns the tracked server of a directory when `stillOurs` (by default:
-   * its pid is alive) agrees; otherwise it stops tracking it and returns undefined.
+   * trackedAlive returns the tracked server of a directory when it has not exited (for a child
+   * of ours) and `stillOurs` (by default: its pid is alive) agrees; otherwise it stops tracking
+   * it and returns undefined.
    */
   protected async trackedAlive(dir: string, stillOurs: (server: R) => Promise<boolean> = (s) => isAlive(s.pid)): Promise<R | undefined> {
     const tracked = this.running.get(dir);
-    if (tracked && (await stillOurs(tracked))) return tracked;
+    if (tracked && !childExited(tracked) && (await stillOurs(tracked))) return tracked;
     this.running.delete(dir);
     return undefined;
   }
@@ -319,4 +326,9 @@ export async function startWithRetries<S extends { port: number }>(o: StartRetri
     o.logger?.info({ dir: o.dir, attempt, reason: outcome.reason }, `${o.server} did not start; trying again`);
     await sleep(o.backoffMs * attempt);
   }
+}
+
+/** childExited says whether a server this supervisor started has exited (false when it did not start it). */
+function childExited(server: TrackedServer): boolean {
+  return server.child !== undefined && (server.child.exitCode !== null || server.child.signalCode !== null);
 }
