@@ -33,7 +33,7 @@ describe('MySQLServer on a real MariaDB', () => {
   };
   const withBindings = (...names: string[]): MySQLServer => ({
     ...resource,
-    status: { bindings: names.map((name) => ({ claimRef: { namespace: 'team', name } })) },
+    status: { bindings: names.map((name) => ({ claimRef: { namespace: 'team', name, uid: `uid-${name}` } })) },
   });
 
   before(async () => {
@@ -79,7 +79,7 @@ describe('MySQLServer on a real MariaDB', () => {
     assert.equal(again.password, a.password, 'a repeated bind does not rotate the password');
   });
 
-  test('drift: a database dropped by hand is recreated by update; user and database both gone are rebound with a new password', async () => {
+  test('drift: update recreates a dropped database, and a dropped user with the password the claim already has', async () => {
     const a = await client.bindClaim(resource, claim('a'));
     const share = sharedServerShare({ namespace: 'team', name: 'a' });
     await asAdmin((c) => c.query(`DROP DATABASE \`${share.database}\``));
@@ -94,11 +94,32 @@ describe('MySQLServer on a real MariaDB', () => {
       await c.query(`DROP DATABASE \`${share.database}\``);
       await c.query(`DROP USER '${share.user}'@'%'`);
     });
-    await assert.rejects(client.update(withBindings('a')), /user .* of claim team\/a missing: the claim controller recreates them/);
-    const rebound = await client.bindClaim(resource, claim('a'), a);
-    assert.notEqual(rebound.password, a.password);
-    await asClaim(rebound, 'SELECT 1');
-    await assert.rejects(asClaim(a, 'SELECT 1'), /denied/);
+    assert.match((await client.observe(withBindings('a'))).drift ?? '', /database .* and user .* of claim team\/a missing/);
+    await client.update(withBindings('a'));
+    assert.equal((await client.observe(withBindings('a'))).upToDate, true);
+    assert.deepEqual(await asClaim(a, 'SELECT DATABASE() AS db'), [{ db: a.database }], 'the unchanged details log in again');
+    assert.deepEqual(await client.bindClaim(resource, claim('a'), a), a, 'a later bind keeps them');
+
+    await asAdmin((c) => c.query(`ALTER USER '${share.user}'@'%' IDENTIFIED BY 'changed-by-hand'`));
+    assert.deepEqual(await client.bindClaim(resource, claim('a'), a), a);
+    await asClaim(a, 'SELECT 1');
+  });
+
+  test('a claim whose password is not the derived one keeps it while it works, and gets the derived one when it stops working', async () => {
+    const b = await client.bindClaim(resource, claim('b'));
+    const share = sharedServerShare({ namespace: 'team', name: 'b' });
+    await asAdmin((c) => c.query(`ALTER USER '${share.user}'@'%' IDENTIFIED BY 'from-an-older-release'`));
+    const older = { ...b, password: 'from-an-older-release' };
+    assert.equal((await client.bindClaim(resource, claim('b'), older)).password, 'from-an-older-release');
+    await asAdmin((c) => c.query(`DROP DATABASE \`${share.database}\``));
+    assert.equal((await client.bindClaim(resource, claim('b'), older)).password, 'from-an-older-release', 'a dropped database does not rotate it');
+    await asClaim(older, 'SELECT 1');
+    await asAdmin((c) => c.query(`DROP USER '${share.user}'@'%'`));
+    await client.update(withBindings('b'));
+    await assert.rejects(asClaim(older, 'SELECT 1'), /denied/);
+    const now = await client.bindClaim(resource, claim('b'), older);
+    assert.equal(now.password, b.password, 'the derived password');
+    await asClaim(now, 'SELECT 1');
   });
 
   test('unbindClaim: Retain keeps, Recycle empties, Delete drops (twice is fine)', async () => {

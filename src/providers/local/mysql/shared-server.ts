@@ -4,12 +4,13 @@
  * and gives each bound claim its own database and user (`'<id>'@'%'` with every privilege
  * on that database only; see names.ts for the names, admin.ts for the SQL).
  *
- * Drift: every observe checks the shares of the bound claims. A share with only its
- * database or only its user gone is repaired by update (a recreated user gets a new
- * password, which the claim controller notices and publishes when it next binds). A share
- * with both gone is reported as a failed update rather than recreated here — that is also
- * what a share looks like while a Delete release is dropping it — and the claim controller,
- * woken by the status change, recreates it through bindClaim with fresh credentials.
+ * A claim's password is derived from the admin password and the claim's identity
+ * (derived-password.ts), so drift is repaired entirely by update: every observe checks the
+ * shares of the bound claims, and update recreates a missing database, or a missing user
+ * with the password the claim's Secret already holds. (A claim bound while it had another
+ * password keeps it as long as it works; if its user is recreated, the claim controller —
+ * woken when the server becomes Ready again — finds the old password refused and publishes
+ * the derived one.)
  */
 import type { KObject } from '../../../machinery/object.js';
 import type {
@@ -30,7 +31,6 @@ import {
   canLogIn,
   dropShare,
   ensureShare,
-  generatePassword,
   recycleShare,
   serverInfo,
   withConnection,
@@ -43,6 +43,7 @@ import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
+import { claimPasswordIdentity, derivePassword } from '../derived-password.js';
 
 const defaultPort = 3306;
 
@@ -65,11 +66,13 @@ function claimRefOf(claim: KObject): ClaimRef {
 /** boundClaims lists the claims bound to a server: its bindings (Shared) or its claimRef (Exclusive). */
 export function boundClaims(resource: MySQLServer): ClaimRef[] {
   const found = new Map<string, ClaimRef>();
-  const add = (ref: { namespace?: unknown; name?: unknown } | undefined) => {
-    if (typeof ref?.namespace === 'string' && typeof ref.name === 'string') found.set(`${ref.namespace}/${ref.name}`, { namespace: ref.namespace, name: ref.name });
+  const add = (ref: { namespace?: unknown; name?: unknown; uid?: unknown } | undefined) => {
+    if (typeof ref?.namespace !== 'string' || typeof ref.name !== 'string') return;
+    const key = `${ref.namespace}/${ref.name}`;
+    if (!found.has(key)) found.set(key, { namespace: ref.namespace, name: ref.name, ...(typeof ref.uid === 'string' ? { uid: ref.uid } : {}) });
   };
   for (const binding of resource.status?.bindings ?? []) add(binding.claimRef);
-  add(resource.spec.claimRef as { namespace?: unknown; name?: unknown } | undefined);
+  add(resource.spec.claimRef as { namespace?: unknown; name?: unknown; uid?: unknown } | undefined);
   return [...found.values()];
 }
 
@@ -103,6 +106,11 @@ function driftOf(broken: ShareHealth[]): string {
 /** A MySQLServerClient administers one registered server with its admin credentials. */
 export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
   constructor(private readonly admin: { username: string; password: string }) {}
+
+  /** The password a claim's user gets on this server (see the file comment). */
+  private passwordFor(resource: MySQLServer, claim: ClaimRef): string {
+    return derivePassword('mysql', this.admin.password, claimPasswordIdentity(resource, claim));
+  }
 
   private endpoint(resource: MySQLServer): { host: string; port: number } {
     const { host, port } = resource.spec;
@@ -146,16 +154,14 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     return { externalName: `${host}:${port}` };
   }
 
-  /** update repairs shares that lost their database or their user (see the file comment). */
+  /** update recreates what the bound claims' shares lack: a database, a user (with the claim's password), privileges. */
   async update(resource: MySQLServer): Promise<ExternalUpdate> {
-    const gone = await this.asAdmin(resource, 'repair claim databases', async (c) => {
-      const broken = (await shareHealth(c, boundClaims(resource))).filter((s) => !s.user || !s.database);
-      for (const h of broken.filter((s) => s.user || s.database)) await ensureShare(c, h.share);
-      return broken.filter((s) => !s.user && !s.database);
+    await this.asAdmin(resource, 'repair claim databases', async (c) => {
+      for (const h of await shareHealth(c, boundClaims(resource))) {
+        if (!h.user) await ensureShare(c, h.share, this.passwordFor(resource, h.claim));
+        else if (!h.database) await ensureShare(c, h.share);
+      }
     });
-    if (gone.length > 0) {
-      throw new Error(`${driftOf(gone)}: the claim controller recreates them with new credentials when it next binds the claim`);
-    }
     return {};
   }
 
@@ -163,20 +169,23 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
   async delete(): Promise<void> {}
 
   async bindClaim(resource: MySQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
-    const share = sharedServerShare(claimRefOf(claim));
+    const ref = claimRefOf(claim);
+    const share = sharedServerShare(ref);
     const { host, port } = this.endpoint(resource);
     const wanted = (password: string) => endpointDetails({ host, port, username: share.user, password, database: share.database });
+    const whose = `claim ${ref.namespace}/${ref.name}`;
     const earlier = previous ? endpointFromDetails(previous) : undefined;
-    if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.user && earlier.database === share.database) {
-      if (await canLogIn({ host, port, user: earlier.username, password: earlier.password, database: earlier.database })) {
-        // Repair anything else about the share (its privileges), keeping the claim's password.
-        await this.asAdmin(resource, `check the database of claim ${claim.metadata.namespace}/${claim.metadata.name}`, (c) => ensureShare(c, share));
+    const derived = this.passwordFor(resource, ref);
+    if (earlier && earlier.password !== derived && earlier.host === host && earlier.port === port && earlier.username === share.user && earlier.database === share.database) {
+      // A password from before (another admin password, an older release) stays while it
+      // logs in: the database is checked separately, so a dropped database does not rotate it.
+      if (await canLogIn({ host, port, user: earlier.username, password: earlier.password })) {
+        await this.asAdmin(resource, `check the database of ${whose}`, (c) => ensureShare(c, share));
         return wanted(earlier.password);
       }
     }
-    const password = generatePassword();
-    await this.asAdmin(resource, `create the database of claim ${claim.metadata.namespace}/${claim.metadata.name}`, (c) => ensureShare(c, share, password));
-    return wanted(password);
+    await this.asAdmin(resource, `create the database of ${whose}`, (c) => ensureShare(c, share, derived));
+    return wanted(derived);
   }
 
   async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {

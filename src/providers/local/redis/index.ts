@@ -17,5 +17,5 @@ export { RedisServers, renderRedisConfig, type RedisInstanceState, type RedisIns
 export { resolveRedisBinary, parseRedisVersion, type RedisBinary } from './binaries.js';
 export { formatRedisConnection, redisUri, redisEndpointDetails, type RedisEndpoint } from './connection.js';
 export { matchRedisServer, localRedisMatcher, configureLocalRedis } from './matchers.js';
-export { withRedis, derivePassword, aclRules, type RedisLogin, type RedisCommands } from './admin.js';
+export { withRedis, aclRules, type RedisLogin, type RedisCommands } from './admin.js';
 export { createRedisKinds, redisInstancesDirEnv, type RedisKinds, type RedisKindsOptions } from './redis-kinds.js';

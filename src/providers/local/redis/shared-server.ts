@@ -20,12 +20,13 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { claimIdentifier } from '../postgresql/names.js';
-import { aclUsers, canLogIn, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, serverInfo, withRedis, type RedisCommands } from './admin.js';
+import { aclUsers, canLogIn, deleteAclUser, deleteKeysByPrefix, ensureAclUser, serverInfo, withRedis, type RedisCommands } from './admin.js';
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
 import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type ClaimRefLike, type RedisServer } from './kinds.js';
 import { configureRedisServer, matchRedisServer } from './matchers.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
+import { claimPasswordIdentity, derivePassword } from '../derived-password.js';
 
 const defaultPort = 6379;
 
@@ -89,7 +90,7 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
 
   /** The password a claim gets unless it already has a working one. */
   private passwordFor(resource: RedisServer, claim: ClaimRef): string {
-    return derivePassword(this.admin.password, `${resource.metadata.uid ?? ''}/${claim.namespace}/${claim.name}/${claim.uid ?? ''}`);
+    return derivePassword('redis', this.admin.password, claimPasswordIdentity(resource, claim));
   }
 
   /** missingUsers returns the bound claims whose ACL user is gone. */
