@@ -118,6 +118,39 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
     }
   });
 
+  test('a watch may start after a revision assigned to a write that is not yet durable: it sees only what follows', async () => {
+    const held = heldSync();
+    const temp = tempStore({ sync: held.sync });
+    try {
+      const store = temp.store;
+      const first = observe(store.create('/a/x', json({ v: 1 })));
+      await nextTurn();
+      await nextTurn();
+      const assigned = store.currentRevision();
+      assert.equal(assigned, 1);
+      assert.equal(store.stats().durableRevision, 0, 'revision 1 is assigned, not durable');
+      const seen: StoreEvent[] = [];
+      let failed: Error | undefined;
+      store.watch('/a/', assigned, { onEvents: (evs) => seen.push(...evs), onError: (err) => (failed = err) });
+      assert.throws(() => store.watch('/a/', assigned + 1, { onEvents() {}, onError() {} }), { code: 'future-revision' }, 'a revision nobody was given');
+      await held.release();
+      await first.result;
+      await nextTurn();
+      assert.equal(seen.length, 0, 'the write at the watched revision is not replayed');
+      const second = observe(store.create('/a/y', json({ v: 2 })));
+      await nextTurn();
+      await nextTurn();
+      await held.release();
+      await second.result;
+      await nextTurn();
+      assert.deepEqual(seen.map((e) => `${e.kv.key}@${e.kv.modRevision}`), ['/a/y@2']);
+      assert.equal(failed, undefined);
+    } finally {
+      while (held.pending.length) await held.release();
+      await temp.cleanup();
+    }
+  });
+
   test('close makes the last batches durable and acknowledges them; the data is there after reopening', async () => {
     const temp = tempStore();
     try {

@@ -555,10 +555,12 @@ export class SqliteStore implements Store {
         `cannot watch ${JSON.stringify(prefix)} after revision ${from}: history up to ${this.compacted} was compacted`,
       );
     }
-    if (from > this.durableHead) {
+    // A revision already assigned to a write that is not yet durable is fine: the watcher
+    // goes live and skips the events up to it when they arrive.
+    if (from > this.head) {
       throw new StoreError(
         'future-revision',
-        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.durableHead}`,
+        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`,
       );
     }
     const watcher = new LogWatcher(this.watchSource, prefix, from, handlers);

@@ -48,6 +48,13 @@ export class LogWatcher implements StoreWatcher, HubSubscriber {
 
   deliver(events: StoreEvent[]): void {
     if (this.state === 'closed') return;
+    // A watch may start after a revision that was assigned but not yet durable: the hub then
+    // still brings the events up to it, which this watcher must not see.
+    if ((events[0]?.kv.modRevision ?? Infinity) <= this.lastRevision) {
+      const last = this.lastRevision;
+      events = events.filter((e) => e.kv.modRevision > last);
+      if (events.length === 0) return;
+    }
     this.lastRevision = Math.max(this.lastRevision, events[events.length - 1]?.kv.modRevision ?? 0);
     try {
       this.handlers.onEvents(events);
@@ -101,9 +108,10 @@ export class LogWatcher implements StoreWatcher, HubSubscriber {
       this.fail(err as Error);
       return;
     }
+    if (events.length > 0) this.deliver(events);
+    if (this.state !== 'catching-up') return; // the handler failed
     this.lastRevision = upTo;
     if (upTo >= head) this.goLive();
     else setImmediate(() => this.catchUp());
-    if (events.length > 0) this.deliver(events);
   }
 }
