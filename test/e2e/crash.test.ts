@@ -34,8 +34,10 @@ describe('crash safety', () => {
         }
       };
       const writers = Array.from({ length: 24 }, writer);
-      // Let the burst run, then kill the server without warning.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Let the burst run until enough writes were acknowledged to be meaningful (however slow
+      // the machine), then kill the server without warning while the writers are still going.
+      const deadline = Date.now() + 60_000;
+      while (acknowledged.size < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await server.kill();
       stop = true;
       await Promise.all(writers);
