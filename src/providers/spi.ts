@@ -128,6 +128,21 @@ export interface ExternalObservation {
   connectionDetails?: ConnectionDetails;
   /** What differs from the desired state, for conditions and events, when not up to date. */
   drift?: string;
+  /**
+   * Shared kinds: bound claims whose share (database, user, bucket...) lacks something. These
+   * do not make the resource out of date and `update` does not repair them: the claim
+   * controller does, through `bindClaim`, when the reconciler publishes them in
+   * `status.atProvider.brokenShares` — it owns each share's lifecycle, so a share being
+   * dropped by a release is never recreated behind its back.
+   */
+  brokenShares?: BrokenShare[];
+}
+
+/** A BrokenShare is one bound claim's share found lacking by `observe`. */
+export interface BrokenShare {
+  claim: ClaimRef;
+  /** What is missing, for people: "database and user". */
+  missing: string;
 }
 
 /** An ExternalCreation is what `create` reports. */

@@ -157,6 +157,33 @@ spec:
     assert.equal(cond.reason, 'ResizeNotPossible');
   });
 
+  test('drift on the shared server: the claim\'s dropped database, then its dropped role, come back and its unchanged Secret works', async () => {
+    const details = await secretOf('app', 'orders-db');
+    const works = async () => {
+      try {
+        return (await query(details, 'SELECT current_database() AS db'))[0]?.db === details.database ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    await adminQuery(`DROP DATABASE "${details.database}" WITH (FORCE)`);
+    await eventually(works, 'the unchanged Secret to reach its recreated database', 30_000);
+    // The role owns the database: hand it to the admin first, all in one transaction.
+    await adminQuery(`REASSIGN OWNED BY "${details.username}" TO CURRENT_USER; DROP OWNED BY "${details.username}"; DROP ROLE "${details.username}"`);
+    await eventually(works, 'the unchanged Secret to log in with its recreated role', 30_000);
+    assert.deepEqual(await secretOf('app', 'orders-db'), details, 'the Secret did not change');
+
+    // The server reported the broken share and stayed Ready; the claim controller repaired it.
+    // (The database may also have been repaired without a report: the claim was still being
+    // reconciled after the resize test when it was dropped.)
+    const events = await kubectlOk(server, ['get', 'events', '-n', SYS, '--field-selector', 'involvedObject.name=shared-pg', '-o', 'jsonpath={.items[*].message}']);
+    assert.ok(events.includes(`claim app/orders-db: role ${details.username} missing; the claim controller recreates what is missing`), events);
+    const claimEvents = await kubectlOk(server, ['get', 'events', '-n', 'app', '--field-selector', 'involvedObject.name=orders-db,reason=ShareRepaired', '-o', 'jsonpath={.items[*].message}']);
+    assert.match(claimEvents, /PostgreSQLServer conductor-system\/shared-pg reported role \S+ missing; recreated with the claim's credentials/);
+    const shared = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/shared-pg`)).json();
+    assert.equal(shared.status.conditions.find((c: any) => c.type === 'Ready').status, 'True');
+  });
+
   test('deleting a claim on a Delete-policy shared server drops its database', async () => {
     const details = await secretOf('app', 'orders-db');
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'orders-db', '-n', 'app', '--timeout=60s']);

@@ -95,12 +95,10 @@ spec:
     await kubectlOk(server, ['delete', 'volume', 'huge', '-n', 'apps', '--timeout=30s']);
   });
 
-  test('drift: a claim directory removed by hand is made again and reported', async () => {
+  test('drift: a claim directory removed by hand is made again', async () => {
     const dir = join(root, 'scratch', 'apps_cache');
     rmSync(dir, { recursive: true });
     await eventually(() => existsSync(dir), 'the directory to be made again', 20_000);
-    const events = await kubectlOk(server, ['get', 'events', '-n', SYS, '--field-selector', 'involvedObject.name=scratch', '-o', 'jsonpath={.items[*].message}']);
-    assert.ok(events.includes(`correct drift: directory ${dir} of claim apps/cache is missing`), events);
   });
 
   test('Delete removes the directory, Retain keeps it with its files, Recycle empties it', async () => {

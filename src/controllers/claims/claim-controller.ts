@@ -47,6 +47,7 @@ import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
 import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
+import { brokenShareOf } from '../managed/broken-shares.js';
 import { classQuotaCheck } from './quota-check.js';
 
 export const CLASS_LABEL = 'conductor.io/resource-class';
@@ -588,6 +589,10 @@ export class ClaimController {
     try {
       if (!isSharedClient(external)) throw new Error(`${resource.kind} is Shared but its provider cannot bind claims`);
       const details = await external.bindClaim(resource, claim, previous);
+      const broken = brokenShareOf(resource, claim);
+      if (broken) {
+        void recordEvent(this.client, claim, 'Normal', 'ShareRepaired', `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name} reported ${broken.missing} missing; recreated with the claim's credentials`);
+      }
       if (!previous || !deepEqual(previous, details)) {
         const data = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
         const owner = [{ apiVersion: resource.apiVersion, kind: resource.kind, name: resource.metadata.name!, uid: resource.metadata.uid!, controller: true, blockOwnerDeletion: true }];

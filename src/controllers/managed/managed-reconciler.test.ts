@@ -282,6 +282,37 @@ describe('ManagedReconciler', () => {
     assert.equal(phase(after), 'Bound', 'the reconciler never overwrites Bound');
   });
 
+  test('broken shares of a Shared resource go to status.atProvider with a ShareDrift Event; the resource stays Ready and update is not called', async () => {
+    const h = await harness();
+    await h.create('server', { sharing: { mode: 'Shared' } });
+    await readyObject(h, 'server');
+    h.external.resources.get(h.key('server'))!.brokenShares = [{ claim: { namespace: 'app', name: 'orders', uid: 'u1' }, missing: 'database app_orders' }];
+    const ev = await eventWithReason(h, 'server', 'ShareDrift');
+    assert.equal(ev.type, 'Warning');
+    assert.equal(ev.message, 'claim app/orders: database app_orders missing; the claim controller recreates what is missing');
+    const first = await until('brokenShares in atProvider', async () => {
+      const o = await h.get('server');
+      return (o?.status as { atProvider?: { brokenShares?: unknown } })?.atProvider?.brokenShares ? o : undefined;
+    });
+    const atProvider = (first.status as { atProvider: Record<string, unknown> }).atProvider;
+    assert.deepEqual(atProvider.brokenShares, [{ claim: 'app/orders', uid: 'u1', missing: 'database app_orders' }]);
+    assert.equal(atProvider.state, 'running', 'the provider\'s own atProvider stays');
+    assert.equal(condition(first, 'Ready')?.status, 'True');
+    // Every observation that still finds them is a change (it wakes the bound claims again).
+    await until('a later observation time', async () => {
+      const o = await h.get('server');
+      const later = (o?.status as { atProvider?: { brokenSharesObservedAt?: string } })?.atProvider?.brokenSharesObservedAt;
+      return later && later !== atProvider.brokenSharesObservedAt ? true : undefined;
+    });
+    delete h.external.resources.get(h.key('server'))!.brokenShares;
+    await until('brokenShares gone once the shares are whole', async () => {
+      const o = await h.get('server');
+      const a = (o?.status as { atProvider?: Record<string, unknown> })?.atProvider;
+      return a && !('brokenShares' in a) && !('brokenSharesObservedAt' in a) ? true : undefined;
+    });
+    assert.equal(h.external.callsOf('update').length, 0);
+  });
+
   test('ObserveOnly never creates, updates or deletes', async () => {
     const h = await harness({}, {}, (external, ns) => {
       external.resources.set(`${ns}/imported`, { details: { host: 'db.internal', port: '5432' }, drift: 'version 14 running, spec says 15' });

@@ -33,6 +33,7 @@ import { formatDuration, pollIntervalFor } from './poll-interval.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
 import { ResourceWrites } from './resource-writes.js';
 import { READY, type ConditionState, type StatusChange } from './status.js';
+import { describeBrokenShares, withBrokenShares } from './broken-shares.js';
 
 /** The reasons of the reconciler's conditions and Events. */
 export const reasons = {
@@ -59,6 +60,7 @@ export const reasons = {
   releasedExternalResource: 'ReleasedExternalResource',
   externalResourceReady: 'ExternalResourceReady',
   driftNotCorrected: 'DriftNotCorrected',
+  shareDrift: 'ShareDrift',
 } as const;
 
 /** A ManagedReconcileError is a failed reconcile: the reason is the Synced condition's. */
@@ -281,8 +283,13 @@ export class ManagedReconciler<R extends KObject = KObject> {
   }
 
   private async reconcileExternal(mr: R, fields: ConcreteFields, external: ExternalClient<R>, pollMs: number): Promise<WorkResult> {
-    const observation = await this.observe(mr, external);
+    const observed = await this.observe(mr, external);
     const observeOnly = fields.managementPolicy === 'ObserveOnly';
+    const broken = observed.brokenShares ?? [];
+    if (broken.length > 0) {
+      await this.event(mr, 'Warning', reasons.shareDrift, `${describeBrokenShares(broken)}; the claim controller recreates what is missing`);
+    }
+    const observation: ExternalObservation = { ...observed, atProvider: withBrokenShares(observed.atProvider, broken, this.options.now()) };
     const poll: WorkResult = { requeueAfterMs: pollMs };
 
     if (!observation.exists) {

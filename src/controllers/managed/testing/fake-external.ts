@@ -7,6 +7,7 @@
  */
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  BrokenShare,
   ConcreteKind,
   ConnectContext,
   ConnectionDetails,
@@ -34,6 +35,8 @@ export interface FakeExternalResource {
   details: ConnectionDetails;
   /** When set, observe reports the resource as not up to date with this drift. */
   drift?: string;
+  /** Shared kinds: claims' shares observe reports as broken (update leaves them). */
+  brokenShares?: BrokenShare[];
   /** Set by delete: the resource disappears after `observesLeft` more observes. */
   deleting?: { observesLeft: number };
 }
@@ -66,6 +69,7 @@ export class FakeExternal {
       exists: true,
       upToDate: r.drift === undefined,
       ...(r.drift !== undefined ? { drift: r.drift } : {}),
+      ...(r.brokenShares ? { brokenShares: r.brokenShares.map((b) => ({ ...b })) } : {}),
       atProvider: { state: r.deleting ? 'deleting' : 'running' },
       connectionDetails: { ...r.details },
     };

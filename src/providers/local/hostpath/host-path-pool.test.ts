@@ -51,13 +51,15 @@ describe('HostPathPool on real directories', () => {
     });
   });
 
-  test('a directory removed by hand is drift, and update makes it again', async () => {
+  test('a directory removed by hand is a broken share; bindClaim makes it again, update does not', async () => {
     await rm(join(root, 'team_data'), { recursive: true });
     const seen = await client.observe(pool(['data']));
-    assert.equal(seen.upToDate, false);
-    assert.equal(seen.drift, `directory ${join(root, 'team_data')} of claim team/data is missing`);
+    assert.equal(seen.upToDate, true, 'the pool itself is fine');
+    assert.deepEqual(seen.brokenShares, [{ claim: { namespace: 'team', name: 'data' }, missing: `directory ${join(root, 'team_data')}` }]);
     await client.update(pool(['data']));
-    assert.equal((await client.observe(pool(['data']))).upToDate, true);
+    assert.equal((await client.observe(pool(['data']))).brokenShares?.length, 1, 'update leaves claims\' directories to the claim controller');
+    await client.bindClaim(pool(['data']), claim('data'));
+    assert.deepEqual((await client.observe(pool(['data']))).brokenShares, []);
     assert.equal((await stat(join(root, 'team_data'))).mode & 0o777, 0o750, 'the default mode');
   });
 

@@ -1,14 +1,15 @@
 /**
  * HostPathPool: a directory an administrator registers on Conductor's machine, shared by
  * Volume claims. Each bound claim gets `<root>/<namespace>_<name>`; observe measures what
- * each claim's directory holds (status.atProvider) and reports a missing one as drift so the
- * reconciler makes it again; released claims' directories are kept (Retain), emptied
+ * each claim's directory holds (status.atProvider) and reports a missing one as a broken
+ * share, which the claim controller makes again through bindClaim; released claims' directories are kept (Retain), emptied
  * (Recycle) or removed (Delete). Conductor never creates or removes the root itself.
  */
 import { chmod, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  BrokenShare,
   ClaimRef,
   ConcreteKind,
   ConnectionDetails,
@@ -42,6 +43,7 @@ export function claimDirectory(root: string, namespace: string, name: string): s
 }
 
 interface Bound {
+  ref: ClaimRef;
   claim: string;
   path: string;
   requested?: string;
@@ -78,6 +80,7 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
       if (!namespace || !b.claimRef.name) continue;
       const requested = b.requests?.storage;
       out.push({
+        ref: { namespace, name: b.claimRef.name, ...(b.claimRef.uid ? { uid: b.claimRef.uid } : {}) },
         claim: `${namespace}/${b.claimRef.name}`,
         path: this.dirOf(root, { namespace, name: b.claimRef.name }),
         ...(requested !== undefined ? { requested: String(requested) } : {}),
@@ -103,12 +106,12 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
     const root = await this.root(resource);
     const limit = resource.spec.usageScanLimit ?? defaultUsageScanLimit;
     const volumes = [];
-    const missing: string[] = [];
+    const brokenShares: BrokenShare[] = [];
     let usedBytes = 0;
     for (const b of this.bound(root, resource)) {
       const info = await lstat(b.path).catch(() => undefined);
       if (!info?.isDirectory()) {
-        missing.push(`directory ${b.path} of claim ${b.claim} is ${info ? 'not a directory' : 'missing'}`);
+        brokenShares.push({ claim: b.ref, missing: info ? `directory ${b.path} (a file is in its place)` : `directory ${b.path}` });
         volumes.push({ claim: b.claim, path: b.path, present: false, ...(b.requested ? { requested: b.requested } : {}) });
         continue;
       }
@@ -125,23 +128,19 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
       });
     }
     const atProvider = { root, usedBytes, volumes };
-    if (missing.length > 0) return { exists: true, upToDate: false, atProvider, drift: missing.join('; ') };
-    return { exists: true, upToDate: true, atProvider, connectionDetails: { server: volumeDetails(root).server! } };
+    // Missing claim directories are broken shares: the claim controller makes them again
+    // through bindClaim (never update, which could race a release removing one).
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { server: volumeDetails(root).server! }, brokenShares };
   }
 
-  private async ensure(resource: HostPathPool): Promise<string> {
-    const root = await this.root(resource);
-    for (const b of this.bound(root, resource)) await this.ensureDir(resource, b.path);
-    return root;
-  }
-
-  /** create only verifies the root (and makes bound claims' directories): the pool is registered. */
+  /** create only verifies the root: the pool is registered. */
   async create(resource: HostPathPool): Promise<ExternalCreation> {
-    return { externalName: await this.ensure(resource) };
+    return { externalName: await this.root(resource) };
   }
 
+  /** update only verifies the root: the claims' directories are made by bindClaim. */
   async update(resource: HostPathPool): Promise<ExternalUpdate> {
-    await this.ensure(resource);
+    await this.root(resource);
     return {};
   }
 

@@ -32,7 +32,7 @@ export interface HostPathPoolSpec {
 
 export interface HostPathPool extends KObject {
   spec: HostPathPoolSpec;
-  status?: { bindings?: { claimRef: { namespace?: string; name: string }; requests?: Record<string, string | number> }[]; [field: string]: unknown };
+  status?: { bindings?: { claimRef: { namespace?: string; name: string; uid?: string }; requests?: Record<string, string | number> }[]; [field: string]: unknown };
 }
 
 /** The portable fields of a Volume claim this provider reads. */

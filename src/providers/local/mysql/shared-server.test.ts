@@ -79,47 +79,35 @@ describe('MySQLServer on a real MariaDB', () => {
     assert.equal(again.password, a.password, 'a repeated bind does not rotate the password');
   });
 
-  test('drift: update recreates a dropped database, and a dropped user with the password the claim already has', async () => {
+  test('drift: observe reports a claim\'s missing database and user as a broken share; bindClaim recreates them with the claim\'s password', async () => {
     const a = await client.bindClaim(resource, claim('a'));
     const share = sharedServerShare({ namespace: 'team', name: 'a' });
+    assert.deepEqual((await client.observe(withBindings('a'))).brokenShares, []);
     await asAdmin((c) => c.query(`DROP DATABASE \`${share.database}\``));
-    const seen = await client.observe(withBindings('a', 'b'));
-    assert.equal(seen.upToDate, false);
-    assert.match(seen.drift ?? '', new RegExp(`database ${share.database} of claim team/a missing`));
-    await client.update(withBindings('a', 'b'));
-    assert.equal((await client.observe(withBindings('a', 'b'))).upToDate, true);
+    const ghost = sharedServerShare({ namespace: 'team', name: 'never-made' });
+    const seen = await client.observe(withBindings('a', 'never-made'));
+    assert.equal(seen.upToDate, true, 'the server itself is fine');
+    assert.deepEqual(seen.brokenShares, [
+      { claim: { namespace: 'team', name: 'a', uid: 'uid-a' }, missing: `database ${share.database}` },
+      { claim: { namespace: 'team', name: 'never-made', uid: 'uid-never-made' }, missing: `database ${ghost.database} and user ${ghost.user}` },
+    ]);
+    await client.update(withBindings('a', 'never-made'));
+    assert.equal((await client.observe(withBindings('a'))).brokenShares?.length, 1, 'update leaves shares to the claim controller');
+    assert.deepEqual(await client.bindClaim(resource, claim('a'), a), a);
+    assert.deepEqual((await client.observe(withBindings('a'))).brokenShares, []);
     await asClaim(a, 'SELECT 1');
 
     await asAdmin(async (c) => {
       await c.query(`DROP DATABASE \`${share.database}\``);
       await c.query(`DROP USER '${share.user}'@'%'`);
     });
-    assert.match((await client.observe(withBindings('a'))).drift ?? '', /database .* and user .* of claim team\/a missing/);
-    await client.update(withBindings('a'));
-    assert.equal((await client.observe(withBindings('a'))).upToDate, true);
-    assert.deepEqual(await asClaim(a, 'SELECT DATABASE() AS db'), [{ db: a.database }], 'the unchanged details log in again');
-    assert.deepEqual(await client.bindClaim(resource, claim('a'), a), a, 'a later bind keeps them');
+    assert.equal((await client.observe(withBindings('a'))).brokenShares?.[0]?.missing, `database ${share.database} and user ${share.user}`);
+    assert.deepEqual(await client.bindClaim(resource, claim('a'), a), a, 'the same details');
+    assert.deepEqual(await asClaim(a, 'SELECT DATABASE() AS db'), [{ db: a.database }], 'they log in again');
 
     await asAdmin((c) => c.query(`ALTER USER '${share.user}'@'%' IDENTIFIED BY 'changed-by-hand'`));
     assert.deepEqual(await client.bindClaim(resource, claim('a'), a), a);
     await asClaim(a, 'SELECT 1');
-  });
-
-  test('a claim whose password is not the derived one keeps it while it works, and gets the derived one when it stops working', async () => {
-    const b = await client.bindClaim(resource, claim('b'));
-    const share = sharedServerShare({ namespace: 'team', name: 'b' });
-    await asAdmin((c) => c.query(`ALTER USER '${share.user}'@'%' IDENTIFIED BY 'from-an-older-release'`));
-    const older = { ...b, password: 'from-an-older-release' };
-    assert.equal((await client.bindClaim(resource, claim('b'), older)).password, 'from-an-older-release');
-    await asAdmin((c) => c.query(`DROP DATABASE \`${share.database}\``));
-    assert.equal((await client.bindClaim(resource, claim('b'), older)).password, 'from-an-older-release', 'a dropped database does not rotate it');
-    await asClaim(older, 'SELECT 1');
-    await asAdmin((c) => c.query(`DROP USER '${share.user}'@'%'`));
-    await client.update(withBindings('b'));
-    await assert.rejects(asClaim(older, 'SELECT 1'), /denied/);
-    const now = await client.bindClaim(resource, claim('b'), older);
-    assert.equal(now.password, b.password, 'the derived password');
-    await asClaim(now, 'SELECT 1');
   });
 
   test('unbindClaim: Retain keeps, Recycle empties, Delete drops (twice is fine)', async () => {

@@ -4,16 +4,15 @@
  * and gives each bound claim its own database and user (`'<id>'@'%'` with every privilege
  * on that database only; see names.ts for the names, admin.ts for the SQL).
  *
- * A claim's password is derived from the admin password and the claim's identity
- * (derived-password.ts), so drift is repaired entirely by update: every observe checks the
- * shares of the bound claims, and update recreates a missing database, or a missing user
- * with the password the claim's Secret already holds. (A claim bound while it had another
- * password keeps it as long as it works; if its user is recreated, the claim controller —
- * woken when the server becomes Ready again — finds the old password refused and publishes
- * the derived one.)
+ * Drift: every observe checks the shares of the bound claims and reports a share missing its
+ * database or user as broken (spi.ts `brokenShares`); the server itself stays Ready. The
+ * claim controller repairs it through bindClaim, which recreates what is missing with the
+ * password the claim's Secret already holds — so the Secret does not change, and a share
+ * being dropped by a release is never recreated behind the release's back.
  */
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  BrokenShare,
   ClaimRef,
   ConcreteKind,
   ConnectContext,
@@ -31,6 +30,7 @@ import {
   canLogIn,
   dropShare,
   ensureShare,
+  generatePassword,
   recycleShare,
   serverInfo,
   withConnection,
@@ -43,7 +43,7 @@ import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
-import { claimPasswordIdentity, derivePassword } from '../derived-password.js';
+import { boundClaims } from '../bound-claims.js';
 
 const defaultPort = 3306;
 
@@ -61,19 +61,6 @@ function claimRefOf(claim: KObject): ClaimRef {
   const { namespace, name, uid } = claim.metadata;
   if (!namespace || !name) throw new Error('claim lacks metadata.namespace or metadata.name: want both to name its database');
   return { namespace, name, uid };
-}
-
-/** boundClaims lists the claims bound to a server: its bindings (Shared) or its claimRef (Exclusive). */
-export function boundClaims(resource: MySQLServer): ClaimRef[] {
-  const found = new Map<string, ClaimRef>();
-  const add = (ref: { namespace?: unknown; name?: unknown; uid?: unknown } | undefined) => {
-    if (typeof ref?.namespace !== 'string' || typeof ref.name !== 'string') return;
-    const key = `${ref.namespace}/${ref.name}`;
-    if (!found.has(key)) found.set(key, { namespace: ref.namespace, name: ref.name, ...(typeof ref.uid === 'string' ? { uid: ref.uid } : {}) });
-  };
-  for (const binding of resource.status?.bindings ?? []) add(binding.claimRef);
-  add(resource.spec.claimRef as { namespace?: unknown; name?: unknown; uid?: unknown } | undefined);
-  return [...found.values()];
 }
 
 interface ShareHealth {
@@ -94,23 +81,15 @@ async function shareHealth(conn: SqlConnection, claims: ClaimRef[]): Promise<Sha
   return shares.map(({ claim, share }) => ({ claim, share, user: userSet.has(share.user), database: databaseSet.has(share.database) }));
 }
 
-function driftOf(broken: ShareHealth[]): string {
-  return broken
-    .map((h) => {
-      const missing = [!h.database && `database ${h.share.database}`, !h.user && `user ${h.share.user}`].filter(Boolean).join(' and ');
-      return `${missing} of claim ${h.claim.namespace}/${h.claim.name} missing`;
-    })
-    .join('; ');
+function brokenShares(shares: ShareHealth[]): BrokenShare[] {
+  return shares
+    .filter((h) => !h.user || !h.database)
+    .map((h) => ({ claim: h.claim, missing: [!h.database && `database ${h.share.database}`, !h.user && `user ${h.share.user}`].filter(Boolean).join(' and ') }));
 }
 
 /** A MySQLServerClient administers one registered server with its admin credentials. */
 export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
   constructor(private readonly admin: { username: string; password: string }) {}
-
-  /** The password a claim's user gets on this server (see the file comment). */
-  private passwordFor(resource: MySQLServer, claim: ClaimRef): string {
-    return derivePassword('mysql', this.admin.password, claimPasswordIdentity(resource, claim));
-  }
 
   private endpoint(resource: MySQLServer): { host: string; port: number } {
     const { host, port } = resource.spec;
@@ -141,10 +120,7 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     const { info, shares } = await this.inspect(resource);
     const { host, port } = this.endpoint(resource);
     const atProvider = { version: info.versionText, adminUser: info.user, claims: shares.length };
-    const broken = shares.filter((s) => !s.user || !s.database);
-    const connectionDetails = { host, port: String(port) };
-    if (broken.length > 0) return { exists: true, upToDate: false, atProvider, connectionDetails, drift: driftOf(broken) };
-    return { exists: true, upToDate: true, atProvider, connectionDetails };
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares: brokenShares(shares) };
   }
 
   /** create only verifies: a registered server already exists. */
@@ -154,20 +130,20 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     return { externalName: `${host}:${port}` };
   }
 
-  /** update recreates what the bound claims' shares lack: a database, a user (with the claim's password), privileges. */
+  /** update only verifies: claims' shares are repaired by bindClaim (see the file comment). */
   async update(resource: MySQLServer): Promise<ExternalUpdate> {
-    await this.asAdmin(resource, 'repair claim databases', async (c) => {
-      for (const h of await shareHealth(c, boundClaims(resource))) {
-        if (!h.user) await ensureShare(c, h.share, this.passwordFor(resource, h.claim));
-        else if (!h.database) await ensureShare(c, h.share);
-      }
-    });
+    await this.inspect(resource);
     return {};
   }
 
   /** delete forgets the server; the server and the claims' databases on it stay. */
   async delete(): Promise<void> {}
 
+  /**
+   * bindClaim makes the claim's database and user exist. With the details it was given
+   * before (same server, same names), the claim keeps its password: a user dropped by hand
+   * is recreated with it, a password changed by hand is set back. Otherwise a new one.
+   */
   async bindClaim(resource: MySQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
     const ref = claimRefOf(claim);
     const share = sharedServerShare(ref);
@@ -175,17 +151,15 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     const wanted = (password: string) => endpointDetails({ host, port, username: share.user, password, database: share.database });
     const whose = `claim ${ref.namespace}/${ref.name}`;
     const earlier = previous ? endpointFromDetails(previous) : undefined;
-    const derived = this.passwordFor(resource, ref);
-    if (earlier && earlier.password !== derived && earlier.host === host && earlier.port === port && earlier.username === share.user && earlier.database === share.database) {
-      // A password from before (another admin password, an older release) stays while it
-      // logs in: the database is checked separately, so a dropped database does not rotate it.
-      if (await canLogIn({ host, port, user: earlier.username, password: earlier.password })) {
-        await this.asAdmin(resource, `check the database of ${whose}`, (c) => ensureShare(c, share));
-        return wanted(earlier.password);
-      }
+    if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.user && earlier.database === share.database) {
+      // Logging in without naming the database: a dropped database alone needs no password change.
+      const works = await canLogIn({ host, port, user: earlier.username, password: earlier.password });
+      await this.asAdmin(resource, `check the database of ${whose}`, (c) => ensureShare(c, share, works ? undefined : earlier.password));
+      return wanted(earlier.password);
     }
-    await this.asAdmin(resource, `create the database of ${whose}`, (c) => ensureShare(c, share, derived));
-    return wanted(derived);
+    const password = generatePassword();
+    await this.asAdmin(resource, `create the database of ${whose}`, (c) => ensureShare(c, share, password));
+    return wanted(password);
   }
 
   async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {

@@ -218,6 +218,31 @@ export async function shareExists(client: pg.Client, share: Share): Promise<{ ro
   return { role: roleOurs, database: database !== undefined && isOurDatabase(database, share, roleOurs) };
 }
 
+/**
+ * sharesPresent is shareExists for many shares in two queries (a shared server's drift poll
+ * checks every bound claim): for each share, whether its role and its database exist and
+ * are ours.
+ */
+export async function sharesPresent(client: pg.Client, shares: Share[]): Promise<{ role: boolean; database: boolean }[]> {
+  if (shares.length === 0) return [];
+  const roles = await client.query<RoleRow & { name: string }>(
+    `SELECT rolname AS name, shobj_description(oid, 'pg_authid') AS comment FROM pg_roles WHERE rolname = ANY($1)`,
+    [shares.map((s) => s.role)],
+  );
+  const databases = await client.query<DatabaseRow & { name: string }>(
+    `SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment, pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = ANY($1)`,
+    [shares.map((s) => s.database)],
+  );
+  const roleByName = new Map(roles.rows.map((r) => [r.name, r]));
+  const databaseByName = new Map(databases.rows.map((d) => [d.name, d]));
+  return shares.map((share) => {
+    const role = roleByName.get(share.role);
+    const roleOurs = role !== undefined && isOurs(role.comment, share);
+    const database = databaseByName.get(share.database);
+    return { role: roleOurs, database: database !== undefined && isOurDatabase(database, share, roleOurs) };
+  });
+}
+
 async function dropDatabase(client: pg.Client, database: string, versionNum: number): Promise<void> {
   if (versionNum >= 130000) {
     await client.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);

@@ -109,22 +109,47 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
     assert.equal(await sqlState(queryAsClaim(formatted, 'SELECT 1')), '42501');
   });
 
-  test('binding again with the published details keeps the password; without them rotates it', async () => {
+  test('binding again with the published details keeps the password (a password changed by hand is set back); without them rotates it', async () => {
     const c = claim('team-c', 'app');
     const first = await client.bindClaim(resource, c);
-    const again = await client.bindClaim(resource, c, first);
-    assert.deepEqual(again, first);
-    await queryAsClaim(again, 'SELECT 1');
+    assert.deepEqual(await client.bindClaim(resource, c, first), first);
+    await queryAsClaim(first, 'SELECT 1');
+
+    await admin(`ALTER ROLE "${first.username}" PASSWORD 'changed-by-hand'`);
+    assert.equal(await sqlState(queryAsClaim(first, 'SELECT 1')), '28P01');
+    assert.deepEqual(await client.bindClaim(resource, c, first), first, 'the published details are the truth');
+    await queryAsClaim(first, 'SELECT 1');
 
     const rotated = await client.bindClaim(resource, c);
     assert.notEqual(rotated.password, first.password);
     await queryAsClaim(rotated, 'SELECT 1');
     assert.equal(await sqlState(queryAsClaim(first, 'SELECT 1')), '28P01', 'the old password no longer works');
+  });
 
-    // Stale details (wrong password) are replaced, not returned.
-    const repaired = await client.bindClaim(resource, c, first);
-    assert.notEqual(repaired.password, first.password);
-    await queryAsClaim(repaired, 'SELECT 1');
+  test('drift: observe reports a claim\'s missing database and role as a broken share; bindClaim recreates them with the claim\'s password', async () => {
+    const c = claim('team-d', 'drifty');
+    const d = await client.bindClaim(resource, c);
+    const bound = { ...resource, status: { bindings: [{ claimRef: { namespace: 'team-d', name: 'drifty', uid: c.metadata.uid } }] } } as PostgreSQLServer;
+    await queryAsClaim(d, 'CREATE TABLE t (x int)');
+    const whole = await client.observe(bound);
+    assert.deepEqual([whole.upToDate, whole.atProvider?.claims, whole.brokenShares], [true, 1, []]);
+
+    await admin(`DROP DATABASE "${d.database}" WITH (FORCE)`);
+    const seen = await client.observe(bound);
+    assert.equal(seen.upToDate, true, 'the server itself is fine');
+    assert.deepEqual(seen.brokenShares, [{ claim: { namespace: 'team-d', name: 'drifty', uid: c.metadata.uid }, missing: `database ${d.database}` }]);
+    await client.update(bound);
+    assert.equal((await client.observe(bound)).brokenShares?.length, 1, 'update leaves shares to the claim controller');
+    assert.deepEqual(await client.bindClaim(resource, c, d), d);
+    assert.deepEqual((await client.observe(bound)).brokenShares, []);
+    await queryAsClaim(d, 'SELECT 1');
+
+    await admin(`DROP DATABASE "${d.database}" WITH (FORCE)`);
+    await admin(`DROP OWNED BY "${d.username}"`);
+    await admin(`DROP ROLE "${d.username}"`);
+    assert.equal((await client.observe(bound)).brokenShares?.[0]?.missing, `database ${d.database} and role ${d.username}`);
+    assert.deepEqual(await client.bindClaim(resource, c, d), d, 'the same details');
+    assert.equal((await queryAsClaim(d, 'SELECT current_database() AS db')).rows[0]?.db, d.database, 'they log in again');
   });
 
   test('Delete drops the database and role, ending open sessions; repeating it is harmless', async () => {

@@ -2,10 +2,17 @@
  * PostgreSQLServer: an existing server an admin registers, shared by many claims. Conductor
  * never creates or deletes the server; it checks it can administer it, and gives each bound
  * claim its own database and login role (see names.ts for their names, admin.ts for the SQL).
+ *
+ * Drift: every observe checks the shares of the bound claims and reports a share missing its
+ * database or role as broken (spi.ts `brokenShares`); the server itself stays Ready. The
+ * claim controller repairs it through bindClaim, which recreates what is missing with the
+ * password the claim's Secret already holds — so the Secret does not change, and a share
+ * being dropped by a release is never recreated behind the release's back.
  */
 import type pg from 'pg';
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  BrokenShare,
   ClaimRef,
   ConcreteKind,
   ConnectContext,
@@ -18,13 +25,14 @@ import type {
   SecretRef,
   SharedExternalClient,
 } from '../../spi.js';
-import { adminProblem, canLogIn, dropShare, ensureShare, generatePassword, recycleShare, serverInfo, withClient, type Share } from './admin.js';
+import { adminProblem, canLogIn, dropShare, ensureShare, generatePassword, recycleShare, serverInfo, sharesPresent, withClient, type Share } from './admin.js';
 import { endpointDetails, endpointFromDetails, formatPostgresConnection, type PostgresEndpoint } from './connection.js';
 import { localDatabaseGroup, localDatabaseVersion, postgresqlInstanceClaim, postgresqlSecretKeys, type PostgreSQLServer, type SslMode } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { claimIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
+import { boundClaims } from '../bound-claims.js';
 
 const defaultPort = 5432;
 
@@ -63,6 +71,19 @@ function claimRefOf(claim: KObject): ClaimRef {
   return { namespace, name, uid };
 }
 
+interface ShareHealth {
+  claim: ClaimRef;
+  share: Share;
+  role: boolean;
+  database: boolean;
+}
+
+function brokenShares(shares: ShareHealth[]): BrokenShare[] {
+  return shares
+    .filter((h) => !h.role || !h.database)
+    .map((h) => ({ claim: h.claim, missing: [!h.database && `database ${h.share.database}`, !h.role && `role ${h.share.role}`].filter(Boolean).join(' and ') }));
+}
+
 /** A SharedServerClient administers one registered server with its admin credentials. */
 export class SharedServerClient implements SharedExternalClient<PostgreSQLServer> {
   constructor(private readonly admin: { username: string; password: string }) {}
@@ -94,47 +115,62 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
     }
   }
 
-  /** observe connects as the admin and checks it may create roles and databases. */
+  /** The bound claims' shares, each with what of it is missing. */
+  private async shareHealth(resource: PostgreSQLServer, c: pg.Client): Promise<ShareHealth[]> {
+    const claims = boundClaims(resource);
+    const shares = claims.map((claim) => sharedServerShare(claim));
+    const present = await sharesPresent(c, shares);
+    return claims.map((claim, i) => ({ claim, share: shares[i]!, ...present[i]! }));
+  }
+
+  private async inspect(resource: PostgreSQLServer) {
+    return this.asAdmin(resource, 'connect', async (c) => {
+      const info = await serverInfo(c);
+      const problem = adminProblem(info);
+      if (problem) throw new Error(`it cannot host claims: ${problem}`);
+      return { info, shares: await this.shareHealth(resource, c) };
+    });
+  }
+
+  /** observe connects as the admin, checks it may create roles and databases, and checks the bound claims' shares. */
   async observe(resource: PostgreSQLServer): Promise<ExternalObservation> {
-    const info = await this.asAdmin(resource, 'connect', (c) => serverInfo(c));
-    const problem = adminProblem(info);
-    if (problem) throw new Error(`${describe(resource)} cannot host claims: ${problem}`);
-    return {
-      exists: true,
-      upToDate: true,
-      atProvider: { version: info.version, adminUser: info.user, superuser: info.superuser },
-      connectionDetails: { host: this.endpoint(resource).host, port: String(this.endpoint(resource).port) },
-    };
+    const { info, shares } = await this.inspect(resource);
+    const { host, port } = this.endpoint(resource);
+    const atProvider = { version: info.version, adminUser: info.user, superuser: info.superuser, claims: shares.length };
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares: brokenShares(shares) };
   }
 
   /** create only verifies: a registered server already exists. */
   async create(resource: PostgreSQLServer): Promise<ExternalCreation> {
-    await this.observe(resource);
+    await this.inspect(resource);
     const { host, port } = this.endpoint(resource);
     return { externalName: `${host}:${port}` };
   }
 
+  /** update only verifies: claims' shares are repaired by bindClaim (see the file comment). */
   async update(resource: PostgreSQLServer): Promise<ExternalUpdate> {
-    await this.observe(resource);
+    await this.inspect(resource);
     return {};
   }
 
   /** delete forgets the server; the server and the claims' databases on it stay. */
   async delete(): Promise<void> {}
 
+  /**
+   * bindClaim makes the claim's database and role exist. With the details it was given
+   * before (same server, same names), the claim keeps its password: a role dropped by hand
+   * is recreated with it, a password changed by hand is set back. Otherwise a new one.
+   */
   async bindClaim(resource: PostgreSQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
     const share = sharedServerShare(claimRefOf(claim));
     const { host, port, sslMode } = this.endpoint(resource);
     const wanted = (password: string): PostgresEndpoint => ({ host, port, username: share.role, password, database: share.database, sslMode });
-
     const earlier = previous ? endpointFromDetails(previous) : undefined;
     if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.role && earlier.database === share.database) {
+      // (A dropped database also refuses the login: the password is then set again, unchanged.)
       const works = await canLogIn({ host, port, user: earlier.username, password: earlier.password, database: earlier.database, ssl: sslOption(sslMode) });
-      if (works) {
-        // Repair anything else about the share, keeping the password the claim already has.
-        await this.asAdmin(resource, `check the database of claim ${share.owner}`, (c) => ensureShare(c, share));
-        return endpointDetails(wanted(earlier.password));
-      }
+      await this.asAdmin(resource, `check the database of ${share.owner}`, (c) => ensureShare(c, share, works ? undefined : earlier.password));
+      return endpointDetails(wanted(earlier.password));
     }
     const password = generatePassword();
     await this.asAdmin(resource, `create the database of ${share.owner}`, (c) => ensureShare(c, share, password));

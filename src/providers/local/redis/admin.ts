@@ -3,7 +3,7 @@
  * create and remove one ACL user per claim limited to its key prefix, and delete keys by
  * prefix. Everything is a plain command sent through node-redis.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 
 /** A RedisLogin is where and as whom to connect. */
@@ -41,15 +41,6 @@ export async function withRedis<T>(login: RedisLogin, fn: (redis: RedisCommands)
     return await fn({ send: (args) => client.sendCommand(args) });
   } finally {
     client.destroy();
-  }
-}
-
-/** canLogIn says whether a user can log in and run PING. */
-export async function canLogIn(login: RedisLogin): Promise<boolean> {
-  try {
-    return (await withRedis(login, (r) => r.send(['PING']))) === 'PONG';
-  } catch {
-    return false;
   }
 }
 
@@ -141,6 +132,16 @@ export async function deleteKeysByPrefix(redis: RedisCommands, prefix: string): 
 /** generatePassword makes a random password that needs no escaping anywhere (URIs, configs). */
 export function generatePassword(): string {
   return randomBytes(24).toString('base64url');
+}
+
+/**
+ * derivePassword computes a claim's password from a secret and the claim's identity: the
+ * same inputs give the same password, so a user removed by hand can be recreated with the
+ * password the claim already has, without storing it anywhere else.
+ */
+export function derivePassword(secret: string, identity: string): string {
+  const key = createHash('sha256').update(`conductor redis claim password\0${secret}`).digest();
+  return createHmac('sha256', key).update(identity).digest('base64url').slice(0, 32);
 }
 
 /** configGet reads one setting with CONFIG GET (the reply is a pair list or a map, by protocol). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { formatRedisConnection, redisUri } from './connection.js';
 import { parseRedisVersion } from './binaries.js';
-import { aclRules, globEscape, parseInfo } from './admin.js';
+import { aclRules, derivePassword, globEscape, parseInfo } from './admin.js';
 
 describe('formatRedisConnection', () => {
   const cases: { reason: string; input: Record<string, string>; want: Record<string, string> }[] = [
@@ -40,4 +40,10 @@ describe('Redis admin helpers', () => {
     assert.deepEqual(aclRules('pw', 'ns_a_1:'), ['reset', 'on', '>pw', '~ns_a_1:*', '&ns_a_1:*', '+@all', '-@dangerous']);
   });
   test('globEscape makes glob characters literal', () => assert.equal(globEscape('a*b?[c]\\'), 'a\\*b\\?\\[c\\]\\\\'));
+  test('derivePassword is stable for the same inputs and differs otherwise', () => {
+    assert.equal(derivePassword('s', 'x'), derivePassword('s', 'x'));
+    assert.notEqual(derivePassword('s', 'x'), derivePassword('s', 'y'));
+    assert.notEqual(derivePassword('s', 'x'), derivePassword('t', 'x'));
+    assert.match(derivePassword('s', 'x'), /^[A-Za-z0-9_-]{32}$/);
+  });
 });

@@ -11,11 +11,11 @@ export {
   type RedisServerSpec,
   type RedisClaimSpec,
 } from './kinds.js';
-export { redisServerKind, redisServerConnector, RedisServerClient, redisShare, boundClaims, type RedisShare } from './shared-server.js';
+export { redisServerKind, redisServerConnector, RedisServerClient, redisShare, type RedisShare } from './shared-server.js';
 export { localRedisInstanceKind, LocalRedisClient, maxMemoryBytes } from './local-instance.js';
 export { RedisServers, renderRedisConfig, type RedisInstanceState, type RedisInstanceStatus, type RedisServersOptions, type RedisSettings } from './local-servers.js';
 export { resolveRedisBinary, parseRedisVersion, type RedisBinary } from './binaries.js';
 export { formatRedisConnection, redisUri, redisEndpointDetails, type RedisEndpoint } from './connection.js';
 export { matchRedisServer, localRedisMatcher, configureLocalRedis } from './matchers.js';
-export { withRedis, aclRules, type RedisLogin, type RedisCommands } from './admin.js';
+export { withRedis, derivePassword, aclRules, type RedisLogin, type RedisCommands } from './admin.js';
 export { createRedisKinds, redisInstancesDirEnv, type RedisKinds, type RedisKindsOptions } from './redis-kinds.js';

@@ -3,25 +3,17 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../../machinery/object.js';
 import { withRedis } from './admin.js';
 import type { RedisServer } from './kinds.js';
-import { boundClaims, redisServerConnector, redisShare, type RedisServerClient } from './shared-server.js';
+import { redisServerConnector, redisShare, type RedisServerClient } from './shared-server.js';
 import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
 
 const claim = (name: string, uid = `uid-${name}`): KObject => ({ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', metadata: { namespace: 'team', name, uid } });
 
-describe('redisShare and boundClaims', () => {
+describe('redisShare', () => {
   test('a claim gets a user and a prefix of its own; similar names do not collide', () => {
     const a = redisShare({ namespace: 'a-b', name: 'c' });
     const b = redisShare({ namespace: 'a', name: 'b-c' });
     assert.notEqual(a.username, b.username);
     assert.equal(a.keyPrefix, `${a.username}:`);
-  });
-  test('bindings and an exclusive claimRef are listed once each', () => {
-    const resource = {
-      metadata: { name: 'r', namespace: 's' },
-      spec: { host: 'h', claimRef: { namespace: 'n', name: 'x', uid: '1' } },
-      status: { bindings: [{ claimRef: { namespace: 'n', name: 'x', uid: '1' } }, { claimRef: { namespace: 'n', name: 'y', uid: '2' } }] },
-    } as unknown as RedisServer;
-    assert.deepEqual(boundClaims(resource).map((c) => c.name), ['x', 'y']);
   });
 });
 
@@ -64,16 +56,18 @@ describe('RedisServer on a real redis-server', () => {
     assert.match(details.uri, /^redis:\/\/team_a_[0-9a-f]{8}:[^@]+@127\.0\.0\.1:\d+$/);
   });
 
-  test('a user removed by hand is drift, and update recreates it with the claim\'s password', async () => {
+  test('a user removed by hand is a broken share; bindClaim recreates it with the claim\'s password, update does not', async () => {
     const details = await client.bindClaim(resource, claim('drifty'));
     const bound = { ...resource, status: { bindings: [{ claimRef: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' } }] } };
-    assert.equal((await client.observe(bound)).upToDate, true);
+    assert.deepEqual((await client.observe(bound)).brokenShares, []);
     await admin(['ACL', 'DELUSER', details.username!]);
     const seen = await client.observe(bound);
-    assert.equal(seen.upToDate, false);
-    assert.match(seen.drift ?? '', /ACL user "team_drifty_[0-9a-f]+" \(claim team\/drifty\) missing/);
+    assert.equal(seen.upToDate, true, 'the server itself is fine');
+    assert.deepEqual(seen.brokenShares, [{ claim: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' }, missing: `ACL user ${details.username}` }]);
     await client.update(bound);
-    assert.equal((await client.observe(bound)).upToDate, true);
+    assert.equal((await client.observe(bound)).brokenShares?.length, 1, 'update leaves shares to the claim controller');
+    assert.deepEqual(await client.bindClaim(resource, claim('drifty'), details), details);
+    assert.deepEqual((await client.observe(bound)).brokenShares, []);
     assert.equal(await asUser(details, ['PING']), 'PONG', 'the published credentials work again');
   });
 

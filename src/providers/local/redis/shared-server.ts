@@ -2,8 +2,11 @@
  * RedisServer: an existing Redis server (6 or later, for ACLs) an admin registers, shared by
  * many claims. Conductor never starts or stops it; it checks it can administer it, and gives
  * each bound claim an ACL user of its own that may only touch keys and channels under the
- * claim's prefix. A claim's password is derived from the admin password and the claim's
- * identity, so a user removed by hand is recreated (drift) with the password the claim has.
+ * claim's prefix. A new claim's password is derived from the admin password and the claim's
+ * identity. Drift: observe reports a bound claim whose user is gone as a broken share
+ * (spi.ts `brokenShares`); the claim controller recreates it through bindClaim, with the
+ * password the claim's Secret holds, so a user being removed by a release is never
+ * recreated behind the release's back.
  */
 import type { KObject } from '../../../machinery/object.js';
 import type {
@@ -20,13 +23,13 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { claimIdentifier } from '../postgresql/names.js';
-import { aclUsers, canLogIn, deleteAclUser, deleteKeysByPrefix, ensureAclUser, serverInfo, withRedis, type RedisCommands } from './admin.js';
+import { aclUsers, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, serverInfo, withRedis, type RedisCommands } from './admin.js';
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
-import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type ClaimRefLike, type RedisServer } from './kinds.js';
+import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type RedisServer } from './kinds.js';
 import { configureRedisServer, matchRedisServer } from './matchers.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
-import { claimPasswordIdentity, derivePassword } from '../derived-password.js';
+import { boundClaims } from '../bound-claims.js';
 
 const defaultPort = 6379;
 
@@ -53,22 +56,6 @@ function claimRefOf(claim: KObject): ClaimRef {
   return { namespace, name, uid };
 }
 
-/** boundClaims lists the claims bound to the resource (Shared bindings, or the Exclusive claimRef). */
-export function boundClaims(resource: RedisServer): ClaimRef[] {
-  const refs: ClaimRefLike[] = [...(resource.status?.bindings ?? []).map((b) => b.claimRef)];
-  if (resource.spec.claimRef) refs.push(resource.spec.claimRef);
-  const seen = new Set<string>();
-  const claims: ClaimRef[] = [];
-  for (const ref of refs) {
-    if (!ref?.namespace || !ref.name) continue;
-    const key = `${ref.namespace}/${ref.name}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    claims.push({ namespace: ref.namespace, name: ref.name, uid: ref.uid });
-  }
-  return claims;
-}
-
 /** A RedisServerClient administers one registered server with its admin credentials. */
 export class RedisServerClient implements SharedExternalClient<RedisServer> {
   constructor(private readonly admin: { username?: string; password: string }) {}
@@ -90,7 +77,7 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
 
   /** The password a claim gets unless it already has a working one. */
   private passwordFor(resource: RedisServer, claim: ClaimRef): string {
-    return derivePassword('redis', this.admin.password, claimPasswordIdentity(resource, claim));
+    return derivePassword(this.admin.password, `${resource.metadata.uid ?? ''}/${claim.namespace}/${claim.name}/${claim.uid ?? ''}`);
   }
 
   /** missingUsers returns the bound claims whose ACL user is gone. */
@@ -101,7 +88,7 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     return claims.filter((c) => !users.has(redisShare(c).username));
   }
 
-  /** observe checks the admin may run ACL commands, and that every bound claim still has its user. */
+  /** observe checks the admin may run ACL commands, and reports bound claims whose user is gone (repaired by bindClaim). */
   async observe(resource: RedisServer): Promise<ExternalObservation> {
     const { info, missing } = await this.asAdmin(resource, 'observe the server', async (r) => {
       const found = await serverInfo(r);
@@ -109,11 +96,8 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     });
     const { host, port } = this.endpoint(resource);
     const atProvider = { version: info.version, evictionPolicy: info.evictionPolicy, adminUser: this.admin.username ?? 'default', claimUsers: boundClaims(resource).length };
-    if (missing.length > 0) {
-      const names = missing.map((c) => `"${redisShare(c).username}" (claim ${c.namespace}/${c.name})`).join(', ');
-      return { exists: true, upToDate: false, atProvider, drift: `ACL user ${names} missing` };
-    }
-    return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) } };
+    const brokenShares = missing.map((claim) => ({ claim, missing: `ACL user ${redisShare(claim).username}` }));
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares };
   }
 
   /** create only verifies: a registered server already exists. */
@@ -123,14 +107,9 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     return { externalName: `${host}:${port}` };
   }
 
-  /** update recreates the users of bound claims that were removed by hand. */
+  /** update only verifies: a claim's missing user is recreated by bindClaim, which knows its password. */
   async update(resource: RedisServer): Promise<ExternalUpdate> {
-    await this.asAdmin(resource, 'recreate missing claim users', async (r) => {
-      for (const claim of await this.missingUsers(resource, r)) {
-        const share = redisShare(claim);
-        await ensureAclUser(r, share.username, this.passwordFor(resource, claim), share.keyPrefix);
-      }
-    });
+    await this.observe(resource);
     return {};
   }
 
@@ -142,11 +121,10 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     const share = redisShare(ref);
     const { host, port } = this.endpoint(resource);
     const earlier = previous ? redisEndpointFromDetails(previous) : undefined;
-    let password = this.passwordFor(resource, ref);
-    if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.username && earlier.password !== password) {
-      // Keep a password the claim already has (e.g. from before an admin password change) while it works.
-      if (await canLogIn({ host, port, username: earlier.username, password: earlier.password })) password = earlier.password;
-    }
+    // A claim keeps the password its Secret holds (a user removed by hand comes back with it,
+    // one changed by hand is set back); a new claim gets the derived one.
+    const keep = earlier && earlier.password && earlier.host === host && earlier.port === port && earlier.username === share.username;
+    const password = keep ? earlier.password! : this.passwordFor(resource, ref);
     await this.asAdmin(resource, `create the ACL user of ${share.owner}`, (r) => ensureAclUser(r, share.username, password, share.keyPrefix));
     return redisEndpointDetails({ host, port, username: share.username, password, keyPrefix: share.keyPrefix });
   }

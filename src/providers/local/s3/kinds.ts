@@ -61,13 +61,3 @@ export function bucketClaimSpec(claim: KObject): BucketClaimSpec {
   return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as BucketClaimSpec) : {};
 }
 
-/** boundClaims lists the claims in a resource's status.bindings (namespace and name). */
-export function boundClaims(resource: KObject): { namespace: string; name: string }[] {
-  const status = resource.status as { bindings?: BindingStatus[] } | undefined;
-  const out: { namespace: string; name: string }[] = [];
-  for (const b of status?.bindings ?? []) {
-    const ns = b.claimRef?.namespace;
-    if (ns && b.claimRef.name) out.push({ namespace: ns, name: b.claimRef.name });
-  }
-  return out;
-}

@@ -57,15 +57,19 @@ describe('S3Server on a real s3rver', () => {
     assert.ok((await admin.listBuckets()).includes(details.bucket!));
   });
 
-  test('a bucket removed by hand is drift, and update recreates it', async () => {
+  test('a bucket removed by hand is a broken share; bindClaim recreates it, update does not', async () => {
     const r = server('one', ['photos']);
     const port = (await servers.status(servers.dirFor('conductor-system', 'one'))).port!;
-    await servers.admin(port, 'us-east-1').deleteBucket(bucketName('team', 'photos'));
+    const bucket = bucketName('team', 'photos');
+    await servers.admin(port, 'us-east-1').deleteBucket(bucket);
     const seen = await client.observe(r);
-    assert.equal(seen.upToDate, false);
-    assert.match(seen.drift ?? '', /bucket team-photos-[0-9a-f]{8} of claim team\/photos missing/);
+    assert.equal(seen.upToDate, true, 'the server itself is fine');
+    assert.equal(seen.brokenShares?.length, 1);
+    assert.deepEqual(seen.brokenShares?.[0], { claim: { namespace: 'team', name: 'photos' }, missing: `bucket ${bucket}` });
     await client.update(r);
-    assert.equal((await client.observe(r)).upToDate, true);
+    assert.equal((await client.observe(r)).brokenShares?.length, 1, 'update leaves buckets to the claim controller');
+    await client.bindClaim(r, claim('photos'));
+    assert.deepEqual((await client.observe(r)).brokenShares, []);
   });
 
   test('a killed server is drift; update starts it again on the same port with its buckets', async () => {

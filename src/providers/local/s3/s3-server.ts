@@ -1,9 +1,9 @@
 /**
  * S3Server: an s3rver process on this machine that Conductor runs (Managed) and shares
  * between Bucket claims (Shared): each bound claim gets its own bucket (names.ts).
- * create/update make the server run and every bound claim's bucket exist; observe reports a
- * stopped server or a missing bucket as drift so the reconciler repairs it; delete stops the
- * server and removes its files. Released claims' buckets are kept (Retain), emptied
+ * create/update make the server run; observe reports a stopped server as drift (update
+ * restarts it) and a bound claim's missing bucket as a broken share (the claim controller
+ * recreates it through bindClaim); delete stops the server and removes its files. Released claims' buckets are kept (Retain), emptied
  * (Recycle) or removed (Delete).
  */
 import { basename } from 'node:path';
@@ -21,7 +21,8 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { bucketDetails, formatBucketConnection } from './connection.js';
-import { boundClaims, bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, s3rverKeyPair, type S3Server } from './kinds.js';
+import { bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, s3rverKeyPair, type S3Server } from './kinds.js';
+import { boundClaims } from '../bound-claims.js';
 import { configureS3Server, matchS3Server } from './matchers.js';
 import { bucketName } from './names.js';
 import type { S3Admin } from './s3-admin.js';
@@ -83,38 +84,23 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
       return { exists: true, upToDate: false, atProvider, drift: `cannot list the buckets: ${(err as Error).message}` };
     }
     const present = new Set(buckets);
-    const missing = boundClaims(resource)
-      .map((c) => ({ claim: `${c.namespace}/${c.name}`, bucket: bucketName(c.namespace, c.name) }))
-      .filter((b) => !present.has(b.bucket));
+    // A bound claim's missing bucket is a broken share, recreated by the claim controller
+    // through bindClaim (never by update, which could race a release deleting it).
+    const brokenShares = boundClaims(resource)
+      .filter((c) => !present.has(bucketName(c.namespace, c.name)))
+      .map((claim) => ({ claim, missing: `bucket ${bucketName(claim.namespace, claim.name)}` }));
     const observed = { ...atProvider, buckets: buckets.length };
-    if (missing.length > 0) {
-      const list = missing.map((m) => `bucket ${m.bucket} of claim ${m.claim}`).join(', ');
-      return { exists: true, upToDate: false, atProvider: observed, drift: `${list} missing` };
-    }
-    return { exists: true, upToDate: true, atProvider: observed, connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
-  }
-
-  /** ensure makes the server run and every bound claim's bucket exist. */
-  private async ensure(resource: S3Server): Promise<number> {
-    const { port, admin } = await this.running(resource);
-    for (const claim of boundClaims(resource)) {
-      const bucket = bucketName(claim.namespace, claim.name);
-      try {
-        await admin.createBucket(bucket);
-      } catch (err) {
-        throw new Error(`cannot create bucket ${bucket} of claim ${claim.namespace}/${claim.name} on ${describe(resource)}: ${(err as Error).message}`);
-      }
-    }
-    return port;
+    return { exists: true, upToDate: true, atProvider: observed, connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) }, brokenShares };
   }
 
   async create(resource: S3Server): Promise<ExternalCreation> {
-    const port = await this.ensure(resource);
+    const { port } = await this.running(resource);
     return { externalName: basename(this.dir(resource)), connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
   }
 
+  /** update makes the server run (again) on its port; the claims' buckets are the claim controller's. */
   async update(resource: S3Server): Promise<ExternalUpdate> {
-    const port = await this.ensure(resource);
+    const { port } = await this.running(resource);
     return { connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
   }
 
