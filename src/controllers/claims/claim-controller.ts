@@ -331,7 +331,12 @@ export class ClaimController {
       case 'resource': {
         if (!this.reserve(result.decision.candidate, claim)) return { requeueAfterMs: 1 }; // taken while extenders answered
         const bound = await this.bindStatic(entry, claim, result);
-        if (!bound) return;
+        if (!bound) {
+          // Taken by another claim meanwhile (the cache had not caught up): choose again soon,
+          // and with any resource change.
+          this.pending.add(key);
+          return { requeueAfterMs: 50 };
+        }
         this.pending.delete(key);
         return this.finishBinding(entry, claim, bound.entry, bound.resource, result.explanation.message);
       }
