@@ -19,6 +19,7 @@ import { ClaimQuotaAdmission } from './admission/claim-quota.js';
 import { ClaimProtectionAdmission } from './admission/claim-protection.js';
 import { ClaimTypeIndex } from './admission/claim-types.js';
 import { ProviderInUse } from './admission/provider-in-use.js';
+import { BindingModeWarning } from './admission/binding-mode-warning.js';
 import { ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
 import { setupAuthentication } from './authn-api/index.js';
 import { impersonatedUser, setupAuthorization } from './authz/index.js';
@@ -123,6 +124,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const claimTypes = new ClaimTypeIndex(objects, registry);
   admission.addMutating(new ClaimProtectionAdmission(claimTypes));
   admission.addValidating(new ProviderInUse(objects, registry));
+  admission.addValidating(new BindingModeWarning());
   admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes, quotaKeys }));
   // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
   const authz = setupAuthorization();

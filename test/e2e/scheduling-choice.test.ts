@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
-import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
 
 const SYS = 'conductor-system';
@@ -118,5 +118,21 @@ template:
     const describe = await kubectlOk(server, ['describe', 'postgresqlinstance', 'sessions', '-n', NS]);
     assert.match(describe, /2\/\d+ candidates fit; chose class conductor-system\/memory-europe/, 'both classes fit; the resources made for the first claims are taken');
     assert.match(describe, /LowestCost/);
+  });
+  test('a class asking for WaitForFirstConsumer is accepted, and kubectl warns that it behaves as Immediate', async () => {
+    const yaml = (mode: string) => `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: late, namespace: conductor-system}
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+bindingMode: ${mode}
+template: {apiVersion: database.memory.conductor.io/v1alpha1, kind: MemoryDatabase, spec: {}}
+`;
+    const late = await kubectl(server, ['apply', '-f', '-'], { input: yaml('WaitForFirstConsumer') });
+    assert.equal(late.code, 0, late.stderr);
+    assert.match(late.stderr, /Warning: bindingMode WaitForFirstConsumer is not implemented yet: claims of this class are provisioned as soon as they are scheduled, as with Immediate/);
+    const immediate = await kubectl(server, ['apply', '-f', '-'], { input: yaml('Immediate') });
+    assert.equal(immediate.code, 0, immediate.stderr);
+    assert.doesNotMatch(immediate.stderr, /Warning/);
+    await kubectlOk(server, ['delete', 'resourceclass', 'late', '-n', 'conductor-system']);
   });
 });

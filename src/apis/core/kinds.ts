@@ -49,7 +49,7 @@ export const resourceClassKind = defineKind({
     bindingMode: s
       .enumOf(BINDING_MODES)
       .withDefault('Immediate')
-      .describe('Immediate: provision when the claim is created; WaitForFirstConsumer: when an object annotated conductor.io/consumes names the claim.')
+      .describe('Immediate: provision when the claim is scheduled. WaitForFirstConsumer (when an object annotated conductor.io/consumes names the claim) is accepted but not implemented yet: it behaves as Immediate, and setting it is answered with a warning.')
       .optional(),
     allowedNamespaces: labelSelector().describe('Which claim namespaces (by label) may use the class; all when absent.').optional(),
     pool: s
