@@ -108,7 +108,8 @@ export interface Store {
   /**
    * Delivers every event under `prefix` with a revision greater than `afterRevision`, first
    * from history, then live. Throws StoreError('compacted') if `afterRevision` is older than
-   * the retained history.
+   * the retained history, StoreError('future-revision') if it is above `currentRevision()`
+   * (a revision assigned to a write that is not yet durable is fine: its events follow).
    */
   watch(prefix: string, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher;
 
