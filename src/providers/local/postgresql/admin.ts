@@ -212,10 +212,7 @@ export async function ensureShare(client: pg.Client, share: Share, password?: st
 
 /** shareExists reports whether the share's role and database both exist (and are ours). */
 export async function shareExists(client: pg.Client, share: Share): Promise<{ role: boolean; database: boolean }> {
-  const role = await findRole(client, share.role);
-  const roleOurs = role !== undefined && isOurs(role.comment, share);
-  const database = await findDatabase(client, share.database);
-  return { role: roleOurs, database: database !== undefined && isOurDatabase(database, share, roleOurs) };
+  return (await sharesPresent(client, [share]))[0]!;
 }
 
 /**
