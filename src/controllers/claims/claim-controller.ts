@@ -46,7 +46,7 @@ import { publishConnection, upsertOwned } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
-import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
+import { CONNECTION_SECRET_SELECTOR, controllerReference, encodeSecretData } from '../managed/connection-secret.js';
 import { brokenShareOf } from '../managed/broken-shares.js';
 import { classQuotaCheck } from './quota-check.js';
 
@@ -599,9 +599,8 @@ export class ClaimController {
         void recordEvent(this.client, claim, 'Normal', 'ShareRepaired', `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name} reported ${broken.missing} missing; recreated with the claim's credentials`);
       }
       if (!previous || !deepEqual(previous, details)) {
-        const data = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-        const owner = [{ apiVersion: resource.apiVersion, kind: resource.kind, name: resource.metadata.name!, uid: resource.metadata.uid!, controller: true, blockOwnerDeletion: true }];
-        await upsertOwned(this.client, builtinRefs.secrets, resource.metadata.namespace!, secretName, { type: 'Opaque', data }, owner, (o) => deepEqual(o.data, data), true);
+        const data = encodeSecretData(details);
+        await upsertOwned(this.client, builtinRefs.secrets, resource.metadata.namespace!, secretName, { type: 'Opaque', data }, [controllerReference(resource)], (o) => deepEqual(o.data, data), true);
       }
       return details;
     } finally {

@@ -7,6 +7,7 @@ import { builtinRefs } from '../../client/types.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual } from '../../machinery/object.js';
+import { CONNECTION_SECRET_TYPE, controllerReference } from '../managed/connection-secret.js';
 
 /** Keys that never go into the ConfigMap. */
 const SECRET_KEYS = new Set(['password', 'uri', 'url', 'secretAccessKey', 'token', 'connectionString']);
@@ -21,12 +22,12 @@ export async function publishConnection(
   fresh = false,
 ): Promise<void> {
   const namespace = claim.metadata.namespace!;
-  const owner = [{ apiVersion: claim.apiVersion, kind: claim.kind, name: claim.metadata.name!, uid: claim.metadata.uid!, controller: true, blockOwnerDeletion: true }];
+  const owner = [controllerReference(claim)];
   const keys = documentedKeys && documentedKeys.length > 0 ? documentedKeys.filter((k) => k in details) : Object.keys(details);
   const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]!).toString('base64')]));
   const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]!]));
   await Promise.all([
-    upsertOwned(client, builtinRefs.secrets, namespace, secretName, { type: 'connection.conductor.io/v1alpha1', data }, owner, (o) => deepEqual(o.data, data), fresh),
+    upsertOwned(client, builtinRefs.secrets, namespace, secretName, { type: CONNECTION_SECRET_TYPE, data }, owner, (o) => deepEqual(o.data, data), fresh),
     upsertOwned(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain), fresh),
   ]);
 }

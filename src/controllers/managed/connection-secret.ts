@@ -33,7 +33,8 @@ export function controllerReference(owner: KObject): OwnerReference {
   };
 }
 
-function encode(details: ConnectionDetails): Record<string, string> {
+/** encodeSecretData turns connection details into a Secret's data (base64 values). */
+export function encodeSecretData(details: ConnectionDetails): Record<string, string> {
   const data: Record<string, string> = {};
   for (const [k, v] of Object.entries(details)) data[k] = Buffer.from(v, 'utf8').toString('base64');
   return data;
@@ -56,7 +57,7 @@ export async function publishConnectionSecret(
 ): Promise<PublishResult> {
   const namespace = resource.metadata.namespace ?? '';
   const ref = builtinRefs.secrets;
-  const data = encode(details);
+  const data = encodeSecretData(details);
   const owner = controllerReference(resource);
   // A cached copy may be stale: a write from it is compare-and-swap, so staleness is a 409 to retry.
   let existing: KObject | undefined = cached?.(namespace, secretName);
