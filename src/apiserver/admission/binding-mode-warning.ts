@@ -5,6 +5,7 @@
  * manifest silently mean something else, a create or update that sets it is answered with a
  * warning (kubectl prints it) saying so.
  */
+import { apiRefs } from '../../apis/index.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
 
@@ -18,8 +19,8 @@ export class BindingModeWarning implements ValidatingPlugin {
     return (
       (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE') &&
       attrs.subresource === '' &&
-      attrs.rt.group === 'core.conductor.io' &&
-      attrs.rt.resource === 'resourceclasses'
+      attrs.rt.group === apiRefs.resourceclasses.group &&
+      attrs.rt.resource === apiRefs.resourceclasses.resource
     );
   }
 
