@@ -35,6 +35,7 @@ import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
 import { systemContext } from './rest/context.js';
 import { RestHandlers } from './rest/handlers.js';
+import { sweepFinishedDeletions } from './rest/finished-deletions.js';
 import { ObjectStore } from './storage/object-store.js';
 import { EncryptingStore, ensureKeySet, reencryptAll } from './encryption/index.js';
 import { AuditLog, RequestAuditor } from './audit/index.js';
@@ -106,6 +107,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   step('store');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
+  // An object whose last finalizer went while its delete did not (a crash of an older
+  // version between the two writes) would stay "being deleted" forever: finish it now.
+  await sweepFinishedDeletions(encrypted, log.child({ component: 'deletion' }));
+  step('finished deletions');
   const auditLog = opts.auditLog ? await AuditLog.toFile(resolve(opts.auditLog), { logger: log.child({ component: 'audit' }) }) : undefined;
   const pki = await ensurePki(dataDir, opts.host);
   const admin = await ensureAdminCredentials(dataDir, pki);

@@ -26,6 +26,8 @@ import {
 } from './object-meta.js';
 import type { DeleteParams, ListParams, PatchParams, WriteParams } from './params.js';
 import type { PatchType } from '../../client/types.js';
+import { crashPoint } from '../../machinery/crash-point.js';
+import { deletionFinished, namespaceSpecFinalizers } from './finished-deletions.js';
 
 export interface ListResult {
   apiVersion: string;
@@ -360,7 +362,7 @@ export class RestHandlers {
       }
       // Orphan/foreground only mean something when the object has dependents; Kubernetes
       // adds the finalizer regardless and lets the garbage collector remove it.
-      const pendingNamespaceFinalizers = rt.group === '' && rt.resource === 'namespaces' && namespaceSpecFinalizers(updated).length > 0;
+      const pendingNamespaceFinalizers = isNamespaces(rt) && namespaceSpecFinalizers(updated).length > 0;
       const mustWait = finalizers.size > 0 || pendingNamespaceFinalizers;
       try {
         if (!mustWait) {
@@ -511,16 +513,21 @@ export class RestHandlers {
     if (m.managedFields && m.managedFields.length === 0) delete m.managedFields;
 
     const final = normalizeKeyOrder(next);
-    const finalizersDone = !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !(rt.group === '' && rt.resource === 'namespaces' && namespaceSpecFinalizers(final).length > 0);
+    const finalizersDone = deletionFinished(final, isNamespaces(rt));
     if (!finalizersDone && !specChanged(old, final) && deepEqual(old.status, final.status) && sameMetadataForNoop(old, final)) {
       return old; // nothing changed: no write, no event, same resourceVersion
     }
     if (p.dryRun) return final;
     if (finalizersDone) {
-      // The last finalizer is gone from an object being deleted: it goes now.
-      await this.objects.store.update(this.objects.key(rt, namespace, name), oldRevision, this.objects.encoder(final));
-      const gone = await this.objects.store.delete(this.objects.key(rt, namespace, name), Number(final.metadata.resourceVersion));
-      return this.objects.decode(rt, gone);
+      // The last finalizer is gone from an object being deleted: it goes now, in one store
+      // write — a delete conditioned on the revision that still had the finalizer — so no
+      // crash can leave it stored with a deletionTimestamp and nothing to remove it. As in
+      // Kubernetes, watchers see one DELETED event carrying the last stored state; the
+      // caller gets the object it asked for, at the revision of the delete.
+      crashPoint('apiserver.finalize-delete');
+      const gone = await this.objects.store.delete(this.objects.key(rt, namespace, name), oldRevision);
+      final.metadata.resourceVersion = String(gone.modRevision);
+      return final;
     }
     return this.objects.update(rt, final, oldRevision);
   }
@@ -714,10 +721,8 @@ function defaultingMayChange(s: JSONSchemaProps | undefined, v: unknown, depth: 
   return false;
 }
 
-function namespaceSpecFinalizers(obj: KObject): string[] {
-  const spec = obj.spec;
-  if (!isPlainObject(spec) || !Array.isArray(spec.finalizers)) return [];
-  return spec.finalizers as string[];
+function isNamespaces(rt: ResourceType): boolean {
+  return rt.group === '' && rt.resource === 'namespaces';
 }
 
 function readPatchResourceVersion(patch: unknown): string | undefined {
