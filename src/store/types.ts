@@ -55,21 +55,35 @@ export interface StoreEvent {
 export interface StoreWatcher {
   /** Stops delivery. Safe to call more than once. */
   close(): void;
+  /**
+   * Continues a watcher paused by its handler (onEvents returned fewer events than it was
+   * given): the events it has not taken are read again from the store's history, then live
+   * delivery resumes. Does nothing when the watcher is not paused.
+   */
+  resume(): void;
 }
 
 export interface StoreWatchHandlers {
-  /** Events in revision order; each call holds the events of one or more revisions. */
-  onEvents(events: StoreEvent[]): void;
+  /**
+   * Events in revision order; each call holds the events of one or more revisions.
+   *
+   * Returning a number n smaller than `events.length` says "I took only the first n and
+   * cannot take more now" (backpressure): the watcher pauses after them and holds nothing
+   * for this handler until `resume()`. A paused watcher only counts the events it misses;
+   * past the store's limit it ends with StoreError('too-far-behind'). Returning nothing
+   * means every event was taken.
+   */
+  onEvents(events: StoreEvent[]): number | void;
   /**
    * The watch ended: the requested revision was compacted (`StoreCompactedError`), the
-   * watcher fell too far behind, or the store closed.
+   * watcher fell too far behind (`too-far-behind`), or the store closed.
    */
   onError(err: Error): void;
 }
 
 export class StoreError extends Error {
   constructor(
-    readonly code: 'exists' | 'not-found' | 'conflict' | 'compacted' | 'closed' | 'future-revision',
+    readonly code: 'exists' | 'not-found' | 'conflict' | 'compacted' | 'closed' | 'future-revision' | 'too-far-behind',
     message: string,
     /** For 'conflict' and 'exists': the current value of the key. */
     readonly current?: KeyValue,

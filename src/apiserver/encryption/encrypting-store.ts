@@ -153,7 +153,7 @@ export class EncryptingStore implements Store {
           handlers.onError(err instanceof Error ? err : new Error(String(err)));
           return;
         }
-        handlers.onEvents(out);
+        return handlers.onEvents(out);
       },
       onError: (err) => {
         if (!failed) handlers.onError(err);

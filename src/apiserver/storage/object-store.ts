@@ -132,5 +132,7 @@ export function mapStoreError(err: unknown, rt: ResourceType, name: string): unk
       return errors.timeout(`Too large resource version: ${err.message}`);
     case 'closed':
       return errors.internal('the store is shutting down');
+    case 'too-far-behind':
+      return errors.expired(`the watch fell too far behind: ${err.message}`);
   }
 }

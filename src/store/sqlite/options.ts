@@ -29,6 +29,11 @@ export interface SqliteStoreOptions {
   /** How often the automatic compaction runs; 0 turns it off. */
   compactionIntervalMs?: number;
   logger?: StoreLogger;
+  /**
+   * A watcher whose handler stopped taking events (backpressure) ends with
+   * StoreError('too-far-behind') once it has missed more events than this.
+   */
+  maxPausedWatchEvents?: number;
   /** The wall clock in milliseconds, for retention by age; tests replace it. */
   now?: () => number;
   /** How the WAL is made durable (fs.fdatasync); tests pass one they control. */
@@ -37,6 +42,8 @@ export interface SqliteStoreOptions {
 
 export const defaultRetention: RetentionPolicy = { minRevisions: 1000, minAgeMs: 300_000 };
 export const defaultCompactionIntervalMs = 60_000;
+/** See SqliteStoreOptions.maxPausedWatchEvents. */
+export const defaultMaxPausedWatchEvents = 1000;
 
 /** The WAL is copied into the database file after about this much was written to it (SQLite's own default is 4 MiB). */
 export const checkpointBytes = 16 * 1024 * 1024;

@@ -16,6 +16,7 @@ import { compareKeys, prefixRange, type KeyRange } from './key-range.js';
 import {
   checkpointBytes,
   defaultCompactionIntervalMs,
+  defaultMaxPausedWatchEvents,
   defaultRetention,
   maxBatchSize,
   revisionsPerCompactionStep,
@@ -155,6 +156,7 @@ export class SqliteStore implements Store {
   private failure: Error | undefined;
   private readonly syncFile: FileSync;
   private readonly inMemory: boolean;
+  private readonly maxPausedEvents: number;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -164,6 +166,7 @@ export class SqliteStore implements Store {
       minAgeMs: options.retention?.minAgeMs ?? defaultRetention.minAgeMs,
     };
     this.now = options.now ?? Date.now;
+    this.maxPausedEvents = options.maxPausedWatchEvents ?? defaultMaxPausedWatchEvents;
     this.syncFile = options.sync ?? fdatasync;
     this.inMemory = options.path === ':memory:' || options.path === '';
     this.db = openDatabase(options.path, { deferredSync: true });
@@ -577,7 +580,9 @@ export class SqliteStore implements Store {
     forget: (watcher) => {
       this.watchers.delete(watcher);
     },
+    maxPausedEvents: () => this.maxPausedEvents,
   };
+
 
   private readHistory(range: KeyRange, after: number, upTo: number): StoreEvent[] {
     if (this.state !== 'open') throw new StoreError('closed', 'cannot read history: the store is closed');

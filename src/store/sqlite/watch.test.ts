@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { KeyValue, StoreEvent, StoreWatchHandlers } from '../types.js';
+import { StoreError, type KeyValue, type StoreEvent, type StoreWatchHandlers } from '../types.js';
 import { revisionsPerStep } from './options.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { describeEvent, json, nextTurn, settle, tempStore } from './testing.js';
@@ -303,6 +303,67 @@ describe('watch', () => {
         ),
       );
       assert.equal(all.events.length, 300);
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
+
+describe('watch backpressure', () => {
+  test('a handler that takes only some events pauses the watcher; resume replays the rest from the log, then live', async () => {
+    const t = tempStore();
+    try {
+      const s = t.store;
+      let budget = 1;
+      const taken: string[] = [];
+      const errors: Error[] = [];
+      const watcher = s.watch('/s/', 0, {
+        onEvents(events) {
+          const n = Math.min(budget, events.length);
+          for (const e of events.slice(0, n)) taken.push(e.kv.key);
+          budget -= n;
+          return n;
+        },
+        onError: (err) => errors.push(err),
+      });
+      await Promise.all([s.create('/s/1', json({})), s.create('/s/2', json({})), s.create('/s/3', json({}))]);
+      await nextTurn();
+      assert.deepEqual(taken, ['/s/1']);
+      await s.create('/s/4', json({}));
+      await nextTurn();
+      assert.deepEqual(taken, ['/s/1'], 'a paused watcher delivers nothing');
+      budget = Infinity;
+      watcher.resume();
+      await waitFor(() => taken.length === 4, 'the missed events');
+      assert.deepEqual(taken, ['/s/1', '/s/2', '/s/3', '/s/4']);
+      await s.create('/s/5', json({}));
+      await waitFor(() => taken.length === 5, 'a live event after the catch-up');
+      assert.deepEqual(taken, ['/s/1', '/s/2', '/s/3', '/s/4', '/s/5']);
+      assert.deepEqual(errors, []);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  test('a paused watcher that misses more events than the limit ends with too-far-behind and is released', async () => {
+    const t = tempStore({ maxPausedWatchEvents: 3 });
+    try {
+      const s = t.store;
+      const errors: Error[] = [];
+      const other = recorder();
+      s.watch('/s/', 0, { onEvents: () => 0, onError: (err) => errors.push(err) });
+      s.watch('/s/', 0, other);
+      assert.equal(s.stats().watchers, 2);
+      for (let i = 0; i < 4; i++) await s.create(`/s/${i}`, json({}));
+      await nextTurn();
+      assert.deepEqual(errors, [], 'three missed events are within the limit');
+      await s.create('/s/4', json({}));
+      await waitFor(() => errors.length === 1, 'the slow watcher to be dropped');
+      const err: unknown = errors[0];
+      assert.ok(err instanceof StoreError, String(err));
+      assert.equal(err.code, 'too-far-behind');
+      assert.equal(s.stats().watchers, 1, 'the dropped watcher is released');
+      assert.equal(other.events.length, 5, 'the other watcher got every event');
     } finally {
       await t.cleanup();
     }

@@ -12,6 +12,8 @@ export interface WatchSource {
   readHistory(range: KeyRange, after: number, upTo: number): StoreEvent[];
   /** Called once when the watcher closes. */
   forget(watcher: LogWatcher): void;
+  /** A paused watcher that misses more events than this ends with StoreError('too-far-behind'). */
+  maxPausedEvents(): number;
 }
 
 /**
@@ -21,10 +23,17 @@ export interface WatchSource {
  * later step. In the step that reaches the head it joins the hub, with no commit in
  * between, so no event is missed or repeated. Handlers are never called from inside
  * `watch()`; a handler that throws closes the watcher with onError.
+ *
+ * A handler that takes only some of the events it is given (backpressure, see
+ * StoreWatchHandlers.onEvents) pauses the watcher after them. A paused watcher keeps no
+ * events: it stays filed in the hub only to count what it misses (ending with
+ * 'too-far-behind' past `maxPausedEvents`), and `resume()` catches up from the log.
  */
 export class LogWatcher implements StoreWatcher, HubSubscriber {
-  private state: 'catching-up' | 'live' | 'closed' = 'catching-up';
+  private state: 'catching-up' | 'live' | 'paused' | 'closed' = 'catching-up';
   private readonly range: KeyRange;
+  /** Events under the prefix committed while paused. */
+  private missed = 0;
 
   constructor(
     private readonly source: WatchSource,
@@ -55,20 +64,65 @@ export class LogWatcher implements StoreWatcher, HubSubscriber {
       events = events.filter((e) => e.kv.modRevision > last);
       if (events.length === 0) return;
     }
-    this.lastRevision = Math.max(this.lastRevision, events[events.length - 1]?.kv.modRevision ?? 0);
+    if (this.state === 'paused') {
+      this.missed += events.length;
+      if (this.missed > this.source.maxPausedEvents()) {
+        this.fail(
+          new StoreError(
+            'too-far-behind',
+            `the watcher of ${JSON.stringify(this.prefix)} stopped taking events after revision ${this.lastRevision} and missed more than ${this.source.maxPausedEvents()} since`,
+          ),
+        );
+      }
+      return;
+    }
+    let taken: number | void;
     try {
-      this.handlers.onEvents(events);
+      taken = this.handlers.onEvents(events);
     } catch (err) {
       this.fail(new Error(`watch handler for ${JSON.stringify(this.prefix)} failed: ${(err as Error).message}`, { cause: err }));
+      return;
     }
+    // The handler may have closed the watcher.
+    if (this.closed) return;
+    if (typeof taken === 'number' && taken < events.length) {
+      this.lastRevision = Math.max(this.lastRevision, taken > 0 ? (events[taken - 1]?.kv.modRevision ?? 0) : 0);
+      this.pause();
+      return;
+    }
+    this.lastRevision = Math.max(this.lastRevision, events[events.length - 1]?.kv.modRevision ?? 0);
+  }
+
+  private get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** True while the handler has stopped taking events (see resume). */
+  get paused(): boolean {
+    return this.state === 'paused';
+  }
+
+  resume(): void {
+    if (this.state !== 'paused') return;
+    this.source.hub.remove(this);
+    this.state = 'catching-up';
+    this.missed = 0;
+    setImmediate(() => this.catchUp());
   }
 
   close(): void {
     if (this.state === 'closed') return;
-    const wasLive = this.state === 'live';
+    const filed = this.state === 'live' || this.state === 'paused';
     this.state = 'closed';
-    if (wasLive) this.source.hub.remove(this);
+    if (filed) this.source.hub.remove(this);
     this.source.forget(this);
+  }
+
+  private pause(): void {
+    this.state = 'paused';
+    this.missed = 0;
+    // Filed (again) only to count what it misses; nothing is kept for it.
+    this.source.hub.add(this);
   }
 
   /** fail closes the watcher and reports `err` through onError. */
@@ -109,7 +163,7 @@ export class LogWatcher implements StoreWatcher, HubSubscriber {
       return;
     }
     if (events.length > 0) this.deliver(events);
-    if (this.state !== 'catching-up') return; // the handler failed
+    if (this.state !== 'catching-up') return; // the handler failed or paused the watcher
     this.lastRevision = upTo;
     if (upTo >= head) this.goLive();
     else setImmediate(() => this.catchUp());
