@@ -41,6 +41,7 @@ import { EncryptingStore, ensureKeySet, reencryptAll } from './encryption/index.
 import { AuditLog, RequestAuditor } from './audit/index.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.js';
 import { installClientErrorHandler, SERVER_TIMEOUTS } from './http/hardening.js';
+import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams.js';
 import { VERSION } from '../version.js';
 
 export interface ServerOptions {
@@ -69,6 +70,22 @@ export interface ServerOptions {
   maxWatchSeconds?: number;
   /** Re-encrypt stored Secrets not under the primary key after start (default true). */
   reencryptOnStart?: boolean;
+  /** Concurrent watches one user may hold over HTTP (default 200; 0 = unlimited; system:masters exempt). */
+  maxWatchesPerUser?: number;
+  /** A watch whose client stopped reading is dropped (410) after missing this many events (default 1000). */
+  maxPausedWatchEvents?: number;
+  /** How long an ended watch may take to hand its last bytes to a client that does not read them (default 30 s). */
+  watchLingerMs?: number;
+}
+
+/** What the server holds for watches right now (diagnostics, tests, benchmarks). */
+export interface WatchCounts {
+  /** Open watch responses over HTTP. */
+  streams: number;
+  /** Users holding at least one of them. */
+  users: number;
+  /** Watchers open on the store (HTTP, loopback clients and the server's own caches). */
+  storeWatchers: number;
 }
 
 export interface RunningServer {
@@ -80,6 +97,7 @@ export interface RunningServer {
   rest: RestHandlers;
   /** A loopback client with full rights, for in-process controllers. */
   client: LoopbackClient;
+  watchCounts(): WatchCounts;
   close(): Promise<void>;
 }
 
@@ -102,6 +120,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     path: join(dataDir, 'state.db'),
     retention: opts.retention,
     compactionIntervalMs: opts.compactionIntervalMs,
+    maxPausedWatchEvents: opts.maxPausedWatchEvents,
     logger: log.child({ component: 'store' }),
   });
   step('store');
@@ -146,7 +165,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let serverUrl = '';
   const docs = new ApiDocuments(() => registry.all(), { serverAddress: () => serverUrl.replace(/^https:\/\//, ''), gitVersion: conductorGitVersion(VERSION) });
   registry.onChange(() => docs.invalidate());
+  const watchStreams = new WatchStreams({ maxPerUser: opts.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER, lingerMs: opts.watchLingerMs });
   const dispatcher = new Dispatcher({
+    watchStreams,
     registry,
     rest,
     docs,
@@ -244,10 +265,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     rest,
     client,
+    watchCounts: () => ({ streams: watchStreams.size, users: watchStreams.users, storeWatchers: store.stats().watchers }),
     async close() {
       if (closed) return;
       closed = true;
       ready = false;
+      // No new connections; every open watch ends with its terminating chunk, so clients see
+      // a normal end of stream rather than a cut connection.
+      const listenerClosed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections?.();
+      await watchStreams.stop();
       migration.abort();
       await reencrypting;
       await conductorStarting;
@@ -258,11 +285,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       namespaceCache.stop();
       quotaKeys.stop();
       server.closeIdleConnections?.();
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        // Long-running watches would hold close() open: end them.
-        setTimeout(() => server.closeAllConnections?.(), 200).unref();
-      });
+      // Requests still being answered get a moment; then every connection goes.
+      const cut = setTimeout(() => server.closeAllConnections?.(), 200);
+      cut.unref();
+      await listenerClosed;
+      clearTimeout(cut);
       await auditLog?.close();
       await store.close();
     },

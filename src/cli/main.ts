@@ -23,6 +23,11 @@ function nonNegativeNumber(value: string): number {
   return n;
 }
 
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return Number(value);
+}
+
 const program = new Command();
 program.name('conductor').description('A control plane for portable cloud infrastructure that speaks the Kubernetes API').version(VERSION);
 
@@ -38,7 +43,8 @@ program
   .option('--max-requests-per-second <n>', 'sustained requests per second allowed per user, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_REQUESTS_PER_SECOND)', nonNegativeNumber, process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND) : 100)
   .option('--max-request-burst <n>', 'requests a user may make at once before the per-second limit applies (env CONDUCTOR_MAX_REQUEST_BURST)', nonNegativeNumber, process.env.CONDUCTOR_MAX_REQUEST_BURST ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUEST_BURST) : 400)
   .option('--request-timeout <seconds>', 'non-watch requests not answered within this get a 504; 0 = none (env CONDUCTOR_REQUEST_TIMEOUT)', nonNegativeNumber, process.env.CONDUCTOR_REQUEST_TIMEOUT ? nonNegativeNumber(process.env.CONDUCTOR_REQUEST_TIMEOUT) : 60)
-  .action(async (o: { dataDir: string; host: string; port: number; logLevel: string; tokenFile?: string; auditLog?: string; maxRequestsPerSecond: number; maxRequestBurst: number; requestTimeout: number }) => {
+  .option('--max-watches-per-user <n>', 'concurrent watches one user may hold, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_WATCHES_PER_USER)', wholeNumber, process.env.CONDUCTOR_MAX_WATCHES_PER_USER ? wholeNumber(process.env.CONDUCTOR_MAX_WATCHES_PER_USER) : 200)
+  .action(async (o: { dataDir: string; host: string; port: number; logLevel: string; tokenFile?: string; auditLog?: string; maxRequestsPerSecond: number; maxRequestBurst: number; requestTimeout: number; maxWatchesPerUser: number }) => {
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
     if (!levels.includes(o.logLevel)) {
       console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
@@ -58,6 +64,9 @@ program
         auditLog: o.auditLog,
         rateLimit: { ratePerSecond: o.maxRequestsPerSecond, burst: Math.max(1, o.maxRequestBurst) },
         requestTimeoutMs: o.requestTimeout * 1000,
+        maxWatchesPerUser: o.maxWatchesPerUser,
+        maxPausedWatchEvents: process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS ? wholeNumber(process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS) : undefined,
+        watchLingerMs: process.env.CONDUCTOR_WATCH_LINGER_MS ? wholeNumber(process.env.CONDUCTOR_WATCH_LINGER_MS) : undefined,
         retention:
           retentionEnv || ageEnv
             ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) }

@@ -22,6 +22,7 @@ import { responseShape, type ResponseShape } from './negotiate.js';
 import { parsePath, type ResourcePath } from './paths.js';
 import type { RequestAuditor } from '../audit/index.js';
 import type { RateLimiter } from './rate-limit.js';
+import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
 import { acceptsJson as acceptsJsonDoc, discoveryContentType, negotiateDiscovery, type ApiDocuments } from '../docs/index.js';
 
 /**
@@ -62,6 +63,8 @@ export interface DispatcherOptions {
   maxUrlBytes?: number;
   /** Watches end after at most this long, whatever timeoutSeconds asks (default 1 h). */
   maxWatchSeconds?: number;
+  /** The open watch responses: per-user limit, flow control, clean end on stop (see watch-streams.ts). */
+  watchStreams?: WatchStreams;
   /** False until the server is ready to serve (readyz). */
   ready(): boolean;
 }
@@ -76,7 +79,11 @@ const SMALL_LIST = 500;
 const LIST_CHUNK_BYTES = 256 * 1024;
 
 export class Dispatcher {
-  constructor(private readonly o: DispatcherOptions) {}
+  private readonly watchStreams: WatchStreams;
+
+  constructor(private readonly o: DispatcherOptions) {
+    this.watchStreams = o.watchStreams ?? new WatchStreams({ maxPerUser: DEFAULT_MAX_WATCHES_PER_USER });
+  }
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
     this.o.audit?.begin(req, res);
@@ -229,7 +236,7 @@ export class Dispatcher {
         return this.sendList(res, ctx, rt, list, shape, q);
       }
       case 'watch':
-        return this.serveWatch(req, res, rt, ns, q, shape);
+        return this.serveWatch(req, res, ctx, rt, ns, q, shape);
       case 'create': {
         const params = parseWriteParams(q, userAgent);
         const body = await this.body(req, limit);
@@ -299,49 +306,41 @@ export class Dispatcher {
 
   // ------------------------------------------------------------------ watch
 
-  private async serveWatch(req: IncomingMessage, res: ServerResponse, rt: ResourceType, ns: string | undefined, q: URLSearchParams, shape: ResponseShape): Promise<void> {
+  private async serveWatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rt: ResourceType, ns: string | undefined, q: URLSearchParams, shape: ResponseShape): Promise<void> {
     const params = parseWatchParams(q);
     const maxWatch = this.o.maxWatchSeconds ?? DEFAULT_MAX_WATCH_SECONDS;
     if (params.timeoutSeconds > maxWatch) params.timeoutSeconds = maxWatch;
     const include = includeObjectParam(q);
-    let headerSent = false;
-    let closed = false;
-    const ensureHeader = () => {
-      if (headerSent) return;
-      headerSent = true;
+    // Takes one of the user's watch slots (429 past the limit) until the stream ends.
+    const stream = this.watchStreams.start(ctx.user, req, res, () => {
       res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
       res.flushHeaders();
       this.o.audit?.started(req, res);
-    };
-    const write = (line: string) => {
-      if (closed) return;
-      ensureHeader();
-      res.write(line);
-    };
-    let watch: { stop(): void } | undefined;
-    const finish = () => {
-      if (closed) return;
-      closed = true;
-      watch?.stop();
-      if (!res.writableEnded) res.end();
-    };
-    req.on('close', finish);
-    res.on('close', finish);
+    });
     const sink = {
       event: (type: string, obj: LazyObject) => {
-        if (type === 'BOOKMARK' || shape.as === 'object') return write(obj.eventLine(type));
+        if (type === 'BOOKMARK' || shape.as === 'object') return stream.write(obj.eventLine(type));
         const json =
           shape.as === 'table'
             ? JSON.stringify(this.table(rt, [obj.obj()], {}, include, shape.version))
             : JSON.stringify(partialMeta(obj.obj(), shape.version));
-        write(`{"type":"${type}","object":${json}}\n`);
+        stream.write(`{"type":"${type}","object":${json}}\n`);
       },
-      error: (status: Status) => write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`),
-      end: finish,
+      error: (status: Status) => stream.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`),
+      end: () => stream.end(),
+      flowing: () => stream.flowing(),
+      onDrain: (cb: () => void) => stream.onDrain(cb),
     };
-    watch = await startWatch(this.o.rest, rt, ns, params, sink, this.o.watch);
-    if (closed) watch.stop();
-    else ensureHeader();
+    let watch: { stop(): void };
+    try {
+      watch = await startWatch(this.o.rest, rt, ns, params, sink, this.o.watch);
+    } catch (err) {
+      // Release the slot; the error is answered as a Status when nothing was sent yet.
+      stream.abandon();
+      throw err;
+    }
+    stream.whenEnded(() => watch.stop());
+    stream.ensureHeader();
   }
 
   // ------------------------------------------------------------------ output

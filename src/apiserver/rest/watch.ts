@@ -20,8 +20,16 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 export interface WatchSink {
   event(type: WatchEventType, object: LazyObject): void;
   error(status: Status): void;
-  /** The watch ended on the server side (timeout, store closed). */
+  /** The watch ended on the server side (timeout, store closed, too far behind). */
   end(): void;
+  /**
+   * False while the client is not taking what was already sent (backpressure): the watch
+   * then stops reading the store for this sink until `onDrain` calls back. Absent: always
+   * flowing (in-process sinks).
+   */
+  flowing?(): boolean;
+  /** Calls `cb` once when the sink can take more, or when it closed. */
+  onDrain?(cb: () => void): void;
 }
 
 export interface WatchOptions {
@@ -51,44 +59,81 @@ export async function startWatch(
 
   let stopped = false;
   let watcher: StoreWatcher | undefined;
-  const timers: NodeJS.Timeout[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   const stop = () => {
     if (stopped) return;
     stopped = true;
     watcher?.close();
     for (const t of timers) clearTimeout(t);
+    timers.clear();
   };
-
+  const flowing = () => sink.flowing?.() ?? true;
+  let awaitingDrain = false;
+  /** Stops reading the store until the sink drains (see WatchSink.flowing). */
+  const resumeOnDrain = () => {
+    if (awaitingDrain || !sink.onDrain) return;
+    awaitingDrain = true;
+    sink.onDrain(() => {
+      awaitingDrain = false;
+      if (!stopped) watcher?.resume();
+    });
+  };
+  const drained = () => new Promise<void>((resolve) => (sink.onDrain ? sink.onDrain(resolve) : resolve()));
   const store = objects.store;
   let after: number;
   const initial = p.sendInitialEvents ?? (p.resourceVersion === '' || p.resourceVersion === '0');
   if (p.sendInitialEvents === true && p.resourceVersionMatch !== 'NotOlderThan') {
     throw errors.badRequest('sendInitialEvents requires resourceVersionMatch=NotOlderThan');
   }
+  if (!initial && Number(p.resourceVersion) > store.currentRevision()) {
+    throw errors.timeout(`Too large resource version: ${p.resourceVersion}, current: ${store.currentRevision()}`);
+  }
+  // The lifetime starts now (before the initial events): a client that takes nothing of its initial events still ends.
+  const timeoutMs = p.timeoutSeconds > 0 ? p.timeoutSeconds * 1000 : (opts.defaultTimeoutMs ?? 30 * 60_000);
+  const lifetime = setTimeout(() => {
+    stop();
+    sink.end();
+  }, timeoutMs);
+  lifetime.unref();
+  timers.add(lifetime);
+
   if (initial) {
-    const listed = await handlers.list(rt, namespace, {
-      labelSelector: p.labelSelector,
-      fieldSelector: p.fieldSelector,
-      limit: 0,
-      continueToken: '',
-      resourceVersion: '',
-      resourceVersionMatch: '',
-    });
+    let listed;
+    try {
+      listed = await handlers.list(rt, namespace, {
+        labelSelector: p.labelSelector,
+        fieldSelector: p.fieldSelector,
+        limit: 0,
+        continueToken: '',
+        resourceVersion: '',
+        resourceVersionMatch: '',
+      });
+    } catch (err) {
+      stop();
+      throw err;
+    }
     after = Number(listed.metadata.resourceVersion);
-    for (const item of listed.items) sink.event('ADDED', item);
+    for (const item of listed.items) {
+      if (!flowing()) await drained();
+      if (stopped) return { stop };
+      sink.event('ADDED', item);
+    }
     if (p.sendInitialEvents && p.allowWatchBookmarks) {
       sink.event('BOOKMARK', bookmark(rt, after, true));
     }
   } else {
     after = Number(p.resourceVersion);
-    if (after > store.currentRevision()) {
-      throw errors.timeout(`Too large resource version: ${after}, current: ${store.currentRevision()}`);
-    }
   }
 
-  const onEvents = (events: StoreEvent[]) => {
-    if (stopped) return;
-    for (const ev of events) {
+  const onEvents = (events: StoreEvent[]): number | undefined => {
+    if (stopped) return undefined;
+    for (let i = 0; i < events.length; i++) {
+      if (!flowing()) {
+        // The client has not taken what was sent: leave the rest in the store.
+        resumeOnDrain();
+        return i;
+      }
+      const ev = events[i]!;
       const cur = sharedLazy(objects, rt, ev.kv, ev.type === 'delete');
       if (ev.type === 'delete') {
         if (!filtered || matches(cur.obj())) sink.event('DELETED', cur);
@@ -104,6 +149,7 @@ export async function startWatch(
       else if (now) sink.event('ADDED', cur);
       else if (before) sink.event('DELETED', cur);
     }
+    return undefined;
   };
 
   try {
@@ -113,6 +159,8 @@ export async function startWatch(
         if (stopped) return;
         if (err instanceof StoreError && err.code === 'compacted') {
           sink.error(expiredStatus(after, store.compactedRevision()));
+        } else if (err instanceof StoreError && err.code === 'too-far-behind') {
+          sink.error(tooFarBehindStatus());
         }
         stop();
         sink.end();
@@ -125,29 +173,28 @@ export async function startWatch(
       sink.end();
       return { stop };
     }
+    stop();
     throw err;
   }
+  // The watch may have been stopped while its initial events were sent.
+  if (stopped) watcher.close();
 
   if (p.allowWatchBookmarks) {
     const interval = opts.bookmarkIntervalMs ?? 15_000;
+    let t: NodeJS.Timeout;
     const tick = () => {
+      timers.delete(t);
       if (stopped) return;
-      sink.event('BOOKMARK', bookmark(rt, store.currentRevision(), false));
-      const t = setTimeout(tick, interval);
+      // A bookmark is only a hint: none for a client that is not taking events.
+      if (flowing()) sink.event('BOOKMARK', bookmark(rt, store.currentRevision(), false));
+      t = setTimeout(tick, interval);
       t.unref();
-      timers.push(t);
+      timers.add(t);
     };
-    const t = setTimeout(tick, interval);
+    t = setTimeout(tick, interval);
     t.unref();
-    timers.push(t);
+    timers.add(t);
   }
-  const timeoutMs = p.timeoutSeconds > 0 ? p.timeoutSeconds * 1000 : (opts.defaultTimeoutMs ?? 30 * 60_000);
-  const t = setTimeout(() => {
-    stop();
-    sink.end();
-  }, timeoutMs);
-  t.unref();
-  timers.push(t);
   return { stop };
 }
 
@@ -169,6 +216,10 @@ function bookmark(rt: ResourceType, revision: number, initialEventsEnd: boolean)
   const metadata: KObject['metadata'] = { resourceVersion: String(revision) };
   if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
   return LazyObject.of({ apiVersion: groupVersion(rt), kind: rt.kind, metadata });
+}
+
+function tooFarBehindStatus(): Status {
+  return new ApiError(410, 'Expired', 'the watch fell too far behind: the client did not read its events fast enough; list again and watch from the new resourceVersion').status;
 }
 
 function expiredStatus(requested: number, compacted: number): Status {
