@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 
 /** The benchmarks, in the order a run performs them. */
-export const BENCHMARKS = ['cold-start', 'scheduler', 'create', 'get', 'list', 'watch', 'rss', 'claims'] as const;
+export const BENCHMARKS = ['cold-start', 'scheduler', 'create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 /** BenchSizes are the counts each benchmark uses. */
@@ -35,6 +35,10 @@ export interface BenchSizes {
   /** Claims per second of the steady phase and for how long it runs. */
   claimRatePerSec: number;
   claimRateSeconds: number;
+  /** Watch attempts by one user in the watch-flood benchmark, how many in flight, and the creates made while they are held. */
+  floodAttempts: number;
+  floodConcurrency: number;
+  floodWrites: number;
 }
 
 /** The sizes of the full run: those the targets are defined for. */
@@ -55,6 +59,9 @@ export const FULL_SIZES: BenchSizes = {
   claims: 10_000,
   claimRatePerSec: 100,
   claimRateSeconds: 20,
+  floodAttempts: 10_000,
+  floodConcurrency: 200,
+  floodWrites: 2_000,
 };
 
 /** The sizes of `--quick`. */
@@ -75,6 +82,9 @@ export const QUICK_SIZES: BenchSizes = {
   claims: 500,
   claimRatePerSec: 50,
   claimRateSeconds: 4,
+  floodAttempts: 1_000,
+  floodConcurrency: 50,
+  floodWrites: 200,
 };
 
 /** BenchOptions is everything a run needs to know from its command line. */

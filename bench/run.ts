@@ -25,14 +25,15 @@ import { benchList } from './scenarios/list.js';
 import { benchRss } from './scenarios/rss.js';
 import { benchScheduler } from './scenarios/scheduler.js';
 import { benchWatch } from './scenarios/watch.js';
+import { benchWatchFlood } from './scenarios/watch-flood.js';
 import { killAll, startServerProcess, type ServerProcess } from './server-process.js';
 import { round } from './stats.js';
 
 /** The repository root, from this file's compiled location (dist/bench/run.js). */
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The benchmarks that share one server; cold-start, scheduler and claims bring their own (or none). */
-type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'claims'>;
+/** The benchmarks that share one server; cold-start, scheduler, watch-flood and claims bring their own (or none). */
+type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'watch-flood' | 'claims'>;
 
 const SERVER_BENCHMARKS: Record<SharedServerBenchmark, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   create: benchCreate,
@@ -109,7 +110,7 @@ async function main(): Promise<number> {
     }
   }
 
-  const serverBenchmarks = options.only.filter((b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'claims');
+  const serverBenchmarks = options.only.filter((b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'watch-flood' && b !== 'claims');
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
   if (serverBenchmarks.length > 0) {
@@ -146,6 +147,18 @@ async function main(): Promise<number> {
         if (serverInfo) serverInfo.exit = how;
         if (how !== '0') log(`server exited with ${how}`);
       }
+    }
+  }
+
+  // The watch flood gets a server of its own: its RSS figures must not carry the others' objects.
+  if (options.only.includes('watch-flood')) {
+    log('--- watch-flood');
+    try {
+      const r = await benchWatchFlood({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: profileArgs(options), log });
+      record('watch-flood', r);
+      for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
+    } catch (err) {
+      fail('watch-flood', err);
     }
   }
 

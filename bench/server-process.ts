@@ -31,6 +31,10 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Give up when the ready line has not come by then. Default 60 s. */
   timeoutMs?: number;
+  /** Extra `conductor server` arguments (e.g. --token-file). */
+  args?: string[];
+  /** Environment variables for the server (other CONDUCTOR_* variables are not passed on). */
+  env?: Record<string, string>;
 }
 
 /** A ServerProcess is a running server child. */
@@ -57,9 +61,10 @@ export function killAll(): void {
 /** startServerProcess spawns the server and resolves once it is ready, with how long that took. */
 export async function startServerProcess(o: StartOptions): Promise<ServerProcess> {
   const logFd = openSync(o.logPath, 'a');
-  const args = [...(o.nodeArgs ?? []), CLI_MAIN, 'server', '--data-dir', o.dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', o.logLevel ?? 'info'];
+  const args = [...(o.nodeArgs ?? []), CLI_MAIN, 'server', '--data-dir', o.dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', o.logLevel ?? 'info', ...(o.args ?? [])];
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CONDUCTOR_')) delete env[k];
+  Object.assign(env, o.env);
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', logFd], env });
   closeSync(logFd);
