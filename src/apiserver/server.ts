@@ -174,7 +174,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   step('core controllers');
   await installCrds(client, { logger: log.child({ component: 'apis' }) });
   step('conductor crds');
-  await authz.start(client, { claimGroups: claimKinds.map((k) => k.group), concreteGroups: concreteKinds.map((k) => k.group) }, { logger: log.child({ component: 'rbac' }) });
+  await authz.start(client, { claimResources: claimKinds.map((k) => ({ group: k.group, resource: k.plural })), concreteResources: concreteKinds.map((k) => ({ group: k.group, resource: k.plural })) }, { logger: log.child({ component: 'rbac' }) });
   step('rbac');
 
   const server: Server = createServer(

@@ -203,7 +203,8 @@ describe('isolation matrix', () => {
   test('can-i --list shows a developer their rules in their namespace', async () => {
     const out = await kubectlOk(kc['dev-a'], ['auth', 'can-i', '--list', '-n', 'team-a']);
     assert.match(out, /^secrets\s+\[\]\s+\[\]\s+\[\*\]/m);
-    assert.match(out, /\*\.storage\.conductor\.io/);
+    assert.match(out, /^postgresqlinstances\.storage\.conductor\.io\s+\[\]\s+\[\]\s+\[\*\]/m);
+    assert.match(out, /^postgresqlinstances\.storage\.conductor\.io\/status\s+\[\]\s+\[\]\s+\[get list watch\]/m, 'status only to read');
     const other = await kubectlOk(kc['dev-a'], ['auth', 'can-i', '--list', '-n', 'team-b']);
     assert.doesNotMatch(other, /^secrets\s/m);
   });

@@ -2,11 +2,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
 import type { UserInfo } from '../rest/context.js';
-import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, reconcileObject } from './bootstrap-policy.js';
+import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, isRetiredRule, reconcileObject } from './bootstrap-policy.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { RbacIndex } from './rbac-index.js';
 
-const policy = bootstrapPolicy({ claimGroups: ['storage.conductor.io'], concreteGroups: ['database.local.conductor.io'] });
+const policy = bootstrapPolicy({
+  claimResources: [
+    { group: 'storage.conductor.io', resource: 'postgresqlinstances' },
+    { group: 'cache.conductor.io', resource: 'redisclusters' },
+  ],
+  concreteResources: [{ group: 'database.local.conductor.io', resource: 'postgresqlservers' }],
+});
 
 function authorizer(): RbacAuthorizer {
   const ix = new RbacIndex();
@@ -30,7 +36,7 @@ const dev: UserInfo = { name: 'dev-a', groups: ['system:authenticated'] };
 
 describe('bootstrap policy grants the three parties what DESIGN section 1 says', () => {
   const a = authorizer();
-  const cases: Array<{ reason: string; user: UserInfo; verb: string; group: string; resource: string; ns: string; want: boolean }> = [
+  const cases: Array<{ reason: string; user: UserInfo; verb: string; group: string; resource: string; sub?: string; ns: string; want: boolean }> = [
     { reason: 'infra admin creates Providers', user: infra, verb: 'create', group: 'core.conductor.io', resource: 'providers', ns: 'conductor-system', want: true },
     { reason: 'infra admin creates concrete resources', user: infra, verb: 'create', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: 'conductor-system', want: true },
     { reason: 'infra admin writes credentials in conductor-system', user: infra, verb: 'create', group: '', resource: 'secrets', ns: 'conductor-system', want: true },
@@ -42,21 +48,41 @@ describe('bootstrap policy grants the three parties what DESIGN section 1 says',
     { reason: 'platform admin never reads secrets', user: platform, verb: 'get', group: '', resource: 'secrets', ns: 'conductor-system', want: false },
     { reason: 'platform admin reads concrete resources', user: platform, verb: 'list', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: '', want: true },
     { reason: 'platform admin does not create concrete resources', user: platform, verb: 'create', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: 'conductor-system', want: false },
-    { reason: 'developer creates claims in their namespace', user: dev, verb: 'create', group: 'cache.conductor.io', resource: 'redisinstances', ns: 'team-a', want: true },
+    { reason: 'developer creates claims in their namespace', user: dev, verb: 'create', group: 'cache.conductor.io', resource: 'redisclusters', ns: 'team-a', want: true },
     { reason: 'developer reads secrets in their namespace', user: dev, verb: 'get', group: '', resource: 'secrets', ns: 'team-a', want: true },
     { reason: 'developer nothing in another namespace', user: dev, verb: 'create', group: 'storage.conductor.io', resource: 'postgresqlinstances', ns: 'team-b', want: false },
     { reason: 'developer reads classes', user: dev, verb: 'list', group: 'core.conductor.io', resource: 'resourceclasses', ns: '', want: true },
     { reason: 'developer does not create classes', user: dev, verb: 'create', group: 'core.conductor.io', resource: 'resourceclasses', ns: 'team-a', want: false },
     { reason: 'developer does not create concrete resources', user: dev, verb: 'create', group: 'database.local.conductor.io', resource: 'postgresqlservers', ns: 'team-a', want: false },
     { reason: 'developer does not list namespaces', user: dev, verb: 'list', group: '', resource: 'namespaces', ns: '', want: false },
+    { reason: 'developer does not write a claim\'s status', user: dev, verb: 'patch', group: 'storage.conductor.io', resource: 'postgresqlinstances', sub: 'status', ns: 'team-a', want: false },
+    { reason: 'developer does not update a claim\'s status', user: dev, verb: 'update', group: 'cache.conductor.io', resource: 'redisclusters', sub: 'status', ns: 'team-a', want: false },
+    { reason: 'developer has no other subresource of a claim', user: dev, verb: 'create', group: 'storage.conductor.io', resource: 'postgresqlinstances', sub: 'anything', ns: 'team-a', want: false },
+    { reason: 'developer nothing in a claim group beyond the claim kinds', user: dev, verb: 'create', group: 'storage.conductor.io', resource: 'newkinds', ns: 'team-a', want: false },
+    { reason: 'infra admin does not write a concrete resource\'s status', user: infra, verb: 'patch', group: 'database.local.conductor.io', resource: 'postgresqlservers', sub: 'status', ns: 'conductor-system', want: false },
+    { reason: 'infra admin does not write a Provider\'s status', user: infra, verb: 'update', group: 'core.conductor.io', resource: 'providers', sub: 'status', ns: 'conductor-system', want: false },
+    { reason: 'platform admin does not write a ClaimQuota\'s status', user: platform, verb: 'update', group: 'core.conductor.io', resource: 'claimquotas', sub: 'status', ns: 'team-a', want: false },
+    { reason: 'platform admin does not finalize namespaces', user: platform, verb: 'update', group: '', resource: 'namespaces', sub: 'finalize', ns: '', want: false },
+    { reason: 'platform admin does not write claims\' status', user: platform, verb: 'patch', group: 'storage.conductor.io', resource: 'postgresqlinstances', sub: 'status', ns: 'team-a', want: false },
+    { reason: 'developer may read a claim\'s status subresource', user: dev, verb: 'get', group: 'storage.conductor.io', resource: 'postgresqlinstances', sub: 'status', ns: 'team-a', want: true },
     { reason: 'everyone may ask can-i', user: dev, verb: 'create', group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews', ns: '', want: true },
   ];
   for (const c of cases) {
     test(c.reason, () => {
-      const d = a.authorize({ user: c.user, verb: c.verb, resourceRequest: true, group: c.group, version: 'v1', resource: c.resource, subresource: '', namespace: c.ns, name: '', path: '' });
+      const d = a.authorize({ user: c.user, verb: c.verb, resourceRequest: true, group: c.group, version: 'v1', resource: c.resource, subresource: c.sub ?? '', namespace: c.ns, name: '', path: '' });
       assert.equal(d.allowed, c.want, d.reason);
     });
   }
+  test('reconciling the policy against itself changes nothing', () => {
+    for (const o of [...policy.clusterRoles, ...policy.clusterRoleBindings]) assert.equal(reconcileObject(structuredClone(o), o), undefined, o.metadata.name);
+  });
+  test('no Conductor role has a wildcard resource rule (it would include */status)', () => {
+    for (const role of policy.clusterRoles.filter((r) => r.metadata.name!.startsWith('conductor:'))) {
+      for (const rule of role.rules as Array<{ resources?: string[] }>) {
+        assert.ok(!(rule.resources ?? []).some((r) => r.includes('*')), `${role.metadata.name}: ${JSON.stringify(rule)}`);
+      }
+    }
+  });
   test('everyone authenticated may read discovery', () => {
     const d = a.authorize({ user: dev, verb: 'get', resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path: '/apis/core.conductor.io/v1alpha1' });
     assert.equal(d.allowed, true);
@@ -92,6 +118,21 @@ describe('reconcileObject', () => {
       if (r && 'update' in r) c.check?.(r.update);
     });
   }
+
+  test('rules of earlier defaults that were too wide are removed; user rules stay', () => {
+    const dev = policy.clusterRoles.find((r) => r.metadata.name === 'conductor:app-developer')!;
+    const old = { verbs: ['*'], apiGroups: ['cache.conductor.io', 'storage.conductor.io'], resources: ['*'] };
+    const mine = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
+    const r = reconcileObject({ ...structuredClone(dev), rules: [old, ...(dev.rules as unknown[]), mine] }, dev);
+    assert.ok(r && 'update' in r);
+    assert.deepEqual(r.update.rules, [...(dev.rules as unknown[]), mine]);
+    const infra = policy.clusterRoles.find((x) => x.metadata.name === 'conductor:infrastructure-admin')!;
+    const oldInfra = { verbs: ['*'], apiGroups: ['core.conductor.io'], resources: ['providers', 'providers/status'] };
+    const ri = reconcileObject({ ...structuredClone(infra), rules: [oldInfra, ...(infra.rules as unknown[])] }, infra);
+    assert.ok(ri && 'update' in ri);
+    assert.deepEqual(ri.update.rules, infra.rules);
+    assert.equal(isRetiredRule('my-own-role', old), false, 'roles of users are never touched');
+  });
 
   test('bindings get missing subjects added and a changed roleRef recreated', () => {
     const b = policy.clusterRoleBindings.find((x) => x.metadata.name === 'system:basic-user')!;

@@ -25,20 +25,65 @@ export const PLATFORM_ADMINS_GROUP = 'conductor:platform-admins';
 /** The namespace provider credentials live in. */
 export const CREDENTIALS_NAMESPACE = 'conductor-system';
 
-/** The groups a policy is built for. */
-export interface PolicyGroups {
-  /** API groups of claim (abstract) kinds, e.g. storage.conductor.io. */
-  claimGroups: string[];
-  /** API groups of concrete (managed) kinds, e.g. database.local.conductor.io. */
-  concreteGroups: string[];
+/** A GroupResource is one resource (plural) of one API group. */
+export interface GroupResource {
+  group: string;
+  resource: string;
 }
 
-/** The fixed claim groups of Conductor's API (DESIGN 3.1). */
-export const DEFAULT_CLAIM_GROUPS = ['storage.conductor.io', 'cache.conductor.io', 'messaging.conductor.io', 'network.conductor.io'];
+/**
+ * The resources a policy is built for. Roles name them one by one, never with `*`: a `*`
+ * would also grant every subresource (`status` above all), and only controllers write a
+ * claim's or a concrete resource's status.
+ */
+export interface PolicyResources {
+  /** The claim (abstract) kinds, e.g. postgresqlinstances in storage.conductor.io. */
+  claimResources: GroupResource[];
+  /** The concrete (managed) kinds, e.g. postgresqlservers in database.local.conductor.io. */
+  concreteResources: GroupResource[];
+}
 
 const CORE = 'core.conductor.io';
 const READ = ['get', 'list', 'watch'];
 const ALL = ['*'];
+
+/**
+ * The rules for `resources`, one pair per API group: `verbs` on exactly the listed resources
+ * (main resources only), and reading their `status` subresource — the same information the
+ * main resource shows (kubectl reads it before it patches it), never writing it.
+ */
+function resourceRules(resources: GroupResource[], verbs: string[]): PolicyRule[] {
+  const byGroup = new Map<string, Set<string>>();
+  for (const r of resources) {
+    const set = byGroup.get(r.group) ?? new Set<string>();
+    set.add(r.resource);
+    byGroup.set(r.group, set);
+  }
+  return [...byGroup.keys()].sort().flatMap((g) => {
+    const plurals = [...byGroup.get(g)!].sort();
+    return [
+      { apiGroups: [g], resources: plurals, verbs },
+      { apiGroups: [g], resources: plurals.map((p) => `${p}/status`), verbs: READ },
+    ];
+  });
+}
+
+/**
+ * Rules earlier versions of the bootstrap policy granted and that were too wide; reconciling
+ * removes them from the bootstrap roles (a user who wants them back sets autoupdate "false"):
+ * `resources: ['*']` on Conductor's groups (it included `*\/status`, so a developer could
+ * write their claim's status and an infrastructure admin a concrete resource's), and
+ * writing `providers/status` for infrastructure admins (a Provider's Ready is the controller's word).
+ */
+export function isRetiredRule(role: string, rule: PolicyRule): boolean {
+  if (!role.startsWith('conductor:') || rule.nonResourceURLs?.length || rule.resourceNames?.length) return false;
+  const groups = rule.apiGroups ?? [];
+  const resources = rule.resources ?? [];
+  const conductorGroups = groups.length > 0 && groups.every((g) => g === CORE || g.endsWith('.conductor.io'));
+  if (conductorGroups && resources.includes('*')) return true;
+  const writes = rule.verbs.some((v) => !READ.includes(v));
+  return role === 'conductor:infrastructure-admin' && writes && groups.length === 1 && groups[0] === CORE && resources.includes('providers/status');
+}
 
 /** The bootstrap objects, in the order they are reconciled. */
 export interface BootstrapPolicy {
@@ -72,16 +117,10 @@ function roleBinding(name: string, namespace: string, role: string, subjects: Re
   return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(name, namespace), roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role }, subjects };
 }
 
-function uniqueSorted(xs: string[]): string[] {
-  return [...new Set(xs)].sort();
-}
-
-/** The bootstrap policy for the given claim and concrete API groups. */
-export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
-  const claimGroups = uniqueSorted([...DEFAULT_CLAIM_GROUPS, ...groups.claimGroups]);
-  const concreteGroups = uniqueSorted(groups.concreteGroups);
-  const readClaims: PolicyRule = { apiGroups: claimGroups, resources: ['*'], verbs: READ };
-  const readConcrete: PolicyRule[] = concreteGroups.length ? [{ apiGroups: concreteGroups, resources: ['*'], verbs: READ }] : [];
+/** The bootstrap policy for the given claim and concrete resources. */
+export function bootstrapPolicy(kinds: PolicyResources): BootstrapPolicy {
+  const readClaims = resourceRules(kinds.claimResources, READ);
+  const readConcrete = resourceRules(kinds.concreteResources, READ);
   return {
     clusterRoles: [
       clusterRole('cluster-admin', [
@@ -96,10 +135,11 @@ export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
         { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
       ]),
       clusterRole('conductor:infrastructure-admin', [
-        { apiGroups: [CORE], resources: ['providers', 'providers/status'], verbs: ALL },
-        ...(concreteGroups.length ? [{ apiGroups: concreteGroups, resources: ['*'], verbs: ALL }] : []),
+        { apiGroups: [CORE], resources: ['providers'], verbs: ALL },
+        { apiGroups: [CORE], resources: ['providers/status'], verbs: READ },
+        ...resourceRules(kinds.concreteResources, ALL),
         { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: READ },
-        readClaims,
+        ...readClaims,
         { apiGroups: [''], resources: ['namespaces', 'events'], verbs: READ },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
       ]),
@@ -112,11 +152,11 @@ export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
         { apiGroups: [''], resources: ['namespaces'], verbs: ALL },
         { apiGroups: [''], resources: ['events'], verbs: READ },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-        readClaims,
+        ...readClaims,
         ...readConcrete,
       ]),
       clusterRole('conductor:app-developer', [
-        { apiGroups: claimGroups, resources: ['*'], verbs: ALL },
+        ...resourceRules(kinds.claimResources, ALL),
         { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL },
         { apiGroups: [''], resources: ['events'], verbs: READ },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
@@ -148,10 +188,13 @@ export function reconcileObject(stored: KObject, wanted: KObject): { update: KOb
   const next: KObject = structuredClone(stored);
   let changed = false;
   if (wanted.kind === 'ClusterRole' || wanted.kind === 'Role') {
-    const have = rulesOf(stored);
+    const role = wanted.metadata.name ?? '';
+    const storedRules = Array.isArray(stored.rules) ? (stored.rules as unknown[]) : [];
+    const kept = storedRules.filter((r) => !(isPlainObject(r) && isRetiredRule(role, r as unknown as PolicyRule)));
+    const have = rulesOf({ ...stored, rules: kept });
     const add = rulesOf(wanted).filter((r) => uncoveredRules(have, [r]).length > 0);
-    if (add.length > 0) {
-      next.rules = [...(Array.isArray(stored.rules) ? stored.rules : []), ...add];
+    if (add.length > 0 || kept.length !== storedRules.length) {
+      next.rules = [...kept, ...add];
       changed = true;
     }
   } else {
@@ -171,17 +214,18 @@ export function reconcileObject(stored: KObject, wanted: KObject): { update: KOb
   return changed ? { update: next } : undefined;
 }
 
-/** The claim and concrete groups of the installed CRDs (by their `claim` and `managed` categories). */
-export async function policyGroupsFromCrds(client: Client): Promise<PolicyGroups> {
+/** The claim and concrete resources of the installed CRDs (by their `claim` and `managed` categories). */
+export async function policyResourcesFromCrds(client: Client): Promise<PolicyResources> {
   const list = await client.list(builtinRefs.customresourcedefinitions);
-  const out: PolicyGroups = { claimGroups: [], concreteGroups: [] };
+  const out: PolicyResources = { claimResources: [], concreteResources: [] };
   for (const crd of list.items) {
     const spec = isPlainObject(crd.spec) ? crd.spec : {};
     const names = isPlainObject(spec.names) ? spec.names : {};
     const categories = Array.isArray(names.categories) ? names.categories : [];
-    if (typeof spec.group !== 'string') continue;
-    if (categories.includes('claim')) out.claimGroups.push(spec.group);
-    if (categories.includes('managed')) out.concreteGroups.push(spec.group);
+    if (typeof spec.group !== 'string' || typeof names.plural !== 'string') continue;
+    const gr = { group: spec.group, resource: names.plural };
+    if (categories.includes('claim')) out.claimResources.push(gr);
+    if (categories.includes('managed')) out.concreteResources.push(gr);
   }
   return out;
 }

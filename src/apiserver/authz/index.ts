@@ -29,14 +29,15 @@ export {
   bootstrapPolicy,
   reconcileBootstrapPolicy,
   reconcileObject,
-  policyGroupsFromCrds,
+  policyResourcesFromCrds,
+  isRetiredRule,
   AUTOUPDATE_ANNOTATION,
   BOOTSTRAP_LABEL,
   CREDENTIALS_NAMESPACE,
-  DEFAULT_CLAIM_GROUPS,
   INFRASTRUCTURE_ADMINS_GROUP,
   PLATFORM_ADMINS_GROUP,
   type BootstrapPolicy,
-  type PolicyGroups,
+  type GroupResource,
+  type PolicyResources,
 } from './bootstrap-policy.js';
 export { setupAuthorization, type AuthorizationSetup } from './setup.js';

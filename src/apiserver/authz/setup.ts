@@ -4,7 +4,7 @@
  * policy and starts the informers that keep the index current.
  */
 import type { Client, Logger } from '../../client/index.js';
-import { bootstrapPolicy, policyGroupsFromCrds, reconcileBootstrapPolicy, type PolicyGroups } from './bootstrap-policy.js';
+import { bootstrapPolicy, policyResourcesFromCrds, reconcileBootstrapPolicy, type PolicyResources } from './bootstrap-policy.js';
 import { RbacEscalationCheck } from './escalation.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { RbacIndex } from './rbac-index.js';
@@ -17,10 +17,10 @@ export interface AuthorizationSetup {
   escalation: RbacEscalationCheck;
   /**
    * Reconciles the bootstrap policy through `client` (which must be in system:masters) for
-   * the given groups plus those of the installed claim and managed CRDs, then starts the
+   * the given resources plus those of the installed claim and managed CRDs, then starts the
    * informers; resolves once the index holds every stored RBAC object.
    */
-  start(client: Client, groups: PolicyGroups, opts?: { logger?: Logger; signal?: AbortSignal }): Promise<void>;
+  start(client: Client, kinds: PolicyResources, opts?: { logger?: Logger; signal?: AbortSignal }): Promise<void>;
   stop(): void;
 }
 
@@ -35,11 +35,11 @@ export function setupAuthorization(): AuthorizationSetup {
     index,
     authorizer,
     escalation,
-    async start(client, groups, opts = {}) {
-      const fromCrds = await policyGroupsFromCrds(client);
+    async start(client, kinds, opts = {}) {
+      const fromCrds = await policyResourcesFromCrds(client);
       const policy = bootstrapPolicy({
-        claimGroups: [...groups.claimGroups, ...fromCrds.claimGroups],
-        concreteGroups: [...groups.concreteGroups, ...fromCrds.concreteGroups],
+        claimResources: [...kinds.claimResources, ...fromCrds.claimResources],
+        concreteResources: [...kinds.concreteResources, ...fromCrds.concreteResources],
       });
       await reconcileBootstrapPolicy(client, policy, opts.logger);
       const started = await startRbacInformers(client, index, opts);
