@@ -132,6 +132,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
   const authz = setupAuthorization();
   admission.addValidating(authz.escalation);
+  admission.addValidating(authz.secretReferences);
   const rest = new RestHandlers({ objects, admission });
   const authorizer = authz.authorizer;
   registry.replaceSource('authorization', authorizationResourceTypes());

@@ -24,6 +24,7 @@ export { RbacIndex, RBAC_GROUP, bindingOf, serviceAccountUserName, subjectKey, u
 export { RbacAuthorizer, MASTERS_GROUP, allowReason } from './rbac-authorizer.js';
 export { startRbacInformers, rbacRefs, type RbacInformers } from './rbac-informers.js';
 export { RbacEscalationCheck } from './escalation.js';
+export { SecretReferenceCheck, secretReferences, type SecretReference } from './secret-references.js';
 export { impersonatedUser, wantsImpersonation, type DistinctHeaders } from './impersonation.js';
 export {
   bootstrapPolicy,

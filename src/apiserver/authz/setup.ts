@@ -6,6 +6,7 @@
 import type { Client, Logger } from '../../client/index.js';
 import { bootstrapPolicy, policyResourcesFromCrds, reconcileBootstrapPolicy, type PolicyResources } from './bootstrap-policy.js';
 import { RbacEscalationCheck } from './escalation.js';
+import { SecretReferenceCheck } from './secret-references.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { RbacIndex } from './rbac-index.js';
 import { startRbacInformers, type RbacInformers } from './rbac-informers.js';
@@ -15,6 +16,8 @@ export interface AuthorizationSetup {
   index: RbacIndex;
   authorizer: RbacAuthorizer;
   escalation: RbacEscalationCheck;
+  /** Admission: Secret references only to Secrets the writer may use themselves. */
+  secretReferences: SecretReferenceCheck;
   /**
    * Reconciles the bootstrap policy through `client` (which must be in system:masters) for
    * the given resources plus those of the installed claim and managed CRDs, then starts the
@@ -29,12 +32,14 @@ export function setupAuthorization(): AuthorizationSetup {
   const index = new RbacIndex();
   const authorizer = new RbacAuthorizer(index);
   const escalation = new RbacEscalationCheck(index, authorizer);
+  const secretReferences = new SecretReferenceCheck(authorizer);
   let informers: RbacInformers | undefined;
   let stopped = false;
   return {
     index,
     authorizer,
     escalation,
+    secretReferences,
     async start(client, kinds, opts = {}) {
       const fromCrds = await policyResourcesFromCrds(client);
       const policy = bootstrapPolicy({
