@@ -51,4 +51,14 @@ describe('redactingClient', () => {
     await assert.rejects(wrapped.bindClaim({} as KObject, {} as KObject, { password: 'claim-password' }), { message: 'cannot set password [redacted]' });
     assert.deepEqual(await wrapped.create({} as KObject), { externalName: 'admin-name-1' }, 'results pass unchanged');
   });
+
+  test("an observation's atProvider and drift lose the values; its connection details keep them", async () => {
+    const client = {
+      async observe() {
+        return { exists: true, upToDate: false, drift: 'admin admin-name-1 lacks CREATEROLE', atProvider: { adminUser: 'admin-name-1', claims: 2, nested: [{ who: 'admin-name-1' }] }, connectionDetails: { password: 'admin-name-1' } };
+      },
+    } as unknown as ExternalClient<KObject>;
+    const got = await redactingClient(client, new Redactor(['admin-name-1'])).observe({} as KObject);
+    assert.deepEqual(got, { exists: true, upToDate: false, drift: 'admin [redacted] lacks CREATEROLE', atProvider: { adminUser: '[redacted]', claims: 2, nested: [{ who: '[redacted]' }] }, connectionDetails: { password: 'admin-name-1' } });
+  });
 });

@@ -77,6 +77,29 @@ export class Redactor {
   }
 }
 
+/** redactJson returns a copy of a JSON value with the known values replaced in every string. */
+function redactJson(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactJson(v, redactor));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactJson(v, redactor)]));
+  return value;
+}
+
+/**
+ * redactObservation removes the known values from what an observation puts in status and
+ * Events — `atProvider` (a shared server reports the admin user it logged in as) and `drift` —
+ * leaving the connection details, which go to a Secret.
+ */
+function redactObservation(result: unknown, redactor: Redactor): unknown {
+  if (redactor.size === 0 || result === null || typeof result !== 'object') return result;
+  const o = result as { atProvider?: unknown; drift?: unknown };
+  return {
+    ...o,
+    ...(o.atProvider !== undefined ? { atProvider: redactJson(o.atProvider, redactor) } : {}),
+    ...(typeof o.drift === 'string' ? { drift: redactor.redact(o.drift) } : {}),
+  };
+}
+
 /** The string fields a database driver adds to its errors (detail, hint, sql, sqlMessage, …), joined. */
 function driverFields(err: Error): string {
   const parts: string[] = [];
@@ -86,8 +109,9 @@ function driverFields(err: Error): string {
 
 /**
  * redactingClient wraps every method of an external client: a rejection (or throw) has the
- * values `redactor` knows removed from its message. The `previous` connection details given
- * to `bindClaim` are secrets of their claim and are added for that call.
+ * values `redactor` knows removed from its message, and what `observe` reports for status
+ * (`atProvider`, `drift`) has them removed too. The `previous` connection details given to
+ * `bindClaim` are secrets of their claim and are added for that call.
  */
 export function redactingClient<R extends KObject>(client: ExternalClient<R>, redactor: Redactor): ExternalClient<R> {
   return new Proxy(client, {
@@ -99,7 +123,9 @@ export function redactingClient<R extends KObject>(client: ExternalClient<R>, re
         const forCall = prop === 'bindClaim' && args[2] && typeof args[2] === 'object' ? new Redactor().merge(redactor).addDetails(args[2] as ConnectionDetails) : redactor;
         try {
           const result = fn.apply(target, args);
-          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(forCall.redactError(err))) : result;
+          if (!(result instanceof Promise)) return result;
+          const settled = result.catch((err: unknown) => Promise.reject(forCall.redactError(err)));
+          return prop === 'observe' ? settled.then((r: unknown) => redactObservation(r, forCall)) : settled;
         } catch (err) {
           throw forCall.redactError(err);
         }
