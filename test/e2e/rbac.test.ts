@@ -239,6 +239,67 @@ describe('roles and policy the trust issue asked for', () => {
     }
   });
 
+  test('1(a): a claim or concrete kind installed by CRD while the server runs is usable by the built-in roles at once, never its status, and its rules go with its CRD', async () => {
+    const crd = (o: { plural: string; kind: string; group: string; labels?: string; categories?: string }) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ${o.plural}.${o.group}${o.labels ? `, labels: {${o.labels}}` : ''}}
+spec:
+  group: ${o.group}
+  scope: Namespaced
+  names: {plural: ${o.plural}, singular: ${o.kind.toLowerCase()}, kind: ${o.kind}${o.categories ? `, categories: [${o.categories}]` : ''}}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, x-kubernetes-preserve-unknown-fields: true}, status: {type: object, x-kubernetes-preserve-unknown-fields: true}}}}
+`;
+    // A new abstract kind, marked only by the label DESIGN 3.1 names, and a new concrete kind.
+    await admin(['apply', '-f', '-'], crd({ plural: 'warehouses', kind: 'Warehouse', group: 'analytics.conductor.io', labels: '"conductor.io/abstract": "true"' }));
+    await admin(['apply', '-f', '-'], crd({ plural: 'sandboxes', kind: 'Sandbox', group: 'compute.example.conductor.io', categories: 'managed' }));
+    await admin(['wait', '--for=condition=Established', 'crd/warehouses.analytics.conductor.io', 'crd/sandboxes.compute.example.conductor.io', '--timeout=60s']);
+    const warehouse = 'apiVersion: analytics.conductor.io/v1alpha1\nkind: Warehouse\nmetadata: {name: wh-1, namespace: team-a}\nspec: {size: small}\n';
+    await eventually(async () => (await kubectl(kc('dev'), ['create', '-f', '-'], { input: warehouse })).code === 0, 'the developer may create a Warehouse (no restart)');
+    const devStatus = await kubectl(kc('dev'), ['patch', 'warehouse', 'wh-1', '-n', 'team-a', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Bound"}}']);
+    assert.notEqual(devStatus.code, 0, `the developer patched the status: ${devStatus.stdout}`);
+    assert.match(devStatus.stderr, /warehouses\.analytics\.conductor\.io\/status "wh-1" is forbidden: User "dev" cannot patch resource "warehouses\/status" in API group "analytics\.conductor\.io" in the namespace "team-a"/);
+    assert.equal(JSON.parse(await kubectlOk(kc('dev'), ['get', 'warehouse', 'wh-1', '-n', 'team-a', '-o', 'json'])).spec.size, 'small');
+    assert.match((await kubectl(kc('dev'), ['auth', 'can-i', 'create', 'warehouses.analytics.conductor.io', '-n', 'team-b'])).stdout, /^no/, 'only in the namespace the developer is bound in');
+    // Platform admins read the new claim kind; infrastructure admins use the new concrete kind.
+    assert.equal((await kubectlOk(kc('plat'), ['auth', 'can-i', 'list', 'warehouses.analytics.conductor.io', '-A'])).trim(), 'yes');
+    const sandbox = 'apiVersion: compute.example.conductor.io/v1alpha1\nkind: Sandbox\nmetadata: {name: sb-1, namespace: conductor-system}\nspec: {cpus: 1}\n';
+    await eventually(async () => (await kubectl(kc('infra'), ['create', '-f', '-'], { input: sandbox })).code === 0, 'the infrastructure admin may create a Sandbox (no restart)');
+    const infraStatus = await kubectl(kc('infra'), ['patch', 'sandbox', 'sb-1', '-n', 'conductor-system', '--subresource=status', '--type=merge', '-p', '{"status":{"ready":true}}']);
+    assert.match(infraStatus.stderr, /forbidden: User "infra" cannot patch resource "sandboxes\/status"/);
+    assert.match((await kubectl(kc('dev'), ['auth', 'can-i', 'create', 'sandboxes.compute.example.conductor.io', '-n', 'team-a'])).stdout, /^no/, 'a concrete kind is not the developer\'s');
+    const devRole = JSON.parse(await admin(['get', 'clusterrole', 'conductor:app-developer', '-o', 'json']));
+    assert.deepEqual(
+      devRole.rules.filter((r: { apiGroups?: string[] }) => r.apiGroups?.includes('analytics.conductor.io')),
+      [
+        { apiGroups: ['analytics.conductor.io'], resources: ['warehouses'], verbs: ['*'] },
+        { apiGroups: ['analytics.conductor.io'], resources: ['warehouses/status'], verbs: ['get', 'list', 'watch'] },
+      ],
+    );
+    const canCreate = async () => (await kubectl(kc('dev'), ['auth', 'can-i', 'create', 'warehouses.analytics.conductor.io', '-n', 'team-a'])).stdout.trim();
+    // Without the label the kind is no claim: the developer loses it; with it again, has it again.
+    await admin(['label', 'crd', 'warehouses.analytics.conductor.io', 'conductor.io/abstract-']);
+    await eventually(async () => /^no/.test(await canCreate()), 'the developer no longer may create Warehouses once the CRD is no claim kind');
+    await admin(['label', 'crd', 'warehouses.analytics.conductor.io', 'conductor.io/abstract=true']);
+    await eventually(async () => (await canCreate()) === 'yes', 'the developer may create Warehouses again');
+    // Deleting the CRDs removes their rules from every built-in role. (Admission gave the claim
+    // the claim-protection finalizer, but the claim controller only serves the catalog's claim
+    // kinds, so nothing would release it: the admin does, or the CRD's deletion waits forever.)
+    await admin(['patch', 'warehouse', 'wh-1', '-n', 'team-a', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    await admin(['delete', 'crd', 'warehouses.analytics.conductor.io', 'sandboxes.compute.example.conductor.io']);
+    await eventually(async () => {
+      const roles = JSON.parse(await admin(['get', 'clusterroles', '-l', 'kubernetes.io/bootstrapping=rbac-defaults', '-o', 'json']));
+      return !/analytics\.conductor\.io|compute\.example\.conductor\.io|warehouses|sandboxes/.test(JSON.stringify(roles.items.map((r: { rules: unknown }) => r.rules)));
+    }, 'no built-in role names the deleted kinds');
+    assert.match(await canCreate(), /^no/);
+    // The catalog's kinds are untouched.
+    assert.equal((await kubectlOk(kc('dev'), ['auth', 'can-i', 'create', 'postgresqlinstances.storage.conductor.io', '-n', 'team-a'])).trim(), 'yes');
+  });
+
   test('6: nobody deletes a system namespace, not even in a dry run', async () => {
     for (const ns of ['conductor-system', 'kube-system', 'kube-public', 'kube-node-lease', 'default']) {
       for (const [who, dry] of [[kc('plat'), true], [kc('plat'), false], [server, true], [server, false]] as const) {

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
 import type { UserInfo } from '../rest/context.js';
-import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, isRetiredRule, reconcileObject } from './bootstrap-policy.js';
+import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, isRetiredRule, POLICY_KINDS_ANNOTATION, policyResourcesOf, reconcileObject, type PolicyResources } from './bootstrap-policy.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { RbacIndex } from './rbac-index.js';
 
@@ -141,5 +141,71 @@ describe('reconcileObject', () => {
     assert.deepEqual((r.update.subjects as Array<{ name: string }>).map((s) => s.name), ['someone', 'system:authenticated']);
     const moved = reconcileObject({ ...structuredClone(b), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'other' } }, b);
     assert.ok(moved && 'recreate' in moved);
+  });
+
+  test('when the kinds change, the rules generated for the old kinds go, the new ones come, users\' rules stay', () => {
+    const kinds = (claims: string[]): PolicyResources => ({
+      claimResources: claims.map((c) => ({ group: 'storage.conductor.io', resource: c })),
+      concreteResources: [{ group: 'database.local.conductor.io', resource: 'postgresqlservers' }],
+    });
+    const role = (k: PolicyResources, name: string) => bootstrapPolicy(k).clusterRoles.find((r) => r.metadata.name === name)!;
+    const mine = { verbs: ['get'], apiGroups: ['storage.conductor.io'], resources: ['buckets'] };
+    const rules = (xs: unknown) => new Set((xs as Array<Record<string, unknown>>).map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort()))));
+    for (const name of ['conductor:app-developer', 'conductor:platform-admin', 'conductor:infrastructure-admin']) {
+      const two = role(kinds(['buckets', 'volumes']), name);
+      const one = role(kinds(['volumes']), name);
+      const three = role(kinds(['buckets', 'volumes', 'warehouses']), name);
+      // A kind deleted: its rules go, exactly as if the role had been built without it.
+      const down = reconcileObject({ ...structuredClone(two), rules: [...(two.rules as unknown[]), mine] }, one);
+      assert.ok(down && 'update' in down, name);
+      assert.deepEqual(rules(down.update.rules), rules([...(one.rules as unknown[]), mine]), name);
+      assert.equal(down.update.metadata.annotations?.[POLICY_KINDS_ANNOTATION], one.metadata.annotations?.[POLICY_KINDS_ANNOTATION]);
+      // A kind added: no rule is left twice, and reconciling again changes nothing.
+      const up = reconcileObject(structuredClone(two), three);
+      assert.ok(up && 'update' in up, name);
+      assert.deepEqual(rules(up.update.rules), rules(three.rules), name);
+      assert.equal(reconcileObject(up.update, three), undefined, name);
+    }
+    // Without the annotation (or with one not understood) nothing is taken for generated: rules are only added.
+    const dev2 = role(kinds(['buckets', 'volumes']), 'conductor:app-developer');
+    const dev1 = role(kinds(['volumes']), 'conductor:app-developer');
+    for (const value of [undefined, 'not json', '{"claims":["no-dot"],"concrete":[]}']) {
+      const stored = structuredClone(dev2);
+      if (value === undefined) delete stored.metadata.annotations![POLICY_KINDS_ANNOTATION];
+      else stored.metadata.annotations![POLICY_KINDS_ANNOTATION] = value;
+      const r = reconcileObject(stored, dev1);
+      assert.ok(r && 'update' in r);
+      assert.ok((r.update.rules as Array<{ resources?: string[] }>).some((x) => x.resources?.includes('buckets')), String(value));
+    }
+  });
+});
+
+describe('policyResourcesOf', () => {
+  const crd = (o: { plural: string; group?: string; scope?: string; categories?: string[]; abstract?: string }) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${o.plural}.${o.group ?? 'x.conductor.io'}`, ...(o.abstract ? { labels: { 'conductor.io/abstract': o.abstract } } : {}) },
+    spec: { group: o.group ?? 'x.conductor.io', scope: o.scope ?? 'Namespaced', names: { plural: o.plural, kind: 'K', ...(o.categories ? { categories: o.categories } : {}) } },
+  });
+  test('claims by category or label (namespaced only), concrete kinds by category; nothing that is no plain plural', () => {
+    const got = policyResourcesOf([
+      crd({ plural: 'bycategory', categories: ['claim'] }),
+      crd({ plural: 'bylabel', abstract: 'true' }),
+      crd({ plural: 'labelfalse', abstract: 'false' }),
+      crd({ plural: 'clusterwide', abstract: 'true', scope: 'Cluster' }),
+      crd({ plural: 'concrete', categories: ['managed'] }),
+      crd({ plural: 'other' }),
+      crd({ plural: '*', abstract: 'true' }),
+      crd({ plural: 'x/status', abstract: 'true' }),
+      crd({ plural: 'nogroup', group: '', abstract: 'true' }),
+      { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'broken' }, spec: 'nonsense' },
+    ] as KObject[]);
+    assert.deepEqual(got.claimResources.map((r) => r.resource), ['bycategory', 'bylabel']);
+    assert.deepEqual(got.concreteResources.map((r) => r.resource), ['concrete']);
+  });
+  test('a plural that is not a plain name never reaches a rule', () => {
+    const p = bootstrapPolicy({ claimResources: [{ group: 'x.conductor.io', resource: '*' }, { group: 'x.conductor.io', resource: 'a/status' }], concreteResources: [] });
+    const dev = p.clusterRoles.find((r) => r.metadata.name === 'conductor:app-developer')!;
+    assert.ok(!JSON.stringify(dev.rules).includes('x.conductor.io'));
   });
 });

@@ -31,6 +31,9 @@ export {
   reconcileBootstrapPolicy,
   reconcileObject,
   policyResourcesFromCrds,
+  policyResourcesOf,
+  parseKindsAnnotation,
+  POLICY_KINDS_ANNOTATION,
   isRetiredRule,
   AUTOUPDATE_ANNOTATION,
   BOOTSTRAP_LABEL,
@@ -40,5 +43,7 @@ export {
   type BootstrapPolicy,
   type GroupResource,
   type PolicyResources,
+  type ReconcileOptions,
 } from './bootstrap-policy.js';
+export { startPolicySync, type PolicySync } from './policy-sync.js';
 export { setupAuthorization, type AuthorizationSetup } from './setup.js';

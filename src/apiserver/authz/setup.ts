@@ -1,10 +1,12 @@
 /**
  * setupAuthorization builds RBAC for the API server: the index, the authorizer, the
  * escalation check (an admission plugin), and `start`, which reconciles the bootstrap
- * policy and starts the informers that keep the index current.
+ * policy, keeps its roles in step with the installed CRDs, and starts the informers that
+ * keep the index current.
  */
 import type { Client, Logger } from '../../client/index.js';
-import { bootstrapPolicy, policyResourcesFromCrds, reconcileBootstrapPolicy, type PolicyResources } from './bootstrap-policy.js';
+import type { PolicyResources } from './bootstrap-policy.js';
+import { startPolicySync, type PolicySync } from './policy-sync.js';
 import { RbacEscalationCheck } from './escalation.js';
 import { SecretReferenceCheck } from './secret-references.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
@@ -21,7 +23,8 @@ export interface AuthorizationSetup {
   /**
    * Reconciles the bootstrap policy through `client` (which must be in system:masters) for
    * the given resources plus those of the installed claim and managed CRDs, then starts the
-   * informers; resolves once the index holds every stored RBAC object.
+   * informers; resolves once the index holds every stored RBAC object. From then on, a CRD
+   * of a claim or concrete kind created, changed or deleted brings the roles in step at once.
    */
   start(client: Client, kinds: PolicyResources, opts?: { logger?: Logger; signal?: AbortSignal }): Promise<void>;
   stop(): void;
@@ -34,6 +37,7 @@ export function setupAuthorization(): AuthorizationSetup {
   const escalation = new RbacEscalationCheck(index, authorizer);
   const secretReferences = new SecretReferenceCheck(authorizer);
   let informers: RbacInformers | undefined;
+  let sync: PolicySync | undefined;
   let stopped = false;
   return {
     index,
@@ -41,18 +45,19 @@ export function setupAuthorization(): AuthorizationSetup {
     escalation,
     secretReferences,
     async start(client, kinds, opts = {}) {
-      const fromCrds = await policyResourcesFromCrds(client);
-      const policy = bootstrapPolicy({
-        claimResources: [...kinds.claimResources, ...fromCrds.claimResources],
-        concreteResources: [...kinds.concreteResources, ...fromCrds.concreteResources],
-      });
-      await reconcileBootstrapPolicy(client, policy, opts.logger);
+      const startedSync = await startPolicySync(client, kinds, opts);
+      if (stopped) {
+        startedSync.stop();
+        return;
+      }
+      sync = startedSync;
       const started = await startRbacInformers(client, index, opts);
       if (stopped) started.stop();
       else informers = started;
     },
     stop() {
       stopped = true;
+      sync?.stop();
       informers?.stop();
     },
   };
