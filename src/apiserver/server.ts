@@ -130,7 +130,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   admission.addValidating(new MissingProviderWarning(objects, registry));
   admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes, quotaKeys }));
   // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
-  const authz = setupAuthorization();
+  const authz = setupAuthorization({ isClaim: (rt) => claimTypes.isClaim(rt) });
   admission.addValidating(authz.escalation);
   admission.addValidating(authz.secretReferences);
   const rest = new RestHandlers({ objects, admission });

@@ -264,6 +264,12 @@ spec:
     assert.notEqual(devStatus.code, 0, `the developer patched the status: ${devStatus.stdout}`);
     assert.match(devStatus.stderr, /warehouses\.analytics\.conductor\.io\/status "wh-1" is forbidden: User "dev" cannot patch resource "warehouses\/status" in API group "analytics\.conductor\.io" in the namespace "team-a"/);
     assert.equal(JSON.parse(await kubectlOk(kc('dev'), ['get', 'warehouse', 'wh-1', '-n', 'team-a', '-o', 'json'])).spec.size, 'small');
+    // A claim kind known by its label only gets the Secret-reference check of every claim.
+    const foreign = await kubectl(kc('dev'), ['create', '-f', '-'], {
+      input: 'apiVersion: analytics.conductor.io/v1alpha1\nkind: Warehouse\nmetadata: {name: wh-2, namespace: team-a}\nspec: {credentialsSecretRef: {name: pg-admin, namespace: conductor-system}}\n',
+    });
+    assert.notEqual(foreign.code, 0, `a Warehouse naming a Secret in conductor-system was accepted: ${foreign.stdout}`);
+    assert.match(foreign.stderr, /spec\.credentialsSecretRef\.namespace: Invalid value: "conductor-system": a Secret reference may only name a Secret in the namespace of the Warehouse \("team-a"\)/);
     assert.match((await kubectl(kc('dev'), ['auth', 'can-i', 'create', 'warehouses.analytics.conductor.io', '-n', 'team-b'])).stdout, /^no/, 'only in the namespace the developer is bound in');
     // Platform admins read the new claim kind; infrastructure admins use the new concrete kind.
     assert.equal((await kubectlOk(kc('plat'), ['auth', 'can-i', 'list', 'warehouses.analytics.conductor.io', '-A'])).trim(), 'yes');

@@ -89,4 +89,15 @@ describe('SecretReferenceCheck', () => {
     assert.equal(check.handles(attrs(rt('configmaps', 'ConfigMap', ''), 'team-a', ref('s'))), false);
     assert.equal(check.handles(attrs(rt('postgresqlinstances', 'PostgreSQLInstance', 'storage.conductor.io', ['claim']), 'team-a', ref('s'))), true);
   });
+
+  test('a claim kind known by its label only (no claim category) is checked too', async () => {
+    const labelled = { ...rt('warehouses', 'Warehouse', 'analytics.conductor.io'), source: { type: 'crd', crdName: 'warehouses.analytics.conductor.io' } } as unknown as ResourceType;
+    const other = { ...rt('widgets', 'Widget', 'example.com'), source: { type: 'crd', crdName: 'widgets.example.com' } } as unknown as ResourceType;
+    const withIndex = new SecretReferenceCheck(authorizer, async (r) => r.resource === 'warehouses');
+    const a = attrs(labelled, 'team-a', ref('app-secret'));
+    assert.ok(withIndex.handles(a));
+    await assert.rejects(withIndex.validate(a), (err: unknown) => isApiError(err) && err.code === 403 && /cannot get secrets there/.test(err.message));
+    await withIndex.validate(attrs(other, 'team-a', ref('app-secret')));
+    assert.equal(check.handles(a), false, 'without the index only categories count');
+  });
 });

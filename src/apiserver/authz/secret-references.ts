@@ -73,15 +73,29 @@ export function secretReferences(value: unknown, path: string): SecretReference[
 export class SecretReferenceCheck implements ValidatingPlugin {
   readonly name = 'SecretReferences';
 
-  constructor(private readonly authorizer: Authorizer) {}
+  /**
+   * `isClaim` tells claim kinds that are not in the `claim` category (a CRD labelled
+   * `conductor.io/abstract: "true"` is one, DESIGN 3.1); without it only categories count.
+   */
+  constructor(
+    private readonly authorizer: Authorizer,
+    private readonly isClaim?: (rt: AdmissionAttributes['rt']) => Promise<boolean>,
+  ) {}
 
-  handles(a: AdmissionAttributes): boolean {
-    if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.subresource !== '' || !isPlainObject(a.object)) return false;
+  private inCheckedCategory(a: AdmissionAttributes): boolean {
     if (a.rt.group === CORE_GROUP && (a.rt.resource === 'providers' || a.rt.resource === 'resourceclasses')) return true;
     return a.rt.categories.some((c) => CHECKED_CATEGORIES.includes(c));
   }
 
+  handles(a: AdmissionAttributes): boolean {
+    if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.subresource !== '' || !isPlainObject(a.object)) return false;
+    if (this.inCheckedCategory(a)) return true;
+    // Perhaps a claim kind known by its label only; validate asks.
+    return this.isClaim !== undefined && a.rt.namespaced && a.rt.source?.type === 'crd';
+  }
+
   async validate(a: AdmissionAttributes): Promise<void> {
+    if (!this.inCheckedCategory(a) && !(await this.isClaim?.(a.rt))) return;
     const isClass = a.rt.group === CORE_GROUP && a.rt.resource === 'resourceclasses';
     const refsOf = (obj: KObject | undefined): SecretReference[] => {
       if (!obj) return [];

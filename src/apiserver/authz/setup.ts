@@ -5,6 +5,7 @@
  * keep the index current.
  */
 import type { Client, Logger } from '../../client/index.js';
+import type { AdmissionAttributes } from '../admission/types.js';
 import type { PolicyResources } from './bootstrap-policy.js';
 import { startPolicySync, type PolicySync } from './policy-sync.js';
 import { RbacEscalationCheck } from './escalation.js';
@@ -30,12 +31,15 @@ export interface AuthorizationSetup {
   stop(): void;
 }
 
-/** setupAuthorization assembles RBAC; nothing runs until `start`. */
-export function setupAuthorization(): AuthorizationSetup {
+/**
+ * setupAuthorization assembles RBAC; nothing runs until `start`. `isClaim` tells claim kinds
+ * known by their label only (the server's ClaimTypeIndex), for the Secret-reference check.
+ */
+export function setupAuthorization(opts: { isClaim?: (rt: AdmissionAttributes['rt']) => Promise<boolean> } = {}): AuthorizationSetup {
   const index = new RbacIndex();
   const authorizer = new RbacAuthorizer(index);
   const escalation = new RbacEscalationCheck(index, authorizer);
-  const secretReferences = new SecretReferenceCheck(authorizer);
+  const secretReferences = new SecretReferenceCheck(authorizer, opts.isClaim);
   let informers: RbacInformers | undefined;
   let sync: PolicySync | undefined;
   let stopped = false;
