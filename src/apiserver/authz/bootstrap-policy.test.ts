@@ -198,6 +198,8 @@ describe('policyResourcesOf', () => {
       crd({ plural: '*', abstract: 'true' }),
       crd({ plural: 'x/status', abstract: 'true' }),
       crd({ plural: 'nogroup', group: '', abstract: 'true' }),
+      crd({ plural: 'roles', group: 'rbac.authorization.k8s.io', abstract: 'true' }),
+      crd({ plural: 'things', group: 'x.kubernetes.io', categories: ['managed'] }),
       { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'broken' }, spec: 'nonsense' },
     ] as KObject[]);
     assert.deepEqual(got.claimResources.map((r) => r.resource), ['bycategory', 'bylabel']);

@@ -10,6 +10,7 @@ import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { builtinRefs, type Client, type Logger } from '../../client/index.js';
 import { CLAIM_CATEGORY, MANAGED_CATEGORY, isClaimCrd } from '../../apis/index.js';
+import { isProtectedGroup } from '../builtins/crd-validation.js';
 import { RBAC_GROUP } from './rbac-index.js';
 import { rbacRefs } from './rbac-informers.js';
 import { rulesOf, uncoveredRules, type PolicyRule } from './rules.js';
@@ -155,9 +156,12 @@ export function parseKindsAnnotation(value: string | undefined): PolicyResources
 
 /**
  * Whether `gr` can be named in a rule as a kind: a plural that is a DNS label (no `*`, no
- * `/`, so never a subresource such as `status`) in a non-empty group.
+ * `/`, so never a subresource such as `status`) in a non-empty group that is not one of
+ * Kubernetes' own (`*.k8s.io`, `*.kubernetes.io`: a CRD there, labelled abstract, must not
+ * hand developers `roles.rbac.authorization.k8s.io` or the like).
  */
 export function isKindResource(gr: GroupResource): boolean {
+  if (isProtectedGroup(gr.group)) return false;
   return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(gr.resource) && gr.resource.length <= 63 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(gr.group);
 }
 
