@@ -62,7 +62,9 @@ export async function startPolicySync(client: Client, fixed: PolicyResources, op
 
   const retryLater = (): void => {
     clearTimeout(retryTimer);
+    if (stopped) return;
     retryTimer = setTimeout(kick, retryMs);
+    retryTimer.unref();
     retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
   };
   const once = async (): Promise<void> => {
