@@ -13,13 +13,14 @@ import { openSqliteStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
-import { NamespaceLifecycle, namespaceState } from './admission/namespace-lifecycle.js';
+import { NamespaceLifecycle, namespaceState, PROTECTED_NAMESPACES } from './admission/namespace-lifecycle.js';
 import { PrefixCache } from './storage/prefix-cache.js';
 import { ClaimQuotaAdmission } from './admission/claim-quota.js';
 import { ClaimProtectionAdmission } from './admission/claim-protection.js';
 import { ClaimTypeIndex } from './admission/claim-types.js';
 import { ProviderInUse } from './admission/provider-in-use.js';
 import { BindingModeWarning } from './admission/binding-mode-warning.js';
+import { MissingProviderWarning } from './admission/missing-provider-warning.js';
 import { ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
 import { setupAuthentication } from './authn-api/index.js';
 import { impersonatedUser, setupAuthorization } from './authz/index.js';
@@ -101,7 +102,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'conductor-system'];
+/** The namespaces created at start; nobody may delete them (NamespaceLifecycle). */
+const BOOTSTRAP_NAMESPACES = PROTECTED_NAMESPACES;
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const log = opts.logger;
@@ -149,10 +151,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   admission.addMutating(new ClaimProtectionAdmission(claimTypes));
   admission.addValidating(new ProviderInUse(objects, registry));
   admission.addValidating(new BindingModeWarning());
+  admission.addValidating(new MissingProviderWarning(objects, registry));
   admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes, quotaKeys }));
   // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
-  const authz = setupAuthorization();
+  const authz = setupAuthorization({ isClaim: (rt) => claimTypes.isClaim(rt) });
   admission.addValidating(authz.escalation);
+  admission.addValidating(authz.secretReferences);
   const rest = new RestHandlers({ objects, admission });
   const authorizer = authz.authorizer;
   registry.replaceSource('authorization', authorizationResourceTypes());
@@ -197,7 +201,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   step('core controllers');
   await installCrds(client, { logger: log.child({ component: 'apis' }) });
   step('conductor crds');
-  await authz.start(client, { claimGroups: claimKinds.map((k) => k.group), concreteGroups: concreteKinds.map((k) => k.group) }, { logger: log.child({ component: 'rbac' }) });
+  await authz.start(client, { claimResources: claimKinds.map((k) => ({ group: k.group, resource: k.plural })), concreteResources: concreteKinds.map((k) => ({ group: k.group, resource: k.plural })) }, { logger: log.child({ component: 'rbac' }) });
   step('rbac');
 
   const server: Server = createServer(

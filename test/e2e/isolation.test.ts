@@ -203,7 +203,8 @@ describe('isolation matrix', () => {
   test('can-i --list shows a developer their rules in their namespace', async () => {
     const out = await kubectlOk(kc['dev-a'], ['auth', 'can-i', '--list', '-n', 'team-a']);
     assert.match(out, /^secrets\s+\[\]\s+\[\]\s+\[\*\]/m);
-    assert.match(out, /\*\.storage\.conductor\.io/);
+    assert.match(out, /^postgresqlinstances\.storage\.conductor\.io\s+\[\]\s+\[\]\s+\[\*\]/m);
+    assert.match(out, /^postgresqlinstances\.storage\.conductor\.io\/status\s+\[\]\s+\[\]\s+\[get list watch\]/m, 'status only to read');
     const other = await kubectlOk(kc['dev-a'], ['auth', 'can-i', '--list', '-n', 'team-b']);
     assert.doesNotMatch(other, /^secrets\s/m);
   });
@@ -226,5 +227,34 @@ describe('isolation matrix', () => {
     }, 'the claim in team-b to be refused by the class');
     assert.equal(cond.phase, 'Pending');
     assert.match(cond.message, /namespace "team-b" not allowed by the class/);
+  });
+
+  test('item 5: an infrastructure admin cannot point a shared server\'s credentials at a tenant\'s Secret', async () => {
+    // The server in the tenant's namespace: its Secret reference resolves there, and the controller would read
+    // app-secret with its own rights and quote it back in status, Events and the log.
+    const borrowed = (ns: string, ref: string) => `apiVersion: database.local.conductor.io/v1alpha1
+kind: PostgreSQLServer
+metadata: {name: borrowed, namespace: ${ns}}
+spec:
+  host: 127.0.0.1
+  port: 5432
+  adminCredentialsSecretRef: ${ref}
+  sharing: {mode: Shared}
+`;
+    for (const ref of ['{name: app-secret}', '{name: app-secret, usernameKey: password}']) {
+      const r = await kubectl(kc.infra, ['create', '-f', '-'], { input: borrowed('team-a', ref) });
+      assert.notEqual(r.code, 0, `created: ${r.stdout}`);
+      assert.match(r.stderr, /Error from server \(Forbidden\): .*postgresqlservers\.database\.local\.conductor\.io "borrowed" is forbidden: spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-a", and User "infra" cannot get secrets there/);
+    }
+    // Nor by changing the reference of a server someone else made there.
+    await kubectlOk(server, ['create', '-f', '-'], { input: borrowed('team-b', '{name: admin-made}') });
+    const moved = await kubectl(kc.infra, ['patch', 'postgresqlserver', 'borrowed', '-n', 'team-b', '--type=merge', '-p', '{"spec":{"adminCredentialsSecretRef":{"name":"app-secret"}}}']);
+    assert.match(moved.stderr, /forbidden: spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-b"/);
+    // A Provider's credentials likewise; in conductor-system, where the credentials belong, it is allowed.
+    const provider = (ns: string) => `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: p, namespace: ${ns}}\nspec: {type: local, credentialsSecretRef: {name: app-secret}}\n`;
+    const prov = await kubectl(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: provider('team-a') });
+    assert.match(prov.stderr, /providers\.core\.conductor\.io "p" is forbidden: spec\.credentialsSecretRef names Secret "app-secret" in namespace "team-a"/);
+    await kubectlOk(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: provider(SYS) });
+    await kubectlOk(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: borrowed(SYS, '{name: provider-creds}') });
   });
 });

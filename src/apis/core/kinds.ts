@@ -90,10 +90,10 @@ export const providerKind = defineKind({
         type: s.enumOf(PROVIDER_TYPES).describe('local, kubernetes, gcp, azure or aws.'),
         credentialsSecretRef: s
           .object({
-            name: s.string({ minLength: 1 }).describe('Name of the Secret (same namespace).'),
+            name: s.string({ minLength: 1 }).describe('Name of the Secret, in the same namespace; whoever sets it must be allowed to read that Secret.'),
             key: s.string().describe('The key holding the credentials, when the Secret has several.').optional(),
           })
-          .describe('The Secret holding the credentials; only administrators can read it.')
+          .describe('The Secret holding the credentials; only administrators can read it, and whoever sets the reference must be allowed to read it. Its values never appear in status, Events or logs.')
           .optional(),
         endpoint: s.string().describe('The API endpoint, e.g. an emulator or an S3-compatible server.').optional(),
         project: s.string().describe('The project or account (gcp project, azure subscription, aws account).').optional(),

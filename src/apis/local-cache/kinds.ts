@@ -32,7 +32,7 @@ export const redisServerKind = defineConcreteKind({
     port: tcpPort().withDefault(6379).describe('TCP port of the server.').optional(),
     adminCredentialsSecretRef: s
       .object({
-        name: s.string({ minLength: 1 }).describe('Name of the Secret (same namespace).'),
+        name: s.string({ minLength: 1 }).describe('Name of the Secret, in the same namespace; whoever sets it must be allowed to read that Secret.'),
         usernameKey: s.string({ minLength: 1 }).withDefault('username').describe('The key holding the admin user name; the user "default" when the Secret lacks it.').optional(),
         passwordKey: s.string({ minLength: 1 }).withDefault('password').describe('The key holding the admin password.').optional(),
       })

@@ -1,6 +1,7 @@
 /**
  * NamespaceLifecycle rejects new objects in namespaces that do not exist or are being
- * deleted, and protects the system namespaces from deletion.
+ * deleted, and protects the system namespaces from deletion — by anyone, system:masters
+ * included, and for dry runs too (a dry run answers what the real request would).
  */
 import { ApiError, errors } from '../../machinery/errors.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -8,7 +9,14 @@ import type { PrefixCache } from '../storage/prefix-cache.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
 
-export const PROTECTED_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+/** The namespace every class, Provider and provider credential lives in. */
+export const SYSTEM_NAMESPACE = 'conductor-system';
+
+/**
+ * The namespaces the server creates at start and nobody may delete: Kubernetes' own and
+ * conductor-system (deleting it would delete every class, Provider and their credentials).
+ */
+export const PROTECTED_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', SYSTEM_NAMESPACE];
 
 /** What the plugin keeps of each namespace. */
 export interface NamespaceState {
@@ -39,7 +47,8 @@ export class NamespaceLifecycle implements ValidatingPlugin {
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (attrs.operation === 'DELETE') {
       if (PROTECTED_NAMESPACES.includes(attrs.name)) {
-        throw errors.forbidden(`namespaces "${attrs.name}" is forbidden: this namespace may not be deleted`, { group: '', resource: 'namespaces' }, attrs.name);
+        const why = attrs.name === SYSTEM_NAMESPACE ? ' (it holds the classes, Providers and provider credentials)' : '';
+        throw errors.forbidden(`namespaces "${attrs.name}" is forbidden: ${attrs.name} is a system namespace${why} and may not be deleted`, { group: '', resource: 'namespaces' }, attrs.name);
       }
       return;
     }

@@ -9,6 +9,8 @@ import { isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { builtinRefs, type Client, type Logger } from '../../client/index.js';
+import { CLAIM_CATEGORY, MANAGED_CATEGORY, isClaimCrd } from '../../apis/index.js';
+import { isProtectedGroup } from '../builtins/crd-validation.js';
 import { RBAC_GROUP } from './rbac-index.js';
 import { rbacRefs } from './rbac-informers.js';
 import { rulesOf, uncoveredRules, type PolicyRule } from './rules.js';
@@ -18,6 +20,13 @@ export const BOOTSTRAP_LABEL = 'kubernetes.io/bootstrapping';
 /** The annotation that stops reconciliation of a bootstrap object. */
 export const AUTOUPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate';
 
+/**
+ * The annotation on the roles whose rules name claim and concrete kinds: the kinds their
+ * rules were last built for (JSON `{"claims":[...],"concrete":[...]}`, `<plural>.<group>`), so
+ * reconciling can tell the rules it generated for a kind that is gone from rules users added.
+ */
+export const POLICY_KINDS_ANNOTATION = 'conductor.io/rbac-kinds';
+
 /** The groups `conductor user add --group` should use for the two admin parties. */
 export const INFRASTRUCTURE_ADMINS_GROUP = 'conductor:infrastructure-admins';
 export const PLATFORM_ADMINS_GROUP = 'conductor:platform-admins';
@@ -25,20 +34,65 @@ export const PLATFORM_ADMINS_GROUP = 'conductor:platform-admins';
 /** The namespace provider credentials live in. */
 export const CREDENTIALS_NAMESPACE = 'conductor-system';
 
-/** The groups a policy is built for. */
-export interface PolicyGroups {
-  /** API groups of claim (abstract) kinds, e.g. storage.conductor.io. */
-  claimGroups: string[];
-  /** API groups of concrete (managed) kinds, e.g. database.local.conductor.io. */
-  concreteGroups: string[];
+/** A GroupResource is one resource (plural) of one API group. */
+export interface GroupResource {
+  group: string;
+  resource: string;
 }
 
-/** The fixed claim groups of Conductor's API (DESIGN 3.1). */
-export const DEFAULT_CLAIM_GROUPS = ['storage.conductor.io', 'cache.conductor.io', 'messaging.conductor.io', 'network.conductor.io'];
+/**
+ * The resources a policy is built for. Roles name them one by one, never with `*`: a `*`
+ * would also grant every subresource (`status` above all), and only controllers write a
+ * claim's or a concrete resource's status.
+ */
+export interface PolicyResources {
+  /** The claim (abstract) kinds, e.g. postgresqlinstances in storage.conductor.io. */
+  claimResources: GroupResource[];
+  /** The concrete (managed) kinds, e.g. postgresqlservers in database.local.conductor.io. */
+  concreteResources: GroupResource[];
+}
 
 const CORE = 'core.conductor.io';
 const READ = ['get', 'list', 'watch'];
 const ALL = ['*'];
+
+/**
+ * The rules for `resources`, one pair per API group: `verbs` on exactly the listed resources
+ * (main resources only), and reading their `status` subresource — the same information the
+ * main resource shows (kubectl reads it before it patches it), never writing it.
+ */
+function resourceRules(resources: GroupResource[], verbs: string[]): PolicyRule[] {
+  const byGroup = new Map<string, Set<string>>();
+  for (const r of resources) {
+    const set = byGroup.get(r.group) ?? new Set<string>();
+    set.add(r.resource);
+    byGroup.set(r.group, set);
+  }
+  return [...byGroup.keys()].sort().flatMap((g) => {
+    const plurals = [...byGroup.get(g)!].sort();
+    return [
+      { apiGroups: [g], resources: plurals, verbs },
+      { apiGroups: [g], resources: plurals.map((p) => `${p}/status`), verbs: READ },
+    ];
+  });
+}
+
+/**
+ * Rules earlier versions of the bootstrap policy granted and that were too wide; reconciling
+ * removes them from the bootstrap roles (a user who wants them back sets autoupdate "false"):
+ * `resources: ['*']` on Conductor's groups (it included `*\/status`, so a developer could
+ * write their claim's status and an infrastructure admin a concrete resource's), and
+ * writing `providers/status` for infrastructure admins (a Provider's Ready is the controller's word).
+ */
+export function isRetiredRule(role: string, rule: PolicyRule): boolean {
+  if (!role.startsWith('conductor:') || rule.nonResourceURLs?.length || rule.resourceNames?.length) return false;
+  const groups = rule.apiGroups ?? [];
+  const resources = rule.resources ?? [];
+  const conductorGroups = groups.length > 0 && groups.every((g) => g === CORE || g.endsWith('.conductor.io'));
+  if (conductorGroups && resources.includes('*')) return true;
+  const writes = rule.verbs.some((v) => !READ.includes(v));
+  return role === 'conductor:infrastructure-admin' && writes && groups.length === 1 && groups[0] === CORE && resources.includes('providers/status');
+}
 
 /** The bootstrap objects, in the order they are reconciled. */
 export interface BootstrapPolicy {
@@ -56,8 +110,59 @@ function meta(name: string, namespace?: string): KObject['metadata'] {
   };
 }
 
-function clusterRole(name: string, rules: PolicyRule[]): KObject {
-  return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRole', metadata: meta(name), rules };
+function clusterRole(name: string, rules: PolicyRule[], kinds?: string): KObject {
+  const metadata = meta(name);
+  if (kinds !== undefined) metadata.annotations = { ...metadata.annotations, [POLICY_KINDS_ANNOTATION]: kinds };
+  return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRole', metadata, rules };
+}
+
+function uniqueSorted(xs: GroupResource[]): GroupResource[] {
+  const byKey = new Map(xs.map((x) => [`${x.resource}.${x.group}`, x] as const));
+  return [...byKey.keys()].sort().map((k) => byKey.get(k)!);
+}
+
+/** The value of POLICY_KINDS_ANNOTATION for `kinds`. */
+export function kindsAnnotation(kinds: PolicyResources): string {
+  const names = (xs: GroupResource[]) => uniqueSorted(xs).map((x) => `${x.resource}.${x.group}`);
+  return JSON.stringify({ claims: names(kinds.claimResources), concrete: names(kinds.concreteResources) });
+}
+
+/** Reads POLICY_KINDS_ANNOTATION; undefined when absent or not understood (then no rule is taken for generated). */
+export function parseKindsAnnotation(value: string | undefined): PolicyResources | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(parsed)) return undefined;
+  const list = (v: unknown): GroupResource[] | undefined => {
+    if (!Array.isArray(v)) return undefined;
+    const out: GroupResource[] = [];
+    for (const x of v) {
+      const dot = typeof x === 'string' ? x.indexOf('.') : -1;
+      if (dot <= 0 || dot === (x as string).length - 1) return undefined;
+      const gr = { resource: (x as string).slice(0, dot), group: (x as string).slice(dot + 1) };
+      if (!isKindResource(gr)) return undefined;
+      out.push(gr);
+    }
+    return out;
+  };
+  const claimResources = list(parsed.claims);
+  const concreteResources = list(parsed.concrete);
+  return claimResources && concreteResources ? { claimResources, concreteResources } : undefined;
+}
+
+/**
+ * Whether `gr` can be named in a rule as a kind: a plural that is a DNS label (no `*`, no
+ * `/`, so never a subresource such as `status`) in a non-empty group that is not one of
+ * Kubernetes' own (`*.k8s.io`, `*.kubernetes.io`: a CRD there, labelled abstract, must not
+ * hand developers `roles.rbac.authorization.k8s.io` or the like).
+ */
+export function isKindResource(gr: GroupResource): boolean {
+  if (isProtectedGroup(gr.group)) return false;
+  return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(gr.resource) && gr.resource.length <= 63 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(gr.group);
 }
 
 function group(name: string) {
@@ -72,16 +177,15 @@ function roleBinding(name: string, namespace: string, role: string, subjects: Re
   return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(name, namespace), roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role }, subjects };
 }
 
-function uniqueSorted(xs: string[]): string[] {
-  return [...new Set(xs)].sort();
-}
-
-/** The bootstrap policy for the given claim and concrete API groups. */
-export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
-  const claimGroups = uniqueSorted([...DEFAULT_CLAIM_GROUPS, ...groups.claimGroups]);
-  const concreteGroups = uniqueSorted(groups.concreteGroups);
-  const readClaims: PolicyRule = { apiGroups: claimGroups, resources: ['*'], verbs: READ };
-  const readConcrete: PolicyRule[] = concreteGroups.length ? [{ apiGroups: concreteGroups, resources: ['*'], verbs: READ }] : [];
+/** The bootstrap policy for the given claim and concrete resources. */
+export function bootstrapPolicy(given: PolicyResources): BootstrapPolicy {
+  const kinds: PolicyResources = {
+    claimResources: uniqueSorted(given.claimResources.filter(isKindResource)),
+    concreteResources: uniqueSorted(given.concreteResources.filter(isKindResource)),
+  };
+  const annotation = kindsAnnotation(kinds);
+  const readClaims = resourceRules(kinds.claimResources, READ);
+  const readConcrete = resourceRules(kinds.concreteResources, READ);
   return {
     clusterRoles: [
       clusterRole('cluster-admin', [
@@ -96,13 +200,14 @@ export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
         { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
       ]),
       clusterRole('conductor:infrastructure-admin', [
-        { apiGroups: [CORE], resources: ['providers', 'providers/status'], verbs: ALL },
-        ...(concreteGroups.length ? [{ apiGroups: concreteGroups, resources: ['*'], verbs: ALL }] : []),
+        { apiGroups: [CORE], resources: ['providers'], verbs: ALL },
+        { apiGroups: [CORE], resources: ['providers/status'], verbs: READ },
+        ...resourceRules(kinds.concreteResources, ALL),
         { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: READ },
-        readClaims,
+        ...readClaims,
         { apiGroups: [''], resources: ['namespaces', 'events'], verbs: READ },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-      ]),
+      ], annotation),
       clusterRole('conductor:provider-credentials', [
         { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL },
       ]),
@@ -112,15 +217,15 @@ export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
         { apiGroups: [''], resources: ['namespaces'], verbs: ALL },
         { apiGroups: [''], resources: ['events'], verbs: READ },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-        readClaims,
+        ...readClaims,
         ...readConcrete,
-      ]),
+      ], annotation),
       clusterRole('conductor:app-developer', [
-        { apiGroups: claimGroups, resources: ['*'], verbs: ALL },
+        ...resourceRules(kinds.claimResources, ALL),
         { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL },
         { apiGroups: [''], resources: ['events'], verbs: READ },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-      ]),
+      ], annotation),
       clusterRole('conductor:app-developer-classes', [
         { apiGroups: [CORE], resources: ['resourceclasses'], verbs: READ },
       ]),
@@ -139,19 +244,31 @@ export function bootstrapPolicy(groups: PolicyGroups): BootstrapPolicy {
 
 /**
  * Merges the wanted bootstrap object into the stored one: rules or subjects the stored
- * object lacks are appended and the label and annotation restored. Returns undefined when
- * nothing needs to change (or autoupdate is off). A binding whose roleRef differs is
- * returned as `recreate`.
+ * object lacks are appended and the label and annotations restored. A role's rules that
+ * the policy generated for kinds it no longer names (the stored POLICY_KINDS_ANNOTATION says
+ * which kinds they were built for) are removed, and so are retired rules (isRetiredRule);
+ * every other rule, users' additions included, is kept. Returns undefined when nothing needs
+ * to change (or autoupdate is off). A binding whose roleRef differs is returned as `recreate`.
  */
 export function reconcileObject(stored: KObject, wanted: KObject): { update: KObject } | { recreate: KObject } | undefined {
   if (stored.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return undefined;
   const next: KObject = structuredClone(stored);
   let changed = false;
   if (wanted.kind === 'ClusterRole' || wanted.kind === 'Role') {
-    const have = rulesOf(stored);
-    const add = rulesOf(wanted).filter((r) => uncoveredRules(have, [r]).length > 0);
-    if (add.length > 0) {
-      next.rules = [...(Array.isArray(stored.rules) ? stored.rules : []), ...add];
+    const role = wanted.metadata.name ?? '';
+    const wantedRules = rulesOf(wanted);
+    const stale = generatedBefore(stored, wanted).filter((p) => !wantedRules.some((w) => sameRule(p, w)));
+    const storedRules = Array.isArray(stored.rules) ? (stored.rules as unknown[]) : [];
+    const kept = storedRules.filter((r) => !(isPlainObject(r) && (isRetiredRule(role, r as unknown as PolicyRule) || stale.some((s) => sameRule(s, r as unknown as PolicyRule)))));
+    const have = rulesOf({ ...stored, rules: kept });
+    const add = wantedRules.filter((r) => uncoveredRules(have, [r]).length > 0);
+    if (add.length > 0 || kept.length !== storedRules.length) {
+      next.rules = [...kept, ...add];
+      changed = true;
+    }
+    const kinds = wanted.metadata.annotations?.[POLICY_KINDS_ANNOTATION];
+    if (kinds !== undefined && stored.metadata.annotations?.[POLICY_KINDS_ANNOTATION] !== kinds) {
+      next.metadata.annotations = { ...next.metadata.annotations, [POLICY_KINDS_ANNOTATION]: kinds };
       changed = true;
     }
   } else {
@@ -171,29 +288,82 @@ export function reconcileObject(stored: KObject, wanted: KObject): { update: KOb
   return changed ? { update: next } : undefined;
 }
 
-/** The claim and concrete groups of the installed CRDs (by their `claim` and `managed` categories). */
-export async function policyGroupsFromCrds(client: Client): Promise<PolicyGroups> {
-  const list = await client.list(builtinRefs.customresourcedefinitions);
-  const out: PolicyGroups = { claimGroups: [], concreteGroups: [] };
-  for (const crd of list.items) {
+/** The rules the policy gave the role `wanted` names for the kinds the stored role was last built for. */
+function generatedBefore(stored: KObject, wanted: KObject): PolicyRule[] {
+  if (wanted.metadata.annotations?.[POLICY_KINDS_ANNOTATION] === undefined) return [];
+  const before = parseKindsAnnotation(stored.metadata.annotations?.[POLICY_KINDS_ANNOTATION]);
+  if (!before) return [];
+  const role = bootstrapPolicy(before).clusterRoles.find((r) => r.metadata.name === wanted.metadata.name);
+  return role ? rulesOf(role) : [];
+}
+
+function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/** Whether two rules are the same (lists compared in order, as the policy generates them sorted). */
+function sameRule(a: PolicyRule, b: PolicyRule): boolean {
+  return (
+    sameList(a.verbs, b.verbs) &&
+    sameList(a.apiGroups, b.apiGroups) &&
+    sameList(a.resources, b.resources) &&
+    sameList(a.resourceNames, b.resourceNames) &&
+    sameList(a.nonResourceURLs, b.nonResourceURLs)
+  );
+}
+
+/**
+ * The claim and concrete kinds among `crds`. A claim kind is a namespaced kind whose CRD is
+ * in the `claim` category or labelled `conductor.io/abstract: "true"` (DESIGN 3.1: new
+ * abstract kinds need only the label); a concrete kind is one in the `managed` category.
+ * CRDs whose names cannot be read, or cannot be named in a rule, are skipped.
+ */
+export function policyResourcesOf(crds: Iterable<KObject>): PolicyResources {
+  const out: PolicyResources = { claimResources: [], concreteResources: [] };
+  for (const crd of crds) {
     const spec = isPlainObject(crd.spec) ? crd.spec : {};
     const names = isPlainObject(spec.names) ? spec.names : {};
     const categories = Array.isArray(names.categories) ? names.categories : [];
-    if (typeof spec.group !== 'string') continue;
-    if (categories.includes('claim')) out.claimGroups.push(spec.group);
-    if (categories.includes('managed')) out.concreteGroups.push(spec.group);
+    if (typeof spec.group !== 'string' || typeof names.plural !== 'string') continue;
+    const gr = { group: spec.group, resource: names.plural };
+    if (!isKindResource(gr)) continue;
+    if (spec.scope === 'Namespaced' && (categories.includes(CLAIM_CATEGORY) || isClaimCrd(crd))) out.claimResources.push(gr);
+    if (categories.includes(MANAGED_CATEGORY)) out.concreteResources.push(gr);
   }
   return out;
 }
 
-/** Creates or updates the bootstrap policy through `client` (which must be allowed to). */
-export async function reconcileBootstrapPolicy(client: Client, policy: BootstrapPolicy, log?: Logger): Promise<void> {
+/** The claim and concrete resources of the installed CRDs (see policyResourcesOf). */
+export async function policyResourcesFromCrds(client: Client): Promise<PolicyResources> {
+  return policyResourcesOf((await client.list(builtinRefs.customresourcedefinitions)).items);
+}
+
+/** What reconcileBootstrapPolicy reconciles and how. */
+export interface ReconcileOptions {
+  logger?: Logger;
+  /** Only the objects this accepts; default all. */
+  only?: (wanted: KObject) => boolean;
+  /** Create objects that do not exist; default true. */
+  createMissing?: boolean;
+}
+
+/**
+ * Creates or updates the bootstrap policy through `client` (which must be allowed to).
+ * Returns how many objects another writer changed at the same time (409 Conflict); they are
+ * skipped, so a caller that must see its result stored runs it again.
+ */
+export async function reconcileBootstrapPolicy(client: Client, policy: BootstrapPolicy, opts: ReconcileOptions = {}): Promise<number> {
+  const log = opts.logger;
   const items: Array<[ref: (typeof rbacRefs)[keyof typeof rbacRefs], obj: KObject]> = [
     ...policy.clusterRoles.map((o) => [rbacRefs.ClusterRole, o] as const),
     ...policy.clusterRoleBindings.map((o) => [rbacRefs.ClusterRoleBinding, o] as const),
     ...policy.roleBindings.map((o) => [rbacRefs.RoleBinding, o] as const),
   ].map(([r, o]) => [r, o]);
+  let conflicts = 0;
   for (const [ref, wanted] of items) {
+    if (opts.only && !opts.only(wanted)) continue;
     const name = wanted.metadata.name!;
     const ns = wanted.metadata.namespace;
     let stored: KObject | undefined;
@@ -204,6 +374,7 @@ export async function reconcileBootstrapPolicy(client: Client, policy: Bootstrap
     }
     try {
       if (!stored) {
+        if (opts.createMissing === false) continue;
         await client.create(ref, structuredClone(wanted), { fieldManager: 'conductor-bootstrap' });
         continue;
       }
@@ -218,10 +389,12 @@ export async function reconcileBootstrapPolicy(client: Client, policy: Bootstrap
       log?.info({ kind: wanted.kind, name }, 'reconciled bootstrap RBAC object');
     } catch (err) {
       if (isApiError(err) && (err.code === 409 || err.reason === 'AlreadyExists')) {
-        // Another server (HA) reconciled it at the same time; its result is as good as ours.
+        // Another writer (a second server in HA) changed it at the same time.
+        conflicts++;
         continue;
       }
       throw err;
     }
   }
+  return conflicts;
 }

@@ -24,19 +24,26 @@ export { RbacIndex, RBAC_GROUP, bindingOf, serviceAccountUserName, subjectKey, u
 export { RbacAuthorizer, MASTERS_GROUP, allowReason } from './rbac-authorizer.js';
 export { startRbacInformers, rbacRefs, type RbacInformers } from './rbac-informers.js';
 export { RbacEscalationCheck } from './escalation.js';
+export { SecretReferenceCheck, secretReferences, type SecretReference } from './secret-references.js';
 export { impersonatedUser, wantsImpersonation, type DistinctHeaders } from './impersonation.js';
 export {
   bootstrapPolicy,
   reconcileBootstrapPolicy,
   reconcileObject,
-  policyGroupsFromCrds,
+  policyResourcesFromCrds,
+  policyResourcesOf,
+  parseKindsAnnotation,
+  POLICY_KINDS_ANNOTATION,
+  isRetiredRule,
   AUTOUPDATE_ANNOTATION,
   BOOTSTRAP_LABEL,
   CREDENTIALS_NAMESPACE,
-  DEFAULT_CLAIM_GROUPS,
   INFRASTRUCTURE_ADMINS_GROUP,
   PLATFORM_ADMINS_GROUP,
   type BootstrapPolicy,
-  type PolicyGroups,
+  type GroupResource,
+  type PolicyResources,
+  type ReconcileOptions,
 } from './bootstrap-policy.js';
+export { startPolicySync, type PolicySync } from './policy-sync.js';
 export { setupAuthorization, type AuthorizationSetup } from './setup.js';

@@ -15,7 +15,7 @@ import {
   type ProviderModule,
 } from '../../providers/spi.js';
 import { findKind } from '../../apis/index.js';
-import { connectContext, decodeSecretData } from '../managed/connect-context.js';
+import { connectContext, connectRedacted, decodeSecretData } from '../managed/connect-context.js';
 
 export class ProviderAccess {
   private readonly kinds: ConcreteKind[];
@@ -44,7 +44,7 @@ export class ProviderAccess {
   async connect(kind: ConcreteKind, resource: KObject): Promise<ExternalClient> {
     const spec = isPlainObject(resource.spec) ? resource.spec : {};
     const providerRef = isPlainObject(spec.providerRef) ? (spec.providerRef as { name?: string }) : undefined;
-    return kind.connector.connect(resource, await connectContext(this.client, kind, resource, providerRef?.name || undefined));
+    return connectRedacted(kind, resource, await connectContext(this.client, kind, resource, providerRef?.name || undefined));
   }
 
   /** The Client handle on a concrete resource's kind. */

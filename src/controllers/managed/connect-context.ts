@@ -8,8 +8,9 @@ import { builtinRefs, type Client } from '../../client/types.js';
 import { providerKind } from '../../apis/core/kinds.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
-import type { ConcreteKind, ConnectContext, SecretRef } from '../../providers/spi.js';
+import type { ConcreteKind, ConnectContext, ExternalClient, SecretRef } from '../../providers/spi.js';
 import { errorMessage } from '../../client/logger.js';
+import { redactingClient, Redactor } from './secret-redaction.js';
 
 /** decodeSecretData turns a Secret's base64 `data` into plain strings. */
 export function decodeSecretData(secret: KObject): Record<string, string> {
@@ -58,4 +59,20 @@ export async function connectContext<R extends KObject>(
     }
   }
   return context;
+}
+
+/**
+ * connectRedacted connects the kind's connector with `context` and returns its external
+ * client such that no error it throws — nor the connect itself — quotes a value of the
+ * credentials Secret (every value of it: which keys a connector reads is its own business).
+ * Every path that calls a provider goes through here, so conditions, Events and log lines
+ * made from provider errors carry no secret material.
+ */
+export async function connectRedacted<R extends KObject>(kind: ConcreteKind<R>, resource: R, context: ConnectContext): Promise<ExternalClient<R>> {
+  const redactor = new Redactor(Object.values(context.credentials ?? {}));
+  try {
+    return redactingClient(await kind.connector.connect(resource, context), redactor);
+  } catch (err) {
+    throw redactor.redactError(err);
+  }
 }

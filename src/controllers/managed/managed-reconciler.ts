@@ -26,7 +26,7 @@ import type { ConcreteKind, ConnectionDetails, ExternalClient, ExternalObservati
 import { recordEvent, type EventType } from '../events.js';
 import { concreteFields, type ConcreteFields } from './concrete-fields.js';
 import { findCondition, readConditions } from './conditions.js';
-import { connectContext } from './connect-context.js';
+import { connectContext, connectRedacted } from './connect-context.js';
 import { CONNECTION_SECRET_SELECTOR, publishConnectionSecret } from './connection-secret.js';
 import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
 import { formatDuration, pollIntervalFor } from './poll-interval.js';
@@ -248,7 +248,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private async connect(mr: R, fields: ConcreteFields): Promise<ExternalClient<R>> {
     try {
       const context = await connectContext(this.client, this.kind, mr, fields.providerName);
-      return await this.call('connect', () => this.kind.connector.connect(mr, context));
+      return await this.call('connect', () => connectRedacted(this.kind, mr, context));
     } catch (err) {
       return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
     }
