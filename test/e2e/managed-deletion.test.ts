@@ -8,12 +8,14 @@
  *   creating the resource again, then removes it for good with rebindPolicy Delete;
  * - in-use protection: `kubectl delete` of a Bound instance returns, the object stays
  *   Terminating with a condition naming the claim, the claim still works, and deleting the
- *   claim lets the deletion finish.
+ *   claim lets the deletion finish; a shared server waits for every claim, and with Retain
+ *   the claims' databases stay on the server after the claims and the resource are gone.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
+import { startThrowawayServer, type ThrowawayServer } from '../../src/providers/local/postgresql/testing.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
@@ -26,6 +28,7 @@ const CLAIMS = `/apis/storage.conductor.io/v1alpha1/namespaces/${NS}/postgresqli
 describe('deleting concrete resources', () => {
   let server: ServerProcess;
   let api: ApiHandle;
+  let pgServer: ThrowawayServer | undefined;
 
   const apply = (yaml: string) => kubectlOk(server, ['apply', '-f', '-'], { input: yaml });
   const get = async (path: string) => {
@@ -78,6 +81,7 @@ spec: {type: local}
     api?.close();
     await server?.stop();
     if (server) removeDir(server.dataDir);
+    await pgServer?.stop();
   });
 
   test('a class naming no Provider: deleting the claim deletes its resource (item 16)', async () => {
@@ -168,5 +172,41 @@ template:
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'user', '-n', NS, '--timeout=60s'], { timeoutMs: 90_000 });
     await gone(`${LOCAL}/guarded`, 'the resource to go once its claim released it');
     assert.equal(existsSync(directory), false, 'and its policy (Delete) applied');
+  });
+
+  test('a shared server waits for every bound claim; with Retain their databases outlive the claims and the resource (items 17, 18)', async () => {
+    pgServer = await startThrowawayServer();
+    await kubectlOk(server, ['create', 'secret', 'generic', 'pg-admin', '-n', SYS, `--from-literal=username=${pgServer.username}`, `--from-literal=password=${pgServer.password}`]);
+    await apply(`apiVersion: database.local.conductor.io/v1alpha1
+kind: PostgreSQLServer
+metadata: {name: shared, namespace: ${SYS}}
+spec:
+  host: ${pgServer.host}
+  port: ${pgServer.port}
+  adminCredentialsSecretRef: {name: pg-admin}
+  providerRef: {name: local}
+  rebindPolicy: Retain
+  sharing: {mode: Shared, maxClaims: 5}
+`);
+    await apply(claim('one', '{resourceName: shared}') + '---\n' + claim('two', '{resourceName: shared}'));
+    await Promise.all([boundAndReady('one'), boundAndReady('two')]);
+    const [one, two] = await Promise.all([secretOf(NS, 'one'), secretOf(NS, 'two')]);
+    await sql(one, "CREATE TABLE t (v text); INSERT INTO t VALUES ('one')");
+    await sql(two, "CREATE TABLE t (v text); INSERT INTO t VALUES ('two')");
+    const path = `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/shared`;
+
+    await kubectlOk(server, ['delete', 'postgresqlserver', 'shared', '-n', SYS, '--wait=false']);
+    const inUse = async () => condition(await get(path), 'InUse')?.message as string | undefined;
+    await eventually(async () => (/waiting for 2 claims \(team\/one, team\/two\)/.test((await inUse()) ?? '') ? true : undefined), 'waiting for both claims');
+    await kubectlOk(server, ['delete', 'postgresqlinstance', 'one', '-n', NS, '--timeout=60s'], { timeoutMs: 90_000 });
+    await eventually(async () => (/waiting for claim team\/two to release/.test((await inUse()) ?? '') ? true : undefined), 'waiting for the second claim only');
+    assert.deepEqual(await sql(two, 'SELECT v FROM t'), [{ v: 'two' }], 'the remaining claim still works');
+    await kubectlOk(server, ['delete', 'postgresqlinstance', 'two', '-n', NS, '--timeout=60s'], { timeoutMs: 90_000 });
+    await gone(path, 'the shared server resource to go once both claims released it');
+
+    // Retain: each claim's database and data are still on the server (admin login).
+    const admin = (database: string) => ({ host: pgServer!.host, port: String(pgServer!.port), username: pgServer!.username, password: pgServer!.password, database });
+    assert.deepEqual(await sql(admin(one.database!), 'SELECT v FROM t'), [{ v: 'one' }]);
+    assert.deepEqual(await sql(admin(two.database!), 'SELECT v FROM t'), [{ v: 'two' }]);
   });
 });
