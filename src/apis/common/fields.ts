@@ -104,4 +104,6 @@ export type RebindPolicy = (typeof REBIND_POLICIES)[number];
 export const rebindPolicy = () =>
   s
     .enumOf(REBIND_POLICIES)
-    .describe('What happens when the claim is deleted: Retain keeps the resource Released, Delete deletes it and its infrastructure, Recycle scrubs it and makes it Available again.');
+    .describe(
+      'What happens when the claim is deleted, and when the resource itself is deleted. Retain: the resource becomes Released and is never rebound; deleting it removes only the object, and the external resource and its data stay for an administrator to recover or remove. Delete: the resource is deleted with its claim, and with it the external resource and its data. Recycle: the data is scrubbed and the resource is Available again; deleting the resource deletes the external resource. Shared resources apply it to each claim\'s share. A resource is not deleted while a claim uses it: its deletion waits until every claim has released it.',
+    );

@@ -8,15 +8,16 @@ const obj = (spec: unknown, metadata: KObject['metadata'] = {}): KObject => ({ a
 
 describe('concreteFields', () => {
   for (const c of [
-    { reason: 'defaults: Full, the kind\'s sharing, <name>-connection', spec: {}, kindSharing: 'Exclusive' as const, want: { managementPolicy: 'Full', sharing: 'Exclusive', connectionSecretName: 'db-connection' } },
+    { reason: 'defaults: Full, the kind\'s sharing, <name>-connection', spec: {}, kindSharing: 'Exclusive' as const, want: { managementPolicy: 'Full', rebindPolicy: 'Retain', sharing: 'Exclusive', connectionSecretName: 'db-connection' } },
     {
       reason: 'explicit fields win',
-      spec: { managementPolicy: 'ObserveOnly', sharing: { mode: 'Shared' }, providerRef: { name: 'aws' }, writeConnectionSecretToRef: { name: 'raw' } },
+      spec: { managementPolicy: 'ObserveOnly', rebindPolicy: 'Delete', sharing: { mode: 'Shared' }, providerRef: { name: 'aws' }, writeConnectionSecretToRef: { name: 'raw' } },
       kindSharing: 'Exclusive' as const,
-      want: { managementPolicy: 'ObserveOnly', sharing: 'Shared', providerName: 'aws', connectionSecretName: 'raw' },
+      want: { managementPolicy: 'ObserveOnly', rebindPolicy: 'Delete', sharing: 'Shared', providerName: 'aws', connectionSecretName: 'raw' },
     },
-    { reason: 'malformed fields fall back', spec: { managementPolicy: 7, sharing: 'Shared', providerRef: { name: '' }, writeConnectionSecretToRef: {} }, kindSharing: 'Shared' as const, want: { managementPolicy: 'Full', sharing: 'Shared', connectionSecretName: 'db-connection' } },
-    { reason: 'no spec at all', spec: undefined, kindSharing: 'Exclusive' as const, want: { managementPolicy: 'Full', sharing: 'Exclusive', connectionSecretName: 'db-connection' } },
+    { reason: 'malformed fields fall back (an unknown rebindPolicy reads as Retain: it never destroys data)', spec: { managementPolicy: 7, rebindPolicy: 'Destroy', sharing: 'Shared', providerRef: { name: '' }, writeConnectionSecretToRef: {} }, kindSharing: 'Shared' as const, want: { managementPolicy: 'Full', rebindPolicy: 'Retain', sharing: 'Shared', connectionSecretName: 'db-connection' } },
+    { reason: 'Recycle is read', spec: { rebindPolicy: 'Recycle' }, kindSharing: 'Exclusive' as const, want: { managementPolicy: 'Full', rebindPolicy: 'Recycle', sharing: 'Exclusive', connectionSecretName: 'db-connection' } },
+    { reason: 'no spec at all', spec: undefined, kindSharing: 'Exclusive' as const, want: { managementPolicy: 'Full', rebindPolicy: 'Retain', sharing: 'Exclusive', connectionSecretName: 'db-connection' } },
   ]) {
     test(c.reason, () => assert.deepEqual(concreteFields(obj(c.spec), c.kindSharing), c.want));
   }

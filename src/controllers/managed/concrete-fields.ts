@@ -4,12 +4,19 @@
  * than trusting a kind's TypeScript type.
  */
 import type { ManagementPolicy, SharingMode } from '../../apis/common/concrete.js';
+import type { RebindPolicy } from '../../apis/common/fields.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 
 /** A ConcreteFields holds the common spec fields the managed reconciler acts on. */
 export interface ConcreteFields {
   managementPolicy: ManagementPolicy;
+  /**
+   * What deleting the resource does to the external resource: Retain leaves it (and its
+   * data) in place, Delete and Recycle delete it. Absent or unreadable reads as Retain, the
+   * field's default: an unknown policy never destroys data.
+   */
+  rebindPolicy: RebindPolicy;
   /** The Provider's name (same namespace), when the resource names one. */
   providerName?: string;
   /** The sharing mode of the resource (its spec, else the kind's). */
@@ -42,6 +49,7 @@ export function concreteFields(resource: KObject, kindSharing: SharingMode): Con
   const providerName = nameIn(spec.providerRef);
   return {
     managementPolicy: spec.managementPolicy === 'ObserveOnly' ? 'ObserveOnly' : 'Full',
+    rebindPolicy: spec.rebindPolicy === 'Delete' || spec.rebindPolicy === 'Recycle' ? spec.rebindPolicy : 'Retain',
     ...(providerName ? { providerName } : {}),
     sharing: mode === 'Exclusive' || mode === 'Shared' ? mode : kindSharing,
     connectionSecretName: connectionSecretNameFor(resource),

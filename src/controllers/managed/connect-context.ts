@@ -11,6 +11,39 @@ import { isPlainObject } from '../../machinery/object.js';
 import type { ConcreteKind, ConnectContext, ExternalClient, SecretRef } from '../../providers/spi.js';
 import { errorMessage } from '../../client/logger.js';
 import { redactingClient, Redactor } from './secret-redaction.js';
+import { isNotFound } from '../../machinery/errors.js';
+
+/**
+ * A DependencyNotFoundError says an object `connect` needs does not exist (as opposed to one
+ * that could not be read): the Provider or the credentials Secret. Deletion treats it apart.
+ */
+export class DependencyNotFoundError extends Error {
+  constructor(
+    /** `Provider ns/name` or `credentials Secret ns/name`. */
+    readonly what: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DependencyNotFoundError';
+  }
+}
+
+/** A ProviderNotFoundError: the Provider a resource names in `spec.providerRef` does not exist. */
+export class ProviderNotFoundError extends DependencyNotFoundError {
+  constructor(namespace: string, providerName: string, options?: { cause?: unknown }) {
+    super(`Provider ${namespace}/${providerName}`, `cannot read Provider ${namespace}/${providerName} named by spec.providerRef: it does not exist`, options);
+    this.name = 'ProviderNotFoundError';
+  }
+}
+
+/** A CredentialsNotFoundError: the credentials Secret the kind or the Provider names does not exist. */
+export class CredentialsNotFoundError extends DependencyNotFoundError {
+  constructor(ref: SecretRef, options?: { cause?: unknown }) {
+    super(`credentials Secret ${ref.namespace}/${ref.name}`, `cannot read credentials Secret ${ref.namespace}/${ref.name}: it does not exist`, options);
+    this.name = 'CredentialsNotFoundError';
+  }
+}
 
 /** decodeSecretData turns a Secret's base64 `data` into plain strings. */
 export function decodeSecretData(secret: KObject): Record<string, string> {
@@ -32,7 +65,8 @@ function providerSecretRef(provider: KObject): SecretRef | undefined {
 
 /**
  * connectContext reads the Provider named `providerName` (in the resource's namespace) and
- * the credentials Secret. It throws an Error saying which object could not be read.
+ * the credentials Secret. It throws an Error saying which object could not be read — a
+ * ProviderNotFoundError or CredentialsNotFoundError when that object does not exist.
  */
 export async function connectContext<R extends KObject>(
   client: Client,
@@ -46,6 +80,7 @@ export async function connectContext<R extends KObject>(
     try {
       context.provider = await client.get(providerKind.ref, providerName, namespace);
     } catch (err) {
+      if (isNotFound(err)) throw new ProviderNotFoundError(namespace, providerName, { cause: err });
       throw new Error(`cannot read Provider ${namespace}/${providerName} named by spec.providerRef: ${errorMessage(err)}`, { cause: err });
     }
   }
@@ -55,6 +90,7 @@ export async function connectContext<R extends KObject>(
       const secret = await client.get(builtinRefs.secrets, secretRef.name, secretRef.namespace);
       context.credentials = decodeSecretData(secret);
     } catch (err) {
+      if (isNotFound(err)) throw new CredentialsNotFoundError(secretRef, { cause: err });
       throw new Error(`cannot read credentials Secret ${secretRef.namespace}/${secretRef.name}: ${errorMessage(err)}`, { cause: err });
     }
   }

@@ -12,12 +12,14 @@ export { CONNECTION_SECRET_TYPE, controllerReference, publishConnectionSecret } 
 export type { PublishResult } from './connection-secret.js';
 export { connectionSecretNameFor, concreteFields } from './concrete-fields.js';
 export type { ConcreteFields } from './concrete-fields.js';
-export { connectContext, decodeSecretData } from './connect-context.js';
+export { connectContext, decodeSecretData, DependencyNotFoundError, ProviderNotFoundError, CredentialsNotFoundError } from './connect-context.js';
+export { claimsUsing, describeClaims, referencedClaims } from './claims-in-use.js';
+export type { ClaimInUse } from './claims-in-use.js';
 export { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
 export type { CreateAttempt } from './crash-guard.js';
 export { conditionTime, findCondition, readConditions, setCondition } from './conditions.js';
 export type { ConditionUpdate } from './conditions.js';
 export { formatDuration, parseDuration, pollIntervalFor } from './poll-interval.js';
 export type { PollInterval } from './poll-interval.js';
-export { READY, SYNCED, nextPhase, nextStatus } from './status.js';
+export { IN_USE, READY, SYNCED, nextPhase, nextStatus } from './status.js';
 export type { ConditionState, StatusChange } from './status.js';

@@ -16,6 +16,7 @@ import { isNotFound } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';
 import { localPostgreSQLInstanceKind, postgresqlServerKind } from '../../apis/local-database/index.js';
 import { providerKind } from '../../apis/core/index.js';
+import { postgresqlInstanceKind } from '../../apis/storage/kinds.js';
 import {
   EXTERNAL_CREATE_FAILED_ANNOTATION,
   EXTERNAL_CREATE_PENDING_ANNOTATION,
@@ -351,7 +352,7 @@ describe('ManagedReconciler', () => {
       if (resource.metadata.deletionTimestamp && o.exists) presentWhileReported.push((await h.get(resource.metadata.name!)) !== undefined);
       return o;
     };
-    await h.create('doomed');
+    await h.create('doomed', { rebindPolicy: 'Delete' });
     await readyObject(h, 'doomed');
     await server.client.delete(ref, 'doomed', { namespace: h.ns });
     await until('doomed gone', async () => ((await h.get('doomed')) ? undefined : true));
@@ -362,9 +363,27 @@ describe('ManagedReconciler', () => {
     await eventWithReason(h, 'doomed', 'DeletedExternalResource');
   });
 
+  test('rebindPolicy Retain: deleting the resource (Released or never bound) removes only the object; no provider call touches the external resource', async () => {
+    const h = await harness();
+    await h.create('kept', { rebindPolicy: 'Retain' });
+    await h.create('kept-default'); // the field's default is Retain
+    const kept = await readyObject(h, 'kept');
+    await readyObject(h, 'kept-default');
+    // As the claim controller leaves it after a Retain release: Released, claimRef kept for the record.
+    await server.client.updateStatus(ref, { ...kept, status: { ...(kept.status as object), phase: 'Released' } });
+    await server.client.delete(ref, 'kept', { namespace: h.ns });
+    await server.client.delete(ref, 'kept-default', { namespace: h.ns });
+    await until('kept gone', async () => ((await h.get('kept')) ? undefined : true));
+    await until('kept-default gone', async () => ((await h.get('kept-default')) ? undefined : true));
+    assert.equal(h.external.callsOf('delete').length, 0, 'delete is never called');
+    assert.ok(h.external.resources.has(h.key('kept')) && h.external.resources.has(h.key('kept-default')), 'the external resources and their data stay');
+    const ev = await eventWithReason(h, 'kept', 'RetainedExternalResource');
+    assert.match(String(ev.message), /rebindPolicy Retain leaves the external resource "fake-kept" and its data in place/);
+  });
+
   test('Registered resources are released without waiting for them to disappear', async () => {
     const h = await harness({ lifecycle: 'Registered', sharing: 'Shared' });
-    await h.create('registered');
+    await h.create('registered', { rebindPolicy: 'Delete' });
     await readyObject(h, 'registered');
     h.external.delete = async () => {}; // a registered server never goes away
     await server.client.delete(ref, 'registered', { namespace: h.ns });
@@ -456,6 +475,65 @@ describe('ManagedReconciler', () => {
     assert.equal(h.external.callsOf('connect').length, 0);
   });
 
+  test('deleting a resource whose Provider never existed is not blocked: nothing was created, the object goes', async () => {
+    const h = await harness();
+    await h.create('typo', { providerRef: { name: 'nowhere' }, rebindPolicy: 'Delete' });
+    await eventWithReason(h, 'typo', 'CannotConnect');
+    await server.client.delete(ref, 'typo', { namespace: h.ns });
+    await until('typo gone', async () => ((await h.get('typo')) ? undefined : true));
+    const ev = await eventWithReason(h, 'typo', 'DependencyNotFound');
+    assert.match(String(ev.message), /Provider managed-\d+\/nowhere does not exist; no create was ever recorded/);
+    assert.equal(h.external.callsOf('connect').length, 0);
+  });
+
+  test('a registered resource whose credentials Secret is gone is deleted (delete only forgets it); a created one waits for the Secret', async () => {
+    const reg = await harness({ lifecycle: 'Registered', sharing: 'Shared', credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin' }) });
+    const managed = await harness({ credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin' }) });
+    for (const h of [reg, managed]) {
+      await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'admin', namespace: h.ns }, data: { password: Buffer.from('pw').toString('base64') } });
+      await h.create('srv', { rebindPolicy: 'Delete' });
+      await readyObject(h, 'srv');
+      await server.client.delete(builtinRefs.secrets, 'admin', { namespace: h.ns });
+      await server.client.delete(ref, 'srv', { namespace: h.ns });
+    }
+    await until('registered srv gone', async () => ((await reg.get('srv')) ? undefined : true));
+    const ev = await eventWithReason(reg, 'srv', 'DependencyNotFound');
+    assert.match(String(ev.message), /credentials Secret managed-\d+\/admin does not exist; a registered resource is only forgotten/);
+    const waiting = await eventWithReason(managed, 'srv', 'CannotConnect');
+    assert.match(String(waiting.message), /credentials Secret managed-\d+\/admin: it does not exist; restore it so the deletion can finish/);
+    assert.ok(await managed.get('srv'), 'a created external resource is not abandoned for a missing Secret');
+    await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'admin', namespace: managed.ns }, data: { password: Buffer.from('pw').toString('base64') } });
+    await until('managed srv gone once the Secret is back', async () => ((await managed.get('srv')) ? undefined : true), 10_000);
+    assert.equal(managed.external.resources.has(managed.key('srv')), false);
+  });
+
+  test('a resource created through a Provider it no longer names: deletion goes on without the Provider, or says what is left', async () => {
+    const h = await harness();
+    await server.client.create(providerKind.ref, providerKind.make({ metadata: { name: 'p', namespace: h.ns }, spec: { type: 'local' } }));
+    await h.create('moved', { providerRef: { name: 'p' }, rebindPolicy: 'Delete' });
+    await h.create('stranded', { providerRef: { name: 'p' }, rebindPolicy: 'Delete' });
+    for (const name of ['moved', 'stranded']) {
+      await readyObject(h, name);
+      // The provider-in-use check refuses to delete a Provider that is named, but a providerRef can be changed.
+      await server.client.patch(ref, name, 'merge', { spec: { providerRef: { name: 'gone' } } }, { namespace: h.ns });
+    }
+    // The fake reaches 'moved' without a Provider; 'stranded' cannot be reached without one.
+    h.external.connect = async (resource, context) => {
+      if (resource.metadata.name === 'stranded' && !context.provider) throw new Error('no endpoint without a Provider');
+    };
+    await server.client.delete(ref, 'moved', { namespace: h.ns });
+    await until('moved gone', async () => ((await h.get('moved')) ? undefined : true));
+    assert.equal(h.external.resources.has(h.key('moved')), false, 'the external resource was deleted');
+    assert.equal(h.external.callsOf('delete', h.key('moved')).length >= 1, true);
+
+    await server.client.delete(ref, 'stranded', { namespace: h.ns });
+    await until('stranded gone', async () => ((await h.get('stranded')) ? undefined : true));
+    const left = await eventWithReason(h, 'stranded', 'ExternalResourceLeft');
+    assert.equal(left.type, 'Warning');
+    assert.match(String(left.message), /Provider managed-\d+\/gone named by spec\.providerRef does not exist .*no endpoint without a Provider.*external resource "fake-stranded" may be left behind \(it was created at /);
+    assert.ok(h.external.resources.has(h.key('stranded')), 'what could not be reached is left (and said so)');
+  });
+
   test('a connection Secret owned by something else is not taken over', async () => {
     const h = await harness();
     await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'taken-connection', namespace: h.ns }, data: { keep: 'bWU=' } });
@@ -497,5 +575,78 @@ describe('startManagedReconcilers', () => {
     const a: ProviderModule = { type: 'local', kinds: [fakeKind(external, kindNames)] };
     const b: ProviderModule = { type: 'kubernetes', kinds: [fakeKind(external, kindNames)] };
     assert.throws(() => startManagedReconcilers(server.client, [a, b]), /contributed by providers "local" and "kubernetes"/);
+  });
+});
+
+describe('in-use protection', () => {
+  const claimRef = postgresqlInstanceKind.ref;
+  const makeClaim = async (ns: string, name: string, finalizers?: string[]) =>
+    server.client.create(claimRef, postgresqlInstanceKind.make({ metadata: { name, namespace: ns, ...(finalizers ? { finalizers } : {}) }, spec: {} }));
+  const refTo = (c: KObject) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.metadata.namespace!, name: c.metadata.name!, uid: c.metadata.uid! });
+  const inUse = (o: KObject | undefined) => condition(o, 'InUse');
+
+  test('an Exclusive resource bound to a live claim waits, keeps being reconciled, and goes by its policy once the claim is gone', async () => {
+    const h = await harness({}, { inUseCheckMs: 50 });
+    const claim = await makeClaim(h.ns, 'app');
+    await h.create('bound', { rebindPolicy: 'Delete', claimRef: refTo(claim) });
+    await readyObject(h, 'bound');
+    await server.client.delete(ref, 'bound', { namespace: h.ns });
+    const waiting = await until('InUse=True', async () => {
+      const o = await h.get('bound');
+      return inUse(o)?.status === 'True' ? o : undefined;
+    });
+    assert.ok(waiting.metadata.deletionTimestamp, 'the object shows its deletion');
+    assert.equal(inUse(waiting)?.reason, 'WaitingForRelease');
+    assert.match(inUse(waiting)!.message, new RegExp(`waiting for claim ${h.ns}/app to release this resource`));
+    const ev = await eventWithReason(h, 'bound', 'WaitingForRelease');
+    assert.match(String(ev.message), /rebindPolicy Delete applies/);
+    // Still served: drift is corrected while it waits; nothing is deleted.
+    h.external.resources.get(h.key('bound'))!.drift = 'stopped';
+    await until('drift corrected while waiting', () => (h.external.resources.get(h.key('bound'))?.drift === undefined ? true : undefined));
+    await sleep(200);
+    assert.equal(h.external.callsOf('delete').length, 0, 'the external resource is untouched while the claim uses it');
+    assert.ok(await h.get('bound'));
+
+    await server.client.delete(claimRef, 'app', { namespace: h.ns });
+    await until('bound gone', async () => ((await h.get('bound')) ? undefined : true));
+    assert.ok(h.external.callsOf('delete', h.key('bound')).length >= 1, 'then deleted by its policy');
+    assert.equal(h.external.resources.has(h.key('bound')), false);
+  });
+
+  test('a Shared resource waits for every bound claim', async () => {
+    const h = await harness({ sharing: 'Shared' }, { inUseCheckMs: 50 });
+    const a = await makeClaim(h.ns, 'a');
+    const b = await makeClaim(h.ns, 'b');
+    await h.create('shared', { rebindPolicy: 'Delete', sharing: { mode: 'Shared' } });
+    const obj = await readyObject(h, 'shared');
+    await server.client.updateStatus(ref, { ...obj, status: { ...(obj.status as object), phase: 'Bound', bindings: [{ claimRef: refTo(a) }, { claimRef: refTo(b) }] } });
+    await server.client.delete(ref, 'shared', { namespace: h.ns });
+    await until('waiting for both', async () => (/2 claims \(.*\/a, .*\/b\)/.test(inUse(await h.get('shared'))?.message ?? '') ? true : undefined));
+    await server.client.delete(claimRef, 'a', { namespace: h.ns });
+    await until('waiting for b only', async () => (new RegExp(`waiting for claim ${h.ns}/b to`).test(inUse(await h.get('shared'))?.message ?? '') ? true : undefined));
+    assert.equal(h.external.callsOf('delete').length, 0);
+    await server.client.delete(claimRef, 'b', { namespace: h.ns });
+    await until('shared gone', async () => ((await h.get('shared')) ? undefined : true));
+  });
+
+  test('no wait for a claim that is being deleted (it is releasing the resource), a stale uid, a missing claim, or a Released resource', async () => {
+    const h = await harness({}, { inUseCheckMs: 50 });
+    const releasing = await makeClaim(h.ns, 'releasing', ['test.conductor.io/hold']);
+    await server.client.delete(claimRef, 'releasing', { namespace: h.ns });
+    const live = await makeClaim(h.ns, 'live');
+    await h.create('r1', { rebindPolicy: 'Delete', claimRef: refTo(releasing) });
+    await h.create('r2', { rebindPolicy: 'Delete', claimRef: { ...refTo(live), uid: 'not-the-claims-uid' } });
+    await h.create('r3', { rebindPolicy: 'Delete', claimRef: { ...refTo(live), name: 'no-such-claim' } });
+    const r4 = await h.create('r4', { rebindPolicy: 'Retain', claimRef: refTo(live) });
+    for (const n of ['r1', 'r2', 'r3', 'r4']) await readyObject(h, n);
+    const fresh = (await h.get('r4'))!;
+    await server.client.updateStatus(ref, { ...fresh, status: { ...(fresh.status as object), phase: 'Released' } });
+    void r4;
+    for (const n of ['r1', 'r2', 'r3', 'r4']) await server.client.delete(ref, n, { namespace: h.ns });
+    for (const n of ['r1', 'r2', 'r3', 'r4']) await until(`${n} gone`, async () => ((await h.get(n)) ? undefined : true));
+    const events = (await Promise.all(['r1', 'r2', 'r3', 'r4'].map((n) => h.events(n)))).flat();
+    assert.equal(events.filter((e) => e.reason === 'WaitingForRelease').length, 0);
+    const held = await server.client.get(claimRef, 'releasing', h.ns);
+    await server.client.update(claimRef, { ...held, metadata: { ...held.metadata, finalizers: [] } });
   });
 });

@@ -6,7 +6,10 @@
  *     missing:   crash guard → pending mark → create → outcome mark
  *     drifted:   update (unless ObserveOnly)
  *     ready:     connection Secret (Exclusive), Ready, Available
- *   deleting:   delete → observe until gone → finalizer removed
+ *   deleting:   wait while a claim uses it (kept serving) →
+ *               Retain / ObserveOnly: finalizer removed, external resource left in place
+ *               Delete / Recycle: delete → observe until gone → finalizer removed
+ *               (a Provider that does not exist never blocks it)
  *
  * Successful reconciles come back after the poll interval to notice drift; failures come
  * back with per-resource exponential backoff. Every transition a human cares about is an
@@ -26,13 +29,14 @@ import type { ConcreteKind, ConnectionDetails, ExternalClient, ExternalObservati
 import { recordEvent, type EventType } from '../events.js';
 import { concreteFields, type ConcreteFields } from './concrete-fields.js';
 import { findCondition, readConditions } from './conditions.js';
-import { connectContext, connectRedacted } from './connect-context.js';
+import { connectContext, connectRedacted, DependencyNotFoundError, ProviderNotFoundError } from './connect-context.js';
+import { claimsUsing, describeClaims, type ClaimInUse } from './claims-in-use.js';
 import { CONNECTION_SECRET_SELECTOR, publishConnectionSecret } from './connection-secret.js';
 import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
 import { formatDuration, pollIntervalFor } from './poll-interval.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
 import { ResourceWrites } from './resource-writes.js';
-import { READY, type ConditionState, type StatusChange } from './status.js';
+import { IN_USE, READY, type ConditionState, type StatusChange } from './status.js';
 import { describeBrokenShares, withBrokenShares } from './broken-shares.js';
 
 /** The reasons of the reconciler's conditions and Events. */
@@ -53,11 +57,17 @@ export const reasons = {
   updating: 'Updating',
   notUpToDate: 'NotUpToDate',
   deleting: 'Deleting',
+  // InUse
+  waitingForRelease: 'WaitingForRelease',
+  released: 'Released',
   // Events only
   createdExternalResource: 'CreatedExternalResource',
   updatedExternalResource: 'UpdatedExternalResource',
   deletedExternalResource: 'DeletedExternalResource',
   releasedExternalResource: 'ReleasedExternalResource',
+  retainedExternalResource: 'RetainedExternalResource',
+  dependencyNotFound: 'DependencyNotFound',
+  externalResourceLeft: 'ExternalResourceLeft',
   externalResourceReady: 'ExternalResourceReady',
   driftNotCorrected: 'DriftNotCorrected',
   shareDrift: 'ShareDrift',
@@ -399,12 +409,29 @@ export class ManagedReconciler<R extends KObject = KObject> {
   }
 
   private async reconcileDeletion(mr: R, fields: ConcreteFields): Promise<WorkResult> {
+    // In-use protection comes first: whatever the policies, nothing happens while a claim uses it.
+    const users = await claimsUsing(this.client, mr, fields.sharing);
+    if (users.length > 0) return this.waitForRelease(mr, fields, users);
+    mr = await this.markReleased(mr);
+
     if (fields.managementPolicy === 'ObserveOnly') {
       await this.managed.removeFinalizer(mr);
       await this.event(mr, 'Normal', reasons.releasedExternalResource, `released the ${this.describe(mr)}; managementPolicy ObserveOnly leaves it in place`);
       return;
     }
-    const external = await this.connect(mr, fields);
+    if (fields.rebindPolicy === 'Retain') {
+      // Retain: the data outlives the object. No provider call at all, so nothing can touch it.
+      await this.managed.removeFinalizer(mr);
+      await this.event(
+        mr,
+        'Normal',
+        reasons.retainedExternalResource,
+        `deleted only the object: rebindPolicy Retain leaves the ${this.describe(mr)} and its data in place for an administrator to recover or remove`,
+      );
+      return;
+    }
+    const external = await this.connectForDeletion(mr, fields);
+    if (!external) return;
     try {
       if (this.kind.lifecycle === 'Registered') {
         // Registered resources exist independently: delete only forgets them.
@@ -439,6 +466,92 @@ export class ManagedReconciler<R extends KObject = KObject> {
       return;
     } finally {
       await this.close(mr, external);
+    }
+  }
+
+  /**
+   * waitForRelease keeps a resource whose deletion was requested while claims still use it:
+   * the InUse condition and an Event say which claims it waits for, the external resource
+   * keeps being reconciled (the claims still work), and the claims are looked at again soon.
+   */
+  private async waitForRelease(mr: R, fields: ConcreteFields, users: readonly ClaimInUse[]): Promise<WorkResult> {
+    const message =
+      `deletion requested; waiting for ${describeClaims(users)} to release this resource. The external resource is left ` +
+      `untouched until then; afterwards rebindPolicy ${fields.rebindPolicy} applies`;
+    const before = findCondition(readConditions(statusOf(mr).conditions), IN_USE);
+    if (before?.status !== 'True' || before.message !== message) {
+      await this.event(mr, 'Normal', reasons.waitingForRelease, message);
+      mr = await this.managed.writeStatus(mr, { inUse: { status: 'True', reason: reasons.waitingForRelease, message } });
+    }
+    const again: WorkResult = { requeueAfterMs: Math.min(this.options.inUseCheckMs, pollIntervalFor(mr, this.options.pollIntervalMs).ms) };
+    if (fields.managementPolicy === 'ObserveOnly') return again;
+    try {
+      const external = await this.connect(mr, fields);
+      try {
+        await this.reconcileExternal(mr, fields, external, this.options.pollIntervalMs);
+      } finally {
+        await this.close(mr, external);
+      }
+    } catch (err) {
+      // A failed step is already in Synced and an Event; the claims are what to look at next, not a backoff.
+      if (!(err instanceof ManagedReconcileError)) throw err;
+    }
+    return again;
+  }
+
+  /** markReleased turns an InUse=True condition False once no claim uses the resource. */
+  private async markReleased(mr: R): Promise<R> {
+    if (findCondition(readConditions(statusOf(mr).conditions), IN_USE)?.status !== 'True') return mr;
+    return this.managed.writeStatus(mr, { inUse: { status: 'False', reason: reasons.released, message: 'no claim uses this resource any more; deleting it by its policies' } });
+  }
+
+  /**
+   * connectForDeletion connects for deleting the external resource. An object that does not
+   * exist never blocks a deletion that needs nothing from it: when the resource is
+   * registered (delete only forgets it) or records no create (no pending mark, or only a
+   * failed create, and no external name), nothing external was made, so the finalizer goes at
+   * once. When it records a create and the Provider is missing (its providerRef was changed,
+   * or the Provider was deleted in a race with the provider-in-use check), the connector is
+   * tried without the Provider, and if that fails too the finalizer goes with a Warning Event
+   * naming what may be left. A missing credentials Secret of a created resource keeps the
+   * deletion waiting (restoring the Secret lets it finish). Returns undefined when the
+   * finalizer is gone.
+   */
+  private async connectForDeletion(mr: R, fields: ConcreteFields): Promise<ExternalClient<R> | undefined> {
+    try {
+      const context = await connectContext(this.client, this.kind, mr, fields.providerName);
+      return await this.call('connect', () => connectRedacted(this.kind, mr, context));
+    } catch (err) {
+      if (!(err instanceof DependencyNotFoundError)) {
+        return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
+      }
+      const attempt = lastCreateAttempt(mr.metadata.annotations);
+      const externalName = mr.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
+      const nothingMade = (attempt.state === 'None' || attempt.state === 'Failed') && !externalName;
+      if (this.kind.lifecycle === 'Registered' || nothingMade) {
+        await this.managed.removeFinalizer(mr);
+        const why = this.kind.lifecycle === 'Registered' ? 'a registered resource is only forgotten' : 'no create was ever recorded for this resource, so nothing external was made';
+        await this.event(mr, 'Normal', reasons.dependencyNotFound, `${err.what} does not exist; ${why}: deleted the object`);
+        return undefined;
+      }
+      if (!(err instanceof ProviderNotFoundError)) {
+        return this.fail(mr, reasons.cannotConnect, `cannot delete ${this.describe(mr)}: ${errorMessage(err)}; restore it so the deletion can finish`, err);
+      }
+      try {
+        const context = await connectContext(this.client, this.kind, mr, undefined);
+        return await this.call('connect', () => connectRedacted(this.kind, mr, context));
+      } catch (fallbackErr) {
+        await this.managed.removeFinalizer(mr);
+        const made = attempt.state === 'Incomplete' ? `a create was started at ${attempt.pendingSince} (outcome unknown)` : `it was created${attempt.state === 'Succeeded' ? ` at ${attempt.at}` : ''}`;
+        await this.event(
+          mr,
+          'Warning',
+          reasons.externalResourceLeft,
+          `${err.what} named by spec.providerRef does not exist and the provider cannot be reached without it (${errorMessage(fallbackErr)}): ` +
+            `the ${this.describe(mr)} may be left behind (${made}); deleted the object anyway — remove the external resource by hand`,
+        );
+        return undefined;
+      }
     }
   }
 

@@ -13,6 +13,8 @@ export interface ManagedReconcilerOptions {
   pollIntervalMs?: number;
   /** How soon a resource being deleted is observed again while the provider still reports it; default 1 000 ms (at most the poll interval). */
   deletionCheckMs?: number;
+  /** How soon a resource whose deletion waits for claims to release it looks at the claims again; default 5 000 ms (at most the poll interval). */
+  inUseCheckMs?: number;
   /** How many resources are reconciled at once (one key is never reconciled twice at once); default 4. */
   workers?: number;
   /** Watch only this namespace; default all. */
@@ -38,6 +40,7 @@ export interface ManagedReconcilerOptions {
 export interface ResolvedManagedReconcilerOptions {
   pollIntervalMs: number;
   deletionCheckMs: number;
+  inUseCheckMs: number;
   workers: number;
   namespace: string | undefined;
   callTimeoutMs: number;
@@ -54,6 +57,7 @@ export interface ResolvedManagedReconcilerOptions {
 export const managedReconcilerDefaults = {
   pollIntervalMs: 60_000,
   deletionCheckMs: 1_000,
+  inUseCheckMs: 5_000,
   workers: 4,
   callTimeoutMs: 300_000,
   backoff: { baseDelayMs: 1_000, maxDelayMs: 300_000 },
@@ -74,6 +78,7 @@ export function resolveOptions(options: ManagedReconcilerOptions = {}): Resolved
   return {
     pollIntervalMs,
     deletionCheckMs: positive('deletionCheckMs', options.deletionCheckMs, Math.min(d.deletionCheckMs, pollIntervalMs)),
+    inUseCheckMs: positive('inUseCheckMs', options.inUseCheckMs, Math.min(d.inUseCheckMs, pollIntervalMs)),
     workers: Math.max(1, Math.floor(positive('workers', options.workers, d.workers))),
     namespace: options.namespace,
     callTimeoutMs: positive('callTimeoutMs', options.callTimeoutMs, d.callTimeoutMs),

@@ -1,6 +1,6 @@
 /**
  * The part of a concrete resource's status the managed reconciler owns: `atProvider`, the
- * `Ready` and `Synced` conditions, `observedGeneration`, and the phases Pending, Available
+ * `Ready`, `Synced` and `InUse` conditions, `observedGeneration`, and the phases Pending, Available
  * and Failed. The binder owns Bound and Released (and `bindings`, `allocatable`, `claim`),
  * so a resource in either of those phases keeps it.
  */
@@ -12,6 +12,8 @@ import { readConditions, setCondition } from './conditions.js';
 /** The condition types the reconciler writes. */
 export const READY = 'Ready';
 export const SYNCED = 'Synced';
+/** Set while deletion waits for claims to release the resource (in-use protection). */
+export const IN_USE = 'InUse';
 
 /** The longest condition message the CRD schema accepts. */
 const MESSAGE_LIMIT = 32768;
@@ -27,6 +29,8 @@ export interface ConditionState {
 export interface StatusChange {
   ready?: ConditionState;
   synced?: ConditionState;
+  /** The InUse condition: True while a requested deletion waits for claims to let go. */
+  inUse?: ConditionState;
   atProvider?: JsonObject;
   /** The phase the reconciler wants; ignored while the binder's phase (Bound, Released) holds. */
   phase?: 'Available' | 'Failed';
@@ -72,6 +76,7 @@ export function nextStatus(
   for (const [type, state] of [
     [READY, change.ready],
     [SYNCED, change.synced],
+    [IN_USE, change.inUse],
   ] as const) {
     if (!state) continue;
     conditions = setCondition(conditions, { type, status: state.status, reason: state.reason, message: limited(state.message), ...withGeneration }, now);
