@@ -151,12 +151,14 @@ export interface ContextSpec {
   portableMatchers?: PortableMatcherRegistry;
   quota?: QuotaCheck;
   providerUsage?: Record<string, number>;
+  systemNamespace?: string;
 }
 
 /** pluginContext builds the context a plugin is constructed with. */
 export function pluginContext(s: ContextSpec = {}): PluginContext {
   const usage = s.providerUsage ?? {};
   return {
+    systemNamespace: s.systemNamespace ?? 'conductor-system',
     regions: new RegionHierarchy(s.regions ?? {}),
     regionMatch: s.regionMatch ?? 'contained',
     costTiers: new TierOrder(s.costTiers ?? []),
