@@ -53,7 +53,7 @@ describe('derived names are injective', () => {
   });
 
   test('names stay readable: the parts, then the hash', () => {
-    assert.match(provisionedName(claim('shop', 'orders-db')), /^shop-orders-db-[0-9a-f]{16}$/);
+    assert.match(provisionedName(claim('shop', 'orders-db')), /^shop-orders-db-[0-9a-f]{8}$/);
     assert.match(bindingSecretName(resource('shared-pg'), claim('shop', 'orders-db')), /^shared-pg-shop-orders-db-[0-9a-f]{16}$/);
   });
 

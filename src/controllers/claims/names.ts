@@ -9,18 +9,24 @@
 import { createHash } from 'node:crypto';
 import type { KObject } from '../../machinery/object.js';
 
-/** Hex digits of the hash suffix: 64 bits, beyond reach of a tenant choosing names to collide. */
+/** Hex digits of the hash suffix of names made only of parts a tenant chooses: 64 bits, beyond reach of one choosing names to collide. */
 export const NAME_HASH_LENGTH = 16;
+/**
+ * Hex digits of the hash suffix of provisioned names, which also hash the claim's uid: the
+ * server chooses it, so a collision cannot be searched for (each try is a new claim), and the
+ * names keep their documented shape `<namespace>-<name>-<8 hex>`.
+ */
+export const PROVISIONED_HASH_LENGTH = 8;
 /** A DNS label: what any kind accepts as a name (provisioned resources may be of any kind). */
 export const LABEL_LIMIT = 63;
 /** A DNS subdomain: what a Secret accepts as a name. */
 export const SUBDOMAIN_LIMIT = 253;
 
 /** partsHash hashes the parts unambiguously: each is preceded by its length. */
-export function partsHash(parts: readonly string[]): string {
+export function partsHash(parts: readonly string[], length = NAME_HASH_LENGTH): string {
   const h = createHash('sha256');
   for (const p of parts) h.update(`${Buffer.byteLength(p)}:${p};`);
-  return h.digest('hex').slice(0, NAME_HASH_LENGTH);
+  return h.digest('hex').slice(0, length);
 }
 
 /**
@@ -28,13 +34,13 @@ export function partsHash(parts: readonly string[]): string {
  * a DNS label does not allow turned into `-`, cut so the whole fits in `limit` characters.
  * `hashedOnly` parts go into the hash but not the readable part.
  */
-export function hashedName(parts: readonly string[], limit: number, hashedOnly: readonly string[] = []): string {
-  const hash = partsHash([...parts, ...hashedOnly]);
+export function hashedName(parts: readonly string[], limit: number, hashedOnly: readonly string[] = [], hashLength = NAME_HASH_LENGTH): string {
+  const hash = partsHash([...parts, ...hashedOnly], hashLength);
   const readable = parts
     .join('-')
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, '-')
-    .slice(0, limit - NAME_HASH_LENGTH - 1)
+    .slice(0, limit - hashLength - 1)
     .replace(/^-+|-+$/g, '');
   return readable ? `${readable}-${hash}` : hash;
 }
@@ -44,7 +50,7 @@ export function hashedName(parts: readonly string[], limit: number, hashedOnly: 
  * at most 63 characters. The uid makes a new claim of the same name get a new resource.
  */
 export function provisionedName(claim: KObject): string {
-  return hashedName([claim.metadata.namespace ?? '', claim.metadata.name ?? ''], LABEL_LIMIT, [claim.metadata.uid ?? '']);
+  return hashedName([claim.metadata.namespace ?? '', claim.metadata.name ?? ''], LABEL_LIMIT, [claim.metadata.uid ?? ''], PROVISIONED_HASH_LENGTH);
 }
 
 /** The Secret a claim's connection details go to: spec.writeConnectionSecretToRef.name or the claim's name. */
