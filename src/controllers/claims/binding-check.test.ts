@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
-import { resourceNamesClaim } from './binding-check.js';
+import { admitsClaim, resourceNamesClaim } from './binding-check.js';
 
 const claim: KObject = { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'team-a', name: 'db', uid: 'uid-a' } };
 const ref = (over: Record<string, unknown> = {}) => ({ namespace: 'team-a', name: 'db', uid: 'uid-a', ...over });
@@ -23,5 +23,20 @@ describe('resourceNamesClaim', () => {
     { reason: 'Shared: a binding without claimRef', resource: shared([null, {}]), want: false },
   ]) {
     test(c.reason, () => assert.equal(resourceNamesClaim(c.resource, claim), c.want));
+  }
+});
+
+describe('admitsClaim', () => {
+  for (const c of [
+    { reason: 'no claimRef: free', ref: undefined, want: true },
+    { reason: 'a reservation by namespace and name', ref: ref({ uid: undefined }), want: true },
+    { reason: 'the claim itself', ref: ref(), want: true },
+    { reason: 'a reservation with the kind and group of the claim', ref: ref({ uid: undefined, kind: 'postgresqlinstance', apiVersion: 'storage.conductor.io/v1' }), want: true },
+    { reason: 'another uid: a claim of that name before this one', ref: ref({ uid: 'uid-old' }), want: false },
+    { reason: 'another namespace', ref: ref({ uid: undefined, namespace: 'team-b' }), want: false },
+    { reason: 'another kind', ref: ref({ uid: undefined, kind: 'MySQLInstance' }), want: false },
+    { reason: 'another group', ref: ref({ uid: undefined, apiVersion: 'other.io/v1' }), want: false },
+  ]) {
+    test(c.reason, () => assert.equal(admitsClaim(c.ref, claim), c.want));
   }
 });

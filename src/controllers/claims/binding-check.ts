@@ -48,3 +48,23 @@ export function bindingOf<B extends { claimRef?: RefLike }>(resource: KObject, c
   if (!Array.isArray(bindings)) return undefined;
   return (bindings as B[]).find((b) => typeof b === 'object' && b !== null && refNames(b.claimRef, claim));
 }
+
+/**
+ * admitsClaim says whether an Exclusive resource's `spec.claimRef` lets `claim` bind it: it
+ * names the claim's namespace and name, and its uid (when recorded) and kind (when recorded)
+ * are the claim's. An administrator reserves a resource for a claim yet to be made by leaving
+ * the uid out; the binding then records it.
+ */
+export function admitsClaim(ref: (RefLike & { apiVersion?: unknown; kind?: unknown }) | undefined, claim: KObject): boolean {
+  if (!ref) return true;
+  if (ref.namespace !== claim.metadata.namespace || ref.name !== claim.metadata.name) return false;
+  if (ref.uid !== undefined && ref.uid !== '' && ref.uid !== claim.metadata.uid) return false;
+  if (typeof ref.kind === 'string' && ref.kind !== '' && ref.kind.toLowerCase() !== claim.kind.toLowerCase()) return false;
+  if (typeof ref.apiVersion === 'string' && ref.apiVersion !== '' && groupOf(ref.apiVersion).toLowerCase() !== groupOf(claim.apiVersion).toLowerCase()) return false;
+  return true;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}

@@ -40,7 +40,7 @@ import {
 import { isSharedClient, type ConcreteKind, type ConnectionDetails, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
 import { recordEvent } from '../events.js';
 import { connectionSecretName, bindingSecretName, legacyBindingSecretName, provisionedName } from './names.js';
-import { bindingOf, isExclusive, resourceNamesClaim } from './binding-check.js';
+import { admitsClaim, bindingOf, isExclusive, resourceNamesClaim } from './binding-check.js';
 import { notReadyReason } from './resource-conditions.js';
 import { setCondition as setConditionIn } from '../managed/conditions.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
@@ -407,8 +407,9 @@ export class ClaimController {
         const saved = await this.client.updateStatus<KObject>(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef), ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
         return { entry: concrete, resource: saved };
       }
-      const spec = (resource.spec ?? {}) as { claimRef?: { uid?: string } };
-      if (spec.claimRef && spec.claimRef.uid !== claim.metadata.uid) return undefined; // taken meanwhile: the informer will bring the news
+      const spec = (resource.spec ?? {}) as { claimRef?: { namespace?: string; name?: string; uid?: string } };
+      // Taken meanwhile (the informer will bring the news), unless it is a reservation for this claim.
+      if (!admitsClaim(spec.claimRef, claim)) return undefined;
       const bound = await this.client.patch<KObject>(concrete.ref, resource.metadata.name!, 'merge', {
         metadata: { resourceVersion: resource.metadata.resourceVersion },
         spec: { claimRef },
@@ -431,7 +432,7 @@ export class ClaimController {
   private reserve(cand: ResourceCandidate, claim: KObject): boolean {
     const current = this.scheduler.get(resourceKey(cand.kind, cand.namespace, cand.name));
     if (!current || current.type !== 'resource') return false;
-    if (current.sharing.mode === 'Exclusive' && current.claimRef && current.claimRef.uid !== claim.metadata.uid) return false;
+    if (current.sharing.mode === 'Exclusive' && current.claimRef && !admitsClaim({ ...current.claimRef }, claim)) return false;
     const claimRef = claimRefOf(claim);
     this.scheduler.upsert(
       current.sharing.mode === 'Shared'

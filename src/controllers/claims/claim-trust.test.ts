@@ -153,6 +153,19 @@ describe('the claim controller trusts only what resources record', () => {
     assert.deepEqual(decoded((await c.get<KObject>(builtinRefs.secrets, 'shop-db', 'victim'))!), victimSecret);
   });
 
+  test('a reservation by namespace and name (no uid yet) is taken up by that claim, and by no other', async () => {
+    await c.create(apiRefs.memorydatabases, memoryDb('reserved-db', { sharing: { mode: 'Exclusive' }, claimRef: { apiVersion: PG, kind: 'PostgreSQLInstance', namespace: 'team-a', name: 'reserved' } }));
+    await c.create(apiRefs.postgresqlinstances, claim('team-b', 'reserved', { resourceName: 'reserved-db' }));
+    await c.create(apiRefs.postgresqlinstances, claim('team-a', 'reserved', { resourceName: 'reserved-db' }));
+    const bound = await ready('team-a', 'reserved');
+    assert.equal(statusOf(bound).resourceRef?.name, 'reserved-db');
+    const db = await c.get<KObject>(apiRefs.memorydatabases, 'reserved-db', SYS);
+    assert.equal((db.spec as { claimRef?: { uid?: string } }).claimRef?.uid, bound.metadata.uid, 'the reservation now records the uid');
+    const other = await getClaim('team-b', 'reserved');
+    assert.equal(statusOf(other).phase, 'Pending');
+    assert.equal(condition(other, 'Scheduled')?.message, '0/0 candidates: no resource named "reserved-db"');
+  });
+
   test("binding Secrets of claims x/y-c and x-y/c are two Secrets, each with its claim's credentials", async () => {
     await c.create(apiRefs.memorydatabases, memoryDb('pool-db', { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } }));
     await c.create(apiRefs.postgresqlinstances, claim('x', 'y-c', { resourceName: 'pool-db' }));
