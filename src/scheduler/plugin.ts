@@ -76,6 +76,8 @@ export interface PluginContext {
   readonly quota?: QuotaCheck;
   /** Claims bound to the provider's resources now (Spread, BinPack); 0 for an unknown provider. */
   providerUsage(provider: string): number;
+  /** The class `namespace/name` among the candidates, if any (NamespacePolicy judges what a class made by it). */
+  classOf?(namespace: string, name: string): ClassCandidate | undefined;
 }
 
 /** A FilterPluginClass is how filters are registered: a class with a static name. */

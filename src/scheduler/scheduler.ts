@@ -9,7 +9,7 @@ import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Un
 import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
-import { candidateKey } from './keys.js';
+import { candidateKey, classKey } from './keys.js';
 import { failureDetail, type CandidateFilter, type CandidateScore, type FilterPlugin, type IndexNarrowing, type PluginContext, type QuotaCheck, type ScorePlugin } from './plugin.js';
 import { builtinPortableMatchers, type PortableMatcherRegistry } from './portable-matchers.js';
 import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
@@ -209,6 +209,10 @@ export class Scheduler {
       portableMatchers: this.portableMatchers,
       ...(this.quota === undefined ? {} : { quota: this.quota }),
       providerUsage: (provider) => index.providerUsage(provider),
+      classOf: (namespace, name) => {
+        const c = index.get(classKey(namespace, name));
+        return c?.type === 'class' ? c : undefined;
+      },
     };
     const filters = effectiveOrder(resolved.filters.map((name) => this.registry.newFilter(name, ctx)));
     const scores = Object.entries(resolved.scoreWeights)

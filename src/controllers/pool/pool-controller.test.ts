@@ -69,7 +69,7 @@ before(async () => {
   };
   provider = { type: 'local', kinds: [kind] };
   managed = startManagedReconcilers(c, [provider], { logger: silent });
-  claims = new ClaimController(c, new ProviderAccess(c, [provider]), { logger: silent });
+  claims = new ClaimController(c, new ProviderAccess(c, [provider]), { logger: silent, systemNamespace: SYS });
   await claims.start();
   const hooked = new Proxy(c, {
     get(target, prop) {

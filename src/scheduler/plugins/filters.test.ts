@@ -304,6 +304,12 @@ describe('NamespacePolicy', () => {
     { reason: "a class outside the system namespace serves what its allowedNamespaces allow", claim: claim({ namespace: 'app' }), candidate: resourceClass({ name: 'c', namespace: 'team-a', allowedNamespaces: byName }), want: undefined },
     { reason: 'the system namespace is the configured one', claim: claim({ namespace: 'app' }), candidate: resourceClass({ name: 'c', namespace: 'admins' }), want: undefined, ctx: { systemNamespace: 'admins' } },
     { reason: 'conductor-system is then an ordinary namespace', claim: claim({ namespace: 'app' }), candidate: resourceClass({ name: 'c' }), want: 'class of another namespace', ctx: { systemNamespace: 'admins' } },
+    // What a class made (a warm pool member, a recycled resource) is the class's to give.
+    { reason: "a pool member of a tenant's class does not serve another namespace", claim: claim({ namespace: 'team-b' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'team-a.c' } }), want: 'class of another namespace' },
+    { reason: "a pool member of a tenant's class serves its namespace", claim: claim({ namespace: 'team-a' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'team-a.c' } }), want: undefined },
+    { reason: "a pool member of a system class serves what the class's allowedNamespaces allow", claim: claim({ namespace: 'app' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'conductor-system.c' } }), want: undefined, ctx: { classes: [resourceClass({ name: 'c', allowedNamespaces: byName })] } },
+    { reason: "a pool member of a system class refuses what the class's allowedNamespaces refuse", claim: claim({ namespace: 'other' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'conductor-system.c' } }), want: 'namespace "other" not allowed by the class', ctx: { classes: [resourceClass({ name: 'c', allowedNamespaces: byName })] } },
+    { reason: 'a resource a class made for this claim passes (reserved for it)', claim: claim({ namespace: 'team-b' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'team-a.c' }, claimRef: { namespace: 'team-b', name: 'db', uid: 'uid-app-db' } }), want: undefined },
   ]);
 });
 

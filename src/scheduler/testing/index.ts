@@ -152,6 +152,8 @@ export interface ContextSpec {
   quota?: QuotaCheck;
   providerUsage?: Record<string, number>;
   systemNamespace?: string;
+  /** Classes `classOf` finds. */
+  classes?: ClassCandidate[];
 }
 
 /** pluginContext builds the context a plugin is constructed with. */
@@ -166,5 +168,6 @@ export function pluginContext(s: ContextSpec = {}): PluginContext {
     portableMatchers: s.portableMatchers ?? builtinPortableMatchers(),
     ...(s.quota === undefined ? {} : { quota: s.quota }),
     providerUsage: (p) => usage[p] ?? 0,
+    classOf: (namespace, name) => s.classes?.find((c) => c.namespace === namespace && c.name === name),
   };
 }
