@@ -44,7 +44,7 @@ import { admitsClaim, bindingOf, isExclusive, resourceNamesClaim } from './bindi
 import { notReadyReason } from './resource-conditions.js';
 import { setCondition as setConditionIn } from '../managed/conditions.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
-import { publishConnection, upsertOwned } from './connection-secret.js';
+import { OwnershipConflictError, publishConnection, upsertOwned } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
@@ -592,7 +592,19 @@ export class ClaimController {
     const raw = await this.connectionDetails(concrete, resource, claim);
     const details = impl ? impl.formatConnection(raw) : raw;
     const secretName = connectionSecretName(claim);
-    await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
+    try {
+      await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
+    } catch (err) {
+      if (!(err instanceof OwnershipConflictError)) throw err;
+      // Another object's Secret (the developer's own, another claim's) is never overwritten.
+      const status: Status = { ...old, phase: 'Bound' };
+      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'ConnectionSecretConflict', err.message);
+      if (!sameStatusIgnoringTransitionTimes(old, status)) {
+        await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+        await recordEvent(this.client, claim, 'Warning', 'ConnectionSecretConflict', err.message);
+      }
+      return { requeueAfterMs: 30_000 };
+    }
     const status: Status = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
     if (!sameStatusIgnoringTransitionTimes(old, status)) {

@@ -166,6 +166,18 @@ describe('the claim controller trusts only what resources record', () => {
     assert.equal(condition(other, 'Scheduled')?.message, '0/0 candidates: no resource named "reserved-db"');
   });
 
+  test("a claim never overwrites a Secret that is not its own (writeConnectionSecretToRef naming the developer's Secret)", async () => {
+    await c.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app-secret', namespace: 'team-a' }, data: { token: Buffer.from('keep me').toString('base64') } });
+    await c.create(apiRefs.memorydatabases, memoryDb('target-db', { sharing: { mode: 'Exclusive' } }));
+    await c.create(apiRefs.postgresqlinstances, claim('team-a', 'clobber', { resourceName: 'target-db', writeConnectionSecretToRef: { name: 'app-secret' } }));
+    const got = await until(async () => {
+      const o = await getClaim('team-a', 'clobber');
+      return condition(o, 'Ready')?.reason === 'ConnectionSecretConflict' ? o : undefined;
+    }, 'the claim to refuse to overwrite app-secret');
+    assert.match(condition(got, 'Ready')!.message!, /Secret team-a\/app-secret already exists and is not controlled by Conductor/);
+    assert.deepEqual(decoded((await c.get<KObject>(builtinRefs.secrets, 'app-secret', 'team-a'))!), { token: 'keep me' });
+  });
+
   test("binding Secrets of claims x/y-c and x-y/c are two Secrets, each with its claim's credentials", async () => {
     await c.create(apiRefs.memorydatabases, memoryDb('pool-db', { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } }));
     await c.create(apiRefs.postgresqlinstances, claim('x', 'y-c', { resourceName: 'pool-db' }));
