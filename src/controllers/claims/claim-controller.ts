@@ -603,7 +603,7 @@ export class ClaimController {
         await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
         await recordEvent(this.client, claim, 'Warning', 'ConnectionSecretConflict', err.message);
       }
-      return { requeueAfterMs: 30_000 };
+      return { requeueAfterMs: 10_000 }; // a previous claim of that name may still be being collected
     }
     const status: Status = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
