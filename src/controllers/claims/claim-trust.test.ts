@@ -194,6 +194,31 @@ describe('the claim controller trusts only what resources record', () => {
     assert.deepEqual(byUser.get(two.username)?.password, two.password);
   });
 
+  test('a binding made before hashed names keeps its credentials: carried over from the old Secret, which goes', async () => {
+    // The claim exists first (its uid goes into the binding), pending on a name nothing has yet.
+    // It asks for more than the resource has, so the scheduler does not bind it before the old binding is written.
+    const old = await c.create(apiRefs.postgresqlinstances, claim('victim', 'legacy', { resourceName: 'legacy-db', requirements: { capacity: { storage: '20Gi' } } }));
+    await until(async () => statusOf(await getClaim('victim', 'legacy')).phase === 'Pending', 'the legacy claim Pending');
+    const legacyName = 'legacy-db-victim-legacy';
+    await c.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: legacyName, namespace: SYS }, type: 'Opaque', data: { username: Buffer.from('victim_legacy').toString('base64'), password: Buffer.from('the-old-password').toString('base64') } });
+    const db = await c.create(apiRefs.memorydatabases, memoryDb('legacy-db', { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } }));
+    const claimRef = { apiVersion: PG, kind: 'PostgreSQLInstance', namespace: 'victim', name: 'legacy', uid: old.metadata.uid };
+    await until(async () => {
+      const cur = await c.get<KObject>(apiRefs.memorydatabases, 'legacy-db', SYS);
+      if ((cur.status as { bindings?: unknown[] } | undefined)?.bindings?.length) return true;
+      await c.updateStatus(apiRefs.memorydatabases, { ...cur, status: { ...(cur.status ?? {}), bindings: [{ claimRef, requests: { storage: '20Gi' }, secretName: legacyName }], phase: 'Bound' } });
+      return false;
+    }, 'the old binding recorded');
+    assert.ok(db.metadata.uid);
+    const got = await ready('victim', 'legacy');
+    assert.equal(statusOf(got).resourceRef?.name, 'legacy-db');
+    assert.equal(decoded((await c.get<KObject>(builtinRefs.secrets, 'legacy', 'victim'))!).password, 'the-old-password', 'the claim keeps its password');
+    await until(async () => (await getOrUndefined(c, builtinRefs.secrets, legacyName, SYS)) === undefined, 'the old binding Secret removed');
+    const hashed = (await c.list(builtinRefs.secrets, { namespace: SYS })).items.filter((o) => /^legacy-db-victim-legacy-[0-9a-f]{16}$/.test(o.metadata.name!));
+    assert.equal(hashed.length, 1);
+    assert.equal(decoded(hashed[0]!).password, 'the-old-password');
+  });
+
   test("a class in a tenant's namespace serves only that namespace, and what it provisions lives in the system namespace", async () => {
     await c.create(apiRefs.resourceclasses, {
       apiVersion: 'core.conductor.io/v1alpha1',
