@@ -37,6 +37,13 @@ export type IndexNarrowing = 'kind' | 'name' | 'profile' | 'availability' | 'reg
 export interface FilterPlugin {
   readonly name: string;
   readonly narrows?: IndexNarrowing;
+  /**
+   * Its rejections mean the claim may not use the candidate at all (another kind, another
+   * profile, bound to someone else, a namespace not allowed). A claim naming a resource
+   * (`resourceName`) is told nothing of a named resource such a filter rejects: it reads as
+   * "no resource named", so a name cannot be used to learn what exists or who holds it.
+   */
+  readonly conceals?: boolean;
   prepare(claim: ClaimInfo): CandidateFilter | undefined;
 }
 
@@ -59,6 +66,8 @@ export type QuotaCheck = (claim: ClaimInfo, candidate: ClassCandidate) => string
 
 /** A PluginContext is what plugins may read: the configuration and live figures of the candidate set. */
 export interface PluginContext {
+  /** The administrators' namespace (default `conductor-system`): classes elsewhere serve only their own namespace's claims. */
+  readonly systemNamespace: string;
   readonly regions: RegionHierarchy;
   readonly regionMatch: RegionMatch;
   readonly costTiers: TierOrder;
@@ -67,6 +76,8 @@ export interface PluginContext {
   readonly quota?: QuotaCheck;
   /** Claims bound to the provider's resources now (Spread, BinPack); 0 for an unknown provider. */
   providerUsage(provider: string): number;
+  /** The class `namespace/name` among the candidates, if any (NamespacePolicy judges what a class made by it). */
+  classOf?(namespace: string, name: string): ClassCandidate | undefined;
 }
 
 /** A FilterPluginClass is how filters are registered: a class with a static name. */

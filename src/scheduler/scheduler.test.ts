@@ -113,9 +113,28 @@ describe('ExplicitName', () => {
     assert.equal(r.explanation.message, '0/1 candidates: 1 insufficient storage (want 200Gi)');
   });
 
-  test('a named resource of another kind is reported', () => {
-    const r = decide(schedulerWith([resource({ name: 'pg', implements: [POSTGRES] })]), claim({ resourceName: 'pg' }));
-    assert.equal(r.explanation.message, '0/1 candidates: 1 not an implementation of MySQLInstance');
+  // A name the claim may not use reads exactly like a name nothing has (issue 10, item 11):
+  // resourceName must not tell a tenant what exists, of which kind, or who holds it.
+  for (const c of [
+    { reason: 'another kind', rs: [resource({ name: 'pg', implements: [POSTGRES] })] },
+    { reason: 'bound to another claim', rs: [resource({ name: 'pg', phase: 'Bound', boundCount: 1 })] },
+    { reason: 'reserved for another claim', rs: [resource({ name: 'pg', claimRef: { namespace: 'other', name: 'theirs', uid: 'uid-other' } })] },
+    { reason: 'Released', rs: [resource({ name: 'pg', phase: 'Released' })] },
+    { reason: 'another profile', rs: [resource({ name: 'pg', profile: 'gold' })] },
+    { reason: 'a Shared resource with no free slot', rs: [resource({ name: 'pg', sharing: { mode: 'Shared', maxClaims: 1 }, boundCount: 1 })] },
+  ]) {
+    test(`a named resource the claim may not use (${c.reason}) reads as no resource of that name`, () => {
+      const r = decide(schedulerWith(c.rs), claim({ resourceName: 'pg' }));
+      const none = decide(schedulerWith([]), claim({ resourceName: 'pg' }));
+      assert.equal(r.decision.type, 'none');
+      assert.equal(r.explanation.message, '0/0 candidates: no resource named "pg"');
+      assert.deepEqual({ ...r.explanation }, { ...none.explanation });
+    });
+  }
+
+  test('a named resource the claim may use but that does not fit still says why', () => {
+    const r = decide(schedulerWith([resource({ name: 'pg', capacity: { storage: '1Gi' } })]), claim({ resourceName: 'pg', capacity: { storage: '5Gi' } }));
+    assert.equal(r.explanation.message, '0/1 candidates: 1 insufficient storage (want 5Gi)');
   });
 
   test('a name nothing has', () => {
@@ -126,7 +145,7 @@ describe('ExplicitName', () => {
   test('no class is chosen for a claim naming its resource, even when the resource is bound', () => {
     const r = decide(schedulerWith([resource({ name: 'named', phase: 'Bound', boundCount: 1 }), resourceClass({ name: 'default', isDefault: true })]), claim({ resourceName: 'named' }));
     assert.equal(r.decision.type, 'none');
-    assert.equal(r.explanation.message, '0/1 candidates: 1 already bound');
+    assert.equal(r.explanation.message, '0/0 candidates: no resource named "named"');
   });
 
   test('the same name in two namespaces: the first by namespace wins a tie', () => {

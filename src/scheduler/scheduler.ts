@@ -9,7 +9,7 @@ import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Un
 import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
-import { candidateKey } from './keys.js';
+import { candidateKey, classKey } from './keys.js';
 import { failureDetail, type CandidateFilter, type CandidateScore, type FilterPlugin, type IndexNarrowing, type PluginContext, type QuotaCheck, type ScorePlugin } from './plugin.js';
 import { builtinPortableMatchers, type PortableMatcherRegistry } from './portable-matchers.js';
 import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
@@ -26,6 +26,8 @@ export interface SchedulerOptions {
   readonly portableMatchers?: PortableMatcherRegistry;
   /** The binder's quota check for classes; without one, Quota passes everything. */
   readonly quota?: QuotaCheck;
+  /** The administrators' namespace; default `conductor-system` (see NamespacePolicy). */
+  readonly systemNamespace?: string;
 }
 
 /** How one scheduling call is made. */
@@ -78,12 +80,14 @@ export class Scheduler {
   private readonly registry: PluginRegistry;
   private readonly portableMatchers: PortableMatcherRegistry;
   private readonly quota?: QuotaCheck;
+  private readonly systemNamespace: string;
   private pipeline: Pipeline;
 
   constructor(options: SchedulerOptions = {}) {
     this.registry = options.registry ?? defaultRegistry();
     this.portableMatchers = options.portableMatchers ?? builtinPortableMatchers();
     if (options.quota !== undefined) this.quota = options.quota;
+    this.systemNamespace = options.systemNamespace ?? DEFAULT_SYSTEM_NAMESPACE;
     this.pipeline = this.build(options.config ?? {});
   }
 
@@ -197,6 +201,7 @@ export class Scheduler {
     const resolved = resolveConfig(config);
     const index = this.index;
     const ctx: PluginContext = {
+      systemNamespace: this.systemNamespace,
       regions: new RegionHierarchy(resolved.regions),
       regionMatch: resolved.regionMatch,
       costTiers: new TierOrder(resolved.costTiers),
@@ -204,6 +209,10 @@ export class Scheduler {
       portableMatchers: this.portableMatchers,
       ...(this.quota === undefined ? {} : { quota: this.quota }),
       providerUsage: (provider) => index.providerUsage(provider),
+      classOf: (namespace, name) => {
+        const c = index.get(classKey(namespace, name));
+        return c?.type === 'class' ? c : undefined;
+      },
     };
     const filters = effectiveOrder(resolved.filters.map((name) => this.registry.newFilter(name, ctx)));
     const scores = Object.entries(resolved.scoreWeights)
@@ -281,7 +290,22 @@ export class Scheduler {
     const tally = new FailureTally();
     for (const e of lookup.excluded) tally.add(e.plugin, e.summary, e.count);
     const feasible: Candidate[] = [];
-    for (const c of lookup.candidates) if (passes(c, names, fns, tally)) feasible.push(c);
+    let hidden = 0;
+    if (universe === 'named') {
+      // A named resource the claim may not use is not counted at all (see FilterPlugin.conceals):
+      // the concealing filters run first, whatever order the profile gives them.
+      const order = names.map((_, i) => i).sort((a, b) => Number(concealing(p, names[b]!)) - Number(concealing(p, names[a]!)));
+      const oNames = order.map((i) => names[i]!);
+      const oFns = order.map((i) => fns[i]!);
+      const hides = oNames.map((n) => concealing(p, n));
+      for (const c of lookup.candidates) {
+        const verdict = passes(c, oNames, oFns, tally, hides);
+        if (verdict === 'hidden') hidden++;
+        else if (verdict) feasible.push(c);
+      }
+    } else {
+      for (const c of lookup.candidates) if (passes(c, names, fns, tally) === true) feasible.push(c);
+    }
     let searchable = -(lookup.skip?.size ?? 0);
     for (const r of lookup.runs) searchable += r.size;
     const limit = feasibleToFind(configured, searchable);
@@ -289,12 +313,12 @@ export class Scheduler {
     let checked = 0;
     const complete = forEachInKeyOrder(lookup.runs, lookup.skip, (c) => {
       checked++;
-      if (!passes(c, runNames, runFns, tally)) return true;
+      if (passes(c, runNames, runFns, tally) !== true) return true;
       feasible.push(c);
       return ++found < limit;
     });
     const unchecked = complete ? 0 : searchable - checked;
-    return { claim, universe, total: lookup.total, feasible, unchecked, tally, notes: [] };
+    return { claim, universe, total: lookup.total - hidden, feasible, unchecked, tally, notes: [] };
   }
 
   /** decide ranks the feasible candidates and words the result. */
@@ -368,18 +392,28 @@ function clampScore(s: number): number {
 
 /**
  * passes runs the filters on a candidate, counting the first rejection in the tally; it
- * returns whether every filter let the candidate through.
+ * returns whether every filter let the candidate through, or `hidden` when the first
+ * rejection came from a filter `hides` marks (then nothing is counted).
  */
-function passes(c: Candidate, names: readonly string[], fns: readonly CandidateFilter[], tally: FailureTally): boolean {
+function passes(c: Candidate, names: readonly string[], fns: readonly CandidateFilter[], tally: FailureTally, hides?: readonly boolean[]): boolean | 'hidden' {
   for (let i = 0; i < fns.length; i++) {
     const failure = fns[i]!(c);
     if (failure !== undefined) {
+      if (hides?.[i] === true) return 'hidden';
       tally.add(names[i]!, failure.summary);
       return false;
     }
   }
   return true;
 }
+
+/** Whether the pipeline's filter of that name conceals what it rejects from a claim naming a resource. */
+function concealing(p: Pipeline, name: string): boolean {
+  return p.filters.some((f) => f.name === name && f.conceals === true);
+}
+
+/** Where administrators keep classes and resources unless told otherwise. */
+export const DEFAULT_SYSTEM_NAMESPACE = 'conductor-system';
 
 /**
  * compareNamespacedNames orders candidates as their `namespace/name` strings would order,

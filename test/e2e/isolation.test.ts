@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { createClient } from 'redis';
+import { startThrowawayRedis } from '../../src/providers/local/redis/testing.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { cliPath, kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
@@ -256,5 +258,200 @@ spec:
     assert.match(prov.stderr, /providers\.core\.conductor\.io "p" is forbidden: spec\.credentialsSecretRef names Secret "app-secret" in namespace "team-a"/);
     await kubectlOk(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: provider(SYS) });
     await kubectlOk(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: borrowed(SYS, '{name: provider-creds}') });
+  });
+
+  // ---- claims rows (issue 10, items 1, 8, 10, 11): what the claim controller must refuse on its own.
+
+  /** Runs one Redis command with nothing but the given connection details. */
+  const redisRun = async (details: Record<string, string>, args: string[]): Promise<unknown> => {
+    const r = createClient({ url: details.uri, socket: { reconnectStrategy: false, connectTimeout: 3000 } });
+    r.on('error', () => {});
+    await r.connect();
+    try {
+      return await r.sendCommand(args);
+    } finally {
+      r.destroy();
+    }
+  };
+  const secretAs = async (who: Who | 'admin', ns: string, name: string): Promise<Record<string, string> | undefined> => {
+    const r = await kubectl(who === 'admin' ? server : kc[who], ['get', 'secret', name, '-n', ns, '-o', 'json']);
+    if (r.code !== 0) {
+      assert.match(r.stderr, /NotFound/, `reading Secret ${ns}/${name}: ${r.stderr}`);
+      return undefined;
+    }
+    const data = (JSON.parse(r.stdout).data ?? {}) as Record<string, string>;
+    return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  };
+  const redisClaim = (ns: string, name: string, spec: string) => `apiVersion: cache.conductor.io/v1alpha1
+kind: RedisCluster
+metadata: {name: ${name}, namespace: ${ns}}
+spec: ${spec}
+`;
+  const claimJson = async (who: Who | 'admin', plural: string, ns: string, name: string) =>
+    JSON.parse(await kubectlOk(who === 'admin' ? server : kc[who], ['get', plural, name, '-n', ns, '-o', 'json']));
+  const readyClaim = (who: Who, plural: string, ns: string, name: string) =>
+    eventually(async () => {
+      const c = await claimJson(who, plural, ns, name);
+      return c.status?.conditions?.some((x: { type: string; status: string }) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
+    }, `${plural} ${ns}/${name} Ready`);
+  const REDIS_CLAIMS = 'redisclusters.cache.conductor.io';
+
+  test("item 1: a claim whose status names another tenant's resource gets nothing from the controller", async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
+kind: Provider
+metadata: {name: local, namespace: ${SYS}}
+spec: {type: local}
+---
+apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: iso-dedicated-redis, namespace: ${SYS}}
+supportedResources: [RedisCluster.v1alpha1.cache.conductor.io]
+rebindPolicy: Delete
+providerRef: {name: local}
+template:
+  apiVersion: cache.local.conductor.io/v1alpha1
+  kind: LocalRedisInstance
+  spec: {}
+`,
+    });
+    await kubectlOk(kc['dev-a'], ['create', '-f', '-'], { input: redisClaim('team-a', 'victim-cache', '{resourceClass: iso-dedicated-redis}') });
+    try {
+      const victim = await readyClaim('dev-a', REDIS_CLAIMS, 'team-a', 'victim-cache');
+      const victimDetails = (await secretAs('dev-a', 'team-a', 'victim-cache'))!;
+      assert.equal(await redisRun(victimDetails, ['SET', 'k', 'team-a data']), 'OK');
+
+      // dev-b asks for a resource that does not exist, then its status is made to name the
+      // victim's resource. The write is made as the admin: tenants lose /status (item 1a), so
+      // this proves the controller alone refuses.
+      await kubectlOk(kc['dev-b'], ['create', '-f', '-'], { input: redisClaim('team-b', 'thief', '{resourceName: does-not-exist}') });
+      await eventually(async () => (await claimJson('dev-b', REDIS_CLAIMS, 'team-b', 'thief')).status?.phase === 'Pending', 'the thief claim Pending');
+      const forged = { status: { phase: 'Bound', resourceRef: victim.status.resourceRef } };
+      await kubectlOk(server, ['patch', REDIS_CLAIMS, 'thief', '-n', 'team-b', '--subresource=status', '--type=merge', '-p', JSON.stringify(forged)]);
+      await kubectlOk(kc['dev-b'], ['label', REDIS_CLAIMS, 'thief', '-n', 'team-b', 'touched=yes']);
+      const thief = await eventually(async () => {
+        const c = await claimJson('dev-b', REDIS_CLAIMS, 'team-b', 'thief');
+        const leaked = await secretAs('dev-b', 'team-b', 'thief');
+        return c.status?.phase === 'Lost' || leaked ? c : undefined;
+      }, 'the controller to judge the forged claim');
+      assert.equal(await secretAs('dev-b', 'team-b', 'thief'), undefined, "no Secret with the victim's details in team-b");
+      const secrets = JSON.parse(await kubectlOk(kc['dev-b'], ['get', 'secrets', '-n', 'team-b', '-o', 'json'])).items as { data?: Record<string, string> }[];
+      const everything = secrets.flatMap((s) => Object.values(s.data ?? {}).map((v) => Buffer.from(v, 'base64').toString()));
+      assert.ok(!everything.some((v) => v.includes(victimDetails.password!)), "the victim's password is nowhere in team-b");
+      assert.equal(thief.status.phase, 'Lost');
+      assert.match(thief.status.conditions.find((x: { type: string }) => x.type === 'Bound').message, /no longer exists or is not bound to this claim/);
+
+      // Deleting the thief releases nothing of the victim's; the victim keeps working.
+      await kubectlOk(kc['dev-b'], ['delete', REDIS_CLAIMS, 'thief', '-n', 'team-b', '--timeout=60s']);
+      assert.equal(await redisRun(victimDetails, ['GET', 'k']), 'team-a data');
+      const still = await claimJson('dev-a', REDIS_CLAIMS, 'team-a', 'victim-cache');
+      assert.equal(still.status.phase, 'Bound');
+      assert.deepEqual(await secretAs('dev-a', 'team-a', 'victim-cache'), victimDetails);
+    } finally {
+      await kubectl(kc['dev-a'], ['delete', REDIS_CLAIMS, 'victim-cache', '-n', 'team-a', '--timeout=60s']);
+    }
+  });
+
+  test('item 8: claims y-c in x and c in x-y get binding Secrets and credentials of their own', async () => {
+    const redis = await startThrowawayRedis();
+    try {
+      await kubectlOk(server, ['create', 'namespace', 'x']);
+      await kubectlOk(server, ['create', 'namespace', 'x-y']);
+      await kubectlOk(server, ['create', 'rolebinding', 'developers', '--clusterrole=conductor:app-developer', '--user=dev-a', '-n', 'x']);
+      await kubectlOk(server, ['create', 'rolebinding', 'developers', '--clusterrole=conductor:app-developer', '--user=dev-b', '-n', 'x-y']);
+      await kubectlOk(server, ['create', 'secret', 'generic', 'iso-redis-admin', '-n', SYS, `--from-literal=password=${redis.password}`]);
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: cache.local.conductor.io/v1alpha1
+kind: RedisServer
+metadata: {name: iso-shared-redis, namespace: ${SYS}}
+spec:
+  host: ${redis.host}
+  port: ${redis.port}
+  adminCredentialsSecretRef: {name: iso-redis-admin}
+  rebindPolicy: Delete
+  sharing: {mode: Shared, maxClaims: 10}
+`,
+      });
+      await kubectlOk(kc['dev-a'], ['create', '-f', '-'], { input: redisClaim('x', 'y-c', '{resourceName: iso-shared-redis}') });
+      await readyClaim('dev-a', REDIS_CLAIMS, 'x', 'y-c');
+      const first = (await secretAs('dev-a', 'x', 'y-c'))!;
+      assert.equal(await redisRun(first, ['PING']), 'PONG');
+      await kubectlOk(kc['dev-b'], ['create', '-f', '-'], { input: redisClaim('x-y', 'c', '{resourceName: iso-shared-redis}') });
+      await readyClaim('dev-b', REDIS_CLAIMS, 'x-y', 'c');
+      const second = (await secretAs('dev-b', 'x-y', 'c'))!;
+      assert.notEqual(second.username, first.username);
+      assert.notEqual(second.password, first.password);
+      // Each logs in as itself; the first claim's password was not rotated by the second bind.
+      assert.equal(await redisRun(first, ['PING']), 'PONG');
+      assert.equal(await redisRun(second, ['PING']), 'PONG');
+      assert.deepEqual(await secretAs('dev-a', 'x', 'y-c'), first);
+      const binding = JSON.parse(await kubectlOk(server, ['get', 'secrets', '-n', SYS, '-o', 'json'])).items
+        .map((o: { metadata: { name: string } }) => o.metadata.name)
+        .filter((n: string) => n.startsWith('iso-shared-redis-'));
+      assert.equal(binding.length, 2, `one binding Secret per claim: ${binding.join(', ')}`);
+      // One leaving (Delete) takes only its own user.
+      await kubectlOk(kc['dev-b'], ['delete', REDIS_CLAIMS, 'c', '-n', 'x-y', '--timeout=60s']);
+      await assert.rejects(redisRun(second, ['PING']));
+      assert.equal(await redisRun(first, ['PING']), 'PONG');
+      await kubectlOk(kc['dev-a'], ['delete', REDIS_CLAIMS, 'y-c', '-n', 'x', '--timeout=60s']);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  const memoryClass = (ns: string, name: string) => `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: ${name}, namespace: ${ns}}
+resourceClass: ${name}
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+rebindPolicy: Delete
+template:
+  apiVersion: database.memory.conductor.io/v1alpha1
+  kind: MemoryDatabase
+  spec: {version: "16.4"}
+`;
+
+  test("item 10: a class in a tenant's namespace provisions into conductor-system and serves only that namespace", async () => {
+    await kubectlOk(kc.platform, ['create', '-f', '-'], { input: memoryClass('team-a', 'team-a-own') });
+    await kubectlOk(kc['dev-a'], ['create', '-f', '-'], { input: claim('team-a', 'own-db', 'team-a-own') });
+    await kubectlOk(kc['dev-b'], ['create', '-f', '-'], { input: claim('team-b', 'borrowed-db', 'team-a-own') });
+    const own = await readyClaim('dev-a', CLAIMS, 'team-a', 'own-db');
+    assert.equal(own.status.resourceRef.namespace, SYS);
+    const inTeamA = JSON.parse(await kubectlOk(server, ['get', 'memorydatabases.database.memory.conductor.io', '-n', 'team-a', '-o', 'json'])).items;
+    assert.deepEqual(inTeamA, [], 'nothing provisioned in team-a');
+    const borrowed = await eventually(async () => {
+      const c = await claimJson('dev-b', CLAIMS, 'team-b', 'borrowed-db');
+      const s = c.status?.conditions?.find((x: { type: string }) => x.type === 'Scheduled');
+      return s?.status === 'False' ? c : undefined;
+    }, "team-b's claim refused by team-a's class");
+    assert.equal(borrowed.status.phase, 'Pending');
+    assert.match(borrowed.status.conditions.find((x: { type: string }) => x.type === 'Scheduled').message, /class of another namespace/);
+    assert.equal(await secretAs('dev-b', 'team-b', 'borrowed-db'), undefined);
+  });
+
+  test('item 11: naming a resource bound to another claim reads exactly like naming one that does not exist', async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], { input: memoryClass(SYS, 'iso-taken') });
+    await kubectlOk(kc['dev-a'], ['create', '-f', '-'], { input: claim('team-a', 'holder', 'iso-taken') });
+    const holder = await readyClaim('dev-a', CLAIMS, 'team-a', 'holder');
+    const taken = holder.status.resourceRef.name as string;
+    const named = (name: string, target: string) => `apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: ${name}, namespace: team-b}
+spec: {resourceName: ${target}}
+`;
+    await kubectlOk(kc['dev-b'], ['create', '-f', '-'], { input: named('probe-taken', taken) + '---\n' + named('probe-missing', 'zz-no-such-resource') });
+    const explain = async (name: string) =>
+      eventually(async () => {
+        const c = await claimJson('dev-b', CLAIMS, 'team-b', name);
+        const s = c.status?.conditions?.find((x: { type: string }) => x.type === 'Scheduled');
+        if (s?.status !== 'False') return undefined;
+        const events = JSON.parse(await kubectlOk(kc['dev-b'], ['get', 'events', '-n', 'team-b', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'])).items;
+        const failed = events.filter((e: { reason: string }) => e.reason === 'FailedScheduling').map((e: { type: string; message: string }) => `${e.type} ${e.message}`);
+        return failed.length > 0 ? { phase: c.status.phase, reason: s.reason, message: s.message as string, events: failed as string[] } : undefined;
+      }, `the Scheduled condition and Event of ${name}`);
+    const [a, b] = await Promise.all([explain('probe-taken'), explain('probe-missing')]);
+    const normal = (x: { phase: string; reason: string; message: string; events: string[] }, target: string) => JSON.parse(JSON.stringify(x).split(target).join('<name>'));
+    assert.deepEqual(normal(a, taken), normal(b, 'zz-no-such-resource'));
+    assert.match(a.message, /no resource named/);
   });
 });

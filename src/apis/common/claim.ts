@@ -17,7 +17,7 @@ export const claimSpecFields = {
     .optional(),
   resourceName: s
     .string({ minLength: 1 })
-    .describe('Binds to this concrete resource only (the selector is then not applied); the claim stays Pending while it does not fit.')
+    .describe('Binds to this concrete resource only (the selector is then not applied); the claim stays Pending while it does not fit. A resource the claim may not use (another kind or profile, bound to another claim, a namespace not allowed) is reported exactly as a name nothing has.')
     .optional(),
   resourceSelector: labelSelector().describe('Only concrete resources whose labels match are considered.').optional(),
   writeConnectionSecretToRef: localRef('Secret the connection details are written to; default: the claim\'s name').optional(),
@@ -31,7 +31,7 @@ export type ClaimPhase = (typeof CLAIM_PHASES)[number];
 export const claimStatus = () =>
   s
     .object({
-      phase: s.enumOf(CLAIM_PHASES).describe('Pending until bound; Bound; Lost when the bound resource disappeared.').optional(),
+      phase: s.enumOf(CLAIM_PHASES).describe('Pending until bound; Bound; Lost when the bound resource disappeared or no longer records this claim.').optional(),
       resourceRef: objectRef('concrete resource the claim is bound to').optional(),
       classRef: namespacedRef('ResourceClass the bound resource was provisioned from').optional(),
       connectionSecretRef: localRef('Secret holding the connection details').optional(),

@@ -51,7 +51,7 @@ export const resourceClassKind = defineKind({
       .withDefault('Immediate')
       .describe('Immediate: provision when the claim is scheduled. WaitForFirstConsumer (when an object annotated conductor.io/consumes names the claim) is accepted but not implemented yet: it behaves as Immediate, and setting it is answered with a warning.')
       .optional(),
-    allowedNamespaces: labelSelector().describe('Which claim namespaces (by label) may use the class; all when absent.').optional(),
+    allowedNamespaces: labelSelector().describe('Which claim namespaces (by label) may use the class. When absent: every namespace for a class in conductor-system, only its own namespace for a class elsewhere. What a class provisions lives in conductor-system whatever the class\'s namespace.').optional(),
     pool: s
       .object({
         minFree: s.integer({ minimum: 0 }).withDefault(0).describe('Unbound resources kept provisioned so claims bind at once.').optional(),

@@ -39,10 +39,12 @@ import {
 } from '../../scheduler/index.js';
 import { isSharedClient, type ConcreteKind, type ConnectionDetails, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
 import { recordEvent } from '../events.js';
-import { connectionSecretName, bindingSecretName, provisionedName } from './names.js';
+import { connectionSecretName, bindingSecretName, legacyBindingSecretName, provisionedName } from './names.js';
+import { admitsClaim, bindingOf, isExclusive, resourceNamesClaim } from './binding-check.js';
+import { notReadyReason } from './resource-conditions.js';
 import { setCondition as setConditionIn } from '../managed/conditions.js';
 import { decodeSecretData, ProviderAccess } from './provider-access.js';
-import { publishConnection, upsertOwned } from './connection-secret.js';
+import { OwnershipConflictError, publishConnection, upsertOwned } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
@@ -108,6 +110,7 @@ export class ClaimController {
     // Providers judge their own candidates' configuration (versions, features, binaries); the
     // namespace's ClaimQuotas judge what a new resource from a class would cost it.
     this.scheduler = new Scheduler({
+      systemNamespace: this.systemNamespace,
       portableMatchers: providerMatchers(providers.concreteKinds()),
       quota: classQuotaCheck({
         quotasIn: (ns) => this.quotas.store.list(ns),
@@ -352,13 +355,36 @@ export class ClaimController {
     }
   }
 
+  /** The resource whose own record (claimRef or bindings) names the claim by namespace, name and uid. */
   private resourceBoundTo(claim: KObject): { entry: ConcreteKindEntry; resource: KObject } | undefined {
     const uid = claim.metadata.uid!;
     for (const entry of this.concretes.values()) {
-      const found = entry.informer.store.byIndex('claim-uid', uid)[0];
+      const found = entry.informer.store.byIndex('claim-uid', uid).find((r) => resourceNamesClaim(r, claim));
       if (found) return { entry, resource: found };
     }
     return undefined;
+  }
+
+  /**
+   * The resource `ref` (a claim's status.resourceRef) names, if that resource's own record
+   * binds it to the claim; undefined when it is gone or binds something else. The claim's
+   * status is never taken at its word: whoever can write it could name another tenant's
+   * resource. The cache is asked first; when it disagrees, the API (it may lag behind a
+   * binding just written).
+   */
+  private async verifiedResource(claim: KObject, ref: ResourceRefLike, known?: KObject): Promise<{ entry: ConcreteKindEntry; resource: KObject } | undefined> {
+    const concrete = this.concretes.get(kindKey(parseApiVersion(ref.apiVersion).group, ref.kind));
+    if (!concrete) return undefined;
+    const holds = (r: KObject | undefined): r is KObject => r !== undefined && (!ref.uid || r.metadata.uid === ref.uid) && resourceNamesClaim(r, claim);
+    const cached = known ?? concrete.informer.store.get(ref.namespace, ref.name);
+    if (holds(cached)) return { entry: concrete, resource: cached };
+    try {
+      const live = await this.client.get<KObject>(concrete.ref, ref.name, ref.namespace);
+      return holds(live) ? { entry: concrete, resource: live } : undefined;
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return undefined;
+      throw err;
+    }
   }
 
   /** Binds to an existing resource: the resource side first (compare-and-swap), then the claim. */
@@ -381,8 +407,9 @@ export class ClaimController {
         const saved = await this.client.updateStatus<KObject>(concrete.ref, { ...resource, status: { ...status, bindings, phase: 'Bound', claim: claimSummary(bindings.length, claimRef), ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
         return { entry: concrete, resource: saved };
       }
-      const spec = (resource.spec ?? {}) as { claimRef?: { uid?: string } };
-      if (spec.claimRef && spec.claimRef.uid !== claim.metadata.uid) return undefined; // taken meanwhile: the informer will bring the news
+      const spec = (resource.spec ?? {}) as { claimRef?: { namespace?: string; name?: string; uid?: string } };
+      // Taken meanwhile (the informer will bring the news), unless it is a reservation for this claim.
+      if (!admitsClaim(spec.claimRef, claim)) return undefined;
       const bound = await this.client.patch<KObject>(concrete.ref, resource.metadata.name!, 'merge', {
         metadata: { resourceVersion: resource.metadata.resourceVersion },
         spec: { claimRef },
@@ -405,7 +432,7 @@ export class ClaimController {
   private reserve(cand: ResourceCandidate, claim: KObject): boolean {
     const current = this.scheduler.get(resourceKey(cand.kind, cand.namespace, cand.name));
     if (!current || current.type !== 'resource') return false;
-    if (current.sharing.mode === 'Exclusive' && current.claimRef && current.claimRef.uid !== claim.metadata.uid) return false;
+    if (current.sharing.mode === 'Exclusive' && current.claimRef && !admitsClaim({ ...current.claimRef }, claim)) return false;
     const claimRef = claimRefOf(claim);
     this.scheduler.upsert(
       current.sharing.mode === 'Shared'
@@ -437,7 +464,9 @@ export class ClaimController {
       kind: template.kind!,
       metadata: {
         name,
-        namespace: cls.metadata.namespace,
+        // Never the class's namespace: a resource's connection and binding Secrets live beside
+        // it, and a class may sit in a tenant's namespace. Providers are read from here too.
+        namespace: this.systemNamespace,
         labels: {
           ...(template.metadata?.labels ?? {}),
           [CLASS_LABEL]: `${cls.metadata.namespace}.${cls.metadata.name}`,
@@ -483,7 +512,8 @@ export class ClaimController {
     const prior = status.conditions?.find((c) => c.type === 'Scheduled' && c.status === 'True');
     if (!prior || why) status.conditions = setCondition(status.conditions, claim, 'Scheduled', 'True', 'Scheduled', scheduled);
     status.conditions = setCondition(status.conditions, claim, 'Bound', 'True', 'Bound', `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`);
-    status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', 'waiting for the resource to become ready');
+    const notReady = notReadyReason(resource);
+    status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', notReady.reason, notReady.message);
     return status;
   }
 
@@ -499,7 +529,9 @@ export class ClaimController {
     const boundTo = `bound to ${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
     if (!isReady(resource)) {
       await recordEvent(this.client, claim, 'Normal', 'Bound', boundTo);
-      return; // the resource becoming Ready wakes the claim
+      const notReady = notReadyReason(resource);
+      if (notReady.failing) await recordEvent(this.client, claim, 'Warning', notReady.reason, notReady.message);
+      return; // the resource becoming Ready (or its conditions changing) wakes the claim
     }
     try {
       // Bound and ready at once: one event tells both.
@@ -523,31 +555,34 @@ export class ClaimController {
 
   /** A bound claim: Lost when its resource is gone; otherwise publish the connection once ready. */
   private async syncBound(entry: ClaimKindEntry, claim: KObject, ref: ResourceRefLike, known?: KObject, justBound?: string): Promise<{ requeueAfterMs?: number } | void> {
-    const { group } = parseApiVersion(ref.apiVersion);
-    const concrete = this.concretes.get(kindKey(group, ref.kind));
     const old = (claim.status ?? {}) as Status;
-    let resource: KObject | undefined = known ?? concrete?.informer.store.get(ref.namespace, ref.name);
-    if (!resource && concrete) {
-      try {
-        resource = await this.client.get<KObject>(concrete.ref, ref.name, ref.namespace);
-      } catch (err) {
-        if (!(isApiError(err) && err.code === 404)) throw err;
+    const verified = await this.verifiedResource(claim, ref, known);
+    if (!verified) {
+      // The resource the claim's status names does not bind this claim (gone, rebound, or the
+      // status was written by someone else). A binding the resources do record wins.
+      const truth = this.resourceBoundTo(claim);
+      if (truth && !(truth.resource.metadata.uid === ref.uid && truth.resource.metadata.name === ref.name)) {
+        return this.finishBinding(entry, claim, truth.entry, truth.resource);
       }
-    }
-    if (!resource || (ref.uid && resource.metadata.uid !== ref.uid)) {
+      // Gone or not ours read the same, so a claim's status cannot ask whether a resource exists.
       if (old.phase === 'Lost') return;
+      const why = `${ref.kind} ${ref.namespace}/${ref.name} no longer exists or is not bound to this claim`;
       const status: Status = { ...old, phase: 'Lost' };
-      status.conditions = setCondition(status.conditions, claim, 'Bound', 'False', 'ResourceLost', `${ref.kind} ${ref.namespace}/${ref.name} no longer exists`);
-      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'ResourceLost', `${ref.kind} ${ref.namespace}/${ref.name} no longer exists`);
+      status.conditions = setCondition(status.conditions, claim, 'Bound', 'False', 'ResourceLost', why);
+      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'ResourceLost', why);
       await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
-      await recordEvent(this.client, claim, 'Warning', 'ClaimLost', `the bound ${ref.kind} ${ref.namespace}/${ref.name} no longer exists`);
+      await recordEvent(this.client, claim, 'Warning', 'ClaimLost', `the bound ${why}`);
       return;
     }
-    if (!concrete) return;
+    const { entry: concrete, resource } = verified;
     if (!isReady(resource)) {
       const status: Status = { ...old };
-      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'Waiting', `waiting for ${ref.kind} ${ref.namespace}/${ref.name} to become ready`);
-      if (!sameStatusIgnoringTransitionTimes(old, status)) await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+      const why = notReadyReason(resource);
+      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', why.reason, why.message);
+      if (!sameStatusIgnoringTransitionTimes(old, status)) {
+        await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+        if (why.failing) await recordEvent(this.client, claim, 'Warning', why.reason, why.message);
+      }
       return;
     }
     const resized = await this.resize(entry, claim, concrete, resource);
@@ -557,7 +592,19 @@ export class ClaimController {
     const raw = await this.connectionDetails(concrete, resource, claim);
     const details = impl ? impl.formatConnection(raw) : raw;
     const secretName = connectionSecretName(claim);
-    await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
+    try {
+      await publishConnection(this.client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
+    } catch (err) {
+      if (!(err instanceof OwnershipConflictError)) throw err;
+      // Another object's Secret (the developer's own, another claim's) is never overwritten.
+      const status: Status = { ...old, phase: 'Bound' };
+      status.conditions = setCondition(status.conditions, claim, 'Ready', 'False', 'ConnectionSecretConflict', err.message);
+      if (!sameStatusIgnoringTransitionTimes(old, status)) {
+        await this.client.updateStatus(entry.def.ref, { ...claim, status }, { fieldManager: FIELD_MANAGER });
+        await recordEvent(this.client, claim, 'Warning', 'ConnectionSecretConflict', err.message);
+      }
+      return { requeueAfterMs: 10_000 }; // a previous claim of that name may still be being collected
+    }
     const status: Status = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
     status.conditions = setCondition(status.conditions, claim, 'Ready', 'True', 'Available', `connection details are in Secret ${secretName}`);
     if (!sameStatusIgnoringTransitionTimes(old, status)) {
@@ -584,11 +631,22 @@ export class ClaimController {
     // Shared: each claim has its own credentials, kept in a Secret next to the resource so a
     // repeated reconcile hands the provider the same password back.
     const secretName = bindingSecretName(resource, claim);
-    let previous: ConnectionDetails | undefined;
-    try {
-      previous = decodeSecretData(await this.client.get<KObject>(builtinRefs.secrets, secretName, resource.metadata.namespace));
-    } catch (err) {
-      if (!(isApiError(err) && err.code === 404)) throw err;
+    const readDetails = async (name: string): Promise<ConnectionDetails | undefined> => {
+      try {
+        return decodeSecretData(await this.client.get<KObject>(builtinRefs.secrets, name, resource.metadata.namespace));
+      } catch (err) {
+        if (!(isApiError(err) && err.code === 404)) throw err;
+        return undefined;
+      }
+    };
+    let previous = await readDetails(secretName);
+    // A binding made by an earlier version kept its details under the unhashed name: carry
+    // them over (the provider takes them back only for this claim's own user).
+    const legacy = legacyBindingSecretName(resource, claim);
+    let migrating = false;
+    if (!previous && this.mayHaveLegacySecret(resource, claim, legacy)) {
+      previous = await readDetails(legacy);
+      migrating = previous !== undefined;
     }
     const external = await this.access.connect(concrete.kind, resource);
     try {
@@ -598,10 +656,11 @@ export class ClaimController {
       if (broken) {
         void recordEvent(this.client, claim, 'Normal', 'ShareRepaired', `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name} reported ${broken.missing} missing; recreated with the claim's credentials`);
       }
-      if (!previous || !deepEqual(previous, details)) {
+      if (migrating || !previous || !deepEqual(previous, details)) {
         const data = encodeSecretData(details);
         await upsertOwned(this.client, builtinRefs.secrets, resource.metadata.namespace!, secretName, { type: 'Opaque', data }, [controllerReference(resource)], (o) => deepEqual(o.data, data), true);
       }
+      if (migrating && !this.legacyNameShared(resource, claim, legacy)) await this.deleteIgnoringMissing(builtinRefs.secrets, legacy, resource.metadata.namespace);
       return details;
     } finally {
       await external.close?.();
@@ -661,14 +720,9 @@ export class ClaimController {
 
   private async release(entry: ClaimKindEntry, claim: KObject): Promise<void> {
     const status = (claim.status ?? {}) as Status;
-    const ref = status.resourceRef as { apiVersion: string; kind: string; namespace: string; name: string } | undefined;
-    const found = ref
-      ? (() => {
-          const concrete = this.concretes.get(kindKey(parseApiVersion(ref.apiVersion).group, ref.kind));
-          const resource = concrete?.informer.store.get(ref.namespace, ref.name);
-          return concrete && resource ? { entry: concrete, resource } : undefined;
-        })()
-      : this.resourceBoundTo(claim);
+    const ref = status.resourceRef as ResourceRefLike | undefined;
+    // Only a resource that records this claim is released, whatever the claim's status names.
+    const found = (ref ? await this.verifiedResource(claim, ref) : undefined) ?? this.resourceBoundTo(claim);
     if (found) await this.releaseResource(found.entry, found.resource, claim);
     const finalizers = (claim.metadata.finalizers ?? []).filter((f) => f !== CLAIM_PROTECTION_FINALIZER);
     if (finalizers.length !== (claim.metadata.finalizers ?? []).length) {
@@ -686,6 +740,8 @@ export class ClaimController {
     const spec = (resource.spec ?? {}) as { rebindPolicy?: RebindPolicy; claimRef?: { uid?: string } };
     const policy: RebindPolicy = spec.rebindPolicy ?? 'Retain';
     const where = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+    // Nothing is undone for a claim the resource does not record (see verifiedResource).
+    if (!resourceNamesClaim(resource, claim)) return;
     if (!isExclusive(resource)) {
       const external = await this.access.connect(concrete.kind, resource);
       try {
@@ -693,16 +749,17 @@ export class ClaimController {
       } finally {
         await external.close?.();
       }
+      // The binding Secret goes before the binding: once the binding is gone, nothing here runs again.
+      await this.deleteBindingSecrets(resource, claim);
       const fresh = await this.client.get<KObject>(concrete.ref, resource.metadata.name!, resource.metadata.namespace);
-      const st = (fresh.status ?? {}) as Status & { bindings?: { claimRef: { uid?: string } }[] };
-      const bindings = (st.bindings ?? []).filter((b) => b.claimRef.uid !== claim.metadata.uid);
+      const st = (fresh.status ?? {}) as Status & { bindings?: { claimRef: { namespace?: string; name?: string; uid?: string } }[] };
+      const mine = bindingOf(fresh, claim);
+      const bindings = (st.bindings ?? []).filter((b) => b !== mine);
       const left = allocatable(fresh, bindings as { requests?: Record<string, string> }[]);
       await this.client.updateStatus(concrete.ref, { ...fresh, status: { ...st, bindings, phase: bindings.length ? 'Bound' : 'Available', claim: bindings.length ? claimSummary(bindings.length, bindings[0]!.claimRef as never) : undefined, ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
-      await this.deleteIgnoringMissing(builtinRefs.secrets, bindingSecretName(resource, claim), resource.metadata.namespace);
       await recordEvent(this.client, resource, 'Normal', 'Released', `claim ${claim.metadata.namespace}/${claim.metadata.name} released (${policy})`);
       return;
     }
-    if (spec.claimRef?.uid !== claim.metadata.uid) return;
     if (concrete.kind.sharing === 'Shared') {
       // The claim had its own database/user on the resource: drop, empty or keep it by policy.
       const external = await this.access.connect(concrete.kind, resource);
@@ -711,7 +768,7 @@ export class ClaimController {
       } finally {
         await external.close?.();
       }
-      await this.deleteIgnoringMissing(builtinRefs.secrets, bindingSecretName(resource, claim), resource.metadata.namespace);
+      await this.deleteBindingSecrets(resource, claim);
     }
     switch (policy) {
       case 'Retain':
@@ -745,6 +802,29 @@ export class ClaimController {
         throw new Error(`unknown rebind policy ${String(never)}`);
       }
     }
+  }
+
+  /**
+   * deleteBindingSecrets removes the claim's binding Secret, and the one an earlier version
+   * named without a hash unless another binding of the resource still records that name.
+   */
+  private async deleteBindingSecrets(resource: KObject, claim: KObject): Promise<void> {
+    await this.deleteIgnoringMissing(builtinRefs.secrets, bindingSecretName(resource, claim), resource.metadata.namespace);
+    const legacy = legacyBindingSecretName(resource, claim);
+    if (this.mayHaveLegacySecret(resource, claim, legacy) && !this.legacyNameShared(resource, claim, legacy)) {
+      await this.deleteIgnoringMissing(builtinRefs.secrets, legacy, resource.metadata.namespace);
+    }
+  }
+
+  /** Whether the claim's binding may predate hashed names: its binding records the old name, or an Exclusive resource (which records none). */
+  private mayHaveLegacySecret(resource: KObject, claim: KObject, legacy: string): boolean {
+    return isExclusive(resource) || bindingOf<{ claimRef?: { uid?: string }; secretName?: string }>(resource, claim)?.secretName === legacy;
+  }
+
+  /** Whether a binding of another claim records `legacy` as its Secret (two claims' old names coincided). */
+  private legacyNameShared(resource: KObject, claim: KObject, legacy: string): boolean {
+    const bindings = ((resource.status ?? {}) as { bindings?: { claimRef?: { uid?: string }; secretName?: string }[] }).bindings ?? [];
+    return bindings.some((b) => b.claimRef?.uid !== claim.metadata.uid && (b.secretName === legacy || b.secretName === undefined));
   }
 
   private async setResourcePhase(concrete: ConcreteKindEntry, resource: KObject, phase: string, claim: string | undefined): Promise<KObject> {
@@ -795,11 +875,6 @@ function claimUidsOf(resource: KObject): string[] {
   const status = (resource.status ?? {}) as { bindings?: { claimRef?: { uid?: string } }[] };
   for (const b of status.bindings ?? []) if (b.claimRef?.uid) uids.push(b.claimRef.uid);
   return uids;
-}
-
-function isExclusive(resource: KObject): boolean {
-  const spec = (resource.spec ?? {}) as { sharing?: { mode?: string } };
-  return spec.sharing?.mode !== 'Shared';
 }
 
 function phaseOf(resource: KObject): string | undefined {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { builtinRefs } from '../../client/types.js';
 import { FakeClient } from '../../client/testing/index.js';
 import type { KObject } from '../../machinery/object.js';
-import { publishConnection } from './connection-secret.js';
+import { OwnershipConflictError, publishConnection } from './connection-secret.js';
 
 const claim: KObject = {
   apiVersion: 'storage.conductor.io/v1alpha1',
@@ -41,5 +41,15 @@ describe('publishConnection', () => {
     await publishConnection(client, claim, 'orders-db', details, KEYS);
     const verbs = client.actions.slice(before).map((a) => a.verb);
     assert.deepEqual(verbs.sort(), ['get', 'get']);
+  });
+
+  test("a Secret of that name that is not the claim's (the developer's own, another claim's) is never overwritten", async () => {
+    for (const owner of [undefined, [{ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', name: 'orders-db', uid: 'other-claim', controller: true }]]) {
+      const client = new FakeClient();
+      await client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'orders-db', namespace: 'shop', ...(owner ? { ownerReferences: owner } : {}) }, data: { mine: 'eA==' } });
+      await assert.rejects(publishConnection(client, claim, 'orders-db', details, KEYS, true), OwnershipConflictError);
+      await assert.rejects(publishConnection(client, claim, 'orders-db', details, KEYS), /already exists and (is controlled by RedisCluster orders-db|is not controlled by Conductor)/);
+      assert.deepEqual((await client.get(builtinRefs.secrets, 'orders-db', 'shop')).data, { mine: 'eA==' });
+    }
   });
 });

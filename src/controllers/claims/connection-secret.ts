@@ -33,8 +33,23 @@ export async function publishConnection(
 }
 
 /**
+ * An OwnershipConflictError is a Secret or ConfigMap to be written that exists and is not
+ * controlled by the object writing it (a developer's own Secret, another claim's): it is left
+ * as it is.
+ */
+export class OwnershipConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OwnershipConflictError';
+  }
+}
+
+/**
  * upsertOwned writes a Secret or ConfigMap owned by `ownerReferences`: created when absent
- * (first, without a read, when `createFirst`), replaced by `body` when present and not `same`.
+ * (first, without a read, when `createFirst`), replaced by `body` when present and not `same`
+ * — but only when the existing one is controlled by the same owner (else an
+ * OwnershipConflictError): a claim naming another object's Secret in
+ * writeConnectionSecretToRef must not overwrite it.
  */
 export async function upsertOwned(
   client: Client,
@@ -65,6 +80,12 @@ export async function upsertOwned(
   if (!existing) {
     await create();
     return;
+  }
+  const want = ownerReferences?.find((r) => r.controller);
+  const have = existing.metadata.ownerReferences?.find((r) => r.controller);
+  if (want && have?.uid !== want.uid) {
+    const holder = have ? `is controlled by ${have.kind} ${have.name}` : 'is not controlled by Conductor';
+    throw new OwnershipConflictError(`${ref.kind} ${namespace}/${name} already exists and ${holder}: want it controlled by ${want.kind} ${want.name}`);
   }
   if (same(existing)) return;
   await client.update(ref, { ...existing, ...body }, { fieldManager: 'conductor-claim-controller' });

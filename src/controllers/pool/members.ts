@@ -98,14 +98,15 @@ export function describeMembers(members: readonly PoolMember[]): string {
 }
 
 /**
- * buildPoolMember is the resource a class's pool adds under `name`: the template as the
+ * buildPoolMember is the resource a class's pool adds under `name` in `namespace` (the pool
+ * manager passes the system namespace, whatever the class's): the template as the
  * claim controller provisions it, but bound to no claim — the template's labels and
  * annotations plus the class and pool labels; the template's spec plus the class's
  * rebindPolicy (default Delete), profile (`resourceClass`, default the class's name),
  * providerRef and capabilities. No claim's portable fields are applied: the member serves
  * whichever claim of the profile comes first.
  */
-export function buildPoolMember(cls: KObject, template: PoolTemplate, name: string): KObject {
+export function buildPoolMember(cls: KObject, template: PoolTemplate, name: string, namespace = cls.metadata.namespace): KObject {
   const spec: Record<string, unknown> = deepCopy(template.spec);
   delete spec['claimRef'];
   spec['rebindPolicy'] = typeof cls['rebindPolicy'] === 'string' ? cls['rebindPolicy'] : 'Delete';
@@ -117,7 +118,7 @@ export function buildPoolMember(cls: KObject, template: PoolTemplate, name: stri
     kind: template.kind,
     metadata: {
       name,
-      namespace: cls.metadata.namespace,
+      namespace,
       labels: {
         ...template.labels,
         [CLASS_LABEL]: classLabelValue(cls.metadata.namespace ?? '', cls.metadata.name ?? ''),

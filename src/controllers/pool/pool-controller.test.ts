@@ -69,7 +69,7 @@ before(async () => {
   };
   provider = { type: 'local', kinds: [kind] };
   managed = startManagedReconcilers(c, [provider], { logger: silent });
-  claims = new ClaimController(c, new ProviderAccess(c, [provider]), { logger: silent });
+  claims = new ClaimController(c, new ProviderAccess(c, [provider]), { logger: silent, systemNamespace: SYS });
   await claims.start();
   const hooked = new Proxy(c, {
     get(target, prop) {
@@ -83,7 +83,7 @@ before(async () => {
       return typeof v === 'function' ? v.bind(target) : v;
     },
   }) as Client;
-  pools = new PoolController(hooked, { kinds: poolKindsOf([provider]), logger: silent });
+  pools = new PoolController(hooked, { kinds: poolKindsOf([provider]), logger: silent, memberNamespace: SYS });
   await pools.start();
 });
 
@@ -225,7 +225,7 @@ describe('PoolController', () => {
   });
 
   test('a second pool manager running at once (a restart overlapping a crash) creates no extras', async () => {
-    const second = new PoolController(server.client, { kinds: poolKindsOf([provider]), logger: silent });
+    const second = new PoolController(server.client, { kinds: poolKindsOf([provider]), logger: silent, memberNamespace: SYS });
     await second.start();
     try {
       await applyClass('twice', { minFree: 3 });
@@ -235,6 +235,24 @@ describe('PoolController', () => {
     } finally {
       second.stop();
     }
+  });
+
+  test("a class in a tenant's namespace keeps its members in the system namespace, not the tenant's", async () => {
+    await server.client.create(apiRefs.resourceclasses, {
+      apiVersion: 'core.conductor.io/v1alpha1',
+      kind: 'ResourceClass',
+      metadata: { name: 'tenant-pool', namespace: APP },
+      supportedResources: ['PostgreSQLInstance.v1alpha1.storage.conductor.io'],
+      pool: { minFree: 1 },
+      template: { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', spec: { databaseName: 'app' } },
+    } as KObject);
+    const members = await until('a member of the tenant class', async () => {
+      const list = await server.client.list(pgRef, { labelSelector: `conductor.io/resource-class=${APP}.tenant-pool` });
+      return list.items.length > 0 ? list.items : undefined;
+    });
+    assert.deepEqual(members.map((m) => `${m.metadata.namespace}/${m.metadata.name}`), [`${SYS}/tenant-pool-pool-0`]);
+    assert.equal((await server.client.list(pgRef, { namespace: APP })).items.length, 0, "nothing in the tenant's namespace");
+    await server.client.delete(apiRefs.resourceclasses, 'tenant-pool', { namespace: APP });
   });
 
   test('a template of a kind no provider manages: a PoolTemplateUnsupported warning and nothing created', async () => {

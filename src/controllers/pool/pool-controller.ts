@@ -18,7 +18,7 @@ import type { Client, ResourceRef } from '../../client/types.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
-import { apiRefs } from '../../apis/index.js';
+import { apiRefs, SYSTEM_NAMESPACE } from '../../apis/index.js';
 import { recordEvent, type EventType } from '../events.js';
 import { Expectations } from './expectations.js';
 import { buildPoolMember, CLASS_LABEL, classLabelValue, classOfLabel, describeMembers, memberOf, type PoolMember } from './members.js';
@@ -49,6 +49,12 @@ export interface PoolControllerOptions {
   expectationTimeoutMs?: number;
   /** Watch the classes and resources of this namespace only; default all. */
   namespace?: string;
+  /**
+   * Where members are created, whatever their class's namespace: `namespace` when set, else
+   * this (default `conductor-system`). A member's Secrets live beside it, and a class may sit
+   * in a tenant's namespace, whose developers must not read other tenants' Secrets.
+   */
+  memberNamespace?: string;
   /** Informers shared with the process's other controllers; default private ones. */
   informers?: SharedInformers;
 }
@@ -148,6 +154,11 @@ export class PoolController {
     return out;
   }
 
+  /** Where the pool's members live. */
+  private get memberNamespace(): string {
+    return this.opts.namespace ?? this.opts.memberNamespace ?? SYSTEM_NAMESPACE;
+  }
+
   private nameTaken(namespace: string, name: string): boolean {
     for (const e of this.kinds.values()) if (e.informer.store.get(namespace, name)) return true;
     return false;
@@ -157,7 +168,7 @@ export class PoolController {
     const { namespace, name } = splitClassKey(key);
     const resources = this.resourcesOf(namespace, name);
     const waitMs = this.expectations.waitMs(key, {
-      created: (n) => this.nameTaken(namespace, n),
+      created: (n) => this.nameTaken(this.memberNamespace, n),
       deleted: (uid) => !resources.some((r) => r.metadata.uid === uid && !r.metadata.deletionTimestamp),
     });
     if (waitMs > 0) return { requeueAfterMs: waitMs };
@@ -178,7 +189,7 @@ export class PoolController {
 
   /** Creates plan.create members under the lowest free names. */
   private async fill(key: string, cls: KObject, settings: PoolSettings, plan: PoolPlan): Promise<void> {
-    const namespace = cls.metadata.namespace!;
+    const namespace = this.memberNamespace;
     const className = cls.metadata.name!;
     const template = poolTemplateOf(cls);
     if ('problem' in template) {
@@ -214,7 +225,7 @@ export class PoolController {
   /** Creates one member; one that exists already (an earlier attempt's) counts as created. */
   private async createMember(entry: KindEntry, cls: KObject, template: PoolTemplate, memberName: string): Promise<void> {
     try {
-      await this.client.create(entry.ref, buildPoolMember(cls, template, memberName), { fieldManager: POOL_FIELD_MANAGER });
+      await this.client.create(entry.ref, buildPoolMember(cls, template, memberName, this.memberNamespace), { fieldManager: POOL_FIELD_MANAGER });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }

@@ -298,6 +298,18 @@ describe('NamespacePolicy', () => {
     { reason: 'other labels fail', claim: claim({ namespaceLabels: { team: 'b' } }), candidate: resourceClass({ name: 'c', allowedNamespaces: teams }), want: 'namespace "app" not allowed by the class' },
     { reason: 'the namespace name label is always there', claim: claim(), candidate: resourceClass({ name: 'c', allowedNamespaces: byName }), want: undefined },
     { reason: 'concrete resources are not subject to it', claim: claim({ namespaceLabels: { team: 'b' } }), candidate: resource({ name: 'r' }), want: undefined },
+    // A class outside the system namespace is its namespace's own unless allowedNamespaces says otherwise (issue 10, item 10).
+    { reason: "a class in a tenant's namespace does not serve another namespace", claim: claim({ namespace: 'team-b' }), candidate: resourceClass({ name: 'c', namespace: 'team-a' }), want: 'class of another namespace' },
+    { reason: "a class in a tenant's namespace serves its own namespace", claim: claim({ namespace: 'team-a' }), candidate: resourceClass({ name: 'c', namespace: 'team-a' }), want: undefined },
+    { reason: "a class outside the system namespace serves what its allowedNamespaces allow", claim: claim({ namespace: 'app' }), candidate: resourceClass({ name: 'c', namespace: 'team-a', allowedNamespaces: byName }), want: undefined },
+    { reason: 'the system namespace is the configured one', claim: claim({ namespace: 'app' }), candidate: resourceClass({ name: 'c', namespace: 'admins' }), want: undefined, ctx: { systemNamespace: 'admins' } },
+    { reason: 'conductor-system is then an ordinary namespace', claim: claim({ namespace: 'app' }), candidate: resourceClass({ name: 'c' }), want: 'class of another namespace', ctx: { systemNamespace: 'admins' } },
+    // What a class made (a warm pool member, a recycled resource) is the class's to give.
+    { reason: "a pool member of a tenant's class does not serve another namespace", claim: claim({ namespace: 'team-b' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'team-a.c' } }), want: 'class of another namespace' },
+    { reason: "a pool member of a tenant's class serves its namespace", claim: claim({ namespace: 'team-a' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'team-a.c' } }), want: undefined },
+    { reason: "a pool member of a system class serves what the class's allowedNamespaces allow", claim: claim({ namespace: 'app' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'conductor-system.c' } }), want: undefined, ctx: { classes: [resourceClass({ name: 'c', allowedNamespaces: byName })] } },
+    { reason: "a pool member of a system class refuses what the class's allowedNamespaces refuse", claim: claim({ namespace: 'other' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'conductor-system.c' } }), want: 'namespace "other" not allowed by the class', ctx: { classes: [resourceClass({ name: 'c', allowedNamespaces: byName })] } },
+    { reason: 'a resource a class made for this claim passes (reserved for it)', claim: claim({ namespace: 'team-b' }), candidate: resource({ name: 'm', labels: { 'conductor.io/resource-class': 'team-a.c' }, claimRef: { namespace: 'team-b', name: 'db', uid: 'uid-app-db' } }), want: undefined },
   ]);
 });
 

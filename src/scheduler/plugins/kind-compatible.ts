@@ -10,6 +10,7 @@ export class KindCompatibleFilter implements FilterPlugin {
   static readonly pluginName = 'KindCompatible';
   readonly name = KindCompatibleFilter.pluginName;
   readonly narrows = 'kind' as const;
+  readonly conceals = true;
 
   constructor(_ctx: PluginContext) {}
 

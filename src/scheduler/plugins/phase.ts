@@ -11,6 +11,7 @@ export class PhaseFilter implements FilterPlugin {
   static readonly pluginName = 'Phase';
   readonly name = PhaseFilter.pluginName;
   readonly narrows = 'availability' as const;
+  readonly conceals = true;
 
   constructor(_ctx: PluginContext) {}
 

@@ -11,6 +11,7 @@ export class ProfileMatchFilter implements FilterPlugin {
   static readonly pluginName = 'ProfileMatch';
   readonly name = ProfileMatchFilter.pluginName;
   readonly narrows = 'profile' as const;
+  readonly conceals = true;
 
   constructor(_ctx: PluginContext) {}
 

@@ -151,12 +151,16 @@ export interface ContextSpec {
   portableMatchers?: PortableMatcherRegistry;
   quota?: QuotaCheck;
   providerUsage?: Record<string, number>;
+  systemNamespace?: string;
+  /** Classes `classOf` finds. */
+  classes?: ClassCandidate[];
 }
 
 /** pluginContext builds the context a plugin is constructed with. */
 export function pluginContext(s: ContextSpec = {}): PluginContext {
   const usage = s.providerUsage ?? {};
   return {
+    systemNamespace: s.systemNamespace ?? 'conductor-system',
     regions: new RegionHierarchy(s.regions ?? {}),
     regionMatch: s.regionMatch ?? 'contained',
     costTiers: new TierOrder(s.costTiers ?? []),
@@ -164,5 +168,6 @@ export function pluginContext(s: ContextSpec = {}): PluginContext {
     portableMatchers: s.portableMatchers ?? builtinPortableMatchers(),
     ...(s.quota === undefined ? {} : { quota: s.quota }),
     providerUsage: (p) => usage[p] ?? 0,
+    classOf: (namespace, name) => s.classes?.find((c) => c.namespace === namespace && c.name === name),
   };
 }
