@@ -9,6 +9,8 @@ import { freePort } from '../process/processes.js';
 import { accepts } from '../loadbalancer/listeners.js';
 import { startDaemon, stopDaemon, awaitDaemonReady } from '../process/daemons.js';
 import { resolveRedisBinary } from '../redis/binaries.js';
+import { renderRedisConfig } from '../redis/local-servers.js';
+import { renderNatsConfig } from '../nats/config.js';
 import { haproxyAddress, haproxyComment, natsSecret, natsToken, redisMemory, redisString, redisWord } from './index.js';
 
 describe('haproxy', () => {
@@ -53,6 +55,23 @@ function auth(port: number, password: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+describe('the generated configs use the writers (issue 10 item 2)', () => {
+  const state = { namespace: 'n', name: 'r', port: 6390, password: 'pw', createdAt: '' };
+  test('renderRedisConfig refuses a directive smuggled in a setting and quotes the data directory', () => {
+    assert.throws(() => renderRedisConfig(state, '/data', { evictionPolicy: 'noeviction\nloadmodule /tmp/evil.so' }), /not one of/);
+    assert.throws(() => renderRedisConfig(state, '/data', { maxMemory: '0\nenable-debug-command yes' }), /memory amount/);
+    const text = renderRedisConfig(state, '/data/a "b"\nc', {});
+    assert.match(text, /^dir "\/data\/a \\"b\\"\\x0ac"$/m);
+    assert.equal(text.split('\n').filter((l) => l.startsWith('dir ')).length, 1);
+  });
+  test('renderNatsConfig refuses a subject or user that would widen permissions', () => {
+    const nats = { namespace: 'n', name: 's', port: 4222, adminPassword: 'adminpassword1', accounts: {}, createdAt: '' };
+    const account = (subject: string) => ({ acct: { claim: { namespace: 'a', name: 'b' }, username: 'acct', password: 'claimpassword1', subject } });
+    assert.doesNotThrow(() => renderNatsConfig({ ...nats, accounts: account('team-a_q_1234') }));
+    for (const subject of ['>', '*', 'a.>', '$SYS']) assert.throws(() => renderNatsConfig({ ...nats, accounts: account(subject) }), /not a plain token/);
+  });
+});
 
 describe('redis.conf', () => {
   test('redisWord and redisMemory refuse anything but their words', () => {
