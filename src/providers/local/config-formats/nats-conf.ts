@@ -17,10 +17,14 @@ export function natsToken(value: unknown, what: string): string {
   return value;
 }
 
-/** natsSecret checks a password: printable ASCII without quotes, backslashes or `$`, so no reader of the file can take it for anything else. */
+/**
+ * natsSecret checks a password: 1-200 printable ASCII characters (JSON.stringify escapes
+ * quotes and backslashes, and nats-server reads those escapes — tested against the real
+ * server), no control characters, and no `$`, which nats-server may take for a variable.
+ */
 export function natsSecret(value: unknown, what: string): string {
-  if (typeof value !== 'string' || !/^[!#%-[\]-~]{8,200}$/.test(value) || value.includes('$')) {
-    throw new Error(`nats config: ${what} is not 8-200 printable characters without quotes, backslashes or $`);
+  if (typeof value !== 'string' || !/^[\x20-\x7e]{1,200}$/.test(value) || value.includes('$')) {
+    throw new Error(`nats config: ${what} is not 1-200 printable ASCII characters without $`);
   }
   return value;
 }
