@@ -26,6 +26,8 @@ import type { S3Server } from './kinds.js';
 import { s3ServerKind } from './s3-server.js';
 import { resolveS3rver, S3Servers } from './s3-servers.js';
 import { sha256Hex, signRequest } from './sigv4.js';
+import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
+import { waitForExit } from '../process/processes.js';
 
 const resource: S3Server = {
   apiVersion: 'storage.local.conductor.io/v1alpha1',
@@ -156,4 +158,36 @@ describe('Bucket claims on a shared S3Server are kept apart', () => {
     await client.unbindClaim(resource, { namespace: 'team-b', name: 'files' }, 'Delete');
     assert.equal(await denied(sdk(b).send(new ListObjectsV2Command({ Bucket: b.bucket }))), 'InvalidAccessKeyId');
   });
+});
+
+test('an unauthenticated s3rver an earlier Conductor left running on a server directory is stopped and replaced by the gateway', async () => {
+  const root = await mkdtemp(join(tmpdir(), 's3-legacy-'));
+  const program = await resolveS3rver();
+  const first = new S3Servers({ root, program });
+  const dir = first.dirFor('conductor-system', 'legacy');
+  try {
+    const { pid, port } = await first.ensureRunning(dir, { namespace: 'conductor-system', name: 'legacy' });
+    process.kill(pid, 'SIGKILL');
+    assert.ok(await waitForExit(pid, 5000));
+    // What Conductor ran before issue 10: s3rver itself, answering anonymous requests.
+    const legacy = await spawnDaemon({
+      program: process.execPath,
+      args: [program.s3rverScript, '--directory', join(dir, 'data'), '--address', '127.0.0.1', '--port', String(port), '--silent', '--no-vhost-buckets'],
+      cwd: dir,
+      logFile: join(dir, 's3rver.log'),
+      pidFile: join(dir, 's3rver.pid'),
+    });
+    assert.ok(!('error' in legacy));
+    const anonymous = () => fetch(`http://127.0.0.1:${port}/`).then((r) => r.status, () => 0);
+    assert.equal(await awaitDaemonReady(legacy.pid, legacy.exited, async () => (await anonymous()) === 200, 30_000), 'ready', 'the legacy s3rver answers anonymously');
+    const next = new S3Servers({ root, program });
+    const started = await next.ensureRunning(dir, { namespace: 'conductor-system', name: 'legacy' });
+    assert.equal(started.started, true);
+    assert.ok(await waitForExit(legacy.pid, 10_000), 'the legacy s3rver is stopped');
+    assert.equal(await fetch(`http://127.0.0.1:${started.port}/`).then((r) => r.status), 403);
+    await next.stopAll();
+  } finally {
+    await first.stopAll();
+    await rm(root, { recursive: true, force: true });
+  }
 });
