@@ -33,6 +33,12 @@ function s3(secret: Record<string, string>): S3Client {
   });
 }
 
+/** adminS3 is a client with the server's own key (keys.json in its directory): what an operator uses "by hand". */
+function adminS3(directory: string, secret: Record<string, string>): S3Client {
+  const keys = JSON.parse(readFileSync(join(directory, 'keys.json'), 'utf8')) as { admin: { accessKeyId: string; secretAccessKey: string } };
+  return new S3Client({ endpoint: secret.endpoint, region: secret.region, credentials: keys.admin });
+}
+
 /** Kills any s3rver a test server left behind (pid files under its data dir). */
 function killLeftovers(dataDir: string): void {
   const root = join(dataDir, 'providers', 'local', 's3');
@@ -136,7 +142,9 @@ ${s3Server('recycler', 'Recycle')}`);
     const secret = await secretOf('media', 'photos');
     const c = client(secret);
     await c.send(new DeleteObjectCommand({ Bucket: secret.bucket, Key: 'cat.txt' }));
-    await c.send(new DeleteBucketCommand({ Bucket: secret.bucket }));
+    // A claim's key may not delete its bucket: the operator does, with the server's own key.
+    await assert.rejects(c.send(new DeleteBucketCommand({ Bucket: secret.bucket })), (err: any) => err.$metadata?.httpStatusCode === 403);
+    await adminS3((await get(s3ServerPath('objects'))).status.atProvider.directory, secret).send(new DeleteBucketCommand({ Bucket: secret.bucket }));
     await eventually(async () => ((await c.send(new HeadBucketCommand({ Bucket: secret.bucket }))).$metadata.httpStatusCode === 200 ? true : undefined), 'the bucket to be recreated', 20_000);
 
     await c.send(new PutObjectCommand({ Bucket: secret.bucket, Key: 'dog.txt', Body: 'woof' }));
@@ -163,8 +171,10 @@ ${s3Server('recycler', 'Recycle')}`);
     const listed = await client(scrubbed).send(new ListObjectsV2Command({ Bucket: scrubbed.bucket }));
     assert.equal(listed.KeyCount ?? 0, 0, 'Recycle empties the bucket');
     await client(scrubbed).send(new HeadBucketCommand({ Bucket: scrubbed.bucket }));
-    await assert.rejects(client(photos).send(new HeadBucketCommand({ Bucket: photos.bucket })), (err: any) => err.$metadata?.httpStatusCode === 404);
+    // Delete removed the bucket and the claim's key with it.
+    await assert.rejects(client(photos).send(new HeadBucketCommand({ Bucket: photos.bucket })), (err: any) => err.$metadata?.httpStatusCode === 403);
     const objects = await get(s3ServerPath('objects'));
+    await assert.rejects(adminS3(objects.status.atProvider.directory, photos).send(new HeadBucketCommand({ Bucket: photos.bucket })), (err: any) => err.$metadata?.httpStatusCode === 404);
     assert.equal(objects.status.bindings?.length ?? 0, 0);
     assert.equal(objects.status.allocatable.storage, '100Gi');
   });

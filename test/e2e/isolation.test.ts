@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { startThrowawayRedis } from '../../src/providers/local/redis/testing.js';
@@ -453,5 +454,63 @@ spec: {resourceName: ${target}}
     const normal = (x: { phase: string; reason: string; message: string; events: string[] }, target: string) => JSON.parse(JSON.stringify(x).split(target).join('<name>'));
     assert.deepEqual(normal(a, taken), normal(b, 'zz-no-such-resource'));
     assert.match(a.message, /no resource named/);
+  });
+
+  // Issue 10 item 2: a load balancer target that reaches a host Unix socket (`#` commented out
+  // the port in haproxy.cfg) or a cloud metadata address. A tenant's claim is refused with a
+  // 422 naming the field; an infrastructure admin who writes such a target straight into a
+  // concrete resource gets a 422 for the socket, and the provider refuses the metadata
+  // address before it writes any config.
+  test('load balancer targets: no Unix sockets, no link-local or metadata addresses', async () => {
+    const lbClaim = (name: string, address: string) => `apiVersion: network.conductor.io/v1alpha1
+kind: LoadBalancer
+metadata: {name: ${name}, namespace: team-a}
+spec:
+  protocol: TCP
+  ports: [13306]
+  targets: [{address: ${JSON.stringify(address)}}]
+`;
+    const hostile = [
+      { name: 'socket', address: 'unix@/var/run/mysqld/mysqld.sock#:3306', why: /must be host:port/ },
+      { name: 'metadata', address: '169.254.169.254:80', why: /must not be a link-local address/ },
+      { name: 'metadata-v6', address: '[fd00:ec2::254]:80', why: /must not be a link-local address/ },
+      { name: 'metadata-name', address: 'metadata.google.internal:80', why: /must not be a link-local address/ },
+    ];
+    for (const h of hostile) {
+      const r = await kubectl(kc['dev-a'], ['create', '-f', '-'], { input: lbClaim(h.name, h.address) });
+      assert.notEqual(r.code, 0, `${h.address} was accepted`);
+      assert.match(r.stderr, new RegExp(`The LoadBalancer "${h.name}" is invalid: spec\\.targets\\[0\\]\\.address`), r.stderr);
+      assert.match(r.stderr, h.why, r.stderr);
+      const body = { apiVersion: 'network.conductor.io/v1alpha1', kind: 'LoadBalancer', metadata: { name: h.name, namespace: 'team-a' }, spec: { targets: [{ address: h.address }] } };
+      const raw = await api.request('POST', '/apis/network.conductor.io/v1alpha1/namespaces/team-a/loadbalancers', body);
+      assert.equal(raw.status, 422, `${h.address}: ${raw.text}`);
+    }
+    await kubectlOk(kc['dev-a'], ['create', '-f', '-'], { input: lbClaim('fine', 'db.example.com:3306') });
+
+    const concrete = (name: string, address: string) => `apiVersion: network.local.conductor.io/v1alpha1
+kind: HAProxyLoadBalancer
+metadata: {name: ${name}, namespace: ${SYS}}
+spec:
+  providerRef: {name: local}
+  protocol: TCP
+  targets: [{address: ${JSON.stringify(address)}}]
+`;
+    const socket = await kubectl(kc.infra, ['create', '-f', '-'], { input: concrete('socket', 'unix@/var/run/mysqld/mysqld.sock#:3306') });
+    assert.notEqual(socket.code, 0);
+    assert.match(socket.stderr, /is invalid: spec\.targets\[0\]\.address: .*must be host:port/, socket.stderr);
+
+    await kubectlOk(kc.infra, ['create', '-f', '-'], { input: `apiVersion: core.conductor.io/v1alpha1
+kind: Provider
+metadata: {name: local, namespace: ${SYS}}
+spec: {type: local}
+` });
+    await kubectlOk(kc.infra, ['create', '-f', '-'], { input: concrete('imds', '169.254.169.254:80') });
+    const refused = await eventually(async () => {
+      const r = (await api.request('GET', `/apis/network.local.conductor.io/v1alpha1/namespaces/${SYS}/haproxyloadbalancers/imds`)).json();
+      const c = (r.status?.conditions ?? []).find((x: { message?: string }) => /refusing to configure the listener/.test(x.message ?? ''));
+      return c ? String(c.message) : undefined;
+    }, 'the provider to refuse the metadata target', 30_000);
+    assert.match(refused, /169\.254\.169\.254 is link-local/);
+    assert.equal(existsSync(join(server.dataDir, 'providers', 'local', 'loadbalancer', 'haproxy', `${SYS}_imds`)), false, 'no listener directory or config was written');
   });
 });

@@ -3,6 +3,12 @@
  * conditions, and the generic capability/requirement vocabulary the scheduler matches.
  */
 import { s, type Infer } from '../schema/builder.js';
+import {
+  HOST_PORT_EXPECTED,
+  HOST_PORT_MAX_LENGTH,
+  HOST_PORT_PATTERN,
+  LINK_LOCAL_OR_METADATA_PATTERN,
+} from '../../machinery/validation/host-port.js';
 
 /** A LocalObjectReference: an object in the same namespace, by name. */
 export const localRef = (what: string) =>
@@ -107,3 +113,21 @@ export const rebindPolicy = () =>
     .describe(
       'What happens when the claim is deleted, and when the resource itself is deleted. Retain: the resource becomes Released and is never rebound; deleting it removes only the object, and the external resource and its data stay for an administrator to recover or remove. Delete: the resource is deleted with its claim, and with it the external resource and its data. Recycle: the data is scrubbed and the resource is Available again; deleting the resource deletes the external resource. Shared resources apply it to each claim\'s share. A resource is not deleted while a claim uses it: its deletion waits until every claim has released it.',
     );
+
+/**
+ * A backend's `host:port` (machinery/validation/host-port): a DNS hostname, an IPv4 address or
+ * an IPv6 address in brackets, and a port from 1 to 65535 — nothing a generated config could
+ * read as anything else (no `unix@`, `#`, quotes, whitespace). Checked by a CEL rule rather
+ * than a bare `pattern` so the 422 says what is expected instead of quoting the regex.
+ * `forTenants` adds the rule that refuses link-local and cloud metadata addresses.
+ */
+export const targetAddress = (forTenants: boolean) => {
+  const rules = [{ rule: `self.matches(${JSON.stringify(HOST_PORT_PATTERN)})`, message: `must be ${HOST_PORT_EXPECTED}` }];
+  if (forTenants) {
+    rules.push({
+      rule: `!self.lowerAscii().matches(${JSON.stringify(LINK_LOCAL_OR_METADATA_PATTERN)})`,
+      message: 'must not be a link-local address (169.254.0.0/16, fe80::/10) or a cloud metadata endpoint; only a ResourceClass template with allowLinkLocalTargets may name one',
+    });
+  }
+  return s.string({ maxLength: HOST_PORT_MAX_LENGTH }).rules(...rules);
+};

@@ -9,6 +9,7 @@
 import { s, type Infer } from '../schema/builder.js';
 import type { ObjectOf } from '../schema/kind.js';
 import { defineConcreteKind } from '../common/concrete.js';
+import { targetAddress } from '../common/fields.js';
 import { V1ALPHA1 } from '../well-known.js';
 
 export const LOCAL_NETWORK_GROUP = 'network.local.conductor.io';
@@ -25,9 +26,8 @@ const tcpPort = () => s.integer({ minimum: 1, maximum: 65535 });
 export const localListenerTarget = () =>
   s
     .object({
-      address: s
-        .string({ pattern: '^[^\\s:]+:[0-9]{1,5}$|^\\[[0-9a-fA-F:.]+\\]:[0-9]{1,5}$' })
-        .describe('host:port of a backend.')
+      address: targetAddress(false)
+        .describe('host:port of a backend: a DNS hostname, an IPv4 address or an IPv6 address in brackets, and a port from 1 to 65535. Link-local and cloud metadata addresses are refused unless allowLinkLocalTargets is true.')
         .optional(),
       claimRef: s
         .object({
@@ -62,6 +62,12 @@ const listenerFields = (protocolDescription: string) => ({
   targets: s
     .array(localListenerTarget(), { listType: 'atomic' })
     .describe('The backends connections go to, round-robin. Only address targets are resolved; the others are reported in status.atProvider.unsupportedTargets.')
+    .optional(),
+  allowLinkLocalTargets: s
+    .boolean()
+    .describe(
+      'Allow targets in link-local ranges (169.254.0.0/16, fe80::/10) and cloud metadata endpoints (169.254.169.254, fd00:ec2::254, metadata.google.internal, ...), which are refused by default, hostnames resolving to them included. Set it in a ResourceClass template (spec) for targets the template itself names, or on a resource an admin writes; a claim cannot set it, and claims may never name such targets.',
+    )
     .optional(),
 });
 

@@ -26,7 +26,7 @@ export const s3ServerKind = defineConcreteKind({
   plural: 's3servers',
   shortNames: ['s3server'],
   description:
-    'An S3Server is an S3-compatible server (s3rver) that Conductor runs on its own machine, listening on 127.0.0.1, with its files under the data directory; each bound Bucket claim gets a bucket of its own. All claims share the server\'s key pair.',
+    'An S3Server is an S3-compatible server (s3rver) that Conductor runs on its own machine, listening on 127.0.0.1, with its files under the data directory; each bound Bucket claim gets a bucket of its own and a key pair that reaches only that bucket; requests must be signed with AWS Signature V4 (anonymous and presigned requests are refused).',
   implements: BUCKET_CLAIM_KINDS,
   sharingDefault: { mode: 'Shared' },
   fields: {

@@ -5,7 +5,7 @@
 import { s, type Infer } from '../schema/builder.js';
 import type { ObjectOf } from '../schema/kind.js';
 import { defineClaimKind } from '../common/claim.js';
-import { localRef } from '../common/fields.js';
+import { localRef, targetAddress } from '../common/fields.js';
 import { V1ALPHA1 } from '../well-known.js';
 
 export const NETWORK_GROUP = 'network.conductor.io';
@@ -21,9 +21,8 @@ const port = () => s.integer({ minimum: 1, maximum: 65535 });
 export const loadBalancerTarget = () =>
   s
     .object({
-      address: s
-        .string({ pattern: '^[^\\s:]+:[0-9]{1,5}$|^\\[[0-9a-fA-F:.]+\\]:[0-9]{1,5}$' })
-        .describe('host:port of a backend.')
+      address: targetAddress(true)
+        .describe('host:port of a backend: a DNS hostname, an IPv4 address or an IPv6 address in brackets, and a port from 1 to 65535. Link-local and cloud metadata addresses are refused.')
         .optional(),
       claimRef: s
         .object({

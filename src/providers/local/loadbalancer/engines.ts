@@ -21,7 +21,8 @@ export function proxyEngine(script = proxyScriptPath, node = process.execPath): 
   return {
     server: 'port forwarder proxy',
     configFileName: 'proxy.json',
-    render: (desired, address, port) => renderProxyConfig({ listen: { host: address, port }, backends: desired.backends }),
+    render: (desired, address, port) =>
+      renderProxyConfig({ listen: { host: address, port }, backends: desired.backends, ...(desired.allowLinkLocal ? { allowLinkLocal: true } : {}) }),
     command: (files) => ({ program: node, args: [script, files.config] }),
     stopSignal: 'SIGTERM',
     async reload(pid, files, hash) {

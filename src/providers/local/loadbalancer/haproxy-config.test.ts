@@ -1,4 +1,5 @@
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,39 @@ describe('renderHAProxyConfig', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('renderHAProxyConfig refuses what HAProxy would read otherwise (issue 10 item 2)', () => {
+  const hostile = ['unix@/var/run/mysqld/mysqld.sock#', 'a b', 'a\nserver evil 10.0.0.1', '"${HOME}"', 'ipv4@1.2.3.4', '', 'abns@x'];
+  for (const host of hostile) {
+    test(`a backend host ${JSON.stringify(host)} throws instead of being written`, () => {
+      assert.throws(() => renderHAProxyConfig({ ...base, backends: [{ host, port: 3306 }] }), /is not a DNS hostname or an IP address/);
+    });
+  }
+  test('a port that is not an integer from 1 to 65535 throws', () => {
+    for (const port of [0, 65536, 1.5, Number.NaN]) {
+      assert.throws(() => renderHAProxyConfig({ ...base, backends: [{ host: '10.0.0.1', port }] }), /not an integer from 1 to 65535/);
+    }
+  });
+  test('the owner comment stays one comment line whatever it holds', () => {
+    assert.equal(renderHAProxyConfig({ ...base, owner: 'x\nbackend evil' }).split('\n')[1], 'global');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (owner) => {
+        const text = renderHAProxyConfig({ ...base, owner });
+        assert.equal(text.split('\n')[0]!.startsWith('# Written by Conductor for '), true);
+        assert.equal(text.split('\n')[1], 'global');
+      }),
+    );
+  });
+  test('every rendered server line is exactly the checked address', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.domain()), fc.integer({ min: 1, max: 65535 }), (host, port) => {
+        const text = renderHAProxyConfig({ ...base, backends: [{ host, port }] });
+        const line = text.split('\n').find((l) => l.includes('server target1'))!;
+        assert.deepEqual(line.trim().split(/\s+/), ['server', 'target1', host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`, 'check', 'inter', '2s']);
+      }),
+    );
   });
 });
 

@@ -4,7 +4,8 @@
  * balanced), mode tcp for TCP (connections are).
  */
 import type { ListenerProtocol } from './kinds.js';
-import { formatBackend, type Backend } from './targets.js';
+import { haproxyAddress, haproxyComment } from '../config-formats/index.js';
+import type { Backend } from './targets.js';
 
 /** An HAProxyConfig is what one haproxy process serves. */
 export interface HAProxyConfig {
@@ -16,12 +17,16 @@ export interface HAProxyConfig {
   backends: Backend[];
 }
 
-/** renderHAProxyConfig writes the haproxy.cfg for a config. */
+/**
+ * renderHAProxyConfig writes the haproxy.cfg for a config. Every value is checked by type and
+ * written through config-formats/haproxy (it throws rather than write a value HAProxy could
+ * read as more than one word, a comment or a variable).
+ */
 export function renderHAProxyConfig(config: HAProxyConfig): string {
   const mode = config.protocol === 'HTTP' ? 'http' : 'tcp';
-  const bind = config.address.includes(':') ? `[${config.address}]:${config.port}` : `${config.address}:${config.port}`;
+  const bind = haproxyAddress(config.address, config.port);
   const lines = [
-    `# Written by Conductor for ${config.owner}; rewritten on every change.`,
+    `# Written by Conductor for ${haproxyComment(config.owner)}; rewritten on every change.`,
     'global',
     '    maxconn 4096',
     '',
@@ -38,7 +43,7 @@ export function renderHAProxyConfig(config: HAProxyConfig): string {
     '',
     'backend targets',
     '    balance roundrobin',
-    ...config.backends.map((b, i) => `    server target${i + 1} ${formatBackend(b)} check inter 2s`),
+    ...config.backends.map((b, i) => `    server target${i + 1} ${haproxyAddress(b.host, b.port)} check inter 2s`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -36,6 +36,8 @@ export interface ListenerSpec {
   targets?: ListenerTarget[];
   /** The bound claim (the binder's); a listener forwards only while it is set. */
   claimRef?: { namespace?: string; name: string; uid?: string };
+  /** Accept link-local and metadata targets (refused by default). */
+  allowLinkLocalTargets?: boolean;
   [field: string]: unknown;
 }
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExternalClient } from '../../spi.js';
@@ -86,6 +86,37 @@ describe('LocalPortForwarder external client', () => {
     assert.deepEqual(await client.observe(unbound), { exists: false, upToDate: false });
     assert.equal(await accepts('127.0.0.1', port), false);
     await client.delete(unbound); // deleting what is gone succeeds
+  });
+
+  // Issue 10 item 2: an admin writes a target straight into a concrete resource (no claim
+  // schema in between): the provider refuses it before writing any file.
+  for (const address of ['unix@/var/run/mysqld/mysqld.sock#:3306', '169.254.169.254:80', '[fd00:ec2::254]:80', '[::ffff:a9fe:a9fe]:80', 'metadata.google.internal:80']) {
+    test(`a target ${address} written into the resource is refused and no config is written`, async () => {
+      const hostile: LocalListener = { ...lb({ targets: [{ address }], claimRef: { namespace: 'app', name: 'web', uid: 'u1' } }), metadata: { name: 'hostile', namespace: 'sys' } };
+      await assert.rejects(client.create(hostile), /refusing to configure the listener: spec\.targets\[0\]\.address/);
+      assert.equal(existsSync(join(root, 'sys_hostile')), false, 'no listener directory, config or process');
+      // On an existing listener, the same target is drift that update refuses; the old config stays.
+      const ok = { ...hostile, spec: { ...hostile.spec, targets: [{ address: backends[0]!.address }] } };
+      await client.create(ok);
+      const config = join(root, 'sys_hostile', 'proxy.json');
+      const before = readFileSync(config, 'utf8');
+      const drift = await client.observe(hostile);
+      assert.equal(drift.upToDate, false);
+      assert.match(drift.drift!, /targets the listener refuses/);
+      await assert.rejects(client.update(hostile), /refusing to configure the listener/);
+      assert.equal(readFileSync(config, 'utf8'), before);
+      await client.delete(ok);
+    });
+  }
+
+  test('allowLinkLocalTargets lets an admin name a link-local target', async () => {
+    const allowed: LocalListener = {
+      ...lb({ targets: [{ address: '169.254.1.1:9' }], claimRef: { namespace: 'app', name: 'web', uid: 'u1' }, allowLinkLocalTargets: true }),
+      metadata: { name: 'allowed', namespace: 'sys' },
+    };
+    await client.create(allowed);
+    assert.match(readFileSync(join(root, 'sys_allowed', 'proxy.json'), 'utf8'), /169\.254\.1\.1/);
+    await client.delete(allowed);
   });
 
   test('a kind without a supervisor stays registered and says why', async () => {

@@ -15,7 +15,7 @@ import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
 import { loadBalancerClaim, loadBalancerSecretKeys, localNetworkGroup, localNetworkVersion, type LocalListener } from './kinds.js';
 import type { DesiredListener, Listeners } from './listeners.js';
 import { configureListener, listenerMatcher } from './matchers.js';
-import { formatBackend, resolveTargets } from './targets.js';
+import { formatBackend, refusedByResolution, resolveTargets, type Lookup } from './targets.js';
 
 /** The kinds this module builds. */
 export type ListenerKindName = 'LocalPortForwarder' | 'HAProxyLoadBalancer';
@@ -32,7 +32,11 @@ export function isBound(resource: LocalListener): boolean {
  * a dedicated server's (create, update, delete and discover come from DedicatedInstanceClient).
  */
 export class ListenerClient extends DedicatedInstanceClient<LocalListener, Listeners> {
-  constructor(kind: ListenerKindName, listeners: Listeners) {
+  constructor(
+    kind: ListenerKindName,
+    listeners: Listeners,
+    private readonly lookup?: Lookup,
+  ) {
     super(listeners, kind, 'its listener');
   }
 
@@ -41,24 +45,36 @@ export class ListenerClient extends DedicatedInstanceClient<LocalListener, Liste
   }
 
   /** desired is what the listener should serve: its targets while bound, nothing otherwise. */
-  desired(resource: LocalListener, forward = isBound(resource)): { listener: DesiredListener; unsupported: string[] } {
-    const resolved = resolveTargets(resource.spec.targets);
+  desired(resource: LocalListener, forward = isBound(resource)): { listener: DesiredListener; unsupported: string[]; refused: string[] } {
+    const allowLinkLocal = resource.spec.allowLinkLocalTargets === true;
+    const resolved = resolveTargets(resource.spec.targets, { allowLinkLocal });
     return {
       listener: {
         ...identity(this.kind, resource),
         ...(resource.spec.port !== undefined ? { preferredPort: resource.spec.port } : {}),
         protocol: resource.spec.protocol ?? 'TCP',
         backends: forward ? resolved.backends : [],
+        ...(allowLinkLocal ? { allowLinkLocal } : {}),
       },
       unsupported: resolved.unsupported,
+      refused: resolved.refused,
     };
+  }
+
+  /**
+   * refuse throws, before any file is written, when a target is not `host:port` by the strict
+   * grammar or is (or resolves to) a link-local or metadata address the spec does not allow.
+   */
+  private async refuse(resource: LocalListener, listener: DesiredListener, refused: string[]): Promise<void> {
+    const all = [...refused, ...(listener.allowLinkLocal ? [] : await refusedByResolution(listener.backends, this.lookup))];
+    if (all.length > 0) throw new Error(`${this.describe(resource)}: refusing to configure the listener: ${all.join('; ')}`);
   }
 
   async observe(resource: LocalListener): Promise<ExternalObservation> {
     const dir = this.dir(resource);
     const status = await this.servers.status(dir);
     if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
-    const { listener, unsupported } = this.desired(resource);
+    const { listener, unsupported, refused } = this.desired(resource);
     const port = status.state.port;
     const atProvider: JsonObject = {
       running: status.running,
@@ -67,12 +83,16 @@ export class ListenerClient extends DedicatedInstanceClient<LocalListener, Liste
       ...(status.pid !== undefined ? { pid: status.pid } : {}),
       backends: listener.backends.map(formatBackend),
       ...(unsupported.length > 0 ? { unsupportedTargets: unsupported } : {}),
+      ...(refused.length > 0 ? { refusedTargets: refused } : {}),
       forwarding: isBound(resource),
       directory: dir,
     };
     if (!status.running) return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process is not running` };
     if (!status.accepting) {
       return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process (pid ${status.pid}) does not accept connections on port ${port}` };
+    }
+    if (refused.length > 0) {
+      return { exists: true, upToDate: false, atProvider, drift: `the spec names targets the listener refuses: ${refused.join('; ')}` };
     }
     if (status.state.appliedHash !== this.servers.desiredHash(listener, port)) {
       return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} serves another config than the spec asks for (targets or protocol changed)` };
@@ -81,7 +101,8 @@ export class ListenerClient extends DedicatedInstanceClient<LocalListener, Liste
   }
 
   protected async ensure(resource: LocalListener) {
-    const { listener } = this.desired(resource);
+    const { listener, refused } = this.desired(resource);
+    await this.refuse(resource, listener, refused);
     const dir = this.dir(resource);
     const { port } = await this.servers.ensure(dir, listener);
     return { dir, details: listenerDetails(this.servers.address, port) };

@@ -43,6 +43,8 @@ export interface DesiredListener {
   preferredPort?: number;
   protocol: ListenerProtocol;
   backends: Backend[];
+  /** The spec allows link-local and metadata targets (the forwarder then resolves names without filtering). */
+  allowLinkLocal?: boolean;
 }
 
 /** A ListenerEngine is the server program behind a kind of listener. */

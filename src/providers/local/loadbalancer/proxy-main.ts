@@ -6,7 +6,9 @@
  * `<config>.loaded` so its supervisor can tell which config it serves. SIGTERM/SIGINT stop
  * it. Conductor starts it detached, so it outlives a Conductor restart.
  */
-import { connect, createServer, type Socket } from 'node:net';
+import { lookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import { connect, createServer, type LookupFunction, type Socket } from 'node:net';
+import { linkLocalOrMetadata } from '../../../machinery/validation/host-port.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { configHash, loadedFileFor, parseProxyConfig, type ProxyConfig } from './proxy-config.js';
 import { formatBackend } from './targets.js';
@@ -30,6 +32,24 @@ function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`);
 }
 
+/**
+ * guardedLookup resolves a backend's name like the system does, minus link-local and metadata
+ * addresses (unless the config allows them): a name that resolves there after the provider
+ * checked it (DNS rebinding) is still not dialled.
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...(options as object), all: true } as LookupAllOptions, (err, addresses: LookupAddress[]) => {
+    if (err) return callback(err, '', 0);
+    const allowed = config.allowLinkLocal ? addresses : addresses.filter((a) => linkLocalOrMetadata(a.address) === undefined);
+    if (allowed.length === 0) {
+      const refused = Object.assign(new Error(`${hostname} resolves only to link-local or metadata addresses`), { code: 'EREFUSEDADDRESS' });
+      return callback(refused, '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+    return callback(null, allowed[0]!.address, allowed[0]!.family);
+  });
+};
+
 let config = load();
 let next = 0;
 /** The open connections, by the backend they go to. */
@@ -42,7 +62,12 @@ function forward(client: Socket, attempt: number): void {
     return;
   }
   const backend = backends[next++ % backends.length]!;
-  const upstream = connect(backend.port, backend.host);
+  if (!config.allowLinkLocal && linkLocalOrMetadata(backend.host) !== undefined) {
+    log(`refusing ${formatBackend(backend)}: a link-local or metadata address`);
+    forward(client, attempt + 1);
+    return;
+  }
+  const upstream = connect({ port: backend.port, host: backend.host, lookup: guardedLookup });
   let connected = false;
   upstream.once('connect', () => {
     connected = true;

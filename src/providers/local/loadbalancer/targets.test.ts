@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { formatBackend, parseAddress, resolveTargets, targetKey, type Backend } from './targets.js';
+import { formatBackend, parseAddress, refusedByResolution, resolveTargets, targetKey, type Backend } from './targets.js';
 
 describe('parseAddress', () => {
   const cases: { reason: string; input: string; want: Backend | undefined }[] = [
@@ -13,12 +13,22 @@ describe('parseAddress', () => {
     { reason: 'port above 65535', input: 'a:70000', want: undefined },
     { reason: 'bare IPv6 is ambiguous', input: '::1:80', want: undefined },
     { reason: 'whitespace', input: 'a b:80', want: undefined },
+    { reason: 'issue 10 item 2: a Unix socket with the port commented out', input: 'unix@/var/run/mysqld/mysqld.sock#:3306', want: undefined },
+    { reason: 'a comment character in a hostname', input: 'db#x:3306', want: undefined },
+    { reason: 'an abstract socket', input: 'abns@x:1', want: undefined },
+    { reason: 'a path', input: '/tmp/sock:1', want: undefined },
+    { reason: 'an IPv6 zone id', input: '[fe80::1%eth0]:80', want: undefined },
+    { reason: 'a quote', input: 'a"b:80', want: undefined },
+    { reason: 'a newline before the port', input: 'a\nserver x 1.2.3.4:1:80', want: undefined },
+    { reason: 'a leading zero in the port', input: 'a:080', want: undefined },
+    { reason: 'an IPv4 literal out of range', input: '256.1.1.1:80', want: undefined },
+    { reason: 'a hostname is lower-cased', input: 'DB.Example:5432', want: { host: 'db.example', port: 5432 } },
   ];
   for (const c of cases) test(c.reason, () => assert.deepEqual(parseAddress(c.input), c.want));
 
   test('formatBackend and parseAddress round-trip', () => {
     const host = fc.oneof(
-      fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/),
+      fc.domain(),
       fc.ipV4(),
       fc.ipV6(),
     );
@@ -38,18 +48,43 @@ describe('resolveTargets', () => {
       { serviceRef: { name: 'web', port: 80 } },
       { address: 'b:2' },
       { address: 'bad' },
+      { address: '169.254.169.254:80' },
+      { address: '[::ffff:169.254.169.254]:80' },
     ]);
     assert.deepEqual(got.backends, [
       { host: 'a', port: 1 },
       { host: 'b', port: 2 },
     ]);
-    assert.equal(got.unsupported.length, 3);
+    assert.equal(got.unsupported.length, 2);
     assert.match(got.unsupported[0]!, /^claimRef PostgreSQLInstance app\/db: .*cannot read another claim's connection Secret/);
     assert.match(got.unsupported[1]!, /^serviceRef web:80: .*does not resolve Services/);
-    assert.match(got.unsupported[2]!, /^address bad: not host:port/);
+    assert.equal(got.refused.length, 3);
+    assert.match(got.refused[0]!, /^spec\.targets\[4\]\.address "bad": want host:port/);
+    assert.match(got.refused[1]!, /^spec\.targets\[5\]\.address "169\.254\.169\.254:80": .*link-local/);
+    assert.match(got.refused[2]!, /^spec\.targets\[6\]\.address .*embeds an IPv4 address/);
   });
 
-  test('no targets resolve to no backends', () => assert.deepEqual(resolveTargets(undefined), { backends: [], unsupported: [] }));
+  test('allowLinkLocal accepts link-local and metadata addresses, never a bad grammar', () => {
+    const got = resolveTargets([{ address: '169.254.169.254:80' }, { address: 'unix@/x#:1' }], { allowLinkLocal: true });
+    assert.deepEqual(got.backends, [{ host: '169.254.169.254', port: 80 }]);
+    assert.equal(got.refused.length, 1);
+  });
+
+  test('no targets resolve to no backends', () => assert.deepEqual(resolveTargets(undefined), { backends: [], unsupported: [], refused: [] }));
+});
+
+describe('refusedByResolution', () => {
+  test('a hostname that resolves to a metadata address is refused; IP literals and other names are not looked up', async () => {
+    const looked: string[] = [];
+    const lookup = async (host: string) => {
+      looked.push(host);
+      return host === 'evil.example' ? ['203.0.113.1', '169.254.169.254'] : ['203.0.113.2'];
+    };
+    const got = await refusedByResolution([{ host: 'evil.example', port: 80 }, { host: 'good.example', port: 80 }, { host: '10.0.0.1', port: 1 }], lookup);
+    assert.deepEqual(looked, ['evil.example', 'good.example']);
+    assert.equal(got.length, 1);
+    assert.match(got[0]!, /evil\.example:80 resolves to 169\.254\.169\.254/);
+  });
 });
 
 describe('targetKey', () => {

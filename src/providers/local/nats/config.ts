@@ -5,6 +5,7 @@
  * publish and subscribe only under the claim's subject prefix (and reply inboxes).
  */
 import { randomBytes } from 'node:crypto';
+import { natsInteger, natsSecret, natsToken } from '../config-formats/index.js';
 
 /** A NatsClaimAccount is one claim's account on the server. */
 export interface NatsClaimAccount {
@@ -49,21 +50,28 @@ export function claimPermissions(subject: string): { publish: { allow: string[] 
 
 /**
  * renderNatsConfig renders the configuration as JSON (which nats-server's configuration
- * format accepts), so no value ever needs escaping by hand.
+ * format accepts), so strings are escaped by JSON.stringify; names, subjects, passwords and
+ * numbers are checked by type first (config-formats/nats-conf) and a bad one throws.
  */
 export function renderNatsConfig(state: NatsServerState, settings: NatsSettings = {}): string {
   const accounts: Record<string, unknown> = {
-    [adminAccount]: { users: [{ user: adminUser, password: state.adminPassword }] },
+    [adminAccount]: { users: [{ user: adminUser, password: natsSecret(state.adminPassword, 'the admin password') }] },
   };
   for (const name of Object.keys(state.accounts).sort()) {
     const account = state.accounts[name]!;
-    accounts[name] = {
-      users: [{ user: account.username, password: account.password, permissions: claimPermissions(account.subject) }],
+    accounts[natsToken(name, 'account')] = {
+      users: [
+        {
+          user: natsToken(account.username, 'user'),
+          password: natsSecret(account.password, `the password of ${name}`),
+          permissions: claimPermissions(natsToken(account.subject, 'subject prefix')),
+        },
+      ],
     };
   }
   const config = {
-    listen: `127.0.0.1:${state.port}`,
-    max_payload: settings.maxPayload ?? 1024 * 1024,
+    listen: `127.0.0.1:${natsInteger(state.port, 1, 65535, 'port')}`,
+    max_payload: natsInteger(settings.maxPayload ?? 1024 * 1024, 1, 64 * 1024 * 1024, 'max_payload'),
     accounts,
   };
   return `${JSON.stringify(config, null, 2)}\n`;

@@ -71,18 +71,86 @@ export async function serverInfo(redis: RedisCommands): Promise<RedisServerInfo>
 }
 
 /**
- * aclRules are the rules of a claim's user: its password only, keys and channels under its
- * prefix, every command except the dangerous ones (FLUSHALL, KEYS, CONFIG, DEBUG, ...) that
- * would reach other claims' data or the server itself.
+ * The command rules of a claim's user on a shared server, after `+@all`. ACL key and channel
+ * patterns (`~prefix*`, `&prefix*`) only constrain commands that name keys or channels; the
+ * commands below ignore them and would reach other claims' data, so they are taken away:
+ * - `@dangerous`, `@admin`: FLUSHALL/FLUSHDB, KEYS, SWAPDB, MONITOR, DEBUG, CONFIG, INFO,
+ *   SLOWLOG (other claims' commands with their arguments), CLIENT LIST/KILL/PAUSE, SORT
+ *   (BY/GET read any key), MIGRATE, RESTORE, ...;
+ * - `@scripting` (FUNCTION FLUSH/DELETE/LOAD REPLACE act on every claim's functions, SCRIPT
+ *   FLUSH/KILL on every claim's scripts), with EVAL/EVALSHA(_RO) and SCRIPT LOAD/EXISTS given
+ *   back: commands a script runs are checked against the caller's own key patterns;
+ * - SCAN and RANDOMKEY (every key name), DBSIZE (every claim's key count), PUBSUB (every
+ *   channel name), CLIENT (TRACKING BCAST reports every key written) but for the connection's
+ *   own ID/GETNAME/SETNAME/INFO/REPLY (and SETINFO from Redis 7.2), MEMORY but for USAGE of
+ *   a key, CLUSTER (GETKEYSINSLOT).
+ * Each entry says from which Redis version (major*100+minor) it is known: SETUSER fails on a
+ * command the server does not know.
  */
-export function aclRules(password: string, keyPrefix: string): string[] {
-  return ['reset', 'on', `>${password}`, `~${keyPrefix}*`, `&${keyPrefix}*`, '+@all', '-@dangerous'];
+const claimCommandRules: ReadonlyArray<readonly [rule: string, since: number]> = [
+  ['+@all', 600],
+  ['-@dangerous', 600],
+  ['-@admin', 600],
+  ['-@scripting', 600],
+  ['+eval', 600],
+  ['+evalsha', 600],
+  ['+eval_ro', 700],
+  ['+evalsha_ro', 700],
+  ['+script|load', 600],
+  ['+script|exists', 600],
+  ['-scan', 600],
+  ['-randomkey', 600],
+  ['-dbsize', 600],
+  ['-keys', 600],
+  ['-pubsub', 600],
+  ['-client', 600],
+  ['+client|id', 600],
+  ['+client|getname', 600],
+  ['+client|setname', 600],
+  ['+client|info', 602],
+  ['+client|reply', 600],
+  ['+client|setinfo', 702],
+  ['-memory', 600],
+  ['+memory|usage', 600],
+  ['-cluster', 600],
+];
+
+/** versionNumber turns "7.0.15" into 700 (major*100+minor); 600 when it cannot tell. */
+export function versionNumber(version: string | undefined): number {
+  const m = /^(\d+)\.(\d+)/.exec(version ?? '');
+  return m ? Number(m[1]) * 100 + Number(m[2]) : 600;
+}
+
+/**
+ * aclRules are the rules of a claim's user: its password only, keys and channels under its
+ * prefix (glob characters escaped), and only commands that stay inside them (see
+ * claimCommandRules) for a server of `version`.
+ */
+export function aclRules(password: string, keyPrefix: string, version?: string): string[] {
+  const at = versionNumber(version);
+  const prefix = globEscape(keyPrefix);
+  return ['reset', 'on', `>${password}`, `~${prefix}*`, `&${prefix}*`, ...claimCommandRules.filter(([, since]) => since <= at).map(([rule]) => rule)];
 }
 
 /** ensureAclUser creates or resets a claim's user with exactly its rules (one atomic command). */
 export async function ensureAclUser(redis: RedisCommands, username: string, password: string, keyPrefix: string): Promise<void> {
-  await redis.send(['ACL', 'SETUSER', username, ...aclRules(password, keyPrefix)]);
+  const { version } = await serverInfo(redis);
+  await redis.send(['ACL', 'SETUSER', username, ...aclRules(password, keyPrefix, version)]);
   await persistAcl(redis);
+}
+
+/**
+ * hasOutdatedRules says whether a claim's user may still run a command its rules now take
+ * away (a user made by an earlier Conductor): ACL DRYRUN (Redis 7) of SCAN and FUNCTION
+ * FLUSH. Servers before 7 cannot tell; false there.
+ */
+export async function hasOutdatedRules(redis: RedisCommands, username: string, version: string): Promise<boolean> {
+  if (versionNumber(version) < 700) return false;
+  for (const probe of [['SCAN', '0'], ['FUNCTION', 'FLUSH'], ['SCRIPT', 'FLUSH']]) {
+    const verdict = await redis.send(['ACL', 'DRYRUN', username, ...probe]).catch(() => 'error');
+    if (String(verdict) === 'OK') return true;
+  }
+  return false;
 }
 
 /** aclUsers lists the server's ACL user names. */

@@ -36,8 +36,13 @@ describe('Redis admin helpers', () => {
   test('parseInfo reads field:value lines and skips sections', () => {
     assert.deepEqual([...parseInfo('# Server\r\nredis_version:7.0.15\r\nmode:standalone\r\n')], [['redis_version', '7.0.15'], ['mode', 'standalone']]);
   });
-  test('aclRules limit keys and channels to the prefix and drop dangerous commands', () => {
-    assert.deepEqual(aclRules('pw', 'ns_a_1:'), ['reset', 'on', '>pw', '~ns_a_1:*', '&ns_a_1:*', '+@all', '-@dangerous']);
+  test('aclRules limit keys and channels to the prefix and drop commands that ignore key patterns', () => {
+    const rules = aclRules('pw', 'ns_a_1:', '7.0.15');
+    assert.deepEqual(rules.slice(0, 9), ['reset', 'on', '>pw', '~ns_a_1:*', '&ns_a_1:*', '+@all', '-@dangerous', '-@admin', '-@scripting']);
+    for (const r of ['-scan', '-randomkey', '-dbsize', '-pubsub', '-client', '+eval_ro']) assert.ok(rules.includes(r), r);
+    assert.ok(!rules.includes('+client|setinfo'), 'CLIENT SETINFO is unknown before Redis 7.2');
+    assert.ok(aclRules('pw', 'p:', '7.2.4').includes('+client|setinfo'));
+    assert.ok(!aclRules('pw', 'p:', '6.2.0').includes('+eval_ro'), 'EVAL_RO is unknown before Redis 7');
   });
   test('globEscape makes glob characters literal', () => assert.equal(globEscape('a*b?[c]\\'), 'a\\*b\\?\\[c\\]\\\\'));
   test('derivePassword is stable for the same inputs and differs otherwise', () => {

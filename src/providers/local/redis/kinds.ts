@@ -77,4 +77,7 @@ export function redisClaimSpec(claim: KObject): RedisClaimSpec {
 }
 
 /** Redis's own default eviction policy. */
+/** The maxmemory-policy values redis-server accepts (the only words written into redis.conf for it). */
+export const redisEvictionPolicies = ['noeviction', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random', 'volatile-lru', 'volatile-lfu', 'volatile-random', 'volatile-ttl'] as const;
+
 export const defaultEvictionPolicy = 'noeviction';

@@ -23,7 +23,8 @@ import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
 import { keepPort, ProcessSupervisor, readStateFile, writeStateFile, type TrackedServer } from '../process/supervisor.js';
 import { configGet, generatePassword, withRedis, type RedisCommands } from './admin.js';
 import type { RedisBinary } from './binaries.js';
-import { defaultEvictionPolicy } from './kinds.js';
+import { defaultEvictionPolicy, redisEvictionPolicies } from './kinds.js';
+import { redisInteger, redisMemory, redisString, redisWord } from '../config-formats/index.js';
 
 /** RedisInstanceState is what a dedicated instance keeps in instance.json. */
 export interface RedisInstanceState {
@@ -67,16 +68,16 @@ export function renderRedisConfig(state: RedisInstanceState, dataDir: string, se
   const lines = [
     '# Written by Conductor before every start; edits are overwritten.',
     'bind 127.0.0.1',
-    `port ${state.port}`,
+    `port ${redisInteger(state.port, 1, 65535)}`,
     'protected-mode yes',
     'daemonize no',
     'logfile ""',
-    `dir "${dataDir}"`,
+    `dir ${redisString(dataDir)}`,
     'appendonly yes',
     'appendfsync everysec',
-    `requirepass "${state.password}"`,
-    `maxmemory-policy ${settings.evictionPolicy || defaultEvictionPolicy}`,
-    `maxmemory ${settings.maxMemory || '0'}`,
+    `requirepass ${redisString(state.password)}`,
+    `maxmemory-policy ${redisWord(settings.evictionPolicy || defaultEvictionPolicy, redisEvictionPolicies)}`,
+    `maxmemory ${redisMemory(settings.maxMemory || '0')}`,
   ];
   return `${lines.join('\n')}\n`;
 }

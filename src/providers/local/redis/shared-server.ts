@@ -23,7 +23,7 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { claimIdentifier } from '../postgresql/names.js';
-import { aclUsers, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, serverInfo, withRedis, type RedisCommands } from './admin.js';
+import { aclUsers, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, hasOutdatedRules, serverInfo, withRedis, type RedisCommands } from './admin.js';
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
 import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type RedisServer } from './kinds.js';
 import { configureRedisServer, matchRedisServer } from './matchers.js';
@@ -80,23 +80,32 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     return derivePassword(this.admin.password, `${resource.metadata.uid ?? ''}/${claim.namespace}/${claim.name}/${claim.uid ?? ''}`);
   }
 
-  /** missingUsers returns the bound claims whose ACL user is gone. */
-  private async missingUsers(resource: RedisServer, redis: RedisCommands): Promise<ClaimRef[]> {
+  /**
+   * brokenUsers returns the bound claims whose ACL user is gone, or still has rules an earlier
+   * Conductor gave (commands that reach other claims' keys); bindClaim repairs both.
+   */
+  private async brokenUsers(resource: RedisServer, redis: RedisCommands, version: string): Promise<{ claim: ClaimRef; missing: string }[]> {
     const claims = boundClaims(resource);
     if (claims.length === 0) return [];
     const users = new Set(await aclUsers(redis));
-    return claims.filter((c) => !users.has(redisShare(c).username));
+    const broken: { claim: ClaimRef; missing: string }[] = [];
+    for (const claim of claims) {
+      const { username } = redisShare(claim);
+      if (!users.has(username)) broken.push({ claim, missing: `ACL user ${username}` });
+      else if (await hasOutdatedRules(redis, username, version)) broken.push({ claim, missing: `the current ACL rules of user ${username} (it may run commands that reach other claims' keys)` });
+    }
+    return broken;
   }
 
   /** observe checks the admin may run ACL commands, and reports bound claims whose user is gone (repaired by bindClaim). */
   async observe(resource: RedisServer): Promise<ExternalObservation> {
-    const { info, missing } = await this.asAdmin(resource, 'observe the server', async (r) => {
+    const { info, broken } = await this.asAdmin(resource, 'observe the server', async (r) => {
       const found = await serverInfo(r);
-      return { info: found, missing: await this.missingUsers(resource, r) };
+      return { info: found, broken: await this.brokenUsers(resource, r, found.version) };
     });
     const { host, port } = this.endpoint(resource);
     const atProvider = { version: info.version, evictionPolicy: info.evictionPolicy, adminUser: this.admin.username ?? 'default', claimUsers: boundClaims(resource).length };
-    const brokenShares = missing.map((claim) => ({ claim, missing: `ACL user ${redisShare(claim).username}` }));
+    const brokenShares = broken;
     return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares };
   }
 

@@ -22,8 +22,10 @@ export const defaultRegion = 'us-east-1';
 /**
  * s3rver's only key pair. s3rver knows one account with this fixed key pair; it checks the
  * access key id of every signed request but does not verify SigV4 signatures, and it has no
- * per-bucket permissions: every claim on one server gets these credentials and could reach
- * the other claims' buckets.
+ * per-bucket permissions. So s3rver is never exposed: the gateway (s3-gateway-main.ts) runs
+ * it in process, checks every request's signature against keys.json and each claim's key
+ * against its bucket, and only then hands the request to s3rver under this key. Clients
+ * never get it; the gateway refuses it.
  */
 export const s3rverKeyPair: Readonly<KeyPair> = Object.freeze({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { KObject } from '../../../machinery/object.js';
 import { isAlive, waitForExit } from '../process/processes.js';
 import { bucketName } from './names.js';
@@ -53,7 +54,7 @@ describe('S3Server on a real s3rver', () => {
     const details = await client.bindClaim(r, claim('photos'));
     assert.equal(details.bucket, bucketName('team', 'photos'));
     assert.deepEqual(await client.bindClaim(r, claim('photos'), details), details);
-    const admin = servers.admin(Number(new URL(details.endpoint!).port), 'us-east-1');
+    const admin = await servers.admin(servers.dirFor('conductor-system', 'one'), Number(new URL(details.endpoint!).port), 'us-east-1');
     assert.ok((await admin.listBuckets()).includes(details.bucket!));
   });
 
@@ -61,7 +62,7 @@ describe('S3Server on a real s3rver', () => {
     const r = server('one', ['photos']);
     const port = (await servers.status(servers.dirFor('conductor-system', 'one'))).port!;
     const bucket = bucketName('team', 'photos');
-    await servers.admin(port, 'us-east-1').deleteBucket(bucket);
+    await (await servers.admin(servers.dirFor('conductor-system', 'one'), port, 'us-east-1')).deleteBucket(bucket);
     const seen = await client.observe(r);
     assert.equal(seen.upToDate, true, 'the server itself is fine');
     assert.equal(seen.brokenShares?.length, 1);
@@ -101,10 +102,10 @@ describe('S3Server on a real s3rver', () => {
   test('unbindClaim: Retain keeps the objects, Recycle empties the bucket, Delete removes it', async () => {
     const r = server('one', ['keep']);
     const details = await client.bindClaim(r, claim('keep'));
-    const admin = servers.admin(Number(new URL(details.endpoint!).port), 'us-east-1');
+    const admin = await servers.admin(servers.dirFor('conductor-system', 'one'), Number(new URL(details.endpoint!).port), 'us-east-1');
+    const s3 = new S3Client({ endpoint: details.endpoint, region: details.region, forcePathStyle: true, credentials: { accessKeyId: details.accessKeyId!, secretAccessKey: details.secretAccessKey! } });
     const put = async (key: string) => {
-      const res = await fetch(`${details.endpoint}/${details.bucket}/${key}`, { method: 'PUT', body: 'data' });
-      assert.equal(res.status, 200);
+      await s3.send(new PutObjectCommand({ Bucket: details.bucket, Key: key, Body: 'data' }));
     };
     await put('a.txt');
     await put('dir/b.txt');

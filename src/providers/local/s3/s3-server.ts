@@ -21,7 +21,7 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { bucketDetails, formatBucketConnection } from './connection.js';
-import { bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, s3rverKeyPair, type S3Server } from './kinds.js';
+import { bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, type S3Server } from './kinds.js';
 import { boundClaims } from '../bound-claims.js';
 import { configureS3Server, matchS3Server } from './matchers.js';
 import { bucketName } from './names.js';
@@ -56,7 +56,7 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
   /** running makes the server run and returns an S3 client for it. */
   private async running(resource: S3Server): Promise<{ port: number; admin: S3Admin }> {
     const { port } = await this.servers.ensureRunning(this.dir(resource), { ...identity(resource), port: resource.spec.port });
-    return { port, admin: this.servers.admin(port, this.region(resource)) };
+    return { port, admin: await this.servers.admin(this.dir(resource), port, this.region(resource)) };
   }
 
   async observe(resource: S3Server): Promise<ExternalObservation> {
@@ -79,16 +79,21 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     }
     let buckets: string[];
     try {
-      buckets = await this.servers.admin(port, this.region(resource)).listBuckets();
+      buckets = await (await this.servers.admin(dir, port, this.region(resource))).listBuckets();
     } catch (err) {
       return { exists: true, upToDate: false, atProvider, drift: `cannot list the buckets: ${(err as Error).message}` };
     }
     const present = new Set(buckets);
     // A bound claim's missing bucket is a broken share, recreated by the claim controller
     // through bindClaim (never by update, which could race a release deleting it).
-    const brokenShares = boundClaims(resource)
-      .filter((c) => !present.has(bucketName(c.namespace, c.name)))
-      .map((claim) => ({ claim, missing: `bucket ${bucketName(claim.namespace, claim.name)}` }));
+    // A claim's key missing from keys.json (removed, or a claim bound before claims had keys)
+    // is a broken share too: bindClaim writes it and returns the claim's new details.
+    const brokenShares: { claim: ClaimRef; missing: string }[] = [];
+    for (const claim of boundClaims(resource)) {
+      const bucket = bucketName(claim.namespace, claim.name);
+      if (!present.has(bucket)) brokenShares.push({ claim, missing: `bucket ${bucket}` });
+      else if (!(await this.servers.hasClaimKey(dir, claim, bucket))) brokenShares.push({ claim, missing: `the access key of bucket ${bucket}` });
+    }
     const observed = { ...atProvider, buckets: buckets.length };
     return { exists: true, upToDate: true, atProvider: observed, connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) }, brokenShares };
   }
@@ -119,7 +124,8 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     } catch (err) {
       throw new Error(`cannot create bucket ${bucket} of claim ${ref.namespace}/${ref.name} on ${describe(resource)}: ${(err as Error).message}`);
     }
-    return bucketDetails({ endpoint: endpointFor(port), bucket, region: this.region(resource), ...s3rverKeyPair });
+    const key = await this.servers.claimKey(this.dir(resource), ref, bucket);
+    return bucketDetails({ endpoint: endpointFor(port), bucket, region: this.region(resource), ...key });
   }
 
   async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
@@ -133,6 +139,7 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
         });
       },
       delete: async () => {
+        await this.servers.removeClaimKey(this.dir(resource), claim);
         const { admin } = await this.running(resource);
         await admin.deleteBucket(bucket).catch((err: Error) => {
           throw new Error(`cannot delete ${what}: ${err.message}`);

@@ -21,18 +21,30 @@ import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
 import { isAlive, processCommand, readTail } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
-import { s3rverKeyPair } from './kinds.js';
+import { fileURLToPath } from 'node:url';
+import { stopDaemon } from '../process/daemons.js';
+import { writeFileAtomic } from '../process/processes.js';
+import { claimKeyPair, newS3Keys, parseS3Keys, type ClaimKey, type S3Keys } from './s3-keys.js';
+import type { KeyPair } from './sigv4.js';
 import { S3Admin } from './s3-admin.js';
 
 /** The environment variable naming another directory for S3Server data. */
 export const s3ServersDirEnv = 'CONDUCTOR_S3_SERVERS_DIR';
 
-/** An S3rverProgram is how an s3rver process is started: node and s3rver's command script. */
+/**
+ * An S3rverProgram is how a server process is started: node and the gateway script
+ * (s3-gateway-main.js, which runs s3rver in process behind SigV4 checks), and s3rver's own
+ * command script (what earlier Conductors ran, unauthenticated: such a process is stopped).
+ */
 export interface S3rverProgram {
   node: string;
   script: string;
+  s3rverScript: string;
   version: string;
 }
+
+/** The gateway script shipped beside this file (in dist). */
+export const gatewayScriptPath = fileURLToPath(new URL('./s3-gateway-main.js', import.meta.url));
 
 /** resolveS3rver finds the installed s3rver package's command; it throws when there is none. */
 export async function resolveS3rver(): Promise<S3rverProgram> {
@@ -49,7 +61,7 @@ export async function resolveS3rver(): Promise<S3rverProgram> {
   await stat(script).catch(() => {
     throw new Error(`s3rver's command ${script} is missing: want a complete s3rver package`);
   });
-  return { node: process.execPath, script, version: pkg.version ?? 'unknown' };
+  return { node: process.execPath, script: gatewayScriptPath, s3rverScript: script, version: pkg.version ?? 'unknown' };
 }
 
 /** ServerState is what an S3 server keeps in server.json. */
@@ -103,7 +115,7 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   }
 
   private files(dir: string) {
-    return { state: join(dir, 'server.json'), data: join(dir, 'data'), pid: join(dir, 's3rver.pid'), log: join(dir, 's3rver.log') };
+    return { state: join(dir, 'server.json'), data: join(dir, 'data'), keys: join(dir, 'keys.json'), pid: join(dir, 's3rver.pid'), log: join(dir, 's3rver.log') };
   }
 
   /** readState reads server.json, or returns undefined when there is none. */
@@ -118,12 +130,70 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     await writeStateFile(this.files(dir).state, state);
   }
 
-  /** isS3rverOf checks that pid is a live s3rver serving `data`. */
+  /** isS3rverOf checks that pid is a live gateway serving `data`; an unauthenticated s3rver an earlier Conductor ran on it is stopped. */
   private async isS3rverOf(pid: number, data: string): Promise<boolean> {
     if (!(await isAlive(pid))) return false;
     const argv = await processCommand(pid);
     if (argv === undefined) return false; // cannot tell: do not adopt
+    if (argv.includes(this.program.s3rverScript) && argv.includes(data)) {
+      this.logger.info({ pid, data }, 'stopping an s3rver that serves without authentication (started by an earlier Conductor)');
+      await stopDaemon(pid);
+      return false;
+    }
     return argv.includes(this.program.script) && argv.includes(data);
+  }
+
+  /** keysOf reads a server's keys.json, making one with a fresh admin key when there is none. */
+  private async keysOf(dir: string): Promise<S3Keys> {
+    const file = this.files(dir).keys;
+    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (text !== undefined) return parseS3Keys(text);
+    const keys = newS3Keys();
+    await writeFileAtomic(file, `${JSON.stringify(keys, null, 2)}\n`, 0o600);
+    return keys;
+  }
+
+  private async writeKeys(dir: string, keys: S3Keys): Promise<void> {
+    await writeFileAtomic(this.files(dir).keys, `${JSON.stringify(keys, null, 2)}\n`, 0o600);
+  }
+
+  /** claimKey makes a claim's key (limited to `bucket`) exist in keys.json and returns it. */
+  async claimKey(dir: string, claim: { namespace: string; name: string; uid?: string }, bucket: string): Promise<KeyPair> {
+    return this.locked(dir, async (full) => {
+      await mkdir(full, { recursive: true, mode: 0o700 });
+      const keys = await this.keysOf(full);
+      const pair = claimKeyPair(keys.admin.secretAccessKey, claim);
+      const want: ClaimKey = { secretAccessKey: pair.secretAccessKey, bucket, claim: `${claim.namespace}/${claim.name}` };
+      const have = keys.claims[pair.accessKeyId];
+      if (!have || have.secretAccessKey !== want.secretAccessKey || have.bucket !== bucket) {
+        keys.claims[pair.accessKeyId] = want;
+        await this.writeKeys(full, keys);
+      }
+      return pair;
+    });
+  }
+
+  /** hasClaimKey says whether keys.json holds the claim's key for `bucket`. */
+  async hasClaimKey(dir: string, claim: { namespace: string; name: string; uid?: string }, bucket: string): Promise<boolean> {
+    return this.locked(dir, async (full) => {
+      const keys = await this.keysOf(full);
+      const pair = claimKeyPair(keys.admin.secretAccessKey, claim);
+      return keys.claims[pair.accessKeyId]?.bucket === bucket;
+    });
+  }
+
+  /** removeClaimKey takes a claim's key out of keys.json (the gateway refuses it from then on). */
+  async removeClaimKey(dir: string, claim: { namespace: string; name: string; uid?: string }): Promise<void> {
+    await this.locked(dir, async (full) => {
+      const keys = await this.keysOf(full);
+      const { accessKeyId } = claimKeyPair(keys.admin.secretAccessKey, claim);
+      if (!(accessKeyId in keys.claims)) return;
+      delete keys.claims[accessKeyId];
+      await this.writeKeys(full, keys);
+    });
   }
 
   /** The live server of a directory: the one tracked, or one its pid file points at. */
@@ -158,9 +228,10 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     });
   }
 
-  /** admin is an S3 client for the server on `port`. */
-  admin(port: number, region: string): S3Admin {
-    return new S3Admin({ endpoint: endpointFor(port), region, credentials: s3rverKeyPair, timeoutMs: 5_000 });
+  /** admin is an S3 client for the server of `dir` on `port`, with Conductor's own key (every bucket). */
+  async admin(dir: string, port: number, region: string): Promise<S3Admin> {
+    const keys = await this.keysOf(this.checkDir(dir));
+    return new S3Admin({ endpoint: endpointFor(port), region, credentials: keys.admin, timeoutMs: 5_000 });
   }
 
   /**
@@ -174,11 +245,12 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
       await mkdir(files.data, { recursive: true, mode: 0o700 });
+      await this.keysOf(full);
       const create = (port: number): ServerState => ({ namespace: identity.namespace, name: identity.name, port, createdAt: new Date().toISOString() });
       const state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
       const live = await this.findServer(full, state);
       if (live && (identity.port === undefined || identity.port === live.port)) {
-        if (await this.awaitReady(live.port, live.pid, () => undefined)) return { pid: live.pid, port: live.port, started: false };
+        if (await this.awaitReady(full, live.port, live.pid, () => undefined)) return { pid: live.pid, port: live.port, started: false };
         throw new Error(`s3rver in ${full} (pid ${live.pid}) runs but does not answer on port ${live.port}`);
       }
       if (live) await this.stopLive(full, live);
@@ -199,12 +271,12 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
 
   private async startProcess(dir: string, port: number): Promise<StartOutcome> {
     const files = this.files(dir);
-    const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--silent', '--no-vhost-buckets'];
+    const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--keys', files.keys];
     const started = await spawnDaemon({ program: this.program.node, args, cwd: dir, env: serverEnv(), logFile: files.log, pidFile: files.pid });
     if ('error' in started) return { ok: false, reason: started.error, log: '' };
     const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started s3rver');
-    if (await this.awaitReady(port, pid, exited)) {
+    if (await this.awaitReady(dir, port, pid, exited)) {
       this.track(dir, { pid, port, child });
       return { ok: true, pid };
     }
@@ -215,8 +287,8 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   }
 
   /** awaitReady polls until the server answers S3 requests (true), or it is gone or time runs out (false). */
-  private async awaitReady(port: number, pid: number, exited: () => string | undefined): Promise<boolean> {
-    const admin = this.admin(port, 'us-east-1');
+  private async awaitReady(dir: string, port: number, pid: number, exited: () => string | undefined): Promise<boolean> {
+    const admin = await this.admin(dir, port, 'us-east-1');
     const probe = () =>
       admin.listBuckets().then(
         () => true,
