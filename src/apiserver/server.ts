@@ -26,7 +26,7 @@ import { impersonatedUser, setupAuthorization } from './authz/index.js';
 import { accessReviewEndpoints, authorizationResourceTypes } from './authz-api/index.js';
 import { builtinResourceTypes, objectMetaSchema } from './builtins/index.js';
 import { CrdRegistrar } from './crd/crd-registrar.js';
-import { Dispatcher } from './http/dispatcher.js';
+import { Dispatcher, type DispatcherOptions } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
 import type { RunningConductorControllers } from '../controllers/conductor.js';
@@ -68,6 +68,8 @@ export interface ServerOptions {
   maxWatchSeconds?: number;
   /** Re-encrypt stored Secrets not under the primary key after start (default true). */
   reencryptOnStart?: boolean;
+  /** Extra routes for tests only (see DispatcherOptions.testOnlyRoutes); never set by the `conductor` command. */
+  testOnlyRoutes?: DispatcherOptions['testOnlyRoutes'];
 }
 
 export interface RunningServer {
@@ -79,6 +81,11 @@ export interface RunningServer {
   rest: RestHandlers;
   /** A loopback client with full rights, for in-process controllers. */
   client: LoopbackClient;
+  /**
+   * Handles an exception that escaped to the process while a request was being served
+   * (answers that request 500); false when it belongs to no request. See installLastResortHandler.
+   */
+  rescue(err: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -148,7 +155,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authorizer,
     logger: log.child({ component: 'http' }),
     maxBodyBytes: opts.maxBodyBytes,
-    audit: auditLog ? new RequestAuditor(auditLog) : undefined,
+    audit: auditLog ? new RequestAuditor(auditLog, undefined, log.child({ component: 'audit' })) : undefined,
     rateLimiter: new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT),
     requestTimeoutMs: opts.requestTimeoutMs,
     maxWatchSeconds: opts.maxWatchSeconds,
@@ -157,6 +164,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
     impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
+    testOnlyRoutes: opts.testOnlyRoutes,
   });
 
   await bootstrapNamespaces(rest, registry);
@@ -239,6 +247,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     rest,
     client,
+    rescue: (err) => dispatcher.rescue(err),
     async close() {
       if (closed) return;
       closed = true;

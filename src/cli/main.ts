@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { startServer } from '../apiserver/server.js';
+import { installLastResortHandler } from '../apiserver/http/last-resort.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { VERSION } from '../version.js';
 import { registerKeysCommand } from './keys.js';
@@ -74,6 +75,8 @@ program
       else console.error(`conductor: cannot start the server: ${msg}`);
       process.exit(1);
     }
+    // An exception thrown while serving a request answers that request, not the process.
+    installLastResortHandler(server.rescue, logger);
     process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
     let stopping = false;
     const stop = (signal: string) => {
