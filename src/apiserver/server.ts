@@ -3,7 +3,6 @@
  * admission, authentication, HTTPS, and the in-process controllers the server needs to
  * honour the API contract (namespace lifecycle, garbage collection, CRD establishment).
  */
-import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -41,6 +40,7 @@ import { AuditLog, RequestAuditor } from './audit/index.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.js';
 import { installClientErrorHandler, SERVER_TIMEOUTS } from './http/hardening.js';
 import { VERSION } from '../version.js';
+import { prepareDataDir } from './data-dir.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -102,7 +102,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     stepStart = now;
   };
   const dataDir = resolve(opts.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // Private (refused when others may write it), writable, and its files 0600.
+  await prepareDataDir(dataDir);
 
   const store = openSqliteStore({
     path: join(dataDir, 'state.db'),
