@@ -5,12 +5,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { cliPath, removeDir, serverForSuite, startServer, tempDir } from '../support/server.js';
+import { apiFromKubeconfig } from '../support/api.js';
+import { eventually } from '../support/eventually.js';
 
 const userToken = 'hardening-user-token-0123456789';
 const tokenDir = mkdtempSync(join(tmpdir(), 'conductor-hardening-'));
@@ -228,6 +230,74 @@ describe('data directory', () => {
       assert.match(r.stderr, new RegExp(`the data directory ${dataDir} is on a read-only file system`));
       assert.doesNotMatch(r.stderr, /disk I\/O error/);
     } finally {
+      spawnSync('umount', [mnt]);
+      removeDir(mnt);
+    }
+  });
+});
+
+describe('full disk', () => {
+  test('a write the full disk refuses is a 507 saying the data directory is full; reads go on; writes recover when space returns', { timeout: 180_000 }, async (t) => {
+    const mnt = tempDir('conductor-full-');
+    // A real full disk: the data directory on a small tmpfs (needs root), filled with a file.
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,mode=0700', 'tmpfs', mnt]);
+    if (mounted.status !== 0) {
+      removeDir(mnt);
+      t.skip(`cannot mount a tmpfs here (${mounted.stderr.toString().trim()}): needs root`);
+      return;
+    }
+    const dataDir = join(mnt, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    const server = await startServer({ dataDir, env: { CONDUCTOR_CONTROLLERS: 'false' } });
+    const api = apiFromKubeconfig(server.kubeconfig);
+    const filler = join(mnt, 'filler');
+    try {
+      const cm = (name: string) => ({ metadata: { name }, data: { blob: 'x'.repeat(200 * 1024) } });
+      assert.equal((await api.request('POST', cms, cm('before'))).status, 201);
+      // Fill the file system to the last byte.
+      const fd = openSync(filler, 'w');
+      const block = Buffer.alloc(1024 * 1024, 1);
+      try {
+        for (let size = block.length; size >= 1; ) {
+          try {
+            writeSync(fd, block, 0, size);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+            size = Math.floor(size / 2);
+          }
+        }
+      } finally {
+        closeSync(fd);
+      }
+      // The WAL may still have room for a write or two; then the disk refuses.
+      let refused: { status: number; text: string } | undefined;
+      const codes: number[] = [];
+      for (let i = 0; i < 200 && !refused; i++) {
+        const r = await api.request('POST', cms, cm(`full-${i}`));
+        codes.push(r.status);
+        if (r.status !== 201) refused = r;
+      }
+      assert.ok(refused, `no write was refused: ${codes.join(',')}`);
+      assert.equal(refused.status, 507, refused.text);
+      const st = JSON.parse(refused.text);
+      assert.equal(st.kind, 'Status');
+      assert.equal(st.reason, 'InsufficientStorage');
+      assert.match(st.message, /data directory is full/);
+      // An update and a delete are refused the same way, never with a 500.
+      const upd = await api.request('PATCH', `${cms}/before`, { data: { more: 'y'.repeat(200 * 1024) } }, { 'Content-Type': 'application/merge-patch+json' });
+      assert.ok(upd.status === 507 || upd.status === 200, upd.text);
+      // Reads go on.
+      assert.equal((await api.request('GET', `${cms}/before`)).status, 200);
+      assert.equal((await api.request('GET', cms)).status, 200);
+      // Space returns: writes succeed again, without a restart.
+      rmSync(filler);
+      await eventually(async () => (await api.request('POST', cms, cm('after'))).status === 201, 'a write succeeds once space is freed', 60_000);
+      assert.equal((await api.request('GET', `${cms}/after`)).status, 200);
+      assert.equal(server.child.exitCode, null);
+      assert.doesNotMatch(server.stderr(), /unexpected error while serving a request/);
+    } finally {
+      api.close();
+      await server.kill();
       spawnSync('umount', [mnt]);
       removeDir(mnt);
     }

@@ -23,6 +23,8 @@ import { decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './bod
 import { responseShape, type ResponseShape } from './negotiate.js';
 import { parsePath, type ResourcePath } from './paths.js';
 import type { RequestAuditor } from '../audit/index.js';
+import { StorageFullError } from '../../store/index.js';
+import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { acceptsJson as acceptsJsonDoc, discoveryContentType, negotiateDiscovery, type ApiDocuments } from '../docs/index.js';
 
@@ -496,6 +498,7 @@ export class Dispatcher {
   private fail(res: ServerResponse, err: unknown): void {
     let apiErr: ApiError;
     if (isApiError(err)) apiErr = err;
+    else if (causedByFullStorage(err)) apiErr = storageFull();
     else {
       this.o.logger.error({ err }, 'unexpected error while serving a request');
       apiErr = errors.internal(err instanceof Error ? err.message : String(err));
@@ -511,6 +514,12 @@ export class Dispatcher {
     if (apiErr.code === 413) headers.Connection = 'close';
     this.sendJson(res, apiErr.code, JSON.stringify(apiErr.status), JSON_TYPE, headers);
   }
+}
+
+/** True when `err` or one of its causes is the store's full disk (a write path that did not map it). */
+function causedByFullStorage(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 10; e = e.cause, i++) if (e instanceof StorageFullError) return true;
+  return false;
 }
 
 /** Makes `emitter.emit` hand an exception thrown by a listener to `onError` instead of its caller. */
