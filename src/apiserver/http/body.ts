@@ -154,7 +154,8 @@ export function checkNesting(s: string, max: number): void {
  * Rejects YAML text whose collections nest deeper than `max`, from the lexer's tokens, before
  * the document is parsed. Block collections are counted by their indentation: a collection
  * opens at the column of its first `-`, `?` or key, and stays open until a line starts left
- * of that column; `- - - x` opens three. Flow collections count each `[` and `{`. The count
+ * of that column; `- - - x` opens three. Flow collections count each `[` and `{`, and one
+ * more for a sequence entry that is a single-pair mapping (`[a: b]`). The count
  * errs towards too many (it never counts less than the parser nests), and it stops at the
  * first level over the limit, so a hostile body costs little.
  */
@@ -163,7 +164,12 @@ export function checkYamlNesting(s: string, max: number): void {
   // Open block collections, innermost last: their columns, and whether each is a sequence.
   const cols: number[] = [];
   const seq: boolean[] = [];
-  let flow = 0;
+  // Open flow collections, innermost last: 1 for a sequence, 0 for a mapping, 2 for a
+  // sequence whose current entry is a single-pair mapping (`[a: b]` nests two levels).
+  const flows: number[] = [];
+  let pairs = 0;
+  let scalarNext = false;
+  let blockScalar = false;
   let col = 0;
   let lineStart = true;
   /** The column where the node being read on this line began (a possible implicit key), or -1. */
@@ -171,7 +177,11 @@ export function checkYamlNesting(s: string, max: number): void {
   const open = (c: number, isSeq: boolean) => {
     cols.push(c);
     seq.push(isSeq);
-    if (cols.length + flow > max) throw tooDeep();
+    if (cols.length + flows.length + pairs > max) throw tooDeep();
+  };
+  const openFlow = (isSeq: boolean) => {
+    flows.push(isSeq ? 1 : 0);
+    if (cols.length + flows.length + pairs > max) throw tooDeep();
   };
   const openMap = (c: number) => {
     const n = cols.length;
@@ -185,31 +195,72 @@ export function checkYamlNesting(s: string, max: number): void {
     open(c, false);
   };
   for (const tok of new Lexer().lex(s)) {
+    // An empty scalar (a block scalar with no content) sits at no column.
+    if (tok.length === 0) {
+      scalarNext = false;
+      blockScalar = false;
+      continue;
+    }
     const c0 = tok.charCodeAt(0);
     // Zero-width markers: document start, scalar, flow error end, byte order mark.
     if (tok.length === 1 && (c0 === 0x02 || c0 === 0x1f || c0 === 0x18 || c0 === 0xfeff)) {
+      scalarNext = c0 === 0x1f;
+      if (c0 === 0x18) {
+        // The lexer ended unclosed flow collections (a line indented too little): back to block context.
+        flows.length = 0;
+        pairs = 0;
+      }
       if (c0 === 0x02) {
         cols.length = 0;
         seq.length = 0;
-        flow = 0;
+        flows.length = 0;
+        pairs = 0;
       }
       continue;
     }
-    if (c0 === 0x0a || c0 === 0x0d) {
+    // (A scalar's text may begin with a newline or spaces: a block scalar's content does.)
+    if (!scalarNext && (c0 === 0x0a || c0 === 0x0d)) {
       col = 0;
       lineStart = true;
       nodeCol = -1;
       continue;
     }
-    if (c0 === 0x20 || c0 === 0x09 || c0 === 0x23 /* # comment */) {
+    if (!scalarNext && (c0 === 0x20 || c0 === 0x09 || c0 === 0x23) /* spaces, # comment */) {
       col += tok.length;
       continue;
     }
-    if (flow > 0) {
-      if (tok === '[' || tok === '{') {
-        if (cols.length + ++flow > max) throw tooDeep();
-      } else if (tok === ']' || tok === '}') flow--;
+    // After the scalar marker comes the scalar's text, which may read `-`, `:` or `...`.
+    const indicator = !scalarNext;
+    scalarNext = false;
+    if (!indicator) {
+      // A block scalar's text starts on the line after its `|` or `>` header: no node starts there.
+      if (blockScalar) blockScalar = false;
+      else if (flows.length === 0) {
+        if (lineStart) {
+          while (cols.length > 0 && cols[cols.length - 1]! > col) {
+            cols.pop();
+            seq.pop();
+          }
+          lineStart = false;
+        }
+        if (nodeCol < 0) nodeCol = col;
+      }
+    } else if (flows.length > 0) {
+      const top = flows.length - 1;
+      if (tok === '[' || tok === '{') openFlow(tok === '[');
+      else if (tok === ']' || tok === '}') {
+        if (flows.pop() === 2) pairs--;
+      } else if (tok === ',') {
+        if (flows[top] === 2) {
+          flows[top] = 1;
+          pairs--;
+        }
+      } else if ((tok === ':' || tok === '?') && flows[top] === 1) {
+        flows[top] = 2;
+        if (cols.length + flows.length + ++pairs > max) throw tooDeep();
+      }
     } else {
+      blockScalar = false;
       if (lineStart) {
         while (cols.length > 0 && cols[cols.length - 1]! > col) {
           cols.pop();
@@ -225,17 +276,21 @@ export function checkYamlNesting(s: string, max: number): void {
         openMap(col);
         nodeCol = -1;
       } else if (tok === ':') {
-        openMap(nodeCol >= 0 ? nodeCol : col);
+        if (nodeCol >= 0) openMap(nodeCol);
+        else {
+          // A value with no key before it on its line (`? k` then `: v`, or `- : v`): the
+          // parser may nest one more mapping there, so count one level more.
+          openMap(col);
+          open(col + 1, false);
+        }
         nodeCol = -1;
-      } else if (tok === '---' || tok === '...') {
+      } else if ((tok === '---' || tok === '...') && col === 0) {
         cols.length = 0;
         seq.length = 0;
       } else {
         if (nodeCol < 0) nodeCol = col;
-        if (tok === '[' || tok === '{') {
-          flow = 1;
-          if (cols.length + flow > max) throw tooDeep();
-        }
+        if (tok === '[' || tok === '{') openFlow(tok === '[');
+        else if (c0 === 0x7c || c0 === 0x3e) blockScalar = true; // `|` or `>` header
       }
     }
     const nl = tok.lastIndexOf('\n');
