@@ -3,7 +3,6 @@
  * admission, authentication, HTTPS, and the in-process controllers the server needs to
  * honour the API contract (namespace lifecycle, garbage collection, CRD establishment).
  */
-import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -27,7 +26,7 @@ import { impersonatedUser, setupAuthorization } from './authz/index.js';
 import { accessReviewEndpoints, authorizationResourceTypes } from './authz-api/index.js';
 import { builtinResourceTypes, objectMetaSchema } from './builtins/index.js';
 import { CrdRegistrar } from './crd/crd-registrar.js';
-import { Dispatcher } from './http/dispatcher.js';
+import { Dispatcher, type DispatcherOptions } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
 import type { RunningConductorControllers } from '../controllers/conductor.js';
@@ -44,6 +43,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.js';
 import { installClientErrorHandler, SERVER_TIMEOUTS } from './http/hardening.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams.js';
 import { VERSION } from '../version.js';
+import { prepareDataDir } from './data-dir.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -71,6 +71,8 @@ export interface ServerOptions {
   maxWatchSeconds?: number;
   /** Re-encrypt stored Secrets not under the primary key after start (default true). */
   reencryptOnStart?: boolean;
+  /** Extra routes for tests only (see DispatcherOptions.testOnlyRoutes); never set by the `conductor` command. */
+  testOnlyRoutes?: DispatcherOptions['testOnlyRoutes'];
   /** Concurrent watches one user may hold over HTTP (default 200; 0 = unlimited; system:masters exempt). */
   maxWatchesPerUser?: number;
   /** A watch whose client stopped reading is dropped (410) after missing this many events (default 1000). */
@@ -99,6 +101,11 @@ export interface RunningServer {
   /** A loopback client with full rights, for in-process controllers. */
   client: LoopbackClient;
   watchCounts(): WatchCounts;
+  /**
+   * Handles an exception that escaped to the process while a request was being served
+   * (answers that request 500); false when it belongs to no request. See installLastResortHandler.
+   */
+  rescue(err: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -116,7 +123,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     stepStart = now;
   };
   const dataDir = resolve(opts.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // Private (refused when others may write it), writable, and its files 0600.
+  await prepareDataDir(dataDir);
 
   const store = openSqliteStore({
     path: join(dataDir, 'state.db'),
@@ -178,7 +186,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authorizer,
     logger: log.child({ component: 'http' }),
     maxBodyBytes: opts.maxBodyBytes,
-    audit: auditLog ? new RequestAuditor(auditLog) : undefined,
+    audit: auditLog ? new RequestAuditor(auditLog, undefined, log.child({ component: 'audit' })) : undefined,
     rateLimiter: new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT),
     requestTimeoutMs: opts.requestTimeoutMs,
     maxWatchSeconds: opts.maxWatchSeconds,
@@ -187,6 +195,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
     impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
+    testOnlyRoutes: opts.testOnlyRoutes,
   });
 
   await bootstrapNamespaces(rest, registry);
@@ -270,6 +279,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     rest,
     client,
     watchCounts: () => ({ streams: watchStreams.size, users: watchStreams.users, storeWatchers: store.stats().watchers }),
+    rescue: (err) => dispatcher.rescue(err),
     async close() {
       if (closed) return;
       closed = true;

@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { startServer } from '../apiserver/server.js';
+import { installLastResortHandler } from '../apiserver/http/last-resort.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { VERSION } from '../version.js';
 import { registerKeysCommand } from './keys.js';
@@ -34,7 +35,7 @@ program.name('conductor').description('A control plane for portable cloud infras
 program
   .command('server')
   .description('Run the API server and controllers on the embedded SQLite store')
-  .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live (env CONDUCTOR_DATA_DIR)', process.env.CONDUCTOR_DATA_DIR ?? '.conductor')
+  .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live; must not be writable by group or others, files are kept 0600 (env CONDUCTOR_DATA_DIR)', process.env.CONDUCTOR_DATA_DIR ?? '.conductor')
   .option('--host <host>', 'address to listen on (env CONDUCTOR_HOST)', process.env.CONDUCTOR_HOST ?? '127.0.0.1')
   .option('--port <port>', 'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)', portNumber, process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443)
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (env CONDUCTOR_LOG_LEVEL)', process.env.CONDUCTOR_LOG_LEVEL ?? 'info')
@@ -83,7 +84,8 @@ program
       else console.error(`conductor: cannot start the server: ${msg}`);
       process.exit(1);
     }
-    process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
+    // An exception thrown while serving a request answers that request, not the process.
+    installLastResortHandler(server.rescue, logger);
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;
@@ -99,6 +101,9 @@ program
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    // Only now: whoever waits for this line may send SIGTERM at once, and without the handlers
+    // above the default action would kill the process without a clean stop.
+    process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
   });
 
 program

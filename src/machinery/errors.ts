@@ -20,7 +20,8 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'Timeout'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  | 'InsufficientStorage';
 
 export type CauseType =
   | 'FieldValueNotFound'
@@ -172,6 +173,10 @@ export const errors = {
   },
   timeout(message: string): ApiError {
     return new ApiError(504, 'Timeout', message);
+  },
+  /** 507: the server cannot store the request's result (its disk is full); retry later. */
+  insufficientStorage(message: string): ApiError {
+    return new ApiError(507, 'InsufficientStorage', message);
   },
 };
 

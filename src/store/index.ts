@@ -5,6 +5,7 @@ export * from './types.js';
 export {
   openSqliteStore,
   SqliteStore,
+  StorageFullError,
   defaultRetention,
   defaultCompactionIntervalMs,
   type SqliteStoreStats,

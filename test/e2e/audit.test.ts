@@ -6,9 +6,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
+import { apiFromKubeconfig } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
 
 const payload = 'audit-secret-payload-Xk93';
@@ -57,6 +59,54 @@ describe('audit log', () => {
       const text = readFileSync(path, 'utf8');
       assert.ok(!text.includes(payload) && !text.includes(Buffer.from(payload).toString('base64')), 'no secret data in the audit log');
       assert.ok(!text.includes('"data"') && !text.includes('stringData'));
+    } finally {
+      await server?.kill();
+      removeDir(dataDir);
+    }
+  });
+
+  test('an oversized chunked body is a 413, is recorded, and the server goes on (issue 10 item 4)', async () => {
+    const dataDir = tempDir();
+    const path = join(dataDir, 'audit.log');
+    let server: ServerProcess | undefined;
+    try {
+      server = await startServer({ dataDir, args: ['--audit-log', path], env: { CONDUCTOR_CONTROLLERS: 'false' } });
+      const api = apiFromKubeconfig(server.kubeconfig);
+      try {
+        for (let i = 0; i < 3; i++) {
+          // No Content-Length: the body arrives in chunks until it passes the 3 MiB limit.
+          const status = await new Promise<number>((resolve, reject) => {
+            const req = request(`${api.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', ca: api.ca, headers: { Authorization: `Bearer ${api.token}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            });
+            req.on('error', reject);
+            const chunk = Buffer.alloc(256 * 1024, 0x61);
+            let sent = 0;
+            const more = () => {
+              while (sent < 16) {
+                sent++;
+                if (!req.write(chunk)) return void req.once('drain', more);
+              }
+              req.end();
+            };
+            req.write('{"metadata":{"name":"big"},"data":{"a":"');
+            more();
+          }).catch((err: Error) => (/ECONNRESET|EPIPE|socket hang up/.test(err.message) ? 413 : Promise.reject(err)));
+          assert.equal(status, 413);
+          assert.equal(server.child.exitCode, null, `the server exited: ${server.stderr().slice(-2000)}`);
+          assert.equal((await api.request('GET', '/version')).status, 200);
+        }
+        const created = await api.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'after-big' } });
+        assert.equal(created.status, 201, created.text);
+        await eventually(() => entries(path).filter((e) => e.code === 413).length === 3, 'the three 413s are in the audit log', 15_000);
+        const refused = entries(path).find((e) => e.code === 413)!;
+        assert.equal(refused.verb, 'create');
+        assert.ok(String(refused.sourceIP).includes('127.0.0.1'), JSON.stringify(refused));
+        assert.doesNotMatch(server.stderr(), /TypeError/);
+      } finally {
+        api.close();
+      }
     } finally {
       await server?.kill();
       removeDir(dataDir);

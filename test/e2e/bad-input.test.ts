@@ -44,6 +44,15 @@ describe('bad input', () => {
     { reason: 'a wrong method', method: 'POST', path: `${cms}/named`, body: '{}', status: 405 },
     { reason: 'a bad dryRun value', method: 'POST', path: `${cms}?dryRun=Some`, body: '{"metadata":{"name":"d"}}', status: 400 },
     { reason: 'a path traversal in the name', method: 'GET', path: `${cms}/..%2F..%2Fsecrets`, status: 404 },
+    // Issue 10 item 3: nesting by indentation, which has no bracket to count.
+    { reason: 'YAML sequences 100,000 deep (- - - x)', method: 'POST', path: cms, body: `${'- '.repeat(100_000)}x`, headers: { 'Content-Type': 'application/yaml' }, status: 400, message: /nests deeper than 100 levels/ },
+    { reason: 'an apply patch 100,000 deep (- - - x)', method: 'PATCH', path: `${cms}/deep-apply?fieldManager=fuzz`, body: `${'- '.repeat(100_000)}x`, headers: { 'Content-Type': 'application/apply-patch+yaml' }, status: 400, message: /nests deeper than 100 levels/ },
+    { reason: 'YAML mappings nested by indentation', method: 'POST', path: cms, body: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'), headers: { 'Content-Type': 'application/yaml' }, status: 400, message: /nests deeper than 100 levels/ },
+    // Issue 10 item 14: numbers a double cannot hold.
+    { reason: 'a JSON number too large for a double', method: 'POST', path: cms, body: '{"metadata":{"name":"inf"},"data":{"a":"b"},"extra":{"size":1e400}}', status: 422, message: /extra\.size: Invalid value: Infinity/ },
+    { reason: 'a negative one', method: 'POST', path: cms, body: '{"metadata":{"name":"inf","labels":{"a":"b"}},"extra":[-1e400]}', status: 422, message: /extra\[0\]: Invalid value: -Infinity/ },
+    { reason: 'YAML .nan', method: 'POST', path: cms, body: 'metadata: {name: nan}\nextra: .nan\n', headers: { 'Content-Type': 'application/yaml' }, status: 422, message: /extra: Invalid value: NaN/ },
+    { reason: 'a merge patch with .inf', method: 'PATCH', path: `${cms}/target`, body: '{"metadata":{"annotations":null},"extra":1e999}', headers: { 'Content-Type': 'application/merge-patch+json' }, status: 422, message: /extra: Invalid value: Infinity/ },
   ];
 
   for (const c of cases) {

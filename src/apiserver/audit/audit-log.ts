@@ -68,6 +68,8 @@ export class AuditLog {
     let fh: FileHandle;
     try {
       fh = await open(path, 'a', 0o600);
+      // An existing log keeps its mode: make it private too (entries name users and resources).
+      if (((await fh.stat()).mode & 0o077) !== 0) await fh.chmod(0o600);
     } catch (err) {
       throw new Error(`cannot open the audit log ${path}: ${(err as Error).message}`);
     }

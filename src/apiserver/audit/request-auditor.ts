@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import type { AuditEntry, AuditLog } from './audit-log.js';
 
 /** What the dispatcher learns about a request, as it learns it. */
@@ -22,6 +23,9 @@ interface Pending {
   id: string;
   start: number;
   time: string;
+  /** Taken when the request arrives: once the response is done the socket may be gone (req.socket is null). */
+  sourceIP: string;
+  userAgent: string;
   user?: { name: string; groups: string[] };
   attrs?: AuditAttributes;
   done: boolean;
@@ -33,11 +37,19 @@ export class RequestAuditor {
   constructor(
     private readonly log: AuditLog,
     private readonly now: () => number = () => performance.now(),
+    private readonly logger?: Logger,
   ) {}
 
   /** Starts following a request; records it when the response finishes or the connection closes. */
   begin(req: IncomingMessage, res: ServerResponse): void {
-    const p: Pending = { id: randomUUID(), start: this.now(), time: new Date().toISOString(), done: false };
+    const p: Pending = {
+      id: randomUUID(),
+      start: this.now(),
+      time: new Date().toISOString(),
+      sourceIP: req.socket?.remoteAddress ?? '',
+      userAgent: String(req.headers['user-agent'] ?? '').slice(0, 512),
+      done: false,
+    };
     this.pending.set(req, p);
     res.setHeader('Audit-Id', p.id);
     res.once('finish', () => this.emit(req, p, res.statusCode));
@@ -62,9 +74,18 @@ export class RequestAuditor {
     if (p) this.emit(req, p, res.statusCode);
   }
 
+  /** Records the entry once; runs in 'finish'/'close' listeners, where a throw would end the process, so it never throws. */
   private emit(req: IncomingMessage, p: Pending, code: number): void {
     if (p.done) return;
     p.done = true;
+    try {
+      this.record(req, p, code);
+    } catch (err) {
+      this.logger?.error({ err, requestId: p.id }, 'cannot record an audit entry');
+    }
+  }
+
+  private record(req: IncomingMessage, p: Pending, code: number): void {
     const a = p.attrs;
     let path = req.url ?? '';
     const q = path.indexOf('?');
@@ -85,8 +106,8 @@ export class RequestAuditor {
       method: req.method ?? '',
       code,
       latencyMs: Math.round((this.now() - p.start) * 1000) / 1000,
-      sourceIP: req.socket.remoteAddress ?? '',
-      userAgent: String(req.headers['user-agent'] ?? '').slice(0, 512),
+      sourceIP: p.sourceIP,
+      userAgent: p.userAgent,
     };
     this.log.record(entry);
   }

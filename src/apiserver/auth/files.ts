@@ -4,8 +4,11 @@ import { basename, dirname, join } from 'node:path';
 
 /** The mode of files holding secrets: private keys, tokens, kubeconfigs. */
 export const SECRET_FILE_MODE = 0o600;
-/** The mode of files that are safe to share: certificates. */
-export const PUBLIC_FILE_MODE = 0o644;
+/**
+ * The mode of files that are safe to share (certificates, public keys): still 0600, as every
+ * file Conductor keeps in its data directory; copy them out to share them.
+ */
+export const PUBLIC_FILE_MODE = 0o600;
 
 /**
  * writeFileAtomic writes data to a temporary file beside path, flushes it, gives it the wanted

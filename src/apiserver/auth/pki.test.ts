@@ -33,11 +33,11 @@ describe('ensurePki and ensureAdminCredentials', () => {
   test('first start creates every file, keys and tokens readable only by the owner', async () => {
     const p = pkiPaths(first);
     const want: Array<[string, number]> = [
-      [p.caCert, 0o644],
+      [p.caCert, 0o600],
       [p.caKey, 0o600],
-      [p.serverCert, 0o644],
+      [p.serverCert, 0o600],
       [p.serverKey, 0o600],
-      [p.adminCert, 0o644],
+      [p.adminCert, 0o600],
       [p.adminKey, 0o600],
       [p.adminToken, 0o600],
     ];

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { ensureServiceAccountKey, serviceAccountKeyPaths } from './service-account-key.js';
 
 describe('ensureServiceAccountKey', () => {
-  test('creates an EC P-256 key (0600) and its public key (0644) once, then loads the same key', async () => {
+  test('creates an EC P-256 key (0600) and its public key (0600, as every file in the data directory) once, then loads the same key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sa-key-'));
     try {
       const first = await ensureServiceAccountKey(dir);
       const paths = serviceAccountKeyPaths(dir);
       assert.equal(statSync(paths.key).mode & 0o777, 0o600);
-      assert.equal(statSync(paths.pub).mode & 0o777, 0o644);
+      assert.equal(statSync(paths.pub).mode & 0o777, 0o600);
       assert.equal(first.privateKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
       const pem = readFileSync(paths.key, 'utf8');
       const second = await ensureServiceAccountKey(dir);

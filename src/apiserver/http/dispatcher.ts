@@ -2,6 +2,8 @@
  * The HTTP front of the API server: authenticate → route → authorize → handle, writing
  * JSON, Tables, discovery documents and watch streams, and Status objects for every error.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
@@ -17,10 +19,12 @@ import type { LazyObject } from '../rest/lazy-object.js';
 import { parseDeleteParams, parseListParams, parsePatchParams, parseWatchParams, parseWriteParams } from '../rest/params.js';
 import { toTable, type IncludeObject } from '../rest/table.js';
 import { startWatch, type WatchOptions } from '../rest/watch.js';
-import { checkDepth, decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './body.js';
+import { decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './body.js';
 import { responseShape, type ResponseShape } from './negotiate.js';
 import { parsePath, type ResourcePath } from './paths.js';
 import type { RequestAuditor } from '../audit/index.js';
+import { StorageFullError } from '../../store/index.js';
+import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
 import { acceptsJson as acceptsJsonDoc, discoveryContentType, negotiateDiscovery, type ApiDocuments } from '../docs/index.js';
@@ -67,6 +71,17 @@ export interface DispatcherOptions {
   watchStreams?: WatchStreams;
   /** False until the server is ready to serve (readyz). */
   ready(): boolean;
+  /**
+   * Extra routes by exact path, served after authentication, for tests only (a route that
+   * throws proves the last-resort handler). The `conductor` command never sets it.
+   */
+  testOnlyRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => unknown>;
+}
+
+/** The request whose handling is running, across its callbacks, timers and promises. */
+interface InFlight {
+  req: IncomingMessage;
+  res: ServerResponse;
 }
 
 const JSON_TYPE = 'application/json';
@@ -80,20 +95,68 @@ const LIST_CHUNK_BYTES = 256 * 1024;
 
 export class Dispatcher {
   private readonly watchStreams: WatchStreams;
+  private readonly inFlight = new AsyncLocalStorage<InFlight>();
 
   constructor(private readonly o: DispatcherOptions) {
     this.watchStreams = o.watchStreams ?? new WatchStreams({ maxPerUser: DEFAULT_MAX_WATCHES_PER_USER });
   }
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.o.audit?.begin(req, res);
-    const timeoutMs = this.o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    // Watches are long-running: their lifetime is bounded by timeoutSeconds instead.
-    const timer = timeoutMs > 0 && !looksLikeWatch(req.url ?? '') ? setTimeout(() => this.timedOut(res, timeoutMs), timeoutMs) : undefined;
-    this.serve(req, res)
-      .catch((err: unknown) => this.fail(res, err))
-      .finally(() => clearTimeout(timer));
+    this.inFlight.run({ req, res }, () => {
+      let timer: NodeJS.Timeout | undefined;
+      // Listeners of the request and response run in the connection's context, not the
+      // request's: an exception in one (the audit log's 'finish', a watch's 'close') is caught here.
+      guardListeners(req, (err) => this.lastResort(req, res, err));
+      guardListeners(res, (err) => this.lastResort(req, res, err));
+      try {
+        this.o.audit?.begin(req, res);
+        const timeoutMs = this.o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+        // Watches are long-running: their lifetime is bounded by timeoutSeconds instead.
+        timer = timeoutMs > 0 && !looksLikeWatch(req.url ?? '') ? setTimeout(() => this.timedOut(res, timeoutMs), timeoutMs) : undefined;
+        this.serve(req, res)
+          .catch((err: unknown) => this.fail(res, err))
+          .catch((err: unknown) => this.lastResort(req, res, err))
+          .finally(() => clearTimeout(timer));
+      } catch (err) {
+        clearTimeout(timer);
+        this.lastResort(req, res, err);
+      }
+    });
   };
+
+  /**
+   * rescue handles an exception that escaped to the process (an uncaught exception or
+   * rejection) while a request was being served — thrown in one of its callbacks, timers or
+   * event listeners: that request is answered 500 (or its response ended) and the server
+   * goes on. It returns false when the exception belongs to no request.
+   */
+  rescue(err: unknown): boolean {
+    const current = this.inFlight.getStore();
+    if (!current) return false;
+    this.lastResort(current.req, current.res, err);
+    return true;
+  }
+
+  /**
+   * lastResort answers a request whose handling threw where no handler caught it: a 500
+   * Status when nothing was sent yet, otherwise the response is ended (cut when even that
+   * fails). It logs and never throws.
+   */
+  private lastResort(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    try {
+      this.o.logger.error({ err, method: req.method, path: (req.url ?? '').split('?')[0]!.slice(0, 512) }, 'unexpected exception while serving a request; the request is answered 500 and the server goes on');
+      if (!res.headersSent) {
+        const status = errors.internal(err instanceof Error ? err.message : String(err)).status;
+        const body = JSON.stringify(status);
+        res.writeHead(500, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private', Connection: 'close' });
+        res.end(body);
+      } else if (!res.writableEnded) {
+        res.end();
+      }
+    } catch {
+      res.destroy();
+    }
+  }
 
   private timedOut(res: ServerResponse, ms: number): void {
     if (res.headersSent || res.writableEnded) return;
@@ -125,6 +188,11 @@ export class Dispatcher {
     // Impersonation headers (kubectl --as) switch to another user once authorized.
     const user = this.o.impersonate ? await this.o.impersonate(req, authenticated) : authenticated;
     this.o.audit?.identify(req, user);
+    const testOnly = this.o.testOnlyRoutes?.[path];
+    if (testOnly) {
+      await testOnly(req, res);
+      return;
+    }
     this.o.rateLimiter?.check(user);
     const ctx: RequestContext = { user, userAgent: String(req.headers['user-agent'] ?? ''), warnings: [] };
     const method = req.method ?? 'GET';
@@ -292,9 +360,7 @@ export class Dispatcher {
 
   private async body(req: IncomingMessage, limit: number): Promise<unknown> {
     const raw = await readBody(req, limit);
-    const body = decodeBody(raw, req.headers['content-type']);
-    checkDepth(body);
-    return body;
+    return decodeBody(raw, req.headers['content-type']);
   }
 
   private async authorize(attrs: AuthorizationAttributes): Promise<void> {
@@ -430,6 +496,7 @@ export class Dispatcher {
   private fail(res: ServerResponse, err: unknown): void {
     let apiErr: ApiError;
     if (isApiError(err)) apiErr = err;
+    else if (causedByFullStorage(err)) apiErr = storageFull();
     else {
       this.o.logger.error({ err }, 'unexpected error while serving a request');
       apiErr = errors.internal(err instanceof Error ? err.message : String(err));
@@ -445,6 +512,25 @@ export class Dispatcher {
     if (apiErr.code === 413) headers.Connection = 'close';
     this.sendJson(res, apiErr.code, JSON.stringify(apiErr.status), JSON_TYPE, headers);
   }
+}
+
+/** True when `err` or one of its causes is the store's full disk (a write path that did not map it). */
+function causedByFullStorage(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 10; e = e.cause, i++) if (e instanceof StorageFullError) return true;
+  return false;
+}
+
+/** Makes `emitter.emit` hand an exception thrown by a listener to `onError` instead of its caller. */
+function guardListeners(emitter: EventEmitter, onError: (err: unknown) => void): void {
+  const emit = emitter.emit;
+  emitter.emit = function guardedEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
+    try {
+      return emit.call(this, event, ...args);
+    } catch (err) {
+      onError(err);
+      return true;
+    }
+  };
 }
 
 function verbOf(method: string, named: boolean, watch: boolean): string | undefined {

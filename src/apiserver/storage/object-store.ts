@@ -7,6 +7,7 @@ import type { KObject } from '../../machinery/object.js';
 import { errors } from '../../machinery/errors.js';
 import type { KeyValue, Store, StoreListResult, StoreWatchHandlers, StoreWatcher } from '../../store/types.js';
 import { StoreError } from '../../store/types.js';
+import { StorageFullError } from '../../store/index.js';
 import { groupVersion, type ResourceType } from '../registry/resource-type.js';
 
 export interface StoredObject {
@@ -118,6 +119,7 @@ export class ObjectStore {
 
 /** Translates a StoreError into the ApiError a client should see. */
 export function mapStoreError(err: unknown, rt: ResourceType, name: string): unknown {
+  if (err instanceof StorageFullError) return storageFull();
   if (!(err instanceof StoreError)) return err;
   switch (err.code) {
     case 'exists':
@@ -135,4 +137,11 @@ export function mapStoreError(err: unknown, rt: ResourceType, name: string): unk
     case 'too-far-behind':
       return errors.expired(`the watch fell too far behind: ${err.message}`);
   }
+}
+
+/** The answer to a write the full disk refused: 507, saying what to do; nothing was stored. */
+export function storageFull() {
+  return errors.insufficientStorage(
+    'the server\'s data directory is full: the write was not stored; reads still work, and writes succeed again as soon as space is freed on the disk holding the data directory',
+  );
 }

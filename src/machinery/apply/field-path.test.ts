@@ -39,6 +39,9 @@ describe('encodeElement / decodeElement', () => {
     { reason: 'a value that is not JSON', text: 'v:abc', message: /set item value is not valid JSON/ },
     { reason: 'a negative index', text: 'i:-1', message: /non-negative integer/ },
     { reason: 'an index with leading zeros', text: 'i:01', message: /non-negative integer/ },
+    // Walked recursively later: refused before parsing, like request bodies (issue 10 item 3).
+    { reason: 'a key nested 100,000 deep', text: `k:{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, message: /list item key nests deeper than 100 levels/ },
+    { reason: 'a value nested 101 deep', text: `v:${'['.repeat(101)}${']'.repeat(101)}`, message: /set item value nests deeper than 100 levels/ },
   ];
   for (const c of bad) {
     test(`rejects ${c.reason}`, () => {

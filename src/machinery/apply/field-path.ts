@@ -76,12 +76,33 @@ export function encodeElement(pe: PathElement): string {
   }
 }
 
+/** How deeply the JSON of a `k:` or `v:` element may nest: it comes from request bodies, and is walked recursively. */
+const MAX_ELEMENT_DEPTH = 100;
+
 function parseJson(text: string, what: string): JsonValue {
+  if (nestingOf(text) > MAX_ELEMENT_DEPTH) throw new PathSyntaxError(`${what} nests deeper than ${MAX_ELEMENT_DEPTH} levels`);
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
     throw new PathSyntaxError(`${what} is not valid JSON: ${JSON.stringify(text)}`);
   }
+}
+
+/** The deepest nesting of `[` and `{` outside JSON strings, counted without parsing. */
+function nestingOf(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
+  }
+  return max;
 }
 
 /** Decodes a FieldsV1 key (`f:…`, `k:…`, `v:…`, `i:…`) into an element; throws PathSyntaxError. */

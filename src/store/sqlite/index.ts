@@ -1,2 +1,3 @@
 export { openSqliteStore, SqliteStore, type SqliteStoreStats } from './sqlite-store.js';
 export { defaultRetention, defaultCompactionIntervalMs, type RetentionPolicy, type SqliteStoreOptions, type StoreLogger } from './options.js';
+export { StorageFullError } from './errors.js';

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -67,12 +67,12 @@ export interface OpenDatabaseOptions {
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
   const inMemory = path === ':memory:' || path === '';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
   let db: Db;
   try {
+    if (!inMemory) createPrivate(path);
     db = new Database(path);
   } catch (err) {
-    throw new Error(`cannot open store database ${path}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`cannot open store database ${path}: ${explain(path, err)}`, { cause: err });
   }
   try {
     db.pragma('locking_mode = EXCLUSIVE');
@@ -92,11 +92,51 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     if (options.deferredSync && !inMemory) db.pragma('synchronous = OFF');
   } catch (err) {
     db.close();
-    const message = (err as Error).message;
+    const message = inMemory ? (err as Error).message : explain(path, err);
     const hint = /locked|busy/i.test(message) ? ' (is another Conductor server using it?)' : '';
     throw new Error(`cannot open store database ${path}: ${message}${hint}`, { cause: err });
   }
   return db;
+}
+
+/** The mode of the database file; SQLite gives its -wal and -shm files the same. */
+export const databaseFileMode = 0o600;
+
+/**
+ * createPrivate creates the database file (and its folder) readable by its owner only, or
+ * takes the group and other bits off an existing one and its -wal and -shm files: SQLite
+ * would create them with the umask's mode (0644), whatever the folder's.
+ */
+function createPrivate(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', databaseFileMode));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let mode: number;
+    try {
+      mode = lstatSync(file).mode;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) !== 0) chmodSync(file, databaseFileMode);
+  }
+}
+
+/**
+ * explain words an open failure by its cause: SQLite says "disk I/O error" or "attempt to
+ * write a readonly database" when the file system is read-only or the file is not writable.
+ */
+function explain(path: string, err: unknown): string {
+  const message = (err as Error).message;
+  for (const target of [dirname(path), path]) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (accessErr) {
+      const code = (accessErr as NodeJS.ErrnoException).code;
+      if (code === 'EROFS') return `${target} is on a read-only file system (${message})`;
+      if (code === 'EACCES' || code === 'EPERM') return `${target} is not writable by this user (${message})`;
+    }
+  }
+  return message;
 }
 
 function migrate(db: Db): void {

@@ -25,6 +25,7 @@ import {
   type SqliteStoreOptions,
   type StoreLogger,
 } from './options.js';
+import { isSqliteFull, StorageFullError } from './errors.js';
 import { openDatabase, type Db } from './schema.js';
 import { Statements, type CurrentRow } from './statements.js';
 import { WatchHub } from './watch-hub.js';
@@ -334,10 +335,12 @@ export class SqliteStore implements Store {
     try {
       head = this.applyBatch.immediate(batch, outcomes, events);
     } catch (err) {
-      const error = new Error(`cannot commit a batch of ${batch.length} store writes: ${(err as Error).message}`, {
-        cause: err,
-      });
-      this.logger.error({ err, path: this.path, batch: batch.length }, 'store commit failed');
+      // The transaction was rolled back: nothing of the batch is stored, and the next batch
+      // tries again (a full disk heals by itself when space is freed).
+      const full = isSqliteFull(err);
+      const message = `cannot commit a batch of ${batch.length} store writes: ${(err as Error).message}`;
+      const error = full ? new StorageFullError(`${message}: the disk holding ${this.path} is full`, this.path, { cause: err }) : new Error(message, { cause: err });
+      this.logger.error({ err, path: this.path, batch: batch.length, diskFull: full }, full ? 'store commit failed: the disk holding the data directory is full' : 'store commit failed');
       for (const op of batch) op.reject(error);
       return;
     }
