@@ -243,6 +243,8 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   private async ensureInitialized(dir: string): Promise<void> {
     if (await this.initialized(dir)) return;
     const files = this.files(dir);
+    // A mariadb-install-db left running by a Conductor killed mid-way would keep writing into data.init.
+    await this.stopStrays(dir);
     await rm(files.dataInit, { recursive: true, force: true });
     await mkdir(files.dataInit, { mode: 0o700 });
     this.logger.info({ dir, installDb: this.binaries.installDb }, 'initializing a MariaDB data directory');

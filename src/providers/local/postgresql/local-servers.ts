@@ -255,6 +255,8 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
   private async ensureInitialized(dir: string, state: InstanceState): Promise<void> {
     const files = this.files(dir);
     if ((await this.dataVersion(dir)) !== undefined) return;
+    // An initdb left running by a Conductor killed mid-way would keep writing into data.init.
+    await this.stopStrays(dir);
     await rm(files.dataInit, { recursive: true, force: true });
     await mkdir(files.dataInit, { mode: 0o700 });
     await this.giveToServerUser(files.dataInit);
