@@ -135,7 +135,7 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
       this.logger.info({ dir: full, pid: started.pid, port }, 'started a NATS server');
       const readiness = await this.awaitReady(state, started.pid, started.exited);
       if (readiness === 'ready') {
-        this.track(full, { pid: started.pid });
+        this.track(full, { pid: started.pid, child: started.child });
         return { pid: started.pid, state, started: true };
       }
       if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);

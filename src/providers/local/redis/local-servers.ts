@@ -182,7 +182,7 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
         this.logger.info({ dir: full, pid: started.pid, port }, 'started a Redis server');
         const readiness = await this.awaitReady(state, started.pid, started.exited);
         if (readiness === 'ready') {
-          this.track(full, { pid: started.pid });
+          this.track(full, { pid: started.pid, child: started.child });
           return { pid: started.pid, port, state, started: true };
         }
         if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
