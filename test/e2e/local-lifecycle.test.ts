@@ -15,6 +15,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import mysql from 'mysql2/promise';
 import { createClient } from 'redis';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
@@ -141,7 +143,13 @@ async function redisLogin(details: Record<string, string>): Promise<string> {
   }
 }
 
-const redisRoot = (dataDir: string) => join(dataDir, 'providers', 'local', 'redis');
+/** Where a Conductor on `dataDir` keeps its Redis instances: outside the data dir when root (the servers run as another user). */
+function redisRoot(dataDir: string): string {
+  if (process.getuid?.() !== 0) return join(dataDir, 'providers', 'local', 'redis');
+  const root = join('/var/tmp', `conductor-redis-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
+  if (!dataDirs.includes(root)) dataDirs.push(root);
+  return root;
+}
 
 after(async () => {
   for (const r of started) {
@@ -210,7 +218,7 @@ describe('dedicated servers across crashes', () => {
     const second = await start(dataDir);
     await eventually(async () => ((await second.api.request('GET', redisPath('doomed'))).status === 404 ? true : undefined), 'the resource to be deleted', 60_000, 200);
     assert.deepEqual(existsSync(root) ? readdirSync(root) : [], [], 'no data directory and no tombstone is left');
-    assert.deepEqual(processesIn(dataDir), [], 'no server process is left');
+    assert.deepEqual(processesIn(root), [], 'no server process is left');
     await stop(second);
   });
 
@@ -267,6 +275,63 @@ spec: {providerRef: {name: local}}
     assert.equal(existsSync(pgRoot), true, 'the instances directory holds the instance');
     await kubectlOk(r.server, ['delete', 'localpostgresqlinstances', 'pg1', '-n', SYS, '--timeout=120s']);
     assert.equal(existsSync(pgRoot), false, 'the emptied instances directory is removed');
+    await stop(r);
+  });
+
+  test('a root Conductor runs dedicated MariaDB and Redis servers as another user, with data directories of that user (0700)', { skip: process.getuid?.() !== 0 ? 'runs only as root' : false }, async () => {
+    const dataDir = tempDir();
+    dataDirs.push(dataDir);
+    const hash = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
+    const mysqlRoot = join('/var/tmp', `conductor-mysql-${hash}`);
+    const redisVarRoot = join('/var/tmp', `conductor-redis-${hash}`);
+    dataDirs.push(mysqlRoot, redisVarRoot);
+    const r = await start(dataDir);
+    await setUp(r);
+    await kubectlOk(r.server, ['wait', '--for=condition=Established', 'crd/localmysqlinstances.database.local.conductor.io', '--timeout=30s']);
+    await kubectlOk(r.server, ['apply', '-f', '-'], {
+      input: `${redisInstance('cache')}---
+apiVersion: database.local.conductor.io/v1alpha1
+kind: LocalMySQLInstance
+metadata: {name: db, namespace: ${SYS}}
+spec: {providerRef: {name: local}}
+`,
+    });
+    const redisObj = await ready(r, redisPath('cache'), 'the Redis instance');
+    const mysqlObj = await ready(r, `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localmysqlinstances/db`, 'the MariaDB instance');
+
+    const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[2]);
+    const checks = [
+      { what: 'redis-server', pid: redisObj.status.atProvider.pid as number, data: join(redisVarRoot, `${SYS}_cache`, 'data') },
+      { what: 'mariadbd', pid: mysqlObj.status.atProvider.pid as number, data: join(mysqlRoot, `${SYS}_db`, 'data') },
+    ];
+    for (const c of checks) {
+      assert.ok(c.pid > 0, `${c.what} pid in status`);
+      const uid = uidOf(c.pid);
+      assert.notEqual(uid, 0, `${c.what} does not run as root`);
+      const st = statSync(c.data);
+      assert.equal(st.uid, uid, `${c.what}'s data directory is its user's`);
+      assert.equal(st.mode & 0o777, 0o700, `${c.what}'s data directory is 0700`);
+    }
+
+    const redisDetails = await eventually(async () => {
+      const d = await secretOf(r.api, 'cache-connection');
+      return d.uri ? d : undefined;
+    }, 'the Redis connection Secret');
+    assert.equal(await redisLogin(redisDetails), 'ok');
+    const dbDetails = await eventually(async () => {
+      const d = await secretOf(r.api, 'db-connection');
+      return d.uri ? d : undefined;
+    }, 'the MariaDB connection Secret');
+    const c = await mysql.createConnection(dbDetails.uri!);
+    try {
+      const [rows] = await c.query('SELECT 1 AS one');
+      assert.deepEqual((rows as { one: number }[])[0]?.one, 1);
+    } finally {
+      await c.end();
+    }
+    await kubectlOk(r.server, ['delete', 'localredisinstances,localmysqlinstances', '--all', '-n', SYS, '--timeout=120s']);
+    assert.equal(existsSync(redisVarRoot), false, 'the emptied Redis root is removed');
+    assert.equal(existsSync(mysqlRoot), false, 'the emptied MariaDB root is removed');
     await stop(r);
   });
 });
