@@ -175,6 +175,8 @@ export interface ChaosOptions {
   keep?: number;
   /** The longest random delay before a kill; default 8 s. */
   maxRandomDelayMs?: number;
+  /** How long a crash point may take to be reached before a random kill replaces it; default 20 s. */
+  crashWaitMs?: number;
   /** How long the invariants may take to hold after a restart; default 180 s. */
   recoveryTimeoutMs?: number;
   log?: (line: string) => void;
@@ -375,7 +377,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         await Promise.race([r.exited, sleep(delay)]);
       } else {
         // Crash points fire when the work reaches them; give the work time to get there.
-        fired = await Promise.race([r.exited.then(() => true), sleep(45_000).then(() => false)]);
+        fired = await Promise.race([r.exited.then(() => true), sleep(options.crashWaitMs ?? 20_000).then(() => false)]);
       }
       const killedAfterMs = Date.now() - startedAt;
       await kill(r);
