@@ -278,13 +278,14 @@ spec: {providerRef: {name: local}}
     await stop(r);
   });
 
-  test('a root Conductor runs dedicated MariaDB and Redis servers as another user, with data directories of that user (0700)', { skip: process.getuid?.() !== 0 ? 'runs only as root' : false }, async () => {
+  test('a root Conductor runs dedicated MariaDB, Redis and NATS servers as another user, with data directories of that user (0700)', { skip: process.getuid?.() !== 0 ? 'runs only as root' : false }, async () => {
     const dataDir = tempDir();
     dataDirs.push(dataDir);
     const hash = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
     const mysqlRoot = join('/var/tmp', `conductor-mysql-${hash}`);
     const redisVarRoot = join('/var/tmp', `conductor-redis-${hash}`);
-    dataDirs.push(mysqlRoot, redisVarRoot);
+    const natsRoot = join('/var/tmp', `conductor-nats-${hash}`);
+    dataDirs.push(mysqlRoot, redisVarRoot, natsRoot);
     const r = await start(dataDir);
     await setUp(r);
     await kubectlOk(r.server, ['wait', '--for=condition=Established', 'crd/localmysqlinstances.database.local.conductor.io', '--timeout=30s']);
@@ -294,8 +295,14 @@ apiVersion: database.local.conductor.io/v1alpha1
 kind: LocalMySQLInstance
 metadata: {name: db, namespace: ${SYS}}
 spec: {providerRef: {name: local}}
+---
+apiVersion: messaging.local.conductor.io/v1alpha1
+kind: NATSServer
+metadata: {name: bus, namespace: ${SYS}}
+spec: {providerRef: {name: local}, sharing: {mode: Shared, maxClaims: 10}}
 `,
     });
+    const natsObj = await ready(r, `/apis/messaging.local.conductor.io/v1alpha1/namespaces/${SYS}/natsservers/bus`, 'the NATS server');
     const redisObj = await ready(r, redisPath('cache'), 'the Redis instance');
     const mysqlObj = await ready(r, `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localmysqlinstances/db`, 'the MariaDB instance');
 
@@ -304,6 +311,9 @@ spec: {providerRef: {name: local}}
       { what: 'redis-server', pid: redisObj.status.atProvider.pid as number, data: join(redisVarRoot, `${SYS}_cache`, 'data') },
       { what: 'mariadbd', pid: mysqlObj.status.atProvider.pid as number, data: join(mysqlRoot, `${SYS}_db`, 'data') },
     ];
+    const natsPid = natsObj.status.atProvider.pid as number;
+    assert.ok(natsPid > 0, 'nats-server pid in status');
+    assert.notEqual(uidOf(natsPid), 0, 'nats-server does not run as root');
     for (const c of checks) {
       assert.ok(c.pid > 0, `${c.what} pid in status`);
       const uid = uidOf(c.pid);
@@ -329,7 +339,8 @@ spec: {providerRef: {name: local}}
     } finally {
       await c.end();
     }
-    await kubectlOk(r.server, ['delete', 'localredisinstances,localmysqlinstances', '--all', '-n', SYS, '--timeout=120s']);
+    await kubectlOk(r.server, ['delete', 'localredisinstances,localmysqlinstances,natsservers', '--all', '-n', SYS, '--timeout=120s']);
+    assert.equal(existsSync(natsRoot), false, 'the emptied NATS root is removed');
     assert.equal(existsSync(redisVarRoot), false, 'the emptied Redis root is removed');
     assert.equal(existsSync(mysqlRoot), false, 'the emptied MariaDB root is removed');
     await stop(r);

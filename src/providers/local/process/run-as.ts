@@ -86,12 +86,14 @@ export async function resolveRunAs(options: ResolveRunAsOptions = {}): Promise<R
 /** The environment variables naming the users MariaDB and Redis servers run as when Conductor is root. */
 export const mariadbUserEnv = 'CONDUCTOR_MARIADB_USER';
 export const redisUserEnv = 'CONDUCTOR_REDIS_USER';
+export const natsUserEnv = 'CONDUCTOR_NATS_USER';
 
 /** How each engine's server user is chosen when Conductor is root (see the file comment). */
 export const serverUsers = {
   postgresql: { server: 'PostgreSQL', envVar: postgresUserEnv, fallbacks: ['postgres', 'nobody'] },
   mariadb: { server: 'MariaDB', envVar: mariadbUserEnv, fallbacks: ['mysql', 'nobody'] },
   redis: { server: 'Redis', envVar: redisUserEnv, fallbacks: ['redis', 'nobody'] },
+  nats: { server: 'NATS', envVar: natsUserEnv, fallbacks: ['nats', 'nobody'] },
 } as const;
 
 /** resolveServerRunAs is resolveRunAs with an engine's defaults. */
@@ -108,6 +110,17 @@ export function resolveServerRunAs(engine: keyof typeof serverUsers, options: Om
 export function serverRootFor(engine: string, dataDir: string, runAs: RunAs | undefined): string {
   if (!runAs) return join(dataDir, 'providers', 'local', engine);
   return join('/var/tmp', `conductor-${engine}-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
+}
+
+/**
+ * serverRootKeepingLegacy is `serverRootFor`, except that a root Conductor whose instances an
+ * earlier version kept under the data dir keeps them there, so none is lost: starting them
+ * then says how to let their user reach that directory.
+ */
+export async function serverRootKeepingLegacy(engine: string, dataDir: string, runAs: RunAs | undefined): Promise<string> {
+  const legacy = join(dataDir, 'providers', 'local', engine);
+  if (runAs && (await readdir(legacy).then((names) => names.length > 0, () => false))) return legacy;
+  return serverRootFor(engine, dataDir, runAs);
 }
 
 /**

@@ -3,8 +3,7 @@
  * LocalRedisInstance around a supervisor when redis-server is found (otherwise the kind
  * stays registered and says why it cannot work).
  */
-import { readdir } from 'node:fs/promises';
-import { resolveServerRunAs, serverRootFor, type RunAs } from '../process/run-as.js';
+import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveRedisBinary, type RedisBinary } from './binaries.js';
@@ -45,7 +44,7 @@ export async function createRedisKinds(options: RedisKindsOptions): Promise<Redi
     binary = await resolveRedisBinary({ path: options.redisBin, env });
     const runAs = await resolveServerRunAs('redis', { env });
     servers = new RedisServers({
-      root: options.instancesDir ?? env[redisInstancesDirEnv] ?? (await redisRoot(options.dataDir, runAs)),
+      root: options.instancesDir ?? env[redisInstancesDirEnv] ?? (await serverRootKeepingLegacy('redis', options.dataDir, runAs)),
       binary,
       logger,
       runAs,
@@ -66,13 +65,3 @@ export async function createRedisKinds(options: RedisKindsOptions): Promise<Redi
   };
 }
 
-/**
- * redisRoot is where dedicated Redis instances live by default (see `serverRootFor`); a root
- * Conductor whose instances an earlier version kept under the data dir keeps them there, so
- * none is lost: starting them then says how to let their user reach that directory.
- */
-async function redisRoot(dataDir: string, runAs: RunAs | undefined): Promise<string> {
-  const legacy = join(dataDir, 'providers', 'local', 'redis');
-  if (runAs && (await readdir(legacy).then((names) => names.length > 0, () => false))) return legacy;
-  return serverRootFor('redis', dataDir, runAs);
-}
