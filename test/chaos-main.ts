@@ -1,11 +1,11 @@
 /**
- * `npm run chaos [-- --kills N] [--seed S]`: the long reliability campaign (see
+ * `npm run chaos [-- --kills N] [--seed S] [--windows a,b]`: the long reliability campaign (see
  * test/support/chaos.ts). Prints one line per kill, a summary table by window, and writes
  * the JSON to bench/results/chaos-<time>.json. Exits 1 when any invariant failed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runChaos, summarize } from './support/chaos.js';
+import { crashWindows, runChaos, summarize, type KillWindow } from './support/chaos.js';
 import { repoRoot } from './support/server.js';
 
 function flag(name: string, fallback: number): number {
@@ -21,6 +21,14 @@ function flag(name: string, fallback: number): number {
 
 const kills = flag('kills', 100);
 const seed = process.argv.includes('--seed') ? flag('seed', 0) : undefined;
+const windowsAt = process.argv.indexOf('--windows');
+const known: readonly string[] = ['random', ...crashWindows];
+const windows = windowsAt < 0 ? undefined : (process.argv[windowsAt + 1] ?? '').split(',').filter((w) => w !== '');
+const unknown = windows?.filter((w) => !known.includes(w)) ?? [];
+if (windows && (windows.length === 0 || unknown.length > 0)) {
+  process.stderr.write(`--windows wants a comma-separated list of ${known.join(', ')}; got "${process.argv[windowsAt + 1] ?? ''}"\n`);
+  process.exit(2);
+}
 const dir = join(repoRoot, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `chaos-${new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}.json`);
@@ -28,6 +36,7 @@ const started = Date.now();
 const result = await runChaos({
   kills,
   seed,
+  ...(windows ? { windows: windows as KillWindow[] } : {}),
   log: (line) => process.stdout.write(`${line}\n`),
   // Saved as it goes, so a run cut short still has its figures.
   onKill: (done, usedSeed) => {
