@@ -5,7 +5,6 @@
  * (scheduling, binding, provisioning, connection secrets, release).
  */
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
@@ -70,10 +69,9 @@ export async function startConductorControllers(client: Client, opts: ConductorC
  * private data dir: their data then lives in a directory of their own under /var/tmp, named
  * after the data dir so a restart finds it again. `CONDUCTOR_POSTGRES_INSTANCES_DIR` overrides.
  */
-async function instancesDirFor(dataDir: string): Promise<string | undefined> {
+function instancesDirFor(dataDir: string): string | undefined {
   if (process.env.CONDUCTOR_POSTGRES_INSTANCES_DIR) return process.env.CONDUCTOR_POSTGRES_INSTANCES_DIR;
   if (process.getuid?.() !== 0) return undefined;
-  const dir = join('/var/tmp', `conductor-postgres-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
-  await mkdir(dir, { recursive: true, mode: 0o711 });
-  return dir;
+  // Only named here: the supervisor creates it with the first instance and removes it with the last.
+  return join('/var/tmp', `conductor-postgres-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
 }

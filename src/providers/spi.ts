@@ -248,6 +248,13 @@ export interface ConcreteKind<R extends KObject = KObject> {
   /** The Secret whose data the connector needs as `context.credentials`, if any. */
   credentialsSecretRef?(resource: R): SecretRef | undefined;
   readonly connector: Connector<R>;
+  /**
+   * watch, for a kind that can tell at once when an external resource changed on its own (a
+   * supervised server process exited), registers `changed`: it is called with the managed
+   * resource's namespace and name so the reconciler looks at it now rather than at its next
+   * poll. The poll stays for what cannot be watched.
+   */
+  watch?(changed: (namespace: string, name: string) => void): void;
 }
 
 /** A ProviderModule is everything a provider contributes. */

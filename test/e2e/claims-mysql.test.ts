@@ -5,6 +5,7 @@
  * the Delete, Retain and Recycle policies acting on the real server, and drift repaired: a
  * claim's database or user dropped by hand, a dedicated server process killed.
  */
+import { resolveServerRunAs } from '../../src/providers/local/process/run-as.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -99,7 +100,7 @@ spec: ${spec}
     await shared?.stop();
     // Stop any dedicated server a failed test left behind before removing its files.
     const { MariaDbServers, resolveMariaDbBinaries } = await import('../../src/providers/local/mysql/index.js');
-    const servers = new MariaDbServers({ root: instancesDir, binaries: await resolveMariaDbBinaries() });
+    const servers = new MariaDbServers({ root: instancesDir, binaries: await resolveMariaDbBinaries(), runAs: await resolveServerRunAs('mariadb') });
     for (const { dir } of await servers.list()) await servers.remove(dir).catch(() => {});
     await rm(instancesDir, { recursive: true, force: true });
   });

@@ -329,6 +329,12 @@ export class ManagedReconciler<R extends KObject = KObject> {
         await this.publish(mr, fields, observation.connectionDetails);
         return poll;
       }
+      // Not ready while the update runs (e.g. a server that stopped is being started again).
+      mr = await this.managed.writeStatus(mr, {
+        ready: { status: 'False', reason: reasons.updating, message: `correcting drift: ${drift}` },
+        synced,
+        ...(observation.atProvider ? { atProvider: observation.atProvider } : {}),
+      });
       let updated;
       try {
         updated = await this.call('update', () => external.update(mr));

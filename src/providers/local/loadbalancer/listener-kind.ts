@@ -10,7 +10,7 @@
 import type { JsonObject } from '../../../machinery/object.js';
 import type { ConcreteKind, Connector, DiscoveredResource, ExternalObservation } from '../../spi.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
-import { DedicatedInstanceClient, discoverServers } from '../process/dedicated-instance.js';
+import { DedicatedInstanceClient, discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
 import { loadBalancerClaim, loadBalancerSecretKeys, localNetworkGroup, localNetworkVersion, type LocalListener } from './kinds.js';
 import type { DesiredListener, Listeners } from './listeners.js';
@@ -165,5 +165,6 @@ export function listenerKind(options: ListenerKindOptions): ConcreteKind<LocalLi
       },
     ],
     connector,
+    watch: watchServerExits(listeners),
   };
 }

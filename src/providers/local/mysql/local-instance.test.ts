@@ -1,3 +1,4 @@
+import { resolveServerRunAs } from '../process/run-as.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -38,7 +39,7 @@ describe('LocalMySQLInstance with a real mariadbd', () => {
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'conductor-mysql-test-'));
     binaries = await resolveMariaDbBinaries();
-    servers = new MariaDbServers({ root, binaries, serverArgs: smallServerArgs });
+    servers = new MariaDbServers({ root, binaries, serverArgs: smallServerArgs, runAs: await resolveServerRunAs('mariadb') });
     client = new LocalMySQLInstanceClient(servers, binaries);
   });
   after(async () => {
@@ -92,7 +93,7 @@ describe('LocalMySQLInstance with a real mariadbd', () => {
   test('a new supervisor adopts the running server instead of starting another', async () => {
     const dir = servers.dirFor('sys', 'dedicated');
     const pid = (await servers.status(dir)).pid!;
-    const again = new MariaDbServers({ root, binaries, serverArgs: smallServerArgs });
+    const again = new MariaDbServers({ root, binaries, serverArgs: smallServerArgs, runAs: await resolveServerRunAs('mariadb') });
     const got = await again.ensureRunning(dir, { namespace: 'sys', name: 'dedicated' });
     assert.equal(got.pid, pid);
     assert.equal(got.started, false);

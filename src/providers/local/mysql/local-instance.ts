@@ -28,7 +28,7 @@ import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, userNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
-import { DedicatedInstanceClient } from '../process/dedicated-instance.js';
+import { DedicatedInstanceClient, watchServerExits } from '../process/dedicated-instance.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalMySQLInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalMySQLInstance', resource);
@@ -160,5 +160,6 @@ export function localMySQLInstanceKind(
       },
     ],
     connector,
+    watch: watchServerExits(servers),
   };
 }

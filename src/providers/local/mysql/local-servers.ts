@@ -6,7 +6,8 @@
  *     instance.json   port and passwords (mode 0600; written atomically)
  *     data/           the data directory, made by mariadb-install-db (built in data.init/
  *                     and renamed when complete)
- *     mariadbd.pid    pid of the server (written by Conductor at spawn and by the server)
+ *     mariadbd.pid    pid of the server (written by Conductor at spawn)
+ *     data/mariadbd.pid  the same, written by the server
  *     mariadbd.log    the server's error log and output
  *     init.sql        while a server starts: makes Conductor's admin account exist
  *
@@ -18,12 +19,14 @@
  * chosen port is kept across restarts. Servers are detached so a Conductor restart does not
  * take them down; `stopAll` stops those it started or adopted.
  *
- * MariaDB runs as root when told to (`--user=root`), so unlike PostgreSQL no other user is
- * needed when Conductor runs as root.
+ * When Conductor runs as root the servers (and mariadb-install-db) run as another user
+ * (`runAs`: `CONDUCTOR_MARIADB_USER`, else `mysql`, else `nobody`), never as root: the data
+ * directory, the log and the init file are that user's; the instance directory and
+ * instance.json stay root's (0711 and 0600), so the server cannot read or change the state.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, rename, rm, realpath, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
@@ -34,6 +37,7 @@ import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, typ
 import { generatePassword, withConnection, type ConnectConfig } from './admin.js';
 import type { MariaDbBinaries } from './binaries.js';
 import { localAdminUser } from './kinds.js';
+import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 
 /** MariaDbInstanceState is what a dedicated instance keeps in instance.json. */
 export interface MariaDbInstanceState {
@@ -69,6 +73,8 @@ export interface MariaDbServersOptions {
   startTimeoutMs?: number;
   /** Extra server options, e.g. `--innodb-buffer-pool-size=16M` for tests. */
   serverArgs?: string[];
+  /** The user servers run as (needed when Conductor is root: servers never run as root). */
+  runAs?: RunAs;
 }
 
 interface Running {
@@ -105,6 +111,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
   private readonly serverArgs: string[];
+  private readonly runAs: RunAs | undefined;
 
   constructor(options: MariaDbServersOptions) {
     super(options.root, 'instance directory');
@@ -112,15 +119,18 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
     this.serverArgs = options.serverArgs ?? [];
+    this.runAs = options.runAs;
   }
 
   private files(dir: string) {
-    const inDir = join(dir, 'mysqld.sock');
+    // In the data directory: the server (maybe not root) creates it, and only there may it write.
+    const inDir = join(dir, 'data', 'mysqld.sock');
     return {
       state: join(dir, 'instance.json'),
       data: join(dir, 'data'),
       dataInit: join(dir, 'data.init'),
       pid: join(dir, 'mariadbd.pid'),
+      serverPid: join(dir, 'data', 'mariadbd.pid'),
       log: join(dir, 'mariadbd.log'),
       init: join(dir, 'init.sql'),
       socket:
@@ -178,7 +188,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     if (tracked) return tracked;
     return this.adoptOrNull(
       dir,
-      [files.pid],
+      [files.pid, files.serverPid],
       async (pid) => {
         if (!(await this.isServerOf(pid, files.data))) return undefined;
         const argv = (await processCommand(pid)) ?? [];
@@ -221,13 +231,14 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     return this.readOrCreateState(dir, wantedPort, create, (d, state) => this.writeState(d, state));
   }
 
-  private rootArgs(): string[] {
-    return process.geteuid?.() === 0 ? ['--user=root'] : [];
-  }
-
   private async runProgram(program: string, args: string[], cwd: string): Promise<void> {
     await new Promise<void>((resolvePromise, reject) => {
-      const child = spawn(program, args, { cwd, env: daemonEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(program, args, {
+        cwd,
+        env: daemonEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(this.runAs ? { uid: this.runAs.uid, gid: this.runAs.gid } : {}),
+      });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -243,12 +254,15 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   private async ensureInitialized(dir: string): Promise<void> {
     if (await this.initialized(dir)) return;
     const files = this.files(dir);
+    // A mariadb-install-db left running by a Conductor killed mid-way would keep writing into data.init.
+    await this.stopStrays(dir);
     await rm(files.dataInit, { recursive: true, force: true });
     await mkdir(files.dataInit, { mode: 0o700 });
+    await giveTo(files.dataInit, this.runAs);
     this.logger.info({ dir, installDb: this.binaries.installDb }, 'initializing a MariaDB data directory');
     await this.runProgram(
       this.binaries.installDb,
-      ['--no-defaults', `--datadir=${files.dataInit}`, '--auth-root-authentication-method=socket', '--skip-test-db', ...this.rootArgs()],
+      ['--no-defaults', `--datadir=${files.dataInit}`, '--auth-root-authentication-method=socket', '--skip-test-db'],
       dir,
     );
     // An incomplete data directory left by a crash is thrown away above; a complete one is kept.
@@ -266,8 +280,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     identity: { namespace: string; name: string; port?: number },
   ): Promise<{ pid: number; port: number; state: MariaDbInstanceState; started: boolean }> {
     return this.locked(dir, async (full) => {
-      await mkdir(this.root, { recursive: true, mode: 0o700 });
-      await mkdir(full, { recursive: true, mode: 0o700 });
+      await prepareServerDirectories(this.root, full, this.runAs, 'MariaDB');
       const state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
       const live = await this.findLive(full);
       if (live && (identity.port === undefined || identity.port === live.port)) {
@@ -304,21 +317,24 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   ): Promise<StartOutcome> {
     const files = this.files(dir);
     await writeFileAtomic(files.init, initSql(state), 0o600);
+    await giveTo(files.init, this.runAs);
+    // The server opens its log itself (--log-error): made here so it is the server user's.
+    await (await open(files.log, 'a', 0o600)).close();
+    await giveTo(files.log, this.runAs);
     const args = [
       '--no-defaults',
       `--datadir=${files.data}`,
       `--port=${port}`,
       '--bind-address=127.0.0.1',
       `--socket=${files.socket}`,
-      `--pid-file=${files.pid}`,
+      `--pid-file=${files.serverPid}`,
       `--log-error=${files.log}`,
       `--init-file=${files.init}`,
       '--skip-name-resolve',
       '--character-set-server=utf8mb4',
-      ...this.rootArgs(),
       ...this.serverArgs,
     ];
-    const started = await spawnDaemon({ program: this.binaries.server, args, cwd: dir, logFile: files.log, pidFile: files.pid });
+    const started = await spawnDaemon({ program: this.binaries.server, args, cwd: dir, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
     if ('error' in started) {
       await rm(files.init, { force: true });
       return { ok: false, reason: started.error, log: '' };

@@ -3,6 +3,7 @@
  * LocalMySQLInstance around a supervisor of dedicated MariaDB servers when the binaries are
  * found (without them the kind stays registered and says why it cannot work).
  */
+import { resolveServerRunAs, serverRootFor, type RunAs } from '../process/run-as.js';
 import { basename, dirname, join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveMariaDbBinaries, type MariaDbBinaries } from './binaries.js';
@@ -43,9 +44,10 @@ export interface MySqlKinds {
  * mysqlInstancesRoot is where dedicated MariaDB instances live: the directory given (option,
  * then environment); else beside the PostgreSQL instances when those live elsewhere (their
  * directory's name with "postgres" replaced by "mysql", e.g. /var/tmp/conductor-mysql-<hash>);
- * else `<dataDir>/providers/local/mysql`.
+ * else `<dataDir>/providers/local/mysql`, or `/var/tmp/conductor-mysql-<hash>` when the servers
+ * run as another user (Conductor is root), who cannot enter the private data dir.
  */
-export function mysqlInstancesRoot(options: Pick<MySqlKindsOptions, 'dataDir' | 'instancesDir' | 'postgresInstancesDir' | 'env'>): string {
+export function mysqlInstancesRoot(options: Pick<MySqlKindsOptions, 'dataDir' | 'instancesDir' | 'postgresInstancesDir' | 'env'>, runAs?: RunAs): string {
   const env = options.env ?? process.env;
   const explicit = options.instancesDir ?? env[mariadbInstancesDirEnv];
   if (explicit) return explicit;
@@ -55,7 +57,7 @@ export function mysqlInstancesRoot(options: Pick<MySqlKindsOptions, 'dataDir' | 
     const sibling = /postgres(ql)?/i.test(name) ? name.replace(/postgres(ql)?/i, 'mysql') : `${name}-mysql`;
     return join(dirname(postgres), sibling);
   }
-  return join(options.dataDir, 'providers', 'local', 'mysql');
+  return serverRootFor('mysql', options.dataDir, runAs);
 }
 
 export async function createMySqlKinds(options: MySqlKindsOptions): Promise<MySqlKinds> {
@@ -66,14 +68,16 @@ export async function createMySqlKinds(options: MySqlKindsOptions): Promise<MySq
   let unavailable: string | undefined;
   try {
     binaries = await resolveMariaDbBinaries({ binDir: options.mariadbBin, env });
+    const runAs = await resolveServerRunAs('mariadb', { env });
     servers = new MariaDbServers({
-      root: mysqlInstancesRoot(options),
+      root: mysqlInstancesRoot(options, runAs),
+      runAs,
       binaries,
       logger,
       startTimeoutMs: options.startTimeoutMs,
       serverArgs: options.serverArgs,
     });
-    logger.info({ server: binaries.server, version: binaries.version, source: binaries.source, root: servers.root }, 'local MariaDB instances enabled');
+    logger.info({ server: binaries.server, version: binaries.version, source: binaries.source, root: servers.root, runAs: runAs?.name }, 'local MariaDB instances enabled');
   } catch (err) {
     unavailable = (err as Error).message;
     logger.warn({ err: unavailable }, 'local MariaDB instances unavailable');

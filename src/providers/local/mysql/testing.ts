@@ -2,6 +2,7 @@
  * Test support: a throwaway MariaDB server on 127.0.0.1 in a temporary directory, run with
  * the same supervisor dedicated instances use. Not used outside tests.
  */
+import { resolveServerRunAs } from '../process/run-as.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ export interface ThrowawayMariaDb {
 export async function startThrowawayMariaDb(binaries?: MariaDbBinaries): Promise<ThrowawayMariaDb> {
   const root = await mkdtemp(join(tmpdir(), 'conductor-mariadb-'));
   const chosen = binaries ?? (await resolveMariaDbBinaries());
-  const servers = new MariaDbServers({ root, binaries: chosen, serverArgs: smallServerArgs });
+  const servers = new MariaDbServers({ root, binaries: chosen, serverArgs: smallServerArgs, runAs: await resolveServerRunAs('mariadb') });
   const dir = servers.dirFor('test', 'server');
   return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' });

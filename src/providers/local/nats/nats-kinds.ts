@@ -2,6 +2,7 @@
  * createNatsKinds builds the local provider's NATS kind: NATSServer around a supervisor when
  * nats-server is found (otherwise the kind stays registered and says why it cannot work).
  */
+import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveNatsBinary, type NatsBinary } from './binaries.js';
@@ -39,12 +40,14 @@ export async function createNatsKinds(options: NatsKindsOptions): Promise<NatsKi
   let unavailable: string | undefined;
   try {
     binary = await resolveNatsBinary({ path: options.natsBin, env });
+    const runAs = await resolveServerRunAs('nats', { env });
     servers = new NatsServers({
-      root: options.serversDir ?? env[natsServersDirEnv] ?? join(options.dataDir, 'providers', 'local', 'nats'),
+      root: options.serversDir ?? env[natsServersDirEnv] ?? (await serverRootKeepingLegacy('nats', options.dataDir, runAs)),
       binary,
       logger,
+      runAs,
     });
-    logger.info({ binary: binary.path, version: binary.version }, 'local NATS servers enabled');
+    logger.info({ binary: binary.path, version: binary.version, root: servers.root, runAs: runAs?.name }, 'local NATS servers enabled');
   } catch (err) {
     unavailable = (err as Error).message;
     logger.warn({ err: unavailable }, 'local NATS servers unavailable');

@@ -30,7 +30,7 @@ import { localMessagingGroup, localMessagingVersion, messageQueueClaim, natsSecr
 import { configureNatsServer, natsMatcher } from './matchers.js';
 import type { NatsServers } from './nats-servers.js';
 import { resourceIdentity } from '../process/instance-names.js';
-import { discoverServers } from '../process/dedicated-instance.js';
+import { discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { releaseShare } from '../../rebind.js';
 
 const identity = (resource: KObject) => resourceIdentity('NATSServer', resource, 'its files');
@@ -165,5 +165,6 @@ export function natsServerKind(servers: NatsServers | undefined, binary: NatsBin
       },
     ],
     connector,
+    watch: watchServerExits(servers),
   };
 }

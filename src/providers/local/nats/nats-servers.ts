@@ -10,15 +10,18 @@
  *
  * Changing the accounts rewrites server.json, then nats.conf, then signals the server to
  * reload (SIGHUP) and waits until the change shows (the new user logs in, a removed one no
- * longer does). Every step is idempotent: after a crash the next call renders and reloads
+ * longer does). When Conductor runs as root the server runs as another user (`runAs`:
+ * `CONDUCTOR_NATS_USER`, else `nats`, else `nobody`), never as root: nats.conf (0600) is that
+ * user's, the directory (0711) and server.json stay root's. Every step is idempotent: after a crash the next call renders and reloads
  * again. A server that outlived a previous Conductor is adopted through its pid file.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
 import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
+import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 import { keepPort, ProcessSupervisor, readStateFile, writeStateFile, type TrackedServer } from '../process/supervisor.js';
 import type { NatsBinary } from './binaries.js';
 import { adminUser, generateNatsPassword, renderNatsConfig, type NatsClaimAccount, type NatsServerState, type NatsSettings } from './config.js';
@@ -39,6 +42,8 @@ export interface NatsServersOptions {
   logger?: ProviderLogger;
   /** How long a start or a reload may take before it fails; default 20 s. */
   startTimeoutMs?: number;
+  /** The user servers run as (needed when Conductor is root: servers never run as root). */
+  runAs?: RunAs;
 }
 
 const maxStartAttempts = 5;
@@ -61,11 +66,20 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
 
+  private readonly runAs: RunAs | undefined;
+
   constructor(options: NatsServersOptions) {
     super(options.root, 'server directory');
+    this.runAs = options.runAs;
     this.binary = options.binary;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 20_000;
+  }
+
+  /** writeConfig replaces nats.conf (0600), the server user's: the server reads it at start and on SIGHUP. */
+  private async writeConfig(path: string, text: string): Promise<void> {
+    await writeFileAtomic(path, text);
+    await giveTo(path, this.runAs);
   }
 
   private files(dir: string) {
@@ -116,7 +130,7 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
     settings: NatsSettings,
   ): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
     const files = this.files(full);
-    await mkdir(full, { recursive: true, mode: 0o700 });
+    await prepareServerDirectories(this.root, full, this.runAs, 'NATS');
     const create = (port: number): NatsServerState => ({ namespace: identity.namespace, name: identity.name, port, adminPassword: generateNatsPassword(), accounts: {}, createdAt: new Date().toISOString() });
     let state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
     const live = (await this.findLive(full))?.pid;
@@ -130,12 +144,12 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
     for (let attempt = 1; ; attempt++) {
       state = await keepPort(state, identity.port, (next) => this.writeState(full, next));
       const port = state.port;
-      await writeFileAtomic(files.config, renderNatsConfig(state, settings));
-      const started = await startDaemon({ program: this.binary.path, args: ['-c', files.config], cwd: full, logFile: files.log, pidFile: files.pid });
+      await this.writeConfig(files.config, renderNatsConfig(state, settings));
+      const started = await startDaemon({ program: this.binary.path, args: ['-c', files.config], cwd: full, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
       this.logger.info({ dir: full, pid: started.pid, port }, 'started a NATS server');
       const readiness = await this.awaitReady(state, started.pid, started.exited);
       if (readiness === 'ready') {
-        this.track(full, { pid: started.pid });
+        this.track(full, { pid: started.pid, child: started.child });
         return { pid: started.pid, state, started: true };
       }
       if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
@@ -154,7 +168,7 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
     const wanted = renderNatsConfig(state, settings);
     const current = await readFile(files.config, 'utf8').catch(() => '');
     if (current === wanted) return false;
-    await writeFileAtomic(files.config, wanted);
+    await this.writeConfig(files.config, wanted);
     process.kill(pid, 'SIGHUP');
     this.logger.info({ dir, pid }, 'reloading the NATS server configuration');
     return true;

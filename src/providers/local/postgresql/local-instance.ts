@@ -28,7 +28,7 @@ import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, roleNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
-import { DedicatedInstanceClient } from '../process/dedicated-instance.js';
+import { DedicatedInstanceClient, watchServerExits } from '../process/dedicated-instance.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalPostgreSQLInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalPostgreSQLInstance', resource);
@@ -172,5 +172,6 @@ export function localInstanceKind(
       },
     ],
     connector,
+    watch: watchServerExits(servers),
   };
 }

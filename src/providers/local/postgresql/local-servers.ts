@@ -15,7 +15,7 @@
  * Conductor restart does not take them down; `stopAll` stops those it started or adopted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, chown, mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
@@ -25,7 +25,7 @@ import { localSuperuser } from './kinds.js';
 import { awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
 import { isAlive, processCommand, processDirectory } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
-import { untraversableAncestor, type RunAs } from '../process/run-as.js';
+import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 import { parseVersion } from './version.js';
 
 /** InstanceState is what a dedicated instance keeps in instance.json. */
@@ -212,24 +212,11 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
 
   /** Make the root and instance directories exist and reachable by the server's user. */
   private async prepareDirectories(dir: string): Promise<void> {
-    const mode = this.runAs ? 0o711 : 0o700;
-    await mkdir(this.root, { recursive: true, mode });
-    await mkdir(dir, { recursive: true, mode });
-    if (!this.runAs) return;
-    // Only search permission, and only on directories this provider owns.
-    await chmod(this.root, 0o711);
-    await chmod(dir, 0o711);
-    const blocked = await untraversableAncestor(dir, this.runAs);
-    if (blocked) {
-      throw new Error(
-        `PostgreSQL runs as user "${this.runAs.name}" (uid ${this.runAs.uid}) because Conductor runs as root, and that user cannot reach ${dir}: ` +
-          `${blocked} is not searchable by it (chmod o+x ${blocked}), or choose an instances directory it can reach, or run Conductor as another user`,
-      );
-    }
+    await prepareServerDirectories(this.root, dir, this.runAs, 'PostgreSQL');
   }
 
   private async giveToServerUser(path: string): Promise<void> {
-    if (this.runAs) await chown(path, this.runAs.uid, this.runAs.gid);
+    await giveTo(path, this.runAs);
   }
 
   private async runProgram(program: string, args: string[], cwd: string): Promise<void> {
@@ -255,6 +242,8 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
   private async ensureInitialized(dir: string, state: InstanceState): Promise<void> {
     const files = this.files(dir);
     if ((await this.dataVersion(dir)) !== undefined) return;
+    // An initdb left running by a Conductor killed mid-way would keep writing into data.init.
+    await this.stopStrays(dir);
     await rm(files.dataInit, { recursive: true, force: true });
     await mkdir(files.dataInit, { mode: 0o700 });
     await this.giveToServerUser(files.dataInit);

@@ -6,8 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { open, readFile, realpath, rm } from 'node:fs/promises';
+import { crashPoint } from '../../../machinery/crash-point.js';
 import type { RunAs } from './run-as.js';
-import { isAlive, processCommand, processDirectory, sleep, waitForExit, writeText } from './processes.js';
+import { isAlive, parentPid, processCommand, processDirectory, processesIn, sleep, waitForExit, writeFileAtomic } from './processes.js';
 
 /** A DaemonLaunch says how to start one server process. */
 export interface DaemonLaunch {
@@ -44,8 +45,10 @@ export interface DaemonSpawnFailure {
 
 /**
  * spawnDaemon spawns a detached process writing to `logFile` (appended) and records its pid
- * in `pidFile`; when the program cannot be spawned it returns why instead of throwing. It
- * resolves once the process is spawned, not once the server is ready.
+ * in `pidFile` (atomically); when the program cannot be spawned it returns why instead of
+ * throwing. It resolves once the process is spawned, not once the server is ready. A crash
+ * between the spawn and the pid file's write leaves a server no pid file names: adoption
+ * then finds it by its working directory (`findDaemon`, `ProcessSupervisor.adoptOrNull`).
  */
 export async function spawnDaemon(launch: DaemonLaunch): Promise<StartedDaemon | DaemonSpawnFailure> {
   const log = await open(launch.logFile, 'a', 0o600);
@@ -72,7 +75,8 @@ export async function spawnDaemon(launch: DaemonLaunch): Promise<StartedDaemon |
   const error = await spawned;
   if (error || child.pid === undefined) return { error: error?.message ?? 'no pid' };
   child.unref();
-  await writeText(launch.pidFile, `${child.pid}\n`);
+  crashPoint('local.spawned-before-pid-recorded');
+  await writeFileAtomic(launch.pidFile, `${child.pid}\n`, 0o644);
   return { pid: child.pid, child, exited: () => exited };
 }
 
@@ -134,15 +138,35 @@ export async function isDaemonOf(pid: number, program: string, dir: string): Pro
 }
 
 /**
- * findDaemon returns the pid recorded in `pidFile` when that process is still the server
- * for `dir`; a stale pid file is removed.
+ * findDaemon returns the live server for `dir`: the pid recorded in `pidFile` when that
+ * process is still the server, else a `program` process running in `dir` that no pid file
+ * names (its pid file is then written again); a stale pid file is removed.
  */
 export async function findDaemon(pidFile: string, program: string, dir: string): Promise<number | undefined> {
   const pid = await readPidFile(pidFile);
-  if (pid === undefined) return undefined;
-  if (await isDaemonOf(pid, program, dir)) return pid;
-  await rm(pidFile, { force: true });
+  if (pid !== undefined && (await isDaemonOf(pid, program, dir))) return pid;
+  const found = await findUnrecorded(dir, (candidate) => isDaemonOf(candidate, program, dir));
+  if (found !== undefined) {
+    await writeFileAtomic(pidFile, `${found}\n`, 0o644);
+    return found;
+  }
+  if (pid !== undefined) await rm(pidFile, { force: true });
   return undefined;
+}
+
+/**
+ * findUnrecorded returns the server among the processes running in `dir` (or under it) that
+ * `identify` recognises: of several (a master and its workers), one whose parent is not
+ * itself recognised.
+ */
+export async function findUnrecorded(dir: string, identify: (pid: number) => Promise<boolean>): Promise<number | undefined> {
+  const matches: number[] = [];
+  for (const pid of await processesIn(dir)) if (await identify(pid)) matches.push(pid);
+  for (const pid of matches) {
+    const parent = await parentPid(pid);
+    if (parent === undefined || !matches.includes(parent)) return pid;
+  }
+  return matches[0];
 }
 
 /** The default way to stop a server: ask, then insist. */

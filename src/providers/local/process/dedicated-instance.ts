@@ -88,3 +88,26 @@ export async function discoverServers<S extends InstanceStateBase>(
     atProvider: atProvider(dir, state),
   }));
 }
+
+/** The part of a supervisor `watchServerExits` uses. */
+export interface ExitingServers {
+  onServerExit(listener: (dir: string) => void): void;
+  readState(dir: string): Promise<{ namespace?: string; name?: string } | undefined>;
+}
+
+/**
+ * watchServerExits returns a kind's `watch`: when a server of `servers` exits, the resource
+ * its directory belongs to (the namespace and name its state recorded) is told `changed`.
+ */
+export function watchServerExits(servers: ExitingServers | undefined): ((changed: (namespace: string, name: string) => void) => void) | undefined {
+  if (!servers) return undefined;
+  return (changed) =>
+    servers.onServerExit((dir) => {
+      void servers.readState(dir).then(
+        (state) => {
+          if (state?.namespace && state.name) changed(state.namespace, state.name);
+        },
+        () => {}, // no readable state: nothing to reconcile
+      );
+    });
+}

@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { open, readFile, readlink, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, readdir, readlink, realpath, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /** isAlive says whether a process exists and is not a zombie waiting to be reaped. */
@@ -42,6 +43,35 @@ export async function processDirectory(pid: number): Promise<string | undefined>
 export async function processCommand(pid: number): Promise<string[] | undefined> {
   const text = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
   return text === undefined ? undefined : text.split('\0').filter((a) => a !== '');
+}
+
+/** parentPid returns the pid of a process's parent, when the OS tells. */
+export async function parentPid(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (stat === undefined) return undefined;
+  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return Number.isInteger(ppid) ? ppid : undefined;
+}
+
+/**
+ * processesIn lists the live processes whose working directory is `dir` or lies under it,
+ * read from /proc (empty without /proc). A server's working directory is set at its spawn
+ * and cannot be lost the way a pid file can, so this finds a server whose pid was never
+ * recorded (Conductor killed between the spawn and the pid file's write).
+ */
+export async function processesIn(dir: string): Promise<number[]> {
+  const wanted = await realpath(dir).catch(() => dir);
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    const cwd = await processDirectory(pid);
+    if (cwd === undefined) continue;
+    if ((cwd === wanted || cwd.startsWith(`${wanted}/`)) && (await isAlive(pid))) found.push(pid);
+  }
+  return found.sort((a, b) => a - b);
 }
 
 /** waitForExit polls until a process is gone; it reports whether it went within the time. */
@@ -95,7 +125,11 @@ export async function waitForFreePort(port: number, timeoutMs = 2000): Promise<b
   }
 }
 
-/** writeFileAtomic replaces a file's content in one step: a reader sees old or new, never half. */
+/**
+ * writeFileAtomic replaces a file's content in one step: a reader sees old or new, never
+ * half, and after a crash the file holds one of them (the data is synced before the rename,
+ * the directory after it).
+ */
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(tmp, 'w', mode);
@@ -106,6 +140,20 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o600):
     await handle.close();
   }
   await rename(tmp, path);
+  await syncDirectory(dirname(path));
+}
+
+/** syncDirectory makes a rename or removal in a directory durable (best effort). */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r').catch(() => undefined);
+  if (!handle) return;
+  try {
+    await handle.sync();
+  } catch {
+    // some file systems refuse fsync on a directory: nothing more can be done
+  } finally {
+    await handle.close();
+  }
 }
 
 /** readTail returns the last lines of a text file ('' when it cannot be read). */
@@ -125,10 +173,6 @@ export async function readTail(path: string, lines = 8, bytes = 8192): Promise<s
   }
 }
 
-/** writeText writes a small file (not atomically; for pid files and the like). */
-export async function writeText(path: string, data: string, mode = 0o644): Promise<void> {
-  await writeFile(path, data, { mode });
-}
 
 /** A KeyedMutex runs the functions given for one key one after another. */
 export class KeyedMutex {

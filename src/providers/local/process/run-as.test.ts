@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lookUpUser, mayTraverse, parsePasswd, resolveRunAs } from './run-as.js';
+import { lookUpUser, mayTraverse, parsePasswd, resolveRunAs, resolveServerRunAs, serverRootFor } from './run-as.js';
 
 const passwd = ['root:x:0:0:root:/root:/bin/bash', 'postgres:x:101:104::/var/lib/postgresql:/bin/bash', 'nobody:x:65534:65534::/nonexistent:/usr/sbin/nologin', '# comment', ''].join('\n');
 
@@ -38,8 +38,22 @@ describe('resolveRunAs', () => {
   test('an unknown or root user is refused with the reason', async () => {
     await withPasswd(passwd, async (passwdFile) => {
       await assert.rejects(resolveRunAs({ uid: 0, user: 'ghost', passwdFile }), /no such user in \/etc\/passwd/);
-      await assert.rejects(resolveRunAs({ uid: 0, user: 'root', passwdFile }), /refuses to run as root/);
+      await assert.rejects(resolveRunAs({ uid: 0, user: 'root', passwdFile }), /never run as root/);
     });
+  });
+
+  test('each engine has its own variable and usual user, and never root', async () => {
+    const text = `${passwd}\nmysql:x:102:105::/nonexistent:/bin/false\nredis:x:104:107::/var/lib/redis:/usr/sbin/nologin`;
+    await withPasswd(text, async (passwdFile) => {
+      assert.equal((await resolveServerRunAs('mariadb', { uid: 0, env: {}, passwdFile }))?.name, 'mysql');
+      assert.equal((await resolveServerRunAs('redis', { uid: 0, env: {}, passwdFile }))?.name, 'redis');
+      assert.equal((await resolveServerRunAs('nats', { uid: 0, env: {}, passwdFile }))?.name, 'nobody');
+      assert.equal((await resolveServerRunAs('redis', { uid: 0, env: { CONDUCTOR_REDIS_USER: 'postgres' }, passwdFile }))?.name, 'postgres');
+      await assert.rejects(resolveServerRunAs('mariadb', { uid: 0, env: { CONDUCTOR_MARIADB_USER: '0' }, passwdFile }), /MariaDB .* never run as root/);
+      assert.equal(await resolveServerRunAs('mariadb', { uid: 1000, env: {}, passwdFile }), undefined);
+    });
+    assert.equal(serverRootFor('redis', '/data', undefined), '/data/providers/local/redis');
+    assert.match(serverRootFor('redis', '/data', { name: 'redis', uid: 104, gid: 107 }), /^\/var\/tmp\/conductor-redis-[0-9a-f]{12}$/);
   });
 
   test('parsePasswd and lookUpUser read names, uids and gids', async () => {

@@ -1,11 +1,15 @@
 /**
- * PostgreSQL refuses to run as root. When Conductor runs as root, dedicated instances run
- * as another user: the one named by the option or `CONDUCTOR_POSTGRES_USER`, else
- * `postgres` when it exists, else `nobody`. Their directories must then be reachable by
- * that user.
+ * No dedicated server runs as root. When Conductor runs as root, each engine's servers run
+ * as another user: the one named by the option or the engine's environment variable
+ * (`CONDUCTOR_POSTGRES_USER`, `CONDUCTOR_MARIADB_USER`, `CONDUCTOR_REDIS_USER`), else the
+ * engine's usual system user when it exists (`postgres`, `mysql`, `redis`), else `nobody`.
+ * Their directories must then be reachable by that user: `serverRootFor` places them outside
+ * Conductor's private data dir, `prepareServerDirectories` makes them searchable (not
+ * readable) and checks the way there, `giveTo` hands a path to the user.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmod, chown, lstat, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 /** The environment variable naming the user dedicated instances run as when Conductor is root. */
 export const postgresUserEnv = 'CONDUCTOR_POSTGRES_USER';
@@ -43,6 +47,12 @@ export async function lookUpUser(user: string, passwdFile = '/etc/passwd'): Prom
 
 export interface ResolveRunAsOptions {
   user?: string;
+  /** The engine, for messages (default PostgreSQL). */
+  server?: string;
+  /** The environment variable naming the user (default `CONDUCTOR_POSTGRES_USER`). */
+  envVar?: string;
+  /** The users tried in turn when none is named (default `postgres`, then `nobody`). */
+  fallbacks?: readonly string[];
   env?: NodeJS.ProcessEnv;
   /** The effective uid of this process (tests pass one). */
   uid?: number;
@@ -57,18 +67,87 @@ export async function resolveRunAs(options: ResolveRunAsOptions = {}): Promise<R
   const uid = options.uid ?? process.geteuid?.() ?? -1;
   if (uid !== 0) return undefined;
   const env = options.env ?? process.env;
-  const wanted = options.user ?? env[postgresUserEnv];
+  const server = options.server ?? 'PostgreSQL';
+  const envVar = options.envVar ?? postgresUserEnv;
+  const wanted = options.user ?? env[envVar];
   if (wanted) {
     const user = await lookUpUser(wanted, options.passwdFile);
-    if (!user) throw new Error(`cannot run PostgreSQL as user "${wanted}": no such user in /etc/passwd (want a user name or uid[:gid])`);
-    if (user.uid === 0) throw new Error(`cannot run PostgreSQL as user "${wanted}": PostgreSQL refuses to run as root`);
+    if (!user) throw new Error(`cannot run ${server} as user "${wanted}": no such user in /etc/passwd (want a user name or uid[:gid])`);
+    if (user.uid === 0) throw new Error(`cannot run ${server} as user "${wanted}": dedicated servers never run as root`);
     return user;
   }
-  for (const fallback of ['postgres', 'nobody']) {
+  for (const fallback of options.fallbacks ?? ['postgres', 'nobody']) {
     const user = await lookUpUser(fallback, options.passwdFile);
     if (user && user.uid !== 0) return user;
   }
-  throw new Error(`Conductor runs as root and PostgreSQL refuses to: set ${postgresUserEnv} to the user dedicated instances should run as`);
+  throw new Error(`Conductor runs as root and ${server} must not: set ${envVar} to the user its dedicated servers should run as`);
+}
+
+/** The environment variables naming the users MariaDB and Redis servers run as when Conductor is root. */
+export const mariadbUserEnv = 'CONDUCTOR_MARIADB_USER';
+export const redisUserEnv = 'CONDUCTOR_REDIS_USER';
+export const natsUserEnv = 'CONDUCTOR_NATS_USER';
+
+/** How each engine's server user is chosen when Conductor is root (see the file comment). */
+export const serverUsers = {
+  postgresql: { server: 'PostgreSQL', envVar: postgresUserEnv, fallbacks: ['postgres', 'nobody'] },
+  mariadb: { server: 'MariaDB', envVar: mariadbUserEnv, fallbacks: ['mysql', 'nobody'] },
+  redis: { server: 'Redis', envVar: redisUserEnv, fallbacks: ['redis', 'nobody'] },
+  nats: { server: 'NATS', envVar: natsUserEnv, fallbacks: ['nats', 'nobody'] },
+} as const;
+
+/** resolveServerRunAs is resolveRunAs with an engine's defaults. */
+export function resolveServerRunAs(engine: keyof typeof serverUsers, options: Omit<ResolveRunAsOptions, 'server' | 'envVar' | 'fallbacks'> = {}): Promise<RunAs | undefined> {
+  return resolveRunAs({ ...serverUsers[engine], ...options });
+}
+
+/**
+ * serverRootFor is where an engine keeps its instance directories by default: under
+ * Conductor's data dir, or — when its servers run as another user, who cannot enter that
+ * private directory — in `/var/tmp/conductor-<engine>-<hash of the data dir>`, so a restart
+ * finds it again. Nothing is created here.
+ */
+export function serverRootFor(engine: string, dataDir: string, runAs: RunAs | undefined): string {
+  if (!runAs) return join(dataDir, 'providers', 'local', engine);
+  return join('/var/tmp', `conductor-${engine}-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
+}
+
+/**
+ * serverRootKeepingLegacy is `serverRootFor`, except that a root Conductor whose instances an
+ * earlier version kept under the data dir keeps them there, so none is lost: starting them
+ * then says how to let their user reach that directory.
+ */
+export async function serverRootKeepingLegacy(engine: string, dataDir: string, runAs: RunAs | undefined): Promise<string> {
+  const legacy = join(dataDir, 'providers', 'local', engine);
+  if (runAs && (await readdir(legacy).then((names) => names.length > 0, () => false))) return legacy;
+  return serverRootFor(engine, dataDir, runAs);
+}
+
+/**
+ * prepareServerDirectories makes `root` and `dir` exist. With a `runAs` user both are
+ * root-owned and searchable only (0711), and the way to `dir` is checked to be searchable
+ * by that user; without one they are 0700.
+ */
+export async function prepareServerDirectories(root: string, dir: string, runAs: RunAs | undefined, server: string): Promise<void> {
+  const mode = runAs ? 0o711 : 0o700;
+  await mkdir(root, { recursive: true, mode });
+  await mkdir(dir, { recursive: true, mode });
+  if (!runAs) return;
+  // Only search permission, and only on directories this provider owns.
+  await chmod(root, 0o711);
+  await chmod(dir, 0o711);
+  const blocked = await untraversableAncestor(dir, runAs);
+  if (blocked) {
+    throw new Error(
+      `${server} runs as user "${runAs.name}" (uid ${runAs.uid}) because Conductor runs as root, and that user cannot reach ${dir}: ` +
+        `${blocked} is not searchable by it (chmod o+x ${blocked}), or choose an instances directory it can reach, or run Conductor as another user`,
+    );
+  }
+}
+
+/** giveTo makes `path` the `runAs` user's (nothing without one). */
+export async function giveTo(path: string, runAs: RunAs | undefined): Promise<void> {
+  if (runAs) await chown(path, runAs.uid, runAs.gid);
 }
 
 /** mayTraverse says whether a user (with no supplementary groups) may search a directory. */
@@ -93,4 +172,21 @@ export async function untraversableAncestor(path: string, user: RunAs): Promise<
     if (!mayTraverse(info.mode, info.uid, info.gid, user)) return dir;
   }
   return undefined;
+}
+
+/**
+ * giveTreeTo makes `path` and everything under it the `runAs` user's when `path` is not
+ * already (data made by an earlier version, whose servers ran as root); symbolic links are
+ * changed themselves, never followed.
+ */
+export async function giveTreeTo(path: string, runAs: RunAs | undefined): Promise<void> {
+  if (!runAs) return;
+  const info = await lstat(path).catch(() => undefined);
+  if (!info || info.uid === runAs.uid) return;
+  const walk = async (p: string): Promise<void> => {
+    const st = await lstat(p);
+    await chown(p, runAs.uid, runAs.gid).catch(() => {});
+    if (st.isDirectory()) for (const entry of await readdir(p)) await walk(join(p, entry));
+  };
+  await walk(path);
 }

@@ -122,6 +122,55 @@ describe('supervisor', () => {
     assert.deepEqual(first.trackedPids(), []);
   });
 
+  test('a server no pid file names (the pid file was never written) is adopted by its working directory, not started twice', async () => {
+    const root = await tempDir();
+    const sleep = await findExecutable({ name: 'sleep' });
+    const first = new SleepServers(root, sleep);
+    const dir = first.dirFor('ns', 'lost');
+    const pid = await first.start(dir);
+    await rm(join(dir, 'pid')); // as if Conductor died between the spawn and the write
+    const second = new SleepServers(root, sleep);
+    await second.stop(dir); // findLive must find it to stop it
+    assert.equal(await isAlive(pid), false, 'the unrecorded server was found and stopped');
+  });
+
+  test('remove goes through a tombstone: one left by a crash is finished by the next operation on the directory, with what runs in it', async () => {
+    const root = await tempDir();
+    const sleep = await findExecutable({ name: 'sleep' });
+    const servers = new SleepServers(root, sleep);
+    const dir = servers.dirFor('ns', 'gone');
+    await mkdir(join(dir, 'data', 'base'), { recursive: true });
+    await writeFile(join(dir, 'data', 'base', 'table'), 'rows');
+    await writeStateFile(join(dir, 'state.json'), { port: 1 });
+    // A crash right after the rename: the tombstone holds the data and a process still in it.
+    const { rename } = await import('node:fs/promises');
+    await rename(dir, join(root, '.removing-ns_gone'));
+    const stray = await startDaemon({ program: sleep, args: ['30'], cwd: join(root, '.removing-ns_gone'), logFile: '/dev/null', pidFile: join(tmpdir(), `stray-${process.pid}.pid`) });
+    assert.equal(await servers.removing(dir), true, 'the removal is seen as under way');
+    assert.deepEqual(await servers.list(), [], 'a tombstone is no instance');
+    await servers.stop(dir);
+    assert.equal(await servers.removing(dir), false, 'the next operation finished it');
+    assert.deepEqual(await import('node:fs/promises').then((f) => f.readdir(root)), [], 'nothing is left under the root');
+    assert.equal(await isAlive(stray.pid), false, 'what ran in the tombstone was killed');
+    await rm(join(tmpdir(), `stray-${process.pid}.pid`), { force: true });
+  });
+
+  test('remove deletes the directory and an emptied root; onServerExit tells of a child exit', async () => {
+    const parent = await tempDir();
+    const root = join(parent, 'instances');
+    const sleep = await findExecutable({ name: 'sleep' });
+    const servers = new SleepServers(root, sleep);
+    const exits: string[] = [];
+    servers.onServerExit((d) => exits.push(d));
+    const dir = servers.dirFor('ns', 'x');
+    const server = await servers.startChild(dir);
+    process.kill(server.pid, 'SIGKILL');
+    for (let i = 0; i < 300 && exits.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(exits, [dir], 'the exit was told with the directory');
+    await servers.remove(dir);
+    assert.equal(await stat(root).then(() => true, () => false), false, 'the emptied root is removed');
+  });
+
   test("a tracked child that exited is not running, even if its pid is alive again (reused by another process)", async () => {
     const root = await tempDir();
     const servers = new SleepServers(root, await findExecutable({ name: 'sleep' }));

@@ -5,12 +5,13 @@
  * state file of a directory, and the port kept across restarts.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFile, readdir, rm, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { readFile, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { crashPoint } from '../../../machinery/crash-point.js';
 import { instanceDirectoryName } from './instance-names.js';
-import { findDaemon, sendStopSignals, type Readiness, type StopSignals } from './daemons.js';
+import { findDaemon, findUnrecorded, sendStopSignals, type Readiness, type StopSignals } from './daemons.js';
 import type { ProviderLogger } from '../../spi.js';
-import { freePort, isAlive, KeyedMutex, readTail, sleep, waitForFreePort, writeFileAtomic } from './processes.js';
+import { freePort, isAlive, KeyedMutex, processesIn, readTail, sleep, syncDirectory, waitForExit, waitForFreePort, writeFileAtomic } from './processes.js';
 
 /** A TrackedServer is a server process a supervisor knows of; kinds add what they need. */
 export interface TrackedServer {
@@ -32,6 +33,11 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
   readonly root: string;
   private readonly running = new Map<string, R>();
   private readonly locks = new KeyedMutex();
+  private readonly exitListeners: ((dir: string) => void)[] = [];
+  private readonly watchedChildren = new WeakSet<ChildProcess>();
+  private adoptedTimer: NodeJS.Timeout | undefined;
+  /** How often the pids of adopted servers are checked for an exit. */
+  protected adoptedCheckMs = 1_000;
 
   /** `what` names a directory in errors, e.g. `instance directory`. */
   constructor(
@@ -39,6 +45,12 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     private readonly what: string,
   ) {
     this.root = resolve(root);
+    // Removals a crash interrupted are finished at start-up; every operation on a directory
+    // also finishes its own first (see `locked`), so nothing waits on this.
+    // An empty root (left by an earlier version, which made it at start) goes too.
+    void this.finishRemovals()
+      .then(() => rmdir(this.root))
+      .catch(() => {});
   }
 
   /** readState reads a directory's state file, or returns undefined when there is none. */
@@ -91,10 +103,64 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     return full;
   }
 
-  /** locked checks `dir` and runs `fn` with its full path under the directory's lock. */
+  /**
+   * locked checks `dir` and runs `fn` with its full path under the directory's lock, after
+   * finishing a removal of that directory a crash interrupted (so nothing reads, reuses or
+   * reports as gone a directory whose removal is not complete).
+   */
   protected locked<T>(dir: string, fn: (full: string) => Promise<T>): Promise<T> {
     const full = this.checkDir(dir);
-    return this.locks.run(full, () => fn(full));
+    return this.locks.run(full, async () => {
+      await this.finishRemoval(full);
+      return fn(full);
+    });
+  }
+
+  /** tombstoneFor is where `remove` moves a directory before deleting it. */
+  private tombstoneFor(full: string): string {
+    return join(this.root, `${tombstonePrefix}${basename(full)}`);
+  }
+
+  /**
+   * finishRemoval deletes the tombstone of a directory, if a removal left one: processes
+   * still running in it are killed first (a server no pid file named, an orphaned initdb).
+   */
+  private async finishRemoval(full: string): Promise<void> {
+    const tombstone = this.tombstoneFor(full);
+    if (!(await stat(tombstone).then(() => true, () => false))) return;
+    await killProcessesIn(tombstone);
+    const entries = await readdir(tombstone).catch(() => [] as string[]);
+    for (const [i, entry] of entries.entries()) {
+      await rm(join(tombstone, entry), { recursive: true, force: true });
+      if (i === 0) crashPoint('local.removing-instance-dir');
+    }
+    await rm(tombstone, { recursive: true, force: true });
+    await syncDirectory(this.root);
+  }
+
+  /**
+   * finishRemovals completes every removal a crash interrupted under the root (at start-up,
+   * through discovery); it returns how many there were.
+   */
+  async finishRemovals(): Promise<number> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const pending = names.filter((n) => n.startsWith(tombstonePrefix)).map((n) => join(this.root, n.slice(tombstonePrefix.length)));
+    for (const dir of pending) await this.locks.run(dir, () => this.finishRemoval(dir));
+    return pending.length;
+  }
+
+  /** removing says whether a removal of the directory has begun and not finished. */
+  async removing(dir: string): Promise<boolean> {
+    return stat(this.tombstoneFor(this.checkDir(dir))).then(() => true, () => false);
+  }
+
+  /**
+   * stopStrays kills every process still running in a directory (by its working directory):
+   * an initdb or install program, or a server, left by a Conductor killed mid-way. Call it
+   * only where no server of the directory may run, e.g. before its data is initialised again.
+   */
+  protected async stopStrays(full: string): Promise<void> {
+    await killProcessesIn(full);
   }
 
   /** tracked returns the server tracked for a directory. */
@@ -104,7 +170,65 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
 
   /** track records the server of a directory (started or adopted). */
   protected track(dir: string, server: R): void {
-    this.running.set(dir, server);
+    this.setRunning(dir, server);
+  }
+
+  /**
+   * onServerExit registers `listener` to hear of a tracked server's exit, with its
+   * directory: at once for a child this supervisor started (its 'exit' event), within
+   * `adoptedCheckMs` for a server adopted from an earlier Conductor (its pid is checked).
+   * A deliberate stop is told too; the listener decides what matters (the provider asks
+   * for the directory's resource to be reconciled now instead of at its next poll).
+   */
+  onServerExit(listener: (dir: string) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  private setRunning(dir: string, server: R): void {
+    const previous = this.running.get(dir);
+    const kept = previous && previous.pid === server.pid && previous.child && !server.child ? { ...server, child: previous.child } : server;
+    this.running.set(dir, kept);
+    const child = kept.child;
+    if (child) {
+      if (!this.watchedChildren.has(child)) {
+        this.watchedChildren.add(child);
+        child.once('exit', () => this.serverExited(dir));
+      }
+    } else {
+      this.watchAdopted();
+    }
+  }
+
+  /** watchAdopted checks the pids of adopted servers (no exit event comes for them) while any is tracked. */
+  private watchAdopted(): void {
+    if (this.adoptedTimer) return;
+    this.adoptedTimer = setInterval(() => {
+      const adopted = [...this.running.entries()].filter(([, server]) => !server.child);
+      if (adopted.length === 0) {
+        clearInterval(this.adoptedTimer);
+        this.adoptedTimer = undefined;
+        return;
+      }
+      for (const [dir, server] of adopted) {
+        void isAlive(server.pid).then((alive) => {
+          if (!alive && this.running.get(dir) === server) {
+            this.running.delete(dir);
+            this.serverExited(dir);
+          }
+        });
+      }
+    }, this.adoptedCheckMs);
+    this.adoptedTimer.unref();
+  }
+
+  private serverExited(dir: string): void {
+    for (const listener of this.exitListeners) {
+      try {
+        listener(dir);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
   }
 
   /** forget stops tracking the server of a directory. */
@@ -126,8 +250,10 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
 
   /**
    * adoptOrNull reads the pid in each pid file in turn (its first line) and adopts the first
-   * one `identify` recognises as this directory's server, tracking it and telling `adopted`;
-   * it returns undefined when none is.
+   * one `identify` recognises as this directory's server, tracking it and telling `adopted`.
+   * When no pid file names it (Conductor was killed between the spawn and the pid file's
+   * write), a recognised process running in the directory is adopted and the first pid file
+   * written again. It returns undefined when none is.
    */
   protected async adoptOrNull(
     dir: string,
@@ -139,11 +265,22 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
       const text = await readFile(pidFile, 'utf8').catch(() => '');
       const server = await identify(Number(text.split('\n')[0]));
       if (server === undefined) continue;
-      this.running.set(dir, server);
+      this.setRunning(dir, server);
       adopted(server);
       return server;
     }
-    return undefined;
+    const identified = new Map<number, R>();
+    const pid = await findUnrecorded(dir, async (candidate) => {
+      const server = await identify(candidate);
+      if (server) identified.set(candidate, server);
+      return server !== undefined;
+    });
+    const server = pid === undefined ? undefined : identified.get(pid);
+    if (server === undefined) return undefined;
+    if (pidFiles[0] !== undefined) await writeFileAtomic(pidFiles[0], `${server.pid}\n`, 0o644);
+    this.setRunning(dir, server);
+    adopted(server);
+    return server;
   }
 
   /**
@@ -169,7 +306,7 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     failure: { logFile: string; exited: () => string | undefined; timedOut: string; exitedAs: string },
   ): Promise<StartOutcome> {
     if (readiness === 'ready') {
-      this.running.set(dir, server);
+      this.setRunning(dir, server);
       return { ok: true, pid: server.pid };
     }
     if (readiness === 'timeout') {
@@ -187,14 +324,26 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     });
   }
 
-  /** remove stops the server of a directory and deletes the directory with all it holds. */
+  /**
+   * remove stops the server of a directory and deletes the directory with all it holds. The
+   * directory is first renamed to a tombstone in one step, so a crash at any point leaves
+   * either the whole directory (remove runs again) or a tombstone that the next operation on
+   * the directory, `list` or `finishRemovals` deletes — never a directory that looks gone
+   * while part of its data remains. An emptied root is removed too.
+   */
   async remove(dir: string): Promise<void> {
     await this.locked(dir, async (full) => {
       const live = await this.findForRemoval(full);
       if (live) await this.stopLive(full, live);
       await this.beforeDelete(full);
-      await rm(full, { recursive: true, force: true });
+      const exists = await stat(full).then(() => true, () => false);
+      if (exists) {
+        await rename(full, this.tombstoneFor(full));
+        await syncDirectory(this.root);
+        await this.finishRemoval(full);
+      }
       this.afterDelete(full);
+      await rmdir(this.root).catch(() => {}); // not empty, or gone: either is fine
     });
   }
 
@@ -203,11 +352,16 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     await Promise.all([...this.running.keys()].map((dir) => this.stop(dir)));
   }
 
-  /** list returns the directories under the root that hold a readable state (for discovery). */
+  /**
+   * list returns the directories under the root that hold a readable state (for discovery),
+   * after finishing the removals a crash interrupted.
+   */
   async list(): Promise<{ dir: string; state: S }[]> {
+    await this.finishRemovals();
     const names = await readdir(this.root).catch(() => [] as string[]);
     const found: { dir: string; state: S }[] = [];
     for (const name of names.sort()) {
+      if (name.startsWith(tombstonePrefix)) continue;
       const dir = join(this.root, name);
       if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
       const state = await this.readState(dir).catch(() => undefined);
@@ -239,7 +393,7 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     }
     if (!this.running.has(dir)) adopted(pid);
     const server = identify(pid);
-    this.running.set(dir, server);
+    this.setRunning(dir, server);
     return server;
   }
 }
@@ -326,6 +480,22 @@ export async function startWithRetries<S extends { port: number }>(o: StartRetri
     o.logger?.info({ dir: o.dir, attempt, reason: outcome.reason }, `${o.server} did not start; trying again`);
     await sleep(o.backoffMs * attempt);
   }
+}
+
+/** The name prefix of a directory being removed (`<root>/.removing-<name>`). */
+export const tombstonePrefix = '.removing-';
+
+/** killProcessesIn SIGKILLs every process whose working directory is `dir` or under it, and waits for them to go. */
+export async function killProcessesIn(dir: string): Promise<void> {
+  const pids = await processesIn(dir);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  for (const pid of pids) await waitForExit(pid, 5_000);
 }
 
 /** childExited says whether a server this supervisor started has exited (false when it did not start it). */

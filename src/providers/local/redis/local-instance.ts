@@ -15,7 +15,7 @@ import { defaultEvictionPolicy, localCacheGroup, localCacheVersion, redisCluster
 import type { RedisInstanceState, RedisServers, RedisSettings } from './local-servers.js';
 import { configureLocalRedis, localRedisMatcher } from './matchers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
-import { DedicatedInstanceClient } from '../process/dedicated-instance.js';
+import { DedicatedInstanceClient, watchServerExits } from '../process/dedicated-instance.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalRedisInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalRedisInstance', resource);
@@ -136,5 +136,6 @@ export function localRedisInstanceKind(servers: RedisServers | undefined, binary
       },
     ],
     connector,
+    watch: watchServerExits(servers),
   };
 }

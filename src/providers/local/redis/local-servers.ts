@@ -9,13 +9,18 @@
  *     redis.pid       pid of the server Conductor started
  *     redis.log       the server's output
  *
+ * When Conductor runs as root the servers run as another user (`runAs`: `CONDUCTOR_REDIS_USER`,
+ * else `redis`, else `nobody`), never as root: data/ (0700) and redis.conf (0600, it holds the
+ * password the server reads) are that user's; the instance directory (0711) and
+ * instance.json stay root's.
+ *
  * Every operation is idempotent and safe after a crash: a server that outlived a previous
  * Conductor is adopted (found through the pid file and checked to run in this data
  * directory), a stale pid file is ignored, the chosen port is kept across restarts. Servers
  * are detached so a Conductor restart does not take them down; `stopAll` stops those this
  * supervisor started or adopted.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
@@ -25,6 +30,7 @@ import { configGet, generatePassword, withRedis, type RedisCommands } from './ad
 import type { RedisBinary } from './binaries.js';
 import { defaultEvictionPolicy, redisEvictionPolicies } from './kinds.js';
 import { redisInteger, redisMemory, redisString, redisWord } from '../config-formats/index.js';
+import { giveTo, giveTreeTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 
 /** RedisInstanceState is what a dedicated instance keeps in instance.json. */
 export interface RedisInstanceState {
@@ -58,6 +64,8 @@ export interface RedisServersOptions {
   logger?: ProviderLogger;
   /** How long a start may take before it fails; default 30 s. */
   startTimeoutMs?: number;
+  /** The user servers run as (needed when Conductor is root: servers never run as root). */
+  runAs?: RunAs;
 }
 
 const maxStartAttempts = 5;
@@ -87,9 +95,11 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
   private readonly binary: RedisBinary;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
+  private readonly runAs: RunAs | undefined;
 
   constructor(options: RedisServersOptions) {
     super(options.root, 'instance directory');
+    this.runAs = options.runAs;
     this.binary = options.binary;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
@@ -163,7 +173,10 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
   ): Promise<{ pid: number; port: number; state: RedisInstanceState; started: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
+      await prepareServerDirectories(this.root, full, this.runAs, 'Redis');
       await mkdir(files.data, { recursive: true, mode: 0o700 });
+      await chmod(files.data, 0o700);
+      await giveTreeTo(files.data, this.runAs);
       let state = await this.ensureState(full, identity.namespace, identity.name, identity.port);
       const live = (await this.findLive(full))?.pid;
       if (live !== undefined) {
@@ -178,12 +191,12 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
       for (let attempt = 1; ; attempt++) {
         state = await keepPort(state, identity.port, (next) => this.writeState(full, next));
         const port = state.port;
-        await writeFileAtomic(files.config, renderRedisConfig(state, files.data, settings));
-        const started = await startDaemon({ program: this.binary.path, args: [files.config], cwd: files.data, logFile: files.log, pidFile: files.pid });
+        await this.writeConfig(files.config, renderRedisConfig(state, files.data, settings));
+        const started = await startDaemon({ program: this.binary.path, args: [files.config], cwd: files.data, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
         this.logger.info({ dir: full, pid: started.pid, port }, 'started a Redis server');
         const readiness = await this.awaitReady(state, started.pid, started.exited);
         if (readiness === 'ready') {
-          this.track(full, { pid: started.pid });
+          this.track(full, { pid: started.pid, child: started.child });
           return { pid: started.pid, port, state, started: true };
         }
         if (readiness === 'timeout') await stopDaemon(started.pid, files.pid);
@@ -208,7 +221,13 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
       await r.send(['CONFIG', 'SET', 'maxmemory', settings.maxMemory || '0']);
       await r.send(['CONFIG', 'SET', 'requirepass', state.password]);
     });
-    await writeFileAtomic(files.config, wanted);
+    await this.writeConfig(files.config, wanted);
+  }
+
+  /** writeConfig replaces redis.conf (0600), the server user's: the server reads it at start and rewrites nothing. */
+  private async writeConfig(path: string, text: string): Promise<void> {
+    await writeFileAtomic(path, text);
+    await giveTo(path, this.runAs);
   }
 
   /**
@@ -223,7 +242,7 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
       await this.withServer(state, (r) => r.send(['CONFIG', 'SET', 'requirepass', password]));
       const next = { ...state, password };
       await this.writeState(full, next);
-      await writeFileAtomic(this.files(full).config, renderRedisConfig(next, this.files(full).data, settings));
+      await this.writeConfig(this.files(full).config, renderRedisConfig(next, this.files(full).data, settings));
       return next;
     });
   }

@@ -3,6 +3,7 @@
  * LocalRedisInstance around a supervisor when redis-server is found (otherwise the kind
  * stays registered and says why it cannot work).
  */
+import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveRedisBinary, type RedisBinary } from './binaries.js';
@@ -41,12 +42,14 @@ export async function createRedisKinds(options: RedisKindsOptions): Promise<Redi
   let unavailable: string | undefined;
   try {
     binary = await resolveRedisBinary({ path: options.redisBin, env });
+    const runAs = await resolveServerRunAs('redis', { env });
     servers = new RedisServers({
-      root: options.instancesDir ?? env[redisInstancesDirEnv] ?? join(options.dataDir, 'providers', 'local', 'redis'),
+      root: options.instancesDir ?? env[redisInstancesDirEnv] ?? (await serverRootKeepingLegacy('redis', options.dataDir, runAs)),
       binary,
       logger,
+      runAs,
     });
-    logger.info({ binary: binary.path, version: binary.version }, 'local Redis instances enabled');
+    logger.info({ binary: binary.path, version: binary.version, root: servers.root, runAs: runAs?.name }, 'local Redis instances enabled');
   } catch (err) {
     unavailable = (err as Error).message;
     logger.warn({ err: unavailable }, 'local Redis instances unavailable');
@@ -61,3 +64,4 @@ export async function createRedisKinds(options: RedisKindsOptions): Promise<Redi
     },
   };
 }
+

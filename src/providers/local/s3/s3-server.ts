@@ -28,7 +28,7 @@ import { bucketName } from './names.js';
 import type { S3Admin } from './s3-admin.js';
 import { endpointFor, type S3Servers } from './s3-servers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
-import { discoverServers } from '../process/dedicated-instance.js';
+import { discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { releaseShare } from '../../rebind.js';
 
 const identity = (resource: KObject) => resourceIdentity('S3Server', resource, 'its files');
@@ -183,5 +183,6 @@ export function s3ServerKind(servers: S3Servers | undefined, unavailable?: strin
       },
     ],
     connector,
+    watch: watchServerExits(servers),
   };
 }
