@@ -138,7 +138,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
   // An object whose last finalizer went while its delete did not (a crash of an older
   // version between the two writes) would stay "being deleted" forever: finish it now.
-  await sweepFinishedDeletions(encrypted, log.child({ component: 'deletion' }));
+  await sweepFinishedDeletions(store, log.child({ component: 'deletion' }), '/registry/', (kv) => encrypted.openKv(kv));
   step('finished deletions');
   const auditLog = opts.auditLog ? await AuditLog.toFile(resolve(opts.auditLog), { logger: log.child({ component: 'audit' }) }) : undefined;
   const pki = await ensurePki(dataDir, opts.host);

@@ -499,7 +499,7 @@ spec:
     assert.notEqual(socket.code, 0);
     assert.match(socket.stderr, /is invalid: spec\.targets\[0\]\.address: .*must be host:port/, socket.stderr);
 
-    await kubectlOk(kc.infra, ['create', '-f', '-'], { input: `apiVersion: core.conductor.io/v1alpha1
+    await kubectlOk(kc.infra, ['apply', '-f', '-'], { input: `apiVersion: core.conductor.io/v1alpha1
 kind: Provider
 metadata: {name: local, namespace: ${SYS}}
 spec: {type: local}

@@ -7,7 +7,7 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
-import { StoreError, type Store } from '../../store/types.js';
+import { StoreError, type KeyValue, type Store } from '../../store/types.js';
 
 /** The key prefix of namespaces (cluster-scoped, core group). */
 const NAMESPACES_PREFIX = '/registry/core/namespaces/';
@@ -35,14 +35,23 @@ export interface SweepLogger {
  * Removes every stored object whose deletion is finished (see deletionFinished), each with a
  * compare-and-swap delete at the revision it was read at, so an object changed meanwhile is
  * left alone. Returns the keys removed. Reads the store in pages; values without a
- * deletionTimestamp are not parsed.
+ * deletionTimestamp are not parsed. `store` is the raw store and `open` decrypts what it holds
+ * encrypted; a value that cannot be opened is skipped.
  */
-export async function sweepFinishedDeletions(store: Store, logger: SweepLogger, prefix = '/registry/'): Promise<string[]> {
+export async function sweepFinishedDeletions(store: Store, logger: SweepLogger, prefix = '/registry/', open: (kv: KeyValue) => KeyValue = (kv) => kv): Promise<string[]> {
   const removed: string[] = [];
   let startAfter: string | undefined;
   for (;;) {
     const page = await store.list(prefix, { limit: 1000, startAfter });
-    for (const kv of page.items) {
+    for (const stored of page.items) {
+      // Encrypted values (Secrets) are opened one by one: a value whose key is missing is left
+      // for the API to report (503 naming the key) instead of stopping the start.
+      let kv: KeyValue;
+      try {
+        kv = open(stored);
+      } catch {
+        continue;
+      }
       if (!kv.value.includes('"deletionTimestamp"')) continue;
       let obj: KObject;
       try {
