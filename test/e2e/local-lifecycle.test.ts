@@ -69,10 +69,11 @@ kind: Provider
 metadata: {name: local, namespace: ${SYS}}
 spec: {type: local}
 `;
+// Deleting a resource removes its server only under rebindPolicy Delete (Retain, the default of a resource made by hand, keeps it).
 const redisInstance = (name: string) => `apiVersion: cache.local.conductor.io/v1alpha1
 kind: LocalRedisInstance
 metadata: {name: ${name}, namespace: ${SYS}}
-spec: {providerRef: {name: local}}
+spec: {providerRef: {name: local}, rebindPolicy: Delete}
 `;
 
 async function setUp(r: Running): Promise<void> {
@@ -268,7 +269,7 @@ describe('dedicated servers across crashes', () => {
       input: `apiVersion: database.local.conductor.io/v1alpha1
 kind: LocalPostgreSQLInstance
 metadata: {name: pg1, namespace: ${SYS}}
-spec: {providerRef: {name: local}}
+spec: {providerRef: {name: local}, rebindPolicy: Delete}
 `,
     });
     await ready(r, pgPath('pg1'), 'the PostgreSQL instance');
@@ -294,12 +295,12 @@ spec: {providerRef: {name: local}}
 apiVersion: database.local.conductor.io/v1alpha1
 kind: LocalMySQLInstance
 metadata: {name: db, namespace: ${SYS}}
-spec: {providerRef: {name: local}}
+spec: {providerRef: {name: local}, rebindPolicy: Delete}
 ---
 apiVersion: messaging.local.conductor.io/v1alpha1
 kind: NATSServer
 metadata: {name: bus, namespace: ${SYS}}
-spec: {providerRef: {name: local}, sharing: {mode: Shared, maxClaims: 10}}
+spec: {providerRef: {name: local}, rebindPolicy: Delete, sharing: {mode: Shared, maxClaims: 10}}
 `,
     });
     const natsObj = await ready(r, `/apis/messaging.local.conductor.io/v1alpha1/namespaces/${SYS}/natsservers/bus`, 'the NATS server');
