@@ -202,8 +202,12 @@ export interface SharedExternalClient<R extends KObject = KObject> extends Exter
    * work they are returned unchanged, so repeating a bind does not rotate credentials.
    */
   bindClaim(resource: R, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails>;
-  /** unbindClaim applies the rebind policy to the claim's share: keep, erase or remove it. */
-  unbindClaim(resource: R, claim: ClaimRef, policy: RebindPolicy): Promise<void>;
+  /**
+   * unbindClaim applies the rebind policy to the claim's share: keep, erase or remove it.
+   * `recorded` are the details last published for this claim, if any (they name a share an
+   * earlier version made under an older naming scheme).
+   */
+  unbindClaim(resource: R, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void>;
 }
 
 /** isSharedClient tells whether an external client manages per-claim shares. */

@@ -126,7 +126,7 @@ ${s3Server('recycler', 'Recycle')}`);
     assert.equal(claim.status.resourceRef.name, 'objects');
     const secret = await secretOf('media', 'photos');
     assert.deepEqual(Object.keys(secret).sort(), ['accessKeyId', 'bucket', 'endpoint', 'region', 'secretAccessKey']);
-    assert.match(secret.bucket!, /^media-photos-[0-9a-f]{8}$/);
+    assert.match(secret.bucket!, /^media-photos-[0-9a-f]{16}$/);
     const c = client(secret);
     await c.send(new PutObjectCommand({ Bucket: secret.bucket, Key: 'cat.txt', Body: 'meow' }));
     assert.equal(await readText(c, secret.bucket!, 'cat.txt'), 'meow');

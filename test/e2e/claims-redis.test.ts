@@ -11,6 +11,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../src/providers/local/redis/testing.js';
+import { ensureAclUser, withRedis } from '../../src/providers/local/redis/admin.js';
+import { redisEndpointDetails } from '../../src/providers/local/redis/connection.js';
+import { legacyRedisShare, redisShare } from '../../src/providers/local/redis/shared-server.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
@@ -125,6 +128,38 @@ ${shared('redis-recycle', 'Recycle')}`);
     await deleteClaim('cache-a');
     assert.equal(((await admin(['ACL', 'USERS'])) as string[]).includes(d.username!), false, 'the user is removed');
     assert.deepEqual(await admin(['KEYS', `${d.keyPrefix}*`]), [], 'its keys are deleted');
+  });
+
+  test('a claim bound by an earlier version keeps its 8-hex-named user and prefix; releasing it removes them', async () => {
+    // Bind, then make the binding look like an earlier version's: its user and prefix under
+    // the earlier name (with keys in it), recorded in the binding Secret; no user under the new name.
+    await apply(claim('cache-old', '{resourceSelector: {matchLabels: {pool: redis-del}}}'));
+    await boundAndReady('cache-old');
+    const ref = { namespace: 'app', name: 'cache-old' };
+    const old = legacyRedisShare(ref);
+    const password = 'earlier-password-1';
+    await withRedis({ host: redis.host, port: redis.port, password: redis.password }, (r) => ensureAclUser(r, old.username, password, old.keyPrefix));
+    const recorded = redisEndpointDetails({ host: redis.host, port: redis.port, username: old.username, password, keyPrefix: old.keyPrefix });
+    assert.equal(await run(recorded, ['SET', `${old.keyPrefix}k`, 'kept']), 'OK');
+    const secrets = (await get(`/api/v1/namespaces/${SYS}/secrets`)).items as any[];
+    const binding = secrets.find((o) => /^redis-del-app-cache-old-[0-9a-f]{16}$/.test(o.metadata.name));
+    assert.ok(binding, 'the binding Secret');
+    const data = Object.fromEntries(Object.entries(recorded).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+    const put = await api.request('PUT', `/api/v1/namespaces/${SYS}/secrets/${binding.metadata.name}`, { ...binding, data });
+    assert.ok(put.status < 300, `PUT binding Secret: ${put.status}`);
+    await admin(['ACL', 'DELUSER', redisShare(ref).username]);
+    await kubectlOk(server, ['annotate', 'rediscluster', 'cache-old', '-n', 'app', 'touch=1']);
+    const d = await eventually(async () => {
+      const got = await secretOf('app', 'cache-old');
+      return got.username === old.username ? got : undefined;
+    }, 'the claim Secret to carry the earlier user', 30_000);
+    assert.equal(d.keyPrefix, old.keyPrefix);
+    assert.equal(d.password, password);
+    assert.equal(await run(d, ['GET', `${old.keyPrefix}k`]), 'kept');
+    assert.ok(!((await admin(['ACL', 'USERS'])) as string[]).includes(redisShare(ref).username), 'no user under the new name');
+    await deleteClaim('cache-old');
+    await eventually(async () => (!((await admin(['ACL', 'USERS'])) as string[]).includes(old.username) ? true : undefined), 'the earlier user removed on release', 30_000);
+    assert.equal(await admin(['EXISTS', `${old.keyPrefix}k`]), 0, 'and its keys');
   });
 
   test('Retain keeps user and keys; Recycle deletes the keys and keeps the user', async () => {

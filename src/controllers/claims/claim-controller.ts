@@ -745,7 +745,7 @@ export class ClaimController {
     if (!isExclusive(resource)) {
       const external = await this.access.connect(concrete.kind, resource);
       try {
-        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy);
+        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy, await this.recordedDetails(resource, claim));
       } finally {
         await external.close?.();
       }
@@ -764,7 +764,7 @@ export class ClaimController {
       // The claim had its own database/user on the resource: drop, empty or keep it by policy.
       const external = await this.access.connect(concrete.kind, resource);
       try {
-        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy);
+        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy, await this.recordedDetails(resource, claim));
       } finally {
         await external.close?.();
       }
@@ -814,6 +814,24 @@ export class ClaimController {
     if (this.mayHaveLegacySecret(resource, claim, legacy) && !this.legacyNameShared(resource, claim, legacy)) {
       await this.deleteIgnoringMissing(builtinRefs.secrets, legacy, resource.metadata.namespace);
     }
+  }
+
+  /**
+   * recordedDetails are the details last published for the claim's share (its binding Secret,
+   * or the one an earlier version named without a hash): they name a share an earlier
+   * version made under older names, which the provider then releases instead of a new name.
+   */
+  private async recordedDetails(resource: KObject, claim: KObject): Promise<ConnectionDetails | undefined> {
+    const read = async (name: string): Promise<ConnectionDetails | undefined> => {
+      try {
+        return decodeSecretData(await this.client.get<KObject>(builtinRefs.secrets, name, resource.metadata.namespace));
+      } catch (err) {
+        if (!(isApiError(err) && err.code === 404)) throw err;
+        return undefined;
+      }
+    };
+    const legacy = legacyBindingSecretName(resource, claim);
+    return (await read(bindingSecretName(resource, claim))) ?? (this.mayHaveLegacySecret(resource, claim, legacy) ? await read(legacy) : undefined);
   }
 
   /** Whether the claim's binding may predate hashed names: its binding records the old name, or an Exclusive resource (which records none). */

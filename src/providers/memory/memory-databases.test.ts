@@ -142,8 +142,8 @@ describe('shareIdentifier', () => {
   });
 
   const cases = [
-    { reason: 'a short name stays readable, with its hash', claim: 'shop/orders-db', want: /^shop_orders_db_[0-9a-f]{8}$/ },
-    { reason: 'a long name is cut to fit', claim: `shop/${'x'.repeat(100)}`, want: /^shop_x{49}_[0-9a-f]{8}$/ },
+    { reason: 'a short name stays readable, with its hash', claim: 'shop/orders-db', want: /^shop_orders_db_[0-9a-f]{16}$/ },
+    { reason: 'a long name is cut to fit', claim: `shop/${'x'.repeat(100)}`, want: /^shop_x{41}_[0-9a-f]{16}$/ },
   ];
   for (const c of cases) test(c.reason, () => assert.match(shareIdentifier(c.claim), c.want));
 

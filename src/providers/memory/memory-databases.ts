@@ -6,7 +6,8 @@
  * latency. Records are immutable snapshots: a change replaces the record, so a caller never
  * sees one change under it. Nothing is persisted; a restarted process starts empty.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { shareName } from '../share-names.js';
 
 /** A MemoryShare is one claim's own user and database on a Shared MemoryDatabase. */
 export interface MemoryShare {
@@ -72,14 +73,15 @@ const MAX_IDENTIFIER = 63;
 
 /**
  * shareIdentifier derives a user and database name for a claim on a shared database:
- * `<namespace>_<name>_<hash>` — lower-case, characters other than [a-z0-9_] as `_`, cut to
- * fit 63 characters — where the hash (8 hex digits of the claim's `namespace/name`) keeps
- * claims whose names read alike once sanitized (`a-b/c`, `a/b-c`) apart.
+ * `<namespace>_<name>_<16 hex>` — lower-case, characters other than [a-z0-9_] as `_`, cut to
+ * fit 63 characters — where the hash (64 bits of the exact, length-prefixed namespace and
+ * name; providers/share-names.ts) keeps claims whose names read alike once sanitized apart.
+ * `claim` is `namespace/name`. A share made earlier keeps its names (shares are found by claim).
  */
 export function shareIdentifier(claim: string): string {
-  const hash = createHash('sha256').update(claim).digest('hex').slice(0, 8);
-  const base = claim.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, MAX_IDENTIFIER - hash.length - 1);
-  return `${base}_${hash}`;
+  const slash = claim.indexOf('/');
+  const parts = slash < 0 ? [claim] : [claim.slice(0, slash), claim.slice(slash + 1)];
+  return shareName(parts, MAX_IDENTIFIER, 'identifier');
 }
 
 /** A MemoryDatabases holds the records of one memory provider. */

@@ -111,7 +111,7 @@ describe('the memory provider in a running server', () => {
     const [a, b] = [await secretData(NS, 'team-a'), await secretData(NS, 'team-b')];
     assert.notEqual(a.username, b.username);
     assert.notEqual(a.password, b.password);
-    assert.match(a.username!, /^shop_team_a_[0-9a-f]{8}$/);
+    assert.match(a.username!, /^shop_team_a_[0-9a-f]{16}$/);
   });
 
   test('a class provisions a MemoryDatabase for a claim, and rebindPolicy Delete removes it with the claim', async () => {

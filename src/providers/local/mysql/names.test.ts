@@ -5,7 +5,7 @@ import { claimIdentifier, databaseNameProblem, maxUserLength, userNameProblem } 
 
 describe('claimIdentifier', () => {
   test('is readable, lower case and ends with a hash', () => {
-    assert.match(claimIdentifier('Team-A', 'orders'), /^team_a_orders_[0-9a-f]{8}$/);
+    assert.match(claimIdentifier('Team-A', 'orders'), /^team_a_orders_[0-9a-f]{16}$/);
   });
   test('keeps apart claims whose readable parts coincide', () => {
     assert.notEqual(claimIdentifier('a-b', 'c'), claimIdentifier('a', 'b-c'));

@@ -4,6 +4,9 @@ import mysql from 'mysql2/promise';
 import type { KObject } from '../../../machinery/object.js';
 import type { ConnectionDetails } from '../../spi.js';
 import type { MySQLServer } from './kinds.js';
+import { endpointDetails } from './connection.js';
+import { ensureShare } from './admin.js';
+import { claimIdentifier, legacyClaimIdentifier } from './names.js';
 import { mysqlServerConnector, mysqlServerKind, sharedServerShare, MySQLServerClient } from './shared-server.js';
 import { startThrowawayMariaDb, type ThrowawayMariaDb } from './testing.js';
 
@@ -122,6 +125,60 @@ describe('MySQLServer on a real MariaDB', () => {
     const left = await asAdmin(async (c) => {
       const [dbs] = await c.query('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [r.database]);
       const [users] = await c.query('SELECT User FROM mysql.user WHERE User = ?', [r.username]);
+      return [(dbs as unknown[]).length, (users as unknown[]).length];
+    });
+    assert.deepEqual(left, [0, 0]);
+  });
+
+  // Two tenants whose claims earlier versions named alike (same readable part, same 32-bit
+  // hash, found by a birthday search): the second bind used to reset the first claim's
+  // password and hand its database over.
+  const colliding = [
+    { namespace: `tenant-${'x'.repeat(49)}-a`, name: 'db-216053' },
+    { namespace: `tenant-${'x'.repeat(49)}-b`, name: 'db-23649' },
+  ] as const;
+  const claimIn = (ref: { namespace: string; name: string }): KObject => ({
+    apiVersion: 'storage.conductor.io/v1alpha1',
+    kind: 'MySQLInstance',
+    metadata: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` },
+    spec: {},
+  });
+
+  test('two claims whose earlier names collided get their own databases and users', async () => {
+    const [a, b] = colliding;
+    assert.equal(legacyClaimIdentifier(a.namespace, a.name), legacyClaimIdentifier(b.namespace, b.name));
+    const da = await client.bindClaim(resource, claimIn(a));
+    await asClaim(da, 'CREATE TABLE mine (id int)');
+    const dbb = await client.bindClaim(resource, claimIn(b));
+    assert.notEqual(da.username, dbb.username);
+    assert.notEqual(da.database, dbb.database);
+    assert.ok(da.username!.length <= 32 && dbb.username!.length <= 32);
+    // a still logs in with its own password, and b does not see a's table.
+    await asClaim(da, 'SELECT * FROM mine');
+    await assert.rejects(asClaim(dbb, 'SELECT * FROM mine'), /doesn't exist/);
+    await client.unbindClaim(resource, b, 'Delete', dbb);
+    await asClaim(da, 'SELECT * FROM mine');
+  });
+
+  test('a share made by an earlier version under its 8-hex name keeps working: bind, observe, release', async () => {
+    const ref = { namespace: 'upgraded', name: 'orders' };
+    const old = legacyClaimIdentifier(ref.namespace, ref.name);
+    const password = 'earlier-password-1';
+    await asAdmin((c) => ensureShare(c, { user: old, database: old, host: '%' }, password));
+    const recorded = endpointDetails({ host: db.host, port: db.port, username: old, password, database: old });
+    await asClaim(recorded, 'CREATE TABLE orders (id int)');
+    await asClaim(recorded, 'INSERT INTO orders VALUES (42)');
+    const details = await client.bindClaim(resource, claimIn(ref), recorded);
+    assert.equal(details.username, old);
+    assert.equal(details.database, old);
+    assert.equal(details.password, password);
+    assert.deepEqual(await asClaim(details, 'SELECT id FROM orders'), [{ id: 42 }]);
+    const bound = { ...resource, status: { bindings: [{ claimRef: { ...ref, uid: 'uid-upgraded-orders' } }] } } as MySQLServer;
+    assert.deepEqual((await client.observe(bound)).brokenShares, []);
+    await client.unbindClaim(resource, ref, 'Delete', details);
+    const left = await asAdmin(async (c) => {
+      const [dbs] = await c.query('SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN (?, ?)', [old, claimIdentifier(ref.namespace, ref.name)]);
+      const [users] = await c.query('SELECT 1 FROM mysql.user WHERE User IN (?, ?)', [old, claimIdentifier(ref.namespace, ref.name)]);
       return [(dbs as unknown[]).length, (users as unknown[]).length];
     });
     assert.deepEqual(left, [0, 0]);

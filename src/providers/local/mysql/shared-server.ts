@@ -40,16 +40,26 @@ import {
 import { endpointDetails, endpointFromDetails, formatMySqlConnection } from './connection.js';
 import { localDatabaseGroup, localDatabaseVersion, mysqlInstanceClaim, mysqlSecretKeys, type MySQLServer } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
-import { claimIdentifier } from './names.js';
+import { legacyClaimIdentifier, recordedIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
 import { boundClaims } from '../bound-claims.js';
 
 const defaultPort = 3306;
 
-/** sharedServerShare is the database and user a claim gets on a shared server. */
-export function sharedServerShare(claim: ClaimRef): Share {
-  const id = claimIdentifier(claim.namespace, claim.name);
+/**
+ * sharedServerShare is the database and user a claim gets on a shared server: the name its
+ * recorded details hold when an earlier version made them (names.ts recordedIdentifier), else
+ * the current name.
+ */
+export function sharedServerShare(claim: ClaimRef, recorded?: ConnectionDetails): Share {
+  const id = recordedIdentifier(claim.namespace, claim.name, recorded);
+  return { user: id, database: id, host: '%' };
+}
+
+/** legacyShare is the share an earlier version made for the claim (checked by observe). */
+function legacyShare(claim: ClaimRef): Share {
+  const id = legacyClaimIdentifier(claim.namespace, claim.name);
   return { user: id, database: id, host: '%' };
 }
 
@@ -72,13 +82,18 @@ interface ShareHealth {
 
 async function shareHealth(conn: SqlConnection, claims: ClaimRef[]): Promise<ShareHealth[]> {
   if (claims.length === 0) return [];
-  const shares = claims.map((claim) => ({ claim, share: sharedServerShare(claim) }));
-  const names = shares.map((s) => s.share.user);
+  // A claim bound by an earlier version has its share under the earlier name: whole there, it is whole.
+  const shares = claims.map((claim) => ({ claim, share: sharedServerShare(claim), legacy: legacyShare(claim) }));
+  const names = shares.flatMap((s) => [s.share.user, s.legacy.user]);
   const [users] = await conn.query("SELECT User AS name FROM mysql.user WHERE Host = '%' AND User IN (?)", [names]);
   const [databases] = await conn.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN (?)', [names]);
   const userSet = new Set((users as { name: string }[]).map((r) => String(r.name)));
   const databaseSet = new Set((databases as { name: string }[]).map((r) => String(r.name)));
-  return shares.map(({ claim, share }) => ({ claim, share, user: userSet.has(share.user), database: databaseSet.has(share.database) }));
+  return shares.map(({ claim, share, legacy }) => {
+    const current = { claim, share, user: userSet.has(share.user), database: databaseSet.has(share.database) };
+    if (current.user && current.database) return current;
+    return userSet.has(legacy.user) && databaseSet.has(legacy.database) ? { claim, share: legacy, user: true, database: true } : current;
+  });
 }
 
 function brokenShares(shares: ShareHealth[]): BrokenShare[] {
@@ -146,7 +161,7 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
    */
   async bindClaim(resource: MySQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
     const ref = claimRefOf(claim);
-    const share = sharedServerShare(ref);
+    const share = sharedServerShare(ref, previous);
     const { host, port } = this.endpoint(resource);
     const wanted = (password: string) => endpointDetails({ host, port, username: share.user, password, database: share.database });
     const whose = `claim ${ref.namespace}/${ref.name}`;
@@ -162,8 +177,8 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     return wanted(password);
   }
 
-  async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
-    const share = sharedServerShare(claim);
+  async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+    const share = sharedServerShare(claim, recorded);
     const whose = `claim ${claim.namespace}/${claim.name}`;
     await releaseShare(policy, {
       recycle: () => this.asAdmin(resource, `empty the database of ${whose}`, (c) => recycleShare(c, share)),

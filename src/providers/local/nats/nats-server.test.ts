@@ -10,6 +10,7 @@ import { resolveNatsBinary } from './binaries.js';
 import type { NATSServer } from './kinds.js';
 import { NatsServerClient, natsServerKind, natsShare } from './nats-server.js';
 import { NatsServers, natsLogin } from './nats-servers.js';
+import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
 
 const claim = (name: string): KObject => ({ apiVersion: 'messaging.conductor.io/v1alpha1', kind: 'MessageQueue', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
 
@@ -122,6 +123,60 @@ describe('NATSServer on a real nats-server', () => {
       const state = await servers.readState(servers.dirFor('sys', 'bus'));
       assert.equal(natsShare({ namespace: 'team', name }).account in (state?.accounts ?? {}), c.accountKept, `${c.policy}: account`);
     }
+  });
+
+  // Two tenants whose claims earlier versions named alike (same readable part, same 32-bit
+  // hash, found by a birthday search): the second bind used to take over the first claim's
+  // account, password included.
+  const colliding = [
+    { namespace: `tenant-${'x'.repeat(49)}-a`, name: 'db-216053' },
+    { namespace: `tenant-${'x'.repeat(49)}-b`, name: 'db-23649' },
+  ] as const;
+  const claimIn = (ref: { namespace: string; name: string }): KObject => ({
+    apiVersion: 'messaging.conductor.io/v1alpha1',
+    kind: 'MessageQueue',
+    metadata: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` },
+  });
+
+  test('two claims whose earlier names collided get their own accounts', async () => {
+    const [a, b] = colliding;
+    assert.equal(legacyClaimIdentifier(a.namespace, a.name), legacyClaimIdentifier(b.namespace, b.name));
+    const da = await client.bindClaim(resource, claimIn(a));
+    const db = await client.bindClaim(resource, claimIn(b));
+    assert.notEqual(db.username, da.username);
+    assert.notEqual(db.password, da.password);
+    assert.notEqual(db.queue, da.queue);
+    const spy = await exchange(db, da, `${da.queue}.orders`);
+    assert.deepEqual(spy.got, [], 'b receives nothing of a');
+    assert.deepEqual((await exchange(da, da, `${da.queue}.orders`)).got, ['hello']);
+  });
+
+  test('an account of another claim is never taken over, even under the same name', async () => {
+    const dir = servers.dirFor('sys', 'bus');
+    const target = { namespace: 'sys', name: 'bus' };
+    await servers.ensureAccount(dir, target, {}, 'shared_name', { claim: { namespace: 'one', name: 'x' }, username: 'shared_name', subject: 'shared_name' });
+    await assert.rejects(
+      servers.ensureAccount(dir, target, {}, 'shared_name', { claim: { namespace: 'two', name: 'y' }, username: 'shared_name', subject: 'shared_name' }),
+      /belongs to claim one\/x/,
+    );
+    await servers.removeAccount(dir, target, {}, 'shared_name');
+  });
+
+  test('an account made by an earlier version under its 8-hex name keeps working: bind, release', async () => {
+    const ref = { namespace: 'upgraded', name: 'events' };
+    const old = legacyClaimIdentifier(ref.namespace, ref.name);
+    const dir = servers.dirFor('sys', 'bus');
+    const { account } = await servers.ensureAccount(dir, { namespace: 'sys', name: 'bus' }, {}, old, { claim: { ...ref, uid: 'uid-upgraded-events' }, username: old, subject: old });
+    const details = await client.bindClaim(resource, claimIn(ref));
+    assert.equal(details.username, old);
+    assert.equal(details.queue, old);
+    assert.equal(details.password, account.password, 'the claim keeps its password');
+    assert.deepEqual((await exchange(details, details, `${old}.x`)).got, ['hello']);
+    let state = await servers.readState(dir);
+    assert.ok(!(claimIdentifier(ref.namespace, ref.name) in (state?.accounts ?? {})), 'no second account was made');
+    await client.unbindClaim(resource, ref, 'Delete');
+    state = await servers.readState(dir);
+    assert.ok(!(old in (state?.accounts ?? {})), 'the earlier account is removed');
   });
 
   test('delete stops the server and removes its files', async () => {

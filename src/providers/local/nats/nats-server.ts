@@ -22,9 +22,9 @@ import type {
   RebindPolicy,
   SharedExternalClient,
 } from '../../spi.js';
-import { claimIdentifier } from '../postgresql/names.js';
+import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
 import type { NatsBinary } from './binaries.js';
-import type { NatsSettings } from './config.js';
+import type { NatsServerState, NatsSettings } from './config.js';
 import { formatNatsConnection, natsEndpoint } from './connection.js';
 import { localMessagingGroup, localMessagingVersion, messageQueueClaim, natsSecretKeys, type NATSServer } from './kinds.js';
 import { configureNatsServer, natsMatcher } from './matchers.js';
@@ -46,8 +46,18 @@ export interface NatsShare {
   subject: string;
 }
 
-/** natsShare names a claim's account and user (`<namespace>_<name>_<hash>`) and its subject prefix (the same). */
-export function natsShare(claim: { namespace: string; name: string }): NatsShare {
+/**
+ * natsShare names a claim's account and user (`<namespace>_<name>_<16 hex>`,
+ * postgresql/names.ts claimIdentifier) and its subject prefix (the same). When `state` holds
+ * an account an earlier version made for this very claim (under the earlier 8-hex name, and
+ * recorded as this claim's), the claim keeps that account.
+ */
+export function natsShare(claim: { namespace: string; name: string }, state?: NatsServerState): NatsShare {
+  const legacy = legacyClaimIdentifier(claim.namespace, claim.name);
+  const recorded = state?.accounts[legacy];
+  if (recorded && recorded.claim.namespace === claim.namespace && recorded.claim.name === claim.name) {
+    return { account: legacy, username: recorded.username, subject: recorded.subject };
+  }
   const id = claimIdentifier(claim.namespace, claim.name);
   return { account: id, username: id, subject: id };
 }
@@ -111,9 +121,9 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
   async bindClaim(resource: NATSServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
     const { namespace, name, uid } = claim.metadata;
     if (!namespace || !name) throw new Error('claim lacks metadata.namespace or metadata.name: want both to name its NATS account');
-    const share = natsShare({ namespace, name });
     const dir = this.dir(resource);
     const state = await this.servers.readState(dir);
+    const share = natsShare({ namespace, name }, state);
     const restore = !state?.accounts[share.account] && previous?.username === share.username && previous.password ? previous.password : undefined;
     const { account, port } = await this.servers.ensureAccount(dir, this.target(resource), settingsOf(resource), share.account, {
       claim: { namespace, name, ...(uid ? { uid } : {}) },
@@ -125,8 +135,8 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
   }
 
   async unbindClaim(resource: NATSServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
-    const share = natsShare(claim);
     const dir = this.dir(resource);
+    const share = natsShare(claim, await this.servers.readState(dir));
     await releaseShare(policy, {
       recycle: () => this.servers.rotateAccount(dir, this.target(resource), settingsOf(resource), share.account),
       delete: () => this.servers.removeAccount(dir, this.target(resource), settingsOf(resource), share.account),

@@ -219,6 +219,10 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
       settings,
       (accounts) => {
         const existing = accounts[name];
+        // An account of another claim is never taken over (nor its password handed out).
+        if (existing && (existing.claim.namespace !== wanted.claim.namespace || existing.claim.name !== wanted.claim.name)) {
+          throw new Error(`account ${name} belongs to claim ${existing.claim.namespace}/${existing.claim.name}, not ${wanted.claim.namespace}/${wanted.claim.name}`);
+        }
         const password = wanted.password ?? existing?.password ?? generateNatsPassword();
         account = { claim: wanted.claim, username: wanted.username, subject: wanted.subject, password };
         accounts[name] = account;

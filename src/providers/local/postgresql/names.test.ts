@@ -16,7 +16,7 @@ describe('claimIdentifier', () => {
     test(c.reason, () => {
       const id = claimIdentifier(c.namespace, c.name);
       assert.ok(id.startsWith(c.prefix), id);
-      assert.match(id, /_[0-9a-f]{8}$/);
+      assert.match(id, /_[0-9a-f]{16}$/);
     });
   }
 

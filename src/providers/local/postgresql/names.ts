@@ -4,6 +4,8 @@
  * Deterministic so that a repeated call after a crash finds what an earlier call created.
  */
 import { createHash } from 'node:crypto';
+import type { ConnectionDetails } from '../../spi.js';
+import { claimShareName } from '../../share-names.js';
 
 /** PostgreSQL truncates identifiers to 63 bytes (NAMEDATALEN - 1). */
 export const maxIdentifierLength = 63;
@@ -14,19 +16,40 @@ function shortHash(text: string): string {
 }
 
 /**
- * claimIdentifier is the name of a claim's database and of its role on a shared server:
- * `<namespace>_<name>_<hash>`, lower case, characters outside `[a-z0-9_]` replaced by `_`,
- * the readable part cut so the whole fits in 63 characters. The hash (of the exact
- * `namespace/name`) is always there because the readable part alone is ambiguous:
- * namespace `a-b` with claim `c` and namespace `a` with claim `b-c` both read `a_b_c`, and
- * two claims must never share a database.
+ * claimIdentifier is the name of a new claim's database and of its role on a shared server
+ * (also of its Redis ACL user and NATS account): `<namespace>_<name>_<16 hex>`, lower case,
+ * characters outside `[a-z0-9_]` replaced by `_`, the readable part cut so the whole fits in
+ * 63 characters. The hash (64 bits of the exact, length-prefixed parts; providers/share-names.ts)
+ * is always there because the readable part alone is ambiguous: namespace `a-b` with claim
+ * `c` and namespace `a` with claim `b-c` both read `a_b_c`, and two claims must never share
+ * a database.
  */
 export function claimIdentifier(namespace: string, name: string): string {
+  return claimShareName({ namespace, name }, maxIdentifierLength);
+}
+
+/**
+ * legacyClaimIdentifier is the name earlier versions gave (an 8-hex hash of `namespace/name`,
+ * which a tenant could search a collision for): kept for claims bound then, recognised only
+ * from their records.
+ */
+export function legacyClaimIdentifier(namespace: string, name: string): string {
   let readable = `${namespace}_${name}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   // Role names beginning with pg_ are reserved by PostgreSQL.
   if (readable.startsWith('pg_')) readable = `c_${readable}`;
   readable = readable.slice(0, maxIdentifierLength - hashLength - 1).replace(/_+$/, '');
   return `${readable}_${shortHash(`${namespace}/${name}`)}`;
+}
+
+/**
+ * recordedIdentifier is the name a claim's share has: the earlier version's name when the
+ * claim's recorded details (its binding Secret, which only Conductor writes) name that role
+ * and database — a share made before the longer hash keeps working — else claimIdentifier.
+ */
+export function recordedIdentifier(namespace: string, name: string, recorded?: ConnectionDetails): string {
+  const legacy = legacyClaimIdentifier(namespace, name);
+  if (recorded && recorded.username === legacy && recorded.database === legacy) return legacy;
+  return claimIdentifier(namespace, name);
 }
 
 export { instanceDirectoryName } from '../process/instance-names.js';

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { KObject } from '../../../machinery/object.js';
 import { isSharedClient, type ConnectionDetails, type SharedExternalClient } from '../../spi.js';
-import { withClient } from './admin.js';
-import { formatPostgresConnection } from './connection.js';
+import { ensureShare, withClient } from './admin.js';
+import { endpointDetails, formatPostgresConnection } from './connection.js';
 import type { PostgreSQLServer } from './kinds.js';
-import { claimIdentifier } from './names.js';
+import { claimIdentifier, legacyClaimIdentifier } from './names.js';
 import { postgreSQLServerKind, sharedServerConnector } from './shared-server.js';
 import { startThrowawayServer, type ThrowawayServer } from './testing.js';
 
@@ -210,5 +210,51 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
     );
     const wrong = await sharedServerConnector.connect(resource, { credentials: { user: server.username, password: 'wrong' } });
     await assert.rejects(wrong.observe(resource), /cannot connect on PostgreSQLServer conductor-system\/shared .* as "postgres": password authentication failed/);
+  });
+
+  // Two tenants whose claims earlier versions named alike (same 56-character readable part,
+  // same 32-bit hash, found by a birthday search): the second one's bind used to fail (or,
+  // had the first claim been removed, would have been given the same database name).
+  const colliding = [
+    { namespace: `tenant-${'x'.repeat(49)}-a`, name: 'db-216053' },
+    { namespace: `tenant-${'x'.repeat(49)}-b`, name: 'db-23649' },
+  ] as const;
+
+  test('two claims whose earlier names collided get their own databases and roles', async () => {
+    const [a, b] = colliding;
+    assert.equal(legacyClaimIdentifier(a.namespace, a.name), legacyClaimIdentifier(b.namespace, b.name));
+    const da = await client.bindClaim(resource, claim(a.namespace, a.name));
+    const db = await client.bindClaim(resource, claim(b.namespace, b.name));
+    assert.notEqual(da.database, db.database);
+    assert.notEqual(da.username, db.username);
+    await queryAsClaim(da, 'CREATE TABLE mine (id int)');
+    assert.equal(await sqlState(queryAsClaim(db, 'SELECT 1 FROM mine')), '42P01');
+    await client.unbindClaim(resource, b, 'Delete', db);
+    assert.equal(await databaseExists(da.database!), true);
+    assert.deepEqual((await queryAsClaim(da, 'SELECT count(*)::int AS n FROM mine')).rows, [{ n: 0 }]);
+  });
+
+  test('a share made by an earlier version under its 8-hex name keeps working: bind, observe, release', async () => {
+    const ref = { namespace: 'upgraded', name: 'orders' };
+    const old = legacyClaimIdentifier(ref.namespace, ref.name);
+    const password = 'earlier-password-1';
+    await withClient(
+      { host: server.host, port: server.port, user: server.username, password: server.password, database: 'postgres' },
+      (c) => ensureShare(c, { role: old, database: old, owner: `claim ${ref.namespace}/${ref.name}` }, password),
+    );
+    const recorded = endpointDetails({ host: server.host, port: server.port, username: old, password, database: old });
+    await queryAsClaim(recorded, 'CREATE TABLE orders (id int)');
+    await queryAsClaim(recorded, 'INSERT INTO orders VALUES (42)');
+    const details = await client.bindClaim(resource, claim(ref.namespace, ref.name), recorded);
+    assert.equal(details.username, old);
+    assert.equal(details.database, old);
+    assert.equal(details.password, password);
+    assert.deepEqual((await queryAsClaim(details, 'SELECT id FROM orders')).rows, [{ id: 42 }]);
+    assert.equal(await databaseExists(claimIdentifier(ref.namespace, ref.name)), false);
+    const bound = { ...resource, status: { bindings: [{ claimRef: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` } }] } } as PostgreSQLServer;
+    assert.deepEqual((await client.observe(bound)).brokenShares, []);
+    await client.unbindClaim(resource, ref, 'Delete', details);
+    assert.equal(await databaseExists(old), false);
+    assert.equal(await roleExists(old), false);
   });
 });

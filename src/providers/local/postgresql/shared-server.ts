@@ -29,16 +29,26 @@ import { adminProblem, canLogIn, dropShare, ensureShare, generatePassword, recyc
 import { endpointDetails, endpointFromDetails, formatPostgresConnection, type PostgresEndpoint } from './connection.js';
 import { localDatabaseGroup, localDatabaseVersion, postgresqlInstanceClaim, postgresqlSecretKeys, type PostgreSQLServer, type SslMode } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
-import { claimIdentifier } from './names.js';
+import { legacyClaimIdentifier, recordedIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
 import { boundClaims } from '../bound-claims.js';
 
 const defaultPort = 5432;
 
-/** sharedServerShare is the database and role a claim gets on a shared server. */
-export function sharedServerShare(claim: ClaimRef): Share {
-  const id = claimIdentifier(claim.namespace, claim.name);
+/**
+ * sharedServerShare is the database and role a claim gets on a shared server: the name its
+ * recorded details hold when an earlier version made them (names.ts recordedIdentifier), else
+ * the current name.
+ */
+export function sharedServerShare(claim: ClaimRef, recorded?: ConnectionDetails): Share {
+  const id = recordedIdentifier(claim.namespace, claim.name, recorded);
+  return { role: id, database: id, owner: `claim ${claim.namespace}/${claim.name}` };
+}
+
+/** legacyShare is the share an earlier version made for the claim (checked by observe). */
+function legacyShare(claim: ClaimRef): Share {
+  const id = legacyClaimIdentifier(claim.namespace, claim.name);
   return { role: id, database: id, owner: `claim ${claim.namespace}/${claim.name}` };
 }
 
@@ -115,12 +125,21 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
     }
   }
 
-  /** The bound claims' shares, each with what of it is missing. */
+  /**
+   * The bound claims' shares, each with what of it is missing. A claim bound by an earlier
+   * version has its share under the earlier name: whole there, it is whole.
+   */
   private async shareHealth(resource: PostgreSQLServer, c: pg.Client): Promise<ShareHealth[]> {
     const claims = boundClaims(resource);
     const shares = claims.map((claim) => sharedServerShare(claim));
-    const present = await sharesPresent(c, shares);
-    return claims.map((claim, i) => ({ claim, share: shares[i]!, ...present[i]! }));
+    const legacy = claims.map((claim) => legacyShare(claim));
+    const present = await sharesPresent(c, [...shares, ...legacy]);
+    return claims.map((claim, i) => {
+      const current = { claim, share: shares[i]!, ...present[i]! };
+      const old = present[claims.length + i]!;
+      if ((current.role && current.database) || !(old.role && old.database)) return current;
+      return { claim, share: legacy[i]!, ...old };
+    });
   }
 
   private async inspect(resource: PostgreSQLServer) {
@@ -162,7 +181,7 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
    * is recreated with it, a password changed by hand is set back. Otherwise a new one.
    */
   async bindClaim(resource: PostgreSQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
-    const share = sharedServerShare(claimRefOf(claim));
+    const share = sharedServerShare(claimRefOf(claim), previous);
     const { host, port, sslMode } = this.endpoint(resource);
     const wanted = (password: string): PostgresEndpoint => ({ host, port, username: share.role, password, database: share.database, sslMode });
     const earlier = previous ? endpointFromDetails(previous) : undefined;
@@ -177,8 +196,8 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
     return endpointDetails(wanted(password));
   }
 
-  async unbindClaim(resource: PostgreSQLServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
-    const share = sharedServerShare(claim);
+  async unbindClaim(resource: PostgreSQLServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+    const share = sharedServerShare(claim, recorded);
     await releaseShare(policy, {
       recycle: () => this.asAdmin(resource, `empty the database of ${share.owner}`, (c) => recycleShare(c, share)),
       delete: () => this.asAdmin(resource, `drop the database and role of ${share.owner}`, (c) => dropShare(c, share)),

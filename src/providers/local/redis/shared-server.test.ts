@@ -1,9 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../../machinery/object.js';
-import { withRedis } from './admin.js';
+import { ensureAclUser, withRedis } from './admin.js';
+import { redisEndpointDetails } from './connection.js';
 import type { RedisServer } from './kinds.js';
-import { redisServerConnector, redisShare, type RedisServerClient } from './shared-server.js';
+import { legacyRedisShare, redisServerConnector, redisShare, type RedisServerClient } from './shared-server.js';
 import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
 
 const claim = (name: string, uid = `uid-${name}`): KObject => ({ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', metadata: { namespace: 'team', name, uid } });
@@ -53,7 +54,7 @@ describe('RedisServer on a real redis-server', () => {
     await assert.rejects(asUser(details, ['FLUSHALL']), /NOPERM|permission/i);
     const again = await client.bindClaim(resource, claim('a'), details);
     assert.equal(again.password, details.password);
-    assert.match(details.uri, /^redis:\/\/team_a_[0-9a-f]{8}:[^@]+@127\.0\.0\.1:\d+$/);
+    assert.match(details.uri, /^redis:\/\/team_a_[0-9a-f]{16}:[^@]+@127\.0\.0\.1:\d+$/);
   });
 
   test('a user removed by hand is a broken share; bindClaim recreates it with the claim\'s password, update does not', async () => {
@@ -93,5 +94,54 @@ describe('RedisServer on a real redis-server', () => {
 
   test('the connector wants the admin password', async () => {
     await assert.rejects(redisServerConnector.connect(resource, { credentials: {} }), /lacks password/);
+  });
+
+  // Two tenants whose claims earlier versions named alike (same readable part, same 32-bit
+  // hash, found by a birthday search): the second bind used to reset the first claim's ACL
+  // user to its own password and so reach the first claim's keys.
+  const colliding = [
+    { namespace: `tenant-${'x'.repeat(49)}-a`, name: 'db-216053' },
+    { namespace: `tenant-${'x'.repeat(49)}-b`, name: 'db-23649' },
+  ] as const;
+  const claimIn = (ref: { namespace: string; name: string }): KObject => ({
+    apiVersion: 'cache.conductor.io/v1alpha1',
+    kind: 'RedisCluster',
+    metadata: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` },
+  });
+
+  test('two claims whose earlier names collided get their own users and prefixes', async () => {
+    const [a, b] = colliding;
+    assert.deepEqual(legacyRedisShare(a).username, legacyRedisShare(b).username);
+    const da = await client.bindClaim(resource, claimIn(a));
+    await asUser(da, ['SET', `${da.keyPrefix}secret`, 'a-only']);
+    const db = await client.bindClaim(resource, claimIn(b));
+    assert.notEqual(db.username, da.username);
+    assert.notEqual(db.keyPrefix, da.keyPrefix);
+    assert.ok(!da.keyPrefix!.startsWith(db.keyPrefix!) && !db.keyPrefix!.startsWith(da.keyPrefix!));
+    await assert.rejects(asUser(db, ['GET', `${da.keyPrefix}secret`]), /NOPERM|permission/i);
+    assert.equal(await asUser(da, ['GET', `${da.keyPrefix}secret`]), 'a-only');
+    await client.unbindClaim(resource, b, 'Delete', db);
+    assert.equal(await asUser(da, ['GET', `${da.keyPrefix}secret`]), 'a-only');
+  });
+
+  test('a user made by an earlier version under its 8-hex name keeps working: bind, observe, release', async () => {
+    const ref = { namespace: 'upgraded', name: 'cache' };
+    const old = legacyRedisShare(ref);
+    const password = 'earlier-password-1';
+    await withRedis({ host: redis.host, port: redis.port, password: redis.password }, (r) => ensureAclUser(r, old.username, password, old.keyPrefix));
+    const recorded = redisEndpointDetails({ host: redis.host, port: redis.port, username: old.username, password, keyPrefix: old.keyPrefix });
+    await asUser(recorded, ['SET', `${old.keyPrefix}k`, 'kept']);
+    const details = await client.bindClaim(resource, claimIn(ref), recorded);
+    assert.equal(details.username, old.username);
+    assert.equal(details.keyPrefix, old.keyPrefix);
+    assert.equal(details.password, password);
+    assert.equal(await asUser(details, ['GET', `${old.keyPrefix}k`]), 'kept');
+    const users = (await admin(['ACL', 'USERS'])) as string[];
+    assert.ok(!users.includes(redisShare(ref).username), 'no second user was made');
+    const bound = { ...resource, status: { bindings: [{ claimRef: { ...ref, uid: 'uid-upgraded-cache' } }] } } as RedisServer;
+    assert.deepEqual((await client.observe(bound)).brokenShares, []);
+    await client.unbindClaim(resource, ref, 'Delete', details);
+    assert.ok(!((await admin(['ACL', 'USERS'])) as string[]).includes(old.username));
+    assert.equal(await admin(['EXISTS', `${old.keyPrefix}k`]), 0);
   });
 });

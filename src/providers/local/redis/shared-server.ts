@@ -22,7 +22,7 @@ import type {
   SecretRef,
   SharedExternalClient,
 } from '../../spi.js';
-import { claimIdentifier } from '../postgresql/names.js';
+import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
 import { aclUsers, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, hasOutdatedRules, serverInfo, withRedis, type RedisCommands } from './admin.js';
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
 import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type RedisServer } from './kinds.js';
@@ -40,9 +40,22 @@ export interface RedisShare {
   owner: string;
 }
 
-/** redisShare names a claim's user (`<namespace>_<name>_<hash>`) and prefix (the same, then `:`). */
-export function redisShare(claim: { namespace: string; name: string }): RedisShare {
+/**
+ * redisShare names a claim's user (`<namespace>_<name>_<16 hex>`, postgresql/names.ts
+ * claimIdentifier) and prefix (the same, then `:`). A claim whose recorded details (its
+ * binding Secret, which only Conductor writes) hold the user and prefix an earlier version
+ * derived for this very claim keeps them (legacyRedisShare).
+ */
+export function redisShare(claim: { namespace: string; name: string }, recorded?: ConnectionDetails): RedisShare {
+  const legacy = legacyRedisShare(claim);
+  if (recorded && recorded.username === legacy.username && recorded.keyPrefix === legacy.keyPrefix) return legacy;
   const id = claimIdentifier(claim.namespace, claim.name);
+  return { username: id, keyPrefix: `${id}:`, owner: `claim ${claim.namespace}/${claim.name}` };
+}
+
+/** legacyRedisShare is the user and prefix earlier versions gave the claim (an 8-hex hash). */
+export function legacyRedisShare(claim: { namespace: string; name: string }): RedisShare {
+  const id = legacyClaimIdentifier(claim.namespace, claim.name);
   return { username: id, keyPrefix: `${id}:`, owner: `claim ${claim.namespace}/${claim.name}` };
 }
 
@@ -90,7 +103,10 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     const users = new Set(await aclUsers(redis));
     const broken: { claim: ClaimRef; missing: string }[] = [];
     for (const claim of claims) {
-      const { username } = redisShare(claim);
+      // A claim bound by an earlier version has its user under the earlier name.
+      const current = redisShare(claim).username;
+      const earlier = legacyRedisShare(claim).username;
+      const username = !users.has(current) && users.has(earlier) ? earlier : current;
       if (!users.has(username)) broken.push({ claim, missing: `ACL user ${username}` });
       else if (await hasOutdatedRules(redis, username, version)) broken.push({ claim, missing: `the current ACL rules of user ${username} (it may run commands that reach other claims' keys)` });
     }
@@ -127,7 +143,7 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
 
   async bindClaim(resource: RedisServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
     const ref = claimRefOf(claim);
-    const share = redisShare(ref);
+    const share = redisShare(ref, previous);
     const { host, port } = this.endpoint(resource);
     const earlier = previous ? redisEndpointFromDetails(previous) : undefined;
     // A claim keeps the password its Secret holds (a user removed by hand comes back with it,
@@ -138,8 +154,8 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     return redisEndpointDetails({ host, port, username: share.username, password, keyPrefix: share.keyPrefix });
   }
 
-  async unbindClaim(resource: RedisServer, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
-    const share = redisShare(claim);
+  async unbindClaim(resource: RedisServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+    const share = redisShare(claim, recorded);
     await releaseShare(policy, {
       recycle: () => this.asAdmin(resource, `delete the keys of ${share.owner}`, (r) => deleteKeysByPrefix(r, share.keyPrefix)),
       delete: () =>

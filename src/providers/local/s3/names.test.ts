@@ -7,9 +7,9 @@ const k8sName = fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,80}[a-z0-9])?$/);
 
 describe('bucketName', () => {
   const cases = [
-    { reason: 'plain names stay readable', namespace: 'team', name: 'photos', want: /^team-photos-[0-9a-f]{8}$/ },
-    { reason: 'dots become hyphens', namespace: 'a.b', name: 'c', want: /^a-b-c-[0-9a-f]{8}$/ },
-    { reason: 'long names are cut to 63 characters', namespace: 'n'.repeat(63), name: 'm'.repeat(63), want: /^n{54}-[0-9a-f]{8}$/ },
+    { reason: 'plain names stay readable', namespace: 'team', name: 'photos', want: /^team-photos-[0-9a-f]{16}$/ },
+    { reason: 'dots become hyphens', namespace: 'a.b', name: 'c', want: /^a-b-c-[0-9a-f]{16}$/ },
+    { reason: 'long names are cut to 63 characters', namespace: 'n'.repeat(63), name: 'm'.repeat(63), want: /^n{46}-[0-9a-f]{16}$/ },
   ];
   for (const c of cases) {
     test(c.reason, () => assert.match(bucketName(c.namespace, c.name), c.want));

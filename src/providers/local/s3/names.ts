@@ -3,19 +3,28 @@
  * earlier bind created, and valid under S3's bucket naming rules.
  */
 import { createHash } from 'node:crypto';
+import { claimShareName } from '../../share-names.js';
 
 const maxBucketNameLength = 63;
 const hashLength = 8;
 
 /**
- * bucketName is the bucket of claim `namespace/name`: `<namespace>-<name>-<hash>`, lower
- * case, every run of characters outside `[a-z0-9]` turned into one `-`, the readable part cut
- * so the whole has at most 63 characters. The hash (of the exact `namespace/name`) keeps
- * claims apart whose readable parts agree (`a-b`/`c` and `a`/`b-c`). The result starts with
- * a letter or digit, ends with a hex digit, has no dots (so it is never IP-shaped and works
- * with TLS wildcard certificates) and no `--` (so never `xn--…`).
+ * bucketName is the bucket of a new claim `namespace/name`: `<namespace>-<name>-<16 hex>`,
+ * lower case, every run of characters outside `[a-z0-9]` turned into one `-`, the readable
+ * part cut so the whole has at most 63 characters. The hash (64 bits of the exact,
+ * length-prefixed parts; providers/share-names.ts) keeps claims apart whose readable parts
+ * agree. The result starts with a letter or digit, ends with a hex digit, has no dots (so it
+ * is never IP-shaped and works with TLS wildcard certificates) and no `--` (so never `xn--…`).
  */
 export function bucketName(namespace: string, name: string): string {
+  return claimShareName({ namespace, name }, maxBucketNameLength, 'label');
+}
+
+/**
+ * legacyBucketName is the bucket earlier versions gave the claim (an 8-hex hash of
+ * `namespace/name`): kept for claims bound then, recognised only from their records.
+ */
+export function legacyBucketName(namespace: string, name: string): string {
   const hash = createHash('sha256').update(`${namespace}/${name}`).digest('hex').slice(0, hashLength);
   let readable = `${namespace}-${name}`.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   readable = readable.slice(0, maxBucketNameLength - hashLength - 1).replace(/^-+|-+$/g, '');

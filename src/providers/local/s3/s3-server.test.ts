@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { KObject } from '../../../machinery/object.js';
 import { isAlive, waitForExit } from '../process/processes.js';
-import { bucketName } from './names.js';
+import { bucketName, legacyBucketName } from './names.js';
 import { s3ServerKind } from './s3-server.js';
 import { resolveS3rver, S3Servers } from './s3-servers.js';
 import type { S3Server } from './kinds.js';
@@ -97,6 +97,58 @@ describe('S3Server on a real s3rver', () => {
     assert.equal(adopted.pid, running.pid);
     const ensured = await other.ensureRunning(dir, { namespace: 'conductor-system', name: 'one' });
     assert.equal(ensured.started, false);
+  });
+
+  // Two tenants whose claims earlier versions named alike (same 54-character readable part,
+  // same 32-bit hash, found by a birthday search): the second bind used to get a key to the
+  // first claim's bucket.
+  const colliding = [
+    { namespace: `tenant-${'x'.repeat(49)}-a`, name: 'db-216053' },
+    { namespace: `tenant-${'x'.repeat(49)}-b`, name: 'db-23649' },
+  ] as const;
+  const claimIn = (ref: { namespace: string; name: string }): KObject => ({
+    apiVersion: 'storage.conductor.io/v1alpha1',
+    kind: 'Bucket',
+    metadata: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` },
+  });
+  const s3As = (d: Record<string, string>) =>
+    new S3Client({ endpoint: d.endpoint, region: d.region, forcePathStyle: true, credentials: { accessKeyId: d.accessKeyId!, secretAccessKey: d.secretAccessKey! } });
+
+  test('two claims whose earlier bucket names collided get their own buckets', async () => {
+    const [a, b] = colliding;
+    assert.equal(legacyBucketName(a.namespace, a.name), legacyBucketName(b.namespace, b.name));
+    const r = server('one');
+    const da = await client.bindClaim(r, claimIn(a));
+    await s3As(da).send(new PutObjectCommand({ Bucket: da.bucket, Key: 'secret.txt', Body: 'a-only' }));
+    const db = await client.bindClaim(r, claimIn(b));
+    assert.notEqual(db.bucket, da.bucket);
+    assert.ok(db.bucket!.length <= 63);
+    await assert.rejects(s3As(db).send(new GetObjectCommand({ Bucket: da.bucket, Key: 'secret.txt' })), /denied|forbidden|403/i);
+    await client.unbindClaim(r, b, 'Delete', db);
+    const got = await s3As(da).send(new GetObjectCommand({ Bucket: da.bucket, Key: 'secret.txt' }));
+    assert.equal(await got.Body!.transformToString(), 'a-only');
+  });
+
+  test('a bucket made by an earlier version under its 8-hex name keeps working: bind, observe, release', async () => {
+    const dir = servers.dirFor('conductor-system', 'one');
+    const port = (await servers.status(dir)).port!;
+    const admin = await servers.admin(dir, port, 'us-east-1');
+    for (const [ref, recorded] of [
+      [{ namespace: 'upgraded', name: 'keyed' }, false], // found by its key in keys.json
+      [{ namespace: 'upgraded', name: 'older' }, true], // bound before claims had keys: found by its binding Secret
+    ] as const) {
+      const old = legacyBucketName(ref.namespace, ref.name);
+      await admin.createBucket(old);
+      if (!recorded) await servers.claimKey(dir, { ...ref, uid: `uid-${ref.namespace}-${ref.name}` }, old);
+      const details = await client.bindClaim(server('one'), claimIn(ref), recorded ? { bucket: old } : undefined);
+      assert.equal(details.bucket, old);
+      await s3As(details).send(new PutObjectCommand({ Bucket: old, Key: 'k.txt', Body: 'kept' }));
+      assert.equal(await admin.bucketExists(bucketName(ref.namespace, ref.name)), false, 'no second bucket');
+      const bound: S3Server = { ...server('one'), status: { bindings: [{ claimRef: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` } }] } };
+      assert.deepEqual((await client.observe(bound)).brokenShares, []);
+      await client.unbindClaim(server('one'), { ...ref, uid: `uid-${ref.namespace}-${ref.name}` }, 'Delete', details);
+      assert.equal(await admin.bucketExists(old), false);
+    }
   });
 
   test('unbindClaim: Retain keeps the objects, Recycle empties the bucket, Delete removes it', async () => {

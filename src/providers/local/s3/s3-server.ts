@@ -24,7 +24,7 @@ import { bucketDetails, formatBucketConnection } from './connection.js';
 import { bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, type S3Server } from './kinds.js';
 import { boundClaims } from '../bound-claims.js';
 import { configureS3Server, matchS3Server } from './matchers.js';
-import { bucketName } from './names.js';
+import { bucketName, legacyBucketName } from './names.js';
 import type { S3Admin } from './s3-admin.js';
 import { endpointFor, type S3Servers } from './s3-servers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
@@ -90,7 +90,10 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     // is a broken share too: bindClaim writes it and returns the claim's new details.
     const brokenShares: { claim: ClaimRef; missing: string }[] = [];
     for (const claim of boundClaims(resource)) {
-      const bucket = bucketName(claim.namespace, claim.name);
+      // A claim bound by an earlier version has its bucket under the earlier name.
+      const current = bucketName(claim.namespace, claim.name);
+      const earlier = legacyBucketName(claim.namespace, claim.name);
+      const bucket = !present.has(current) && present.has(earlier) ? earlier : current;
       if (!present.has(bucket)) brokenShares.push({ claim, missing: `bucket ${bucket}` });
       else if (!(await this.servers.hasClaimKey(dir, claim, bucket))) brokenShares.push({ claim, missing: `the access key of bucket ${bucket}` });
     }
@@ -114,11 +117,23 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     await this.servers.remove(this.dir(resource));
   }
 
+  /**
+   * bucketOf is the claim's bucket: the one an earlier version named (8-hex hash) when the
+   * claim's records name it — its binding Secret (`recorded`, which only Conductor writes)
+   * or its key in keys.json (derived from the claim's uid) — else the current name.
+   */
+  private async bucketOf(resource: S3Server, claim: ClaimRef, recorded?: ConnectionDetails): Promise<string> {
+    const legacy = legacyBucketName(claim.namespace, claim.name);
+    if (recorded?.bucket === legacy) return legacy;
+    const keyed = await this.servers.hasClaimKey(this.dir(resource), claim, legacy).catch(() => false);
+    return keyed ? legacy : bucketName(claim.namespace, claim.name);
+  }
+
   /** bindClaim makes the claim's bucket exist; the details never change while the port is kept. */
-  async bindClaim(resource: S3Server, claim: KObject): Promise<ConnectionDetails> {
+  async bindClaim(resource: S3Server, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
     const ref = claimRefOf(claim);
-    const bucket = bucketName(ref.namespace, ref.name);
     const { port, admin } = await this.running(resource);
+    const bucket = await this.bucketOf(resource, ref, previous);
     try {
       await admin.createBucket(bucket);
     } catch (err) {
@@ -128,8 +143,8 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     return bucketDetails({ endpoint: endpointFor(port), bucket, region: this.region(resource), ...key });
   }
 
-  async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy): Promise<void> {
-    const bucket = bucketName(claim.namespace, claim.name);
+  async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+    const bucket = await this.bucketOf(resource, claim, recorded);
     const what = `bucket ${bucket} of claim ${claim.namespace}/${claim.name} on ${describe(resource)}`;
     await releaseShare(policy, {
       recycle: async () => {
