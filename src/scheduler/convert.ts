@@ -257,6 +257,7 @@ export function resourceCandidateFromObject(obj: KObject, options: ResourceOptio
     capabilities: capabilitiesOf(obj, 'spec.capabilities', spec['capabilities']),
     sharing,
     boundCount,
+    ...(obj.metadata?.deletionTimestamp ? { deleting: true } : {}),
     ...(allocatable === undefined ? {} : { allocatable }),
     implements: [...options.implements],
     portable: without(spec, CONCRETE_COMMON),

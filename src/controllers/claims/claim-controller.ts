@@ -394,6 +394,8 @@ export class ClaimController {
     const concrete = this.concretes.get(kindKey(cand.kind.group, cand.kind.kind));
     if (!concrete) return undefined;
     const resource = concrete.informer.store.get(cand.namespace, cand.name) ?? (await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace));
+    // Being deleted since the decision: its deletion waits for its claims, so it takes no more.
+    if (resource.metadata.deletionTimestamp) return undefined;
     const claimRef = claimRefOf(claim);
     try {
       if (cand.sharing.mode === 'Shared') {

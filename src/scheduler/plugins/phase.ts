@@ -5,7 +5,7 @@ import type { ClaimInfo } from '../types.js';
 /**
  * A PhaseFilter does keep candidates that can take one more claim: Available resources,
  * Shared resources with a free slot, resources whose claimRef names this claim, and classes
- * below their instance limit.
+ * below their instance limit. Resources being deleted are never kept.
  */
 export class PhaseFilter implements FilterPlugin {
   static readonly pluginName = 'Phase';
@@ -23,7 +23,7 @@ export class PhaseFilter implements FilterPlugin {
       const g = availabilityGroup(c);
       if (g === 'open') return undefined;
       if (isClaimSpecific(g) && reservedFor(c, claim)) return undefined;
-      return { summary: availabilitySummary(g), detail: () => `phase ${c.phase}` };
+      return { summary: availabilitySummary(g), detail: () => (g === 'deleting' ? `being deleted (phase ${c.phase})` : `phase ${c.phase}`) };
     };
   }
 }

@@ -83,6 +83,7 @@ export interface ResourceSpec extends CapsSpec {
   portable?: Record<string, unknown>;
   provider?: string;
   claimRef?: ClaimRef;
+  deleting?: boolean;
 }
 
 /** resource builds an Available, Exclusive RDSInstance implementing MySQLInstance in conductor-system. */
@@ -98,6 +99,7 @@ export function resource(s: ResourceSpec): ResourceCandidate {
     capabilities: capabilities(s),
     sharing: s.sharing ?? { mode: 'Exclusive' },
     boundCount: s.boundCount ?? 0,
+    ...(s.deleting === true ? { deleting: true } : {}),
     ...(s.allocatable === undefined ? {} : { allocatable: caps(s.allocatable) }),
     implements: s.implements ?? [MYSQL],
     portable: s.portable ?? {},
