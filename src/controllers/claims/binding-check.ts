@@ -64,6 +64,44 @@ export function admitsClaim(ref: (RefLike & { apiVersion?: unknown; kind?: unkno
   return true;
 }
 
+/** claimUidsOf lists the uids of the claims a resource's own record binds (Exclusive claimRef, Shared bindings). */
+export function claimUidsOf(resource: KObject): string[] {
+  const uids: string[] = [];
+  if (isExclusive(resource)) {
+    const uid = ((resource.spec as { claimRef?: RefLike } | undefined)?.claimRef)?.uid;
+    if (typeof uid === 'string' && uid !== '') uids.push(uid);
+    return uids;
+  }
+  const bindings = ((resource.status ?? {}) as { bindings?: unknown }).bindings;
+  if (Array.isArray(bindings)) {
+    for (const b of bindings) {
+      const uid = typeof b === 'object' && b !== null ? (b as { claimRef?: RefLike }).claimRef?.uid : undefined;
+      if (typeof uid === 'string' && uid !== '') uids.push(uid);
+    }
+  }
+  return uids;
+}
+
+/**
+ * boundResourceIndex answers, for a claim, the resource among `resources` whose own record
+ * binds it (resourceNamesClaim), or undefined: what quota accounting prices a claim by,
+ * instead of the claim's status.
+ */
+export function boundResourceIndex(resources: Iterable<KObject>): (claim: KObject) => KObject | undefined {
+  const byUid = new Map<string, KObject[]>();
+  for (const r of resources) {
+    for (const uid of claimUidsOf(r)) {
+      const list = byUid.get(uid);
+      if (list) list.push(r);
+      else byUid.set(uid, [r]);
+    }
+  }
+  return (claim) => {
+    const uid = claim.metadata.uid;
+    return uid ? byUid.get(uid)?.find((r) => resourceNamesClaim(r, claim)) : undefined;
+  };
+}
+
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);

@@ -118,6 +118,7 @@ export class ClaimController {
         claimsIn: (ns) => [...this.claims.values()].flatMap((e) => e.informer.store.list(ns)),
         classes: () => this.classes.store.list(),
         classOf: (c) => this.classes.store.get(c.namespace, c.name),
+        boundTo: (c) => (c.metadata.uid ? this.resourceBoundTo(c)?.resource : undefined),
       }),
     });
     for (const def of claimKinds) {
@@ -396,7 +397,10 @@ export class ClaimController {
     if (!concrete) return undefined;
     const resource = concrete.informer.store.get(cand.namespace, cand.name) ?? (await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace));
     // Being deleted since the decision: its deletion waits for its claims, so it takes no more.
-    if (resource.metadata.deletionTimestamp) return undefined;
+    if (resource.metadata.deletionTimestamp) {
+      this.resourceChanged(concrete, resource); // undoes reserve()'s count with the resource's own record
+      return undefined;
+    }
     const claimRef = claimRefOf(claim);
     try {
       if (cand.sharing.mode === 'Shared') {
