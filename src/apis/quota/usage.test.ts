@@ -17,7 +17,7 @@ import {
   usageOf,
   type ResourceList,
 } from './usage.js';
-import { boundResourceIndex } from '../../controllers/claims/binding-check.js';
+import { boundResourceIndex } from '../common/binding-record.js';
 
 const NS = 'team';
 

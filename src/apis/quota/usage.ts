@@ -34,7 +34,7 @@ export const RESOURCE_CLASS_LABEL = 'conductor.io/resource-class';
  * Exclusive resource's `spec.claimRef`, or an entry of a Shared one's `status.bindings`,
  * naming the claim's namespace, name and uid), or undefined when none does. Quota prices a
  * claim by that record and never by the claim's status, which whoever may write it could
- * point at anything (see controllers/claims/binding-check.ts, `boundResourceIndex`).
+ * point at anything (see apis/common/binding-record.ts, `boundResourceIndex`).
  */
 export type BoundResourceLookup = (claim: KObject) => KObject | undefined;
 

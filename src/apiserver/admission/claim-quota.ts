@@ -60,7 +60,7 @@ import type { ResourceType } from '../registry/resource-type.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
 import { ClaimTypeIndex, claimTypeKey, decodeOrReport, type ClaimTypes } from './claim-types.js';
 import { MANAGED_CATEGORY } from '../../apis/index.js';
-import { boundResourceIndex } from '../../controllers/claims/binding-check.js';
+import { boundResourceIndex } from '../../apis/common/binding-record.js';
 import type { BoundResourceLookup } from '../../apis/quota/usage.js';
 
 const CORE_GROUP = 'core.conductor.io';
