@@ -303,6 +303,7 @@ export function classCandidateFromObject(obj: KObject, options: ClassOptions = {
     supportedResources,
     ...(allowedNamespaces === undefined ? {} : { allowedNamespaces }),
     isDefault: obj.metadata?.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true',
+    ...(obj.metadata?.deletionTimestamp ? { deleting: true } : {}),
     maxInstances: typeof max === 'number' && Number.isFinite(max) && max > 0 ? max : 0,
     instanceCount: options.instanceCount ?? 0,
     templateKind: kindOf(template['apiVersion'], templateKind),

@@ -121,6 +121,12 @@ describe('resources being deleted', () => {
     assert.match(r.explanation.message, /rejected: 1 being deleted$/);
   });
 
+  test('a class being deleted provisions nothing more', () => {
+    const r = decide(schedulerWith([resourceClass({ name: 'going', isDefault: true, deleting: true }), resourceClass({ name: 'staying', isDefault: true })]), claim());
+    assert.equal(chosen(r), 'class:staying');
+    assert.match(r.explanation.message, /rejected: 1 being deleted$/);
+  });
+
   test('an Available Exclusive resource being deleted is not taken', () => {
     const r = decide(schedulerWith([resource({ name: 'going', deleting: true })]), claim());
     assert.equal(r.explanation.message, '0/1 candidates: 1 being deleted');

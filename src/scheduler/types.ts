@@ -121,6 +121,8 @@ export interface ClassCandidate {
   readonly allowedNamespaces?: LabelSelector;
   /** Annotated `conductor.io/is-default-class: "true"`. */
   readonly isDefault: boolean;
+  /** Being deleted (`metadata.deletionTimestamp` set): it provisions nothing more. */
+  readonly deleting?: boolean;
   /** The most instances it may have (`pool.maxInstances`); 0 means unlimited. */
   readonly maxInstances: number;
   /** How many instances it has now. */

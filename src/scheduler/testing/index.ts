@@ -122,6 +122,7 @@ export interface ClassSpec extends CapsSpec {
   templateKind?: GroupKind;
   portable?: Record<string, unknown>;
   provider?: string;
+  deleting?: boolean;
 }
 
 /** resourceClass builds a class serving MySQLInstance with an RDSInstance template; its profile defaults to its name. */
@@ -136,6 +137,7 @@ export function resourceClass(s: ClassSpec): ClassCandidate {
     ...(s.allowedNamespaces === undefined ? {} : { allowedNamespaces: s.allowedNamespaces }),
     isDefault: s.isDefault ?? false,
     maxInstances: s.maxInstances ?? 0,
+    ...(s.deleting === true ? { deleting: true } : {}),
     instanceCount: s.instanceCount ?? 0,
     templateKind: s.templateKind ?? RDS,
     portable: s.portable ?? {},
