@@ -10,10 +10,16 @@ import type { ClaimInfo, ClassCandidate, ResourceCandidate } from './types.js';
  * `bound` and `reserved` (Exclusive resources whose claimRef is set) take only the claim
  * their claimRef names; every other group takes none.
  */
-export type AvailabilityGroup = 'open' | 'bound' | 'reserved' | 'full' | 'pending' | 'released' | 'failed';
+export type AvailabilityGroup = 'open' | 'bound' | 'reserved' | 'full' | 'pending' | 'released' | 'failed' | 'deleting';
 
-/** availabilityGroup places a resource in its group from its phase, sharing and claimRef. */
+/**
+ * availabilityGroup places a resource in its group from its deletion, phase, sharing and
+ * claimRef. A resource being deleted is `deleting` whatever else it says: it takes no claim,
+ * not even one its claimRef names (its deletion waits for the claims bound to it, so a new
+ * one would hold it up).
+ */
 export function availabilityGroup(c: ResourceCandidate): AvailabilityGroup {
+  if (c.deleting === true) return 'deleting';
   switch (c.phase) {
     case 'Failed':
       return 'failed';
@@ -54,6 +60,8 @@ export function availabilitySummary(g: Exclude<AvailabilityGroup, 'open'>): stri
       return 'released (waiting for an admin)';
     case 'failed':
       return 'failed';
+    case 'deleting':
+      return 'being deleted';
     default: {
       const never: never = g;
       return never;
@@ -71,7 +79,7 @@ export function availabilitySummary(g: Exclude<AvailabilityGroup, 'open'>): stri
 export function reservedFor(c: ResourceCandidate, claim: ClaimInfo): boolean {
   const ref = c.claimRef;
   if (ref === undefined || c.sharing.mode !== 'Exclusive') return false;
-  if (c.phase === 'Failed' || c.phase === 'Released') return false;
+  if (c.phase === 'Failed' || c.phase === 'Released' || c.deleting === true) return false;
   if (ref.namespace !== claim.namespace || ref.name !== claim.name) return false;
   if (ref.uid !== undefined && ref.uid !== '' && ref.uid !== claim.uid) return false;
   if (ref.kind !== undefined && (ref.kind.kind.toLowerCase() !== claim.kind.kind.toLowerCase() || ref.kind.group.toLowerCase() !== claim.kind.group.toLowerCase())) {

@@ -96,6 +96,7 @@ describe('CandidateIndex', () => {
           phase: fc.constantFrom<ResourcePhase>('Pending', 'Available', 'Bound', 'Released', 'Failed'),
           shared: fc.boolean(),
           boundCount: fc.integer({ min: 0, max: 2 }),
+          deleting: fc.boolean(),
           claimRef: opt({ namespace: 'app', name: 'db' }, { namespace: 'app', name: 'zz' }),
           region: opt('north-america', 'us-east-1', 'eu-west-1', 'europe', 'US-EAST-1'),
         })

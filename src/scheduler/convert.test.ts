@@ -85,6 +85,18 @@ describe('claimInfoFromObject', () => {
 });
 
 describe('resourceCandidateFromObject', () => {
+  test('a resource with a deletionTimestamp is read as being deleted, and the scheduler never offers it', () => {
+    const going: KObject = { ...rds445, metadata: { ...rds445.metadata, deletionTimestamp: '2026-01-02T04:00:00Z' }, spec: { ...(rds445['spec'] as object), sharing: { mode: 'Shared', maxClaims: 5 } } };
+    const c = resourceCandidateFromObject(going, { implements: [MYSQL] });
+    assert.equal(c.deleting, true);
+    assert.equal(resourceCandidateFromObject(rds445, { implements: [MYSQL] }).deleting, undefined);
+    const s = new Scheduler({ config: { regions: { 'north-america': ['us-east-1'] }, costTiers: ['free-tier'] } });
+    s.upsert(c);
+    const r = s.scheduleSync(claimInfoFromObject(wordpressDb, { namespaceLabels: { tier: 'web' } }));
+    assert.equal(r.decision.type, 'none');
+    assert.equal(r.explanation.message, '0/1 candidates: 1 being deleted');
+  });
+
   test('reads the seed\'s RDSInstance', () => {
     const r = resourceCandidateFromObject(rds445, { implements: [MYSQL] });
     assert.equal(r.phase, 'Available');

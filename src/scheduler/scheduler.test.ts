@@ -93,6 +93,46 @@ describe('explanations', () => {
   });
 });
 
+describe('resources being deleted', () => {
+  // Deleting a resource waits for every claim bound to it: one more claim would hold it up.
+  test('a Shared resource being deleted takes no claim, even with free slots, and the explanation says why', () => {
+    const shared = { mode: 'Shared', maxClaims: 10 } as const;
+    const r = decide(schedulerWith([resource({ name: 'going', sharing: shared, boundCount: 1, deleting: true, capacity: { storage: '50Gi' } })]), claim());
+    assert.equal(chosen(r), 'none');
+    assert.equal(r.explanation.message, '0/1 candidates: 1 being deleted');
+  });
+
+  test('another resource or a class is chosen instead', () => {
+    const shared = { mode: 'Shared' } as const;
+    const r = decide(
+      schedulerWith([resource({ name: 'going', sharing: shared, deleting: true }), resource({ name: 'staying', sharing: shared, phase: 'Bound', boundCount: 3 }), resourceClass({ name: 'k', isDefault: true })]),
+      claim(),
+    );
+    assert.equal(chosen(r), 'staying');
+    assert.match(r.explanation.message, /rejected: 1 being deleted$/);
+  });
+
+  test('an Exclusive resource reserved for the claim but being deleted is not taken either', () => {
+    const r = decide(
+      schedulerWith([resource({ name: 'held', phase: 'Pending', claimRef: { namespace: 'app', name: 'db', uid: 'uid-app-db' }, deleting: true }), resourceClass({ name: 'k', isDefault: true })]),
+      claim(),
+    );
+    assert.equal(chosen(r), 'class:k');
+    assert.match(r.explanation.message, /rejected: 1 being deleted$/);
+  });
+
+  test('a class being deleted provisions nothing more', () => {
+    const r = decide(schedulerWith([resourceClass({ name: 'going', isDefault: true, deleting: true }), resourceClass({ name: 'staying', isDefault: true })]), claim());
+    assert.equal(chosen(r), 'class:staying');
+    assert.match(r.explanation.message, /rejected: 1 being deleted$/);
+  });
+
+  test('an Available Exclusive resource being deleted is not taken', () => {
+    const r = decide(schedulerWith([resource({ name: 'going', deleting: true })]), claim());
+    assert.equal(r.explanation.message, '0/1 candidates: 1 being deleted');
+  });
+});
+
 describe('ExplicitName', () => {
   const dev = labelSelectorFromObject({ matchLabels: { environment: 'dev' } });
   const cs = [

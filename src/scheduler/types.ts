@@ -86,6 +86,11 @@ export interface ResourceCandidate {
   readonly sharing: Sharing;
   /** How many claims are bound to it (0 or 1 for Exclusive). */
   readonly boundCount: number;
+  /**
+   * Being deleted (`metadata.deletionTimestamp` set): it takes no new claim, whatever its
+   * phase, since its deletion waits for every claim bound to it.
+   */
+  readonly deleting?: boolean;
   /** For Shared resources: capacity minus the bound claims' requests (`status.allocatable`). */
   readonly allocatable?: ResourceList;
   /** The claim kinds this concrete kind implements (from the CRD's `conductor.io/implements`). */
@@ -116,6 +121,8 @@ export interface ClassCandidate {
   readonly allowedNamespaces?: LabelSelector;
   /** Annotated `conductor.io/is-default-class: "true"`. */
   readonly isDefault: boolean;
+  /** Being deleted (`metadata.deletionTimestamp` set): it provisions nothing more. */
+  readonly deleting?: boolean;
   /** The most instances it may have (`pool.maxInstances`); 0 means unlimited. */
   readonly maxInstances: number;
   /** How many instances it has now. */

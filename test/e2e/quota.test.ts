@@ -4,7 +4,8 @@
  * <profile>.claims), a resize over the limit is refused too, and `status.used` shows the
  * namespace's usage, going down again when a claim is deleted; the scheduler's Quota filter
  * keeps a claim from being provisioned from a class that would take its namespace over
- * `cost.monthly`, until the quota allows it.
+ * `cost.monthly`, until the quota allows it; a claim status written to name a free class does
+ * not make a bound claim free (usage and admission price it by its resource's record).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -126,5 +127,28 @@ template:
       async () => (await kubectlOk(s, ['get', 'postgresqlinstance', 'app', '-n', 'priced', '-o', 'jsonpath={.status.phase}'])).trim() === 'Bound',
       'the claim Bound once the quota allows the class',
     );
+  });
+
+  test("cost.monthly never believes a claim's status: a classRef written to a free class leaves the claim at its resource's class price", async () => {
+    const s = suite.server;
+    // Continues the test above: priced/app is Bound to a resource its 200-a-month class made.
+    await kubectlOk(s, ['patch', 'claimquota', 'budget', '-n', 'priced', '--type', 'merge', '-p', '{"spec":{"hard":{"cost.monthly":"300","claims":"10"}}}']);
+    await eventually(async () => JSON.stringify(await usedOf('priced', 'budget')) === JSON.stringify({ claims: '1', 'cost.monthly': '200' }), 'status.used claims=1, cost.monthly=200');
+    // What whoever may write the claim's status could do: name a class without a price.
+    await kubectlOk(s, ['patch', 'postgresqlinstance', 'app', '-n', 'priced', '--subresource=status', '--type', 'merge', '-p', '{"status":{"classRef":{"namespace":"conductor-system","name":"no-price"}}}']);
+    // A claim made after the write: once status.used counts it, the usage was recomputed after the write too.
+    await kubectlOk(s, ['apply', '-f', '-'], { input: claim('priced', 'probe', '{resourceName: nothing-here}') });
+    await eventually(async () => ((await usedOf('priced', 'budget')) as { claims?: string } | undefined)?.claims === '2', 'status.used counting the probe claim');
+    assert.deepEqual(await usedOf('priced', 'budget'), { claims: '2', 'cost.monthly': '200' }, 'the bound claim still costs its class');
+    // And admission counts it too: another claim of the 200 class does not fit in 300.
+    const r = await kubectl(s, ['apply', '-f', '-'], {
+      input: `apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: second, namespace: priced}
+spec: {resourceClass: premium, version: ">= 15"}
+`,
+    });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /exceeded quota: budget, requested: cost\.monthly=200, used: cost\.monthly=200, limited: cost\.monthly=300/);
   });
 });

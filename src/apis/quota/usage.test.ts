@@ -12,15 +12,17 @@ import {
   parseResourceList,
   PriceBook,
   quotaStatusFor,
+  RESOURCE_CLASS_LABEL,
   toQuantityMap,
   usageOf,
   type ResourceList,
 } from './usage.js';
+import { boundResourceIndex } from '../common/binding-record.js';
 
 const NS = 'team';
 
 function claim(name: string, spec: Record<string, unknown> = {}, status?: Record<string, unknown>, kind = 'MySQLInstance'): KObject {
-  return { apiVersion: 'storage.conductor.io/v1alpha1', kind, metadata: { name, namespace: NS }, spec, ...(status ? { status } : {}) };
+  return { apiVersion: 'storage.conductor.io/v1alpha1', kind, metadata: { name, namespace: NS, uid: `uid-${name}` }, spec, ...(status ? { status } : {}) };
 }
 
 function resourceClass(name: string, opts: { price?: string; profile?: string; isDefault?: boolean; supports?: string[]; namespace?: string } = {}): KObject {
@@ -123,10 +125,33 @@ describe('PriceBook.costOf', () => {
   ];
   const reports: string[] = [];
   const book = PriceBook.fromClasses(classes, (m) => reports.push(m));
-  const cases: Array<{ reason: string; claim: KObject; want: string }> = [
-    { reason: 'a claim provisioned from a class costs that class', claim: claim('a', { resourceClass: 'performance' }, { classRef: { namespace: 'conductor-system', name: 'rds-perf' } }), want: '40' },
-    { reason: 'a claim whose class is gone costs nothing', claim: claim('a', {}, { classRef: { namespace: 'conductor-system', name: 'deleted' } }), want: '0' },
-    { reason: 'a claim bound to a static resource costs nothing', claim: claim('a', { resourceClass: 'performance' }, { resourceRef: { name: 'static-1' } }), want: '0' },
+  /** An Exclusive resource whose spec.claimRef names `uid` (the claim `a` unless told), made by `cls` when given. */
+  const resource = (cls?: string, uid = 'uid-a'): KObject => ({
+    apiVersion: 'database.memory.conductor.io/v1alpha1',
+    kind: 'MemoryDatabase',
+    metadata: { name: 'r', namespace: 'conductor-system', ...(cls ? { labels: { [RESOURCE_CLASS_LABEL]: cls } } : {}) },
+    spec: { claimRef: { namespace: NS, name: 'a', uid } },
+  });
+  const cases: Array<{ reason: string; claim: KObject; resources?: KObject[]; want: string }> = [
+    { reason: 'a claim bound to a resource a class made costs that class', claim: claim('a', { resourceClass: 'performance' }), resources: [resource('conductor-system.rds-perf')], want: '40' },
+    {
+      reason: 'a Shared resource made by a class binds through status.bindings',
+      claim: claim('a', { resourceClass: 'performance' }),
+      resources: [{ ...resource('conductor-system.rds-perf', 'x'), spec: { sharing: { mode: 'Shared' } }, status: { bindings: [{ claimRef: { namespace: NS, name: 'a', uid: 'uid-a' } }] } }],
+      want: '40',
+    },
+    { reason: "a claim whose resource's class is gone costs nothing", claim: claim('a', {}), resources: [resource('conductor-system.deleted')], want: '0' },
+    { reason: 'a claim bound to a static resource costs nothing', claim: claim('a', { resourceClass: 'performance' }), resources: [resource()], want: '0' },
+    // The claim's status is its owner's to write: none of it lowers the price.
+    { reason: 'a forged status.classRef naming a free class is not believed', claim: claim('a', { resourceClass: 'performance' }, { classRef: { namespace: 'conductor-system', name: 'unpriced' } }), want: '55' },
+    { reason: 'a forged status.resourceRef (as if bound to a static resource) is not believed', claim: claim('a', { resourceClass: 'performance' }, { resourceRef: { name: 'static-1' } }), want: '55' },
+    {
+      reason: 'a forged status.classRef does not override the class of the resource binding the claim',
+      claim: claim('a', { resourceClass: 'performance' }, { classRef: { namespace: 'conductor-system', name: 'unpriced' } }),
+      resources: [resource('conductor-system.gcp-perf')],
+      want: '55',
+    },
+    { reason: "a resource whose claimRef names another uid does not bind the claim", claim: claim('a', { resourceClass: 'performance' }), resources: [resource(undefined, 'uid-other')], want: '55' },
     { reason: 'a claim naming a resource never provisions', claim: claim('a', { resourceName: 'static-1', resourceClass: 'performance' }), want: '0' },
     { reason: 'a pending claim costs the dearest class of its profile', claim: claim('a', { resourceClass: 'performance' }), want: '55' },
     { reason: 'a pending claim without a profile costs the default class of its kind', claim: claim('a', {}), want: '12500m' },
@@ -136,7 +161,7 @@ describe('PriceBook.costOf', () => {
     { reason: 'a profile no class serves costs nothing', claim: claim('a', { resourceClass: 'nowhere' }), want: '0' },
   ];
   for (const c of cases) {
-    test(c.reason, () => assert.equal(book.costOf(c.claim).format(), c.want));
+    test(c.reason, () => assert.equal(book.costOf(c.claim, boundResourceIndex(c.resources ?? [])).format(), c.want));
   }
   test('a malformed price is reported', () => {
     assert.equal(reports.length, 1);

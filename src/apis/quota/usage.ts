@@ -26,6 +26,18 @@ export type QuotaResource =
   | { type: 'profileClaims'; profile: string }
   | { type: 'requests'; capacity: string };
 
+/** The label a ResourceClass puts on what it makes: `<namespace>.<name>` of the class. */
+export const RESOURCE_CLASS_LABEL = 'conductor.io/resource-class';
+
+/**
+ * A BoundResourceLookup finds the concrete resource whose own record binds a claim (an
+ * Exclusive resource's `spec.claimRef`, or an entry of a Shared one's `status.bindings`,
+ * naming the claim's namespace, name and uid), or undefined when none does. Quota prices a
+ * claim by that record and never by the claim's status, which whoever may write it could
+ * point at anything (see apis/common/binding-record.ts, `boundResourceIndex`).
+ */
+export type BoundResourceLookup = (claim: KObject) => KObject | undefined;
+
 /** A ResourceList maps quota keys to amounts. */
 export type ResourceList = Map<string, Quantity>;
 
@@ -58,7 +70,7 @@ export interface ClaimCharge {
  * and count as zero (the claim schema normally rules them out). Without a PriceBook the
  * monthly cost is zero.
  */
-export function chargeOf(claim: KObject, prices?: PriceBook, report: BadValueReporter = ignore): ClaimCharge {
+export function chargeOf(claim: KObject, prices?: PriceBook, report: BadValueReporter = ignore, bound?: BoundResourceLookup): ClaimCharge {
   const spec = isPlainObject(claim.spec) ? claim.spec : {};
   const capacity: ResourceList = new Map();
   const requirements = isPlainObject(spec.requirements) ? spec.requirements : {};
@@ -70,7 +82,7 @@ export function chargeOf(claim: KObject, prices?: PriceBook, report: BadValueRep
     }
   }
   const profile = typeof spec.resourceClass === 'string' && spec.resourceClass !== '' ? spec.resourceClass : undefined;
-  return { capacity, profile, monthlyCost: prices ? prices.costOf(claim) : Quantity.zero() };
+  return { capacity, profile, monthlyCost: prices ? prices.costOf(claim, bound) : Quantity.zero() };
 }
 
 /** usageOf sums `charges` for every understood key of `keys`; other keys are left out. */
@@ -228,15 +240,22 @@ interface PricedClass {
  * A PriceBook knows the monthly price of each ResourceClass (annotation
  * `conductor.io/monthly-cost`) and what a claim costs:
  *
- * - a claim provisioned from a class (`status.classRef`) costs that class's price (zero
- *   when the class is gone or has no price);
- * - a claim bound to a static resource (`status.resourceRef` without `classRef`) or naming
- *   one (`spec.resourceName`) costs zero: it never provisions;
- * - a claim not yet bound costs the dearest class it could be provisioned from: classes
+ * - a claim bound to a resource a class made (the resource's own record binds the claim, and
+ *   the resource carries the class label `conductor.io/resource-class`: provisioned for it,
+ *   a pool member, a recycled one) costs that class's price (zero when the class is gone or
+ *   has no price);
+ * - a claim bound to a resource no class made costs zero;
+ * - a claim no resource's record binds, naming a resource (`spec.resourceName`), costs zero:
+ *   it never provisions;
+ * - any other claim not yet bound costs the dearest class it could be provisioned from: classes
  *   supporting its kind whose profile is its `spec.resourceClass`, or, naming none, the
  *   default classes of its kind. Its cost is an upper bound until it binds (a static
  *   resource may still win, which then costs zero). Classes' `allowedNamespaces` are not
  *   consulted, so the bound may be higher than what the scheduler would pick.
+ *
+ * The claim's status (`classRef`, `resourceRef`) is never read: whoever may write it could
+ * make any claim free. Which resource binds a claim comes from `bound` (resource records);
+ * without it every claim counts as not yet bound.
  */
 export class PriceBook {
   private readonly classes: PricedClass[];
@@ -276,15 +295,15 @@ export class PriceBook {
     return new PriceBook(out);
   }
 
-  /** The monthly cost of `claim` (see the class comment). */
-  costOf(claim: KObject): Quantity {
-    const status = isPlainObject(claim.status) ? claim.status : {};
-    const classRef = isPlainObject(status.classRef) ? status.classRef : undefined;
-    if (classRef && typeof classRef.name === 'string') {
-      const ns = typeof classRef.namespace === 'string' ? classRef.namespace : '';
-      return this.byName.get(`${ns}/${classRef.name}`)?.price ?? Quantity.zero();
+  /** The monthly cost of `claim` (see the class comment); `bound` finds the resource whose record binds it. */
+  costOf(claim: KObject, bound?: BoundResourceLookup): Quantity {
+    const resource = bound?.(claim);
+    if (resource) {
+      const label = resource.metadata.labels?.[RESOURCE_CLASS_LABEL];
+      const dot = label ? label.indexOf('.') : -1;
+      if (!label || dot <= 0) return Quantity.zero();
+      return this.byName.get(`${label.slice(0, dot)}/${label.slice(dot + 1)}`)?.price ?? Quantity.zero();
     }
-    if (isPlainObject(status.resourceRef) && typeof status.resourceRef.name === 'string' && status.resourceRef.name !== '') return Quantity.zero();
     const spec = isPlainObject(claim.spec) ? claim.spec : {};
     if (typeof spec.resourceName === 'string' && spec.resourceName !== '') return Quantity.zero();
     const profile = typeof spec.resourceClass === 'string' && spec.resourceClass !== '' ? spec.resourceClass : undefined;
@@ -325,17 +344,25 @@ export interface QuotaStatus {
 }
 
 /**
- * quotaStatusFor computes the status of `quota` from the claims of its namespace and the
- * ResourceClasses (read only when the quota limits `cost.monthly`). Hard values that are
+ * quotaStatusFor computes the status of `quota` from the claims of its namespace, the
+ * ResourceClasses and the resources binding the claims (both read only when the quota
+ * limits `cost.monthly`). Hard values that are
  * not quantities are reported and get no `used` entry.
  */
-export function quotaStatusFor(quota: KObject, claims: Iterable<KObject>, classes: () => Iterable<KObject>, report: BadValueReporter = ignore): QuotaStatus {
+export function quotaStatusFor(
+  quota: KObject,
+  claims: Iterable<KObject>,
+  classes: () => Iterable<KObject>,
+  report: BadValueReporter = ignore,
+  bound?: () => BoundResourceLookup,
+): QuotaStatus {
   const spec = isPlainObject(quota.spec) ? quota.spec : {};
   const where = `ClaimQuota ${quota.metadata.namespace ?? ''}/${quota.metadata.name ?? ''}`;
   const hard = parseResourceList(spec.hard, `${where}: spec.hard`, report);
   const keys = [...hard.keys()].filter((k) => parseQuotaKey(k) !== undefined);
   const prices = needsPrices(keys) ? PriceBook.fromClasses(classes(), report) : undefined;
-  const charges = [...claims].map((c) => chargeOf(c, prices, report));
+  const lookup = prices ? bound?.() : undefined;
+  const charges = [...claims].map((c) => chargeOf(c, prices, report, lookup));
   const used = toQuantityMap(usageOf(keys, charges));
   return isPlainObject(spec.hard) ? { hard: spec.hard, used } : { used };
 }

@@ -133,6 +133,42 @@ describe('ClaimQuota admission', () => {
     assert.match(err.message, /exceeded quota: money, requested: cost\.monthly=25, used: cost\.monthly=50, limited: cost\.monthly=60$/);
   });
 
+  test("cost.monthly never believes a claim's status: a classRef forged to a free class leaves the claim at its class's price, and only a resource's record binds", async () => {
+    const ns = await namespace();
+    const cls = (name: string, annotations: Record<string, string>) => ({
+      apiVersion: 'core.conductor.io/v1alpha1',
+      kind: 'ResourceClass',
+      metadata: { name, namespace: 'conductor-system', annotations },
+      resourceClass: name,
+      supportedResources: ['MySQLInstance.v1alpha1.storage.conductor.io'],
+      template: { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance' },
+    });
+    await server.client.create(apiRefs.resourceclasses, cls(`${ns}-gold`, { 'conductor.io/monthly-cost': '25' }));
+    await server.client.create(apiRefs.resourceclasses, cls(`${ns}-free`, {}));
+    await quota(ns, 'money', { 'cost.monthly': '60' });
+    const a = await server.client.create(mysql, claimOf(mysql, ns, 'a', { resourceClass: `${ns}-gold` }));
+    const b = await server.client.create(mysql, claimOf(mysql, ns, 'b', { resourceClass: `${ns}-gold` }));
+    // What the claims' owner could write (status), and the usage a controller trusting it would record.
+    for (const c of [a, b]) {
+      const cur = await server.client.get<KObject>(mysql, c.metadata.name!, ns);
+      await server.client.updateStatus(mysql, { ...cur, status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: `${ns}-free` }, resourceRef: { apiVersion: 'database.memory.conductor.io/v1alpha1', kind: 'MemoryDatabase', name: 'x', namespace: 'conductor-system' } } });
+    }
+    const q = await server.client.get<KObject>(quotas, 'money', ns);
+    await server.client.updateStatus(quotas, { ...q, status: { hard: { 'cost.monthly': '60' }, used: { 'cost.monthly': '0' } } });
+    const err = await refusal(server.client.create(mysql, claimOf(mysql, ns, 'c', { resourceClass: `${ns}-gold` })));
+    assert.match(err.message, /exceeded quota: money, requested: cost\.monthly=25, used: cost\.monthly=50, limited: cost\.monthly=60$/);
+
+    // A resource no class made, whose own record binds claim a: a costs nothing now.
+    await server.client.create(apiRefs.memorydatabases, {
+      apiVersion: 'database.memory.conductor.io/v1alpha1',
+      kind: 'MemoryDatabase',
+      metadata: { name: `${ns}-static`, namespace: 'conductor-system' },
+      spec: { version: '16.4', claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', namespace: ns, name: 'a', uid: a.metadata.uid } },
+    } as KObject);
+    await server.client.create(mysql, claimOf(mysql, ns, 'c', { resourceClass: `${ns}-gold` }));
+    assert.deepEqual(await used(ns, 'money'), { 'cost.monthly': '50' });
+  });
+
   test('every exceeded quota of the namespace is named', async () => {
     const ns = await namespace();
     await quota(ns, 'count', { claims: 1 });

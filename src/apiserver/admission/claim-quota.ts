@@ -10,7 +10,10 @@
  *
  * Usage is counted by listing the namespace's claims of every claim kind (CRDs in the
  * `claim` category or labelled `conductor.io/abstract: "true"`), with the arithmetic of
- * `controllers/quota` so admission and the usage controller agree.
+ * `controllers/quota` so admission and the usage controller agree. For `cost.monthly` a
+ * claim is priced by the resource whose own record binds it (and its class label), read
+ * from the concrete kinds' stored objects — never by the claim's status, which its owner
+ * could write.
  *
  * Concurrency: an admitted request writes the quota's `status.used` (its usage plus the
  * request) compare-and-swap on the quota's revision, retrying on conflict, and the usage
@@ -56,6 +59,9 @@ import type { ResourceRegistry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
 import { ClaimTypeIndex, claimTypeKey, decodeOrReport, type ClaimTypes } from './claim-types.js';
+import { MANAGED_CATEGORY } from '../../apis/index.js';
+import { boundResourceIndex } from '../../apis/common/binding-record.js';
+import type { BoundResourceLookup } from '../../apis/quota/usage.js';
 
 const CORE_GROUP = 'core.conductor.io';
 
@@ -133,13 +139,15 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
       if (keys.size === 0) return;
 
       const prices = needsPrices(keys) ? await this.priceBook(report) : undefined;
-      const newCharge = chargeOf(attrs.object!, prices, report);
+      // Prices follow the resources' records of which claim they bind, never claims' status.
+      const bound = prices ? await this.boundResources() : undefined;
+      const newCharge = chargeOf(attrs.object!, prices, report, bound);
       // An update replaces the old object's charge; a create adds one.
-      const oldCharges = attrs.oldObject ? [chargeOf(attrs.oldObject, prices, report)] : [];
+      const oldCharges = attrs.oldObject ? [chargeOf(attrs.oldObject, prices, report, bound)] : [];
       const delta = subtractLists(usageOf(keys, [newCharge]), usageOf(keys, oldCharges));
       if (positiveKeys(delta).length === 0) return; // asks for nothing more
 
-      const others = await this.otherClaims(kinds, ns, attrs, prices);
+      const others = await this.otherClaims(kinds, ns, attrs, prices, bound);
       const listed = usageOf(keys, [...others, ...oldCharges]);
 
       const refusals: string[] = [];
@@ -206,7 +214,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   }
 
   /** The charges of the namespace's claims other than the one being admitted. */
-  private async otherClaims(kinds: ClaimTypes, ns: string, attrs: AdmissionAttributes, prices: PriceBook | undefined): Promise<ClaimCharge[]> {
+  private async otherClaims(kinds: ClaimTypes, ns: string, attrs: AdmissionAttributes, prices: PriceBook | undefined, bound: BoundResourceLookup | undefined): Promise<ClaimCharge[]> {
     const self = claimTypeKey(attrs.rt);
     const lists = await Promise.all(
       [...kinds].map(async ([key, rt]) => {
@@ -215,12 +223,30 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
         for (const kv of res.items) {
           const obj = this.decode(rt, kv.value, kv.modRevision);
           if (!obj || (key === self && obj.metadata.name === attrs.name)) continue;
-          out.push(chargeOf(obj, prices, (m) => this.report(m)));
+          out.push(chargeOf(obj, prices, (m) => this.report(m), bound));
         }
         return out;
       }),
     );
     return lists.flat();
+  }
+
+  /** Which resource binds which claim, from the concrete resources' own records (read only for quotas limiting cost.monthly). */
+  private async boundResources(): Promise<BoundResourceLookup> {
+    const resources: KObject[] = [];
+    const seen = new Set<string>();
+    for (const rt of this.registry.all()) {
+      if (!rt.namespaced || !rt.categories.includes(MANAGED_CATEGORY)) continue;
+      const key = `${rt.group}/${rt.resource}`;
+      if (seen.has(key)) continue; // one served version is enough: they share storage
+      seen.add(key);
+      const res = await this.objects.list(rt, undefined, {});
+      for (const kv of res.items) {
+        const obj = this.decode(rt, kv.value, kv.modRevision);
+        if (obj) resources.push(obj);
+      }
+    }
+    return boundResourceIndex(resources);
   }
 
   private async priceBook(report: (m: string) => void): Promise<PriceBook> {

@@ -37,13 +37,14 @@ import {
   type ResourceCandidate,
   type ScheduleResult,
 } from '../../scheduler/index.js';
-import { isSharedClient, type ConcreteKind, type ConnectionDetails, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
+import { isSharedClient, type ConcreteKind, type ConnectionDetails, type ExternalClient, type GroupKind, type RebindPolicy } from '../../providers/spi.js';
 import { recordEvent } from '../events.js';
 import { connectionSecretName, bindingSecretName, legacyBindingSecretName, provisionedName } from './names.js';
 import { admitsClaim, bindingOf, isExclusive, resourceNamesClaim } from './binding-check.js';
 import { notReadyReason } from './resource-conditions.js';
 import { setCondition as setConditionIn } from '../managed/conditions.js';
-import { decodeSecretData, ProviderAccess } from './provider-access.js';
+import { decodeSecretData, ProviderAccess, type ReleaseConnection } from './provider-access.js';
+import { CredentialsNotFoundError } from '../managed/connect-context.js';
 import { OwnershipConflictError, publishConnection, upsertOwned } from './connection-secret.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import { providerMatchers } from './provider-matchers.js';
@@ -117,6 +118,7 @@ export class ClaimController {
         claimsIn: (ns) => [...this.claims.values()].flatMap((e) => e.informer.store.list(ns)),
         classes: () => this.classes.store.list(),
         classOf: (c) => this.classes.store.get(c.namespace, c.name),
+        boundTo: (c) => (c.metadata.uid ? this.resourceBoundTo(c)?.resource : undefined),
       }),
     });
     for (const def of claimKinds) {
@@ -394,6 +396,11 @@ export class ClaimController {
     const concrete = this.concretes.get(kindKey(cand.kind.group, cand.kind.kind));
     if (!concrete) return undefined;
     const resource = concrete.informer.store.get(cand.namespace, cand.name) ?? (await this.client.get<KObject>(concrete.ref, cand.name, cand.namespace));
+    // Being deleted since the decision: its deletion waits for its claims, so it takes no more.
+    if (resource.metadata.deletionTimestamp) {
+      this.resourceChanged(concrete, resource); // undoes reserve()'s count with the resource's own record
+      return undefined;
+    }
     const claimRef = claimRefOf(claim);
     try {
       if (cand.sharing.mode === 'Shared') {
@@ -743,12 +750,7 @@ export class ClaimController {
     // Nothing is undone for a claim the resource does not record (see verifiedResource).
     if (!resourceNamesClaim(resource, claim)) return;
     if (!isExclusive(resource)) {
-      const external = await this.access.connect(concrete.kind, resource);
-      try {
-        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy, await this.recordedDetails(resource, claim));
-      } finally {
-        await external.close?.();
-      }
+      await this.unbindExternal(concrete, resource, claim, policy);
       // The binding Secret goes before the binding: once the binding is gone, nothing here runs again.
       await this.deleteBindingSecrets(resource, claim);
       const fresh = await this.client.get<KObject>(concrete.ref, resource.metadata.name!, resource.metadata.namespace);
@@ -762,12 +764,7 @@ export class ClaimController {
     }
     if (concrete.kind.sharing === 'Shared') {
       // The claim had its own database/user on the resource: drop, empty or keep it by policy.
-      const external = await this.access.connect(concrete.kind, resource);
-      try {
-        if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy, await this.recordedDetails(resource, claim));
-      } finally {
-        await external.close?.();
-      }
+      await this.unbindExternal(concrete, resource, claim, policy);
       await this.deleteBindingSecrets(resource, claim);
     }
     switch (policy) {
@@ -781,7 +778,12 @@ export class ClaimController {
       case 'Recycle': {
         if (concrete.kind.sharing !== 'Shared') {
           // (A per-claim kind was emptied by unbindClaim above.)
-          const external = await this.access.connect(concrete.kind, resource);
+          const external = await this.connectForRelease(concrete, resource, claim, `the data claim ${claim.metadata.namespace}/${claim.metadata.name} wrote on ${where}`);
+          if (!external) {
+            // Never handed to another claim unscrubbed: kept Released for an administrator.
+            await this.setResourcePhase(concrete, resource, 'Released', undefined);
+            return;
+          }
           try {
             if (!external.scrub) throw new Error(`${resource.kind} cannot be recycled: its provider cannot scrub data`);
             await external.scrub(resource);
@@ -802,6 +804,53 @@ export class ClaimController {
         throw new Error(`unknown rebind policy ${String(never)}`);
       }
     }
+  }
+
+  /** unbindExternal has the provider drop, empty or keep the claim's own share of the resource by policy. */
+  private async unbindExternal(concrete: ConcreteKindEntry, resource: KObject, claim: KObject, policy: RebindPolicy): Promise<void> {
+    const where = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+    const external = await this.connectForRelease(concrete, resource, claim, `the user and data of claim ${claim.metadata.namespace}/${claim.metadata.name} on ${where} (rebindPolicy ${policy} not applied)`);
+    if (!external) return;
+    try {
+      if (isSharedClient(external)) await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy, await this.recordedDetails(resource, claim));
+    } finally {
+      await external.close?.();
+    }
+  }
+
+  /**
+   * connectForRelease connects to the provider for undoing what a claim holds on `resource`
+   * (`left` says what that is, for people). A Provider that does not exist never keeps a claim
+   * from going: when the provider cannot be reached without it, Warning Events on the claim
+   * and the resource say what may be left, and the answer is undefined (the caller goes on
+   * without the provider). A credentials Secret that does not exist keeps the release waiting,
+   * as it keeps a managed resource's deletion waiting: a Warning Event says which Secret to
+   * restore and what stays until then, and the error is thrown (retried with backoff).
+   */
+  private async connectForRelease(concrete: ConcreteKindEntry, resource: KObject, claim: KObject, left: string): Promise<ExternalClient | undefined> {
+    const where = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+    let got: ReleaseConnection;
+    try {
+      got = await this.access.connectForRelease(concrete.kind, resource);
+    } catch (err) {
+      if (err instanceof CredentialsNotFoundError) {
+        await recordEvent(
+          this.client,
+          claim,
+          'Warning',
+          'CannotRelease',
+          `cannot release ${where}: ${err.what} does not exist; restore it so the release can finish. Until then ${left} stays, and this claim waits`,
+        );
+      }
+      throw err;
+    }
+    if ('external' in got) return got.external;
+    const message =
+      `${got.unreachable.what} named by ${where}'s spec.providerRef does not exist and the provider cannot be reached without it (${errorText(got.cause)}): ` +
+      `${left} may be left behind; released the claim anyway — remove it by hand`;
+    await recordEvent(this.client, claim, 'Warning', 'ExternalResourceLeft', message);
+    await recordEvent(this.client, resource, 'Warning', 'ExternalResourceLeft', message);
+    return undefined;
   }
 
   /**

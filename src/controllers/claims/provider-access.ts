@@ -15,7 +15,13 @@ import {
   type ProviderModule,
 } from '../../providers/spi.js';
 import { findKind } from '../../apis/index.js';
-import { connectContext, connectRedacted, decodeSecretData } from '../managed/connect-context.js';
+import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
+
+/**
+ * What connectForRelease found: a connected client, or (`unreachable`) the Provider the
+ * resource names does not exist and the provider could not be reached without it either.
+ */
+export type ReleaseConnection = { readonly external: ExternalClient } | { readonly unreachable: ProviderNotFoundError; readonly cause: unknown };
 
 export class ProviderAccess {
   private readonly kinds: ConcreteKind[];
@@ -45,6 +51,26 @@ export class ProviderAccess {
     const spec = isPlainObject(resource.spec) ? resource.spec : {};
     const providerRef = isPlainObject(spec.providerRef) ? (spec.providerRef as { name?: string }) : undefined;
     return connectRedacted(kind, resource, await connectContext(this.client, kind, resource, providerRef?.name || undefined));
+  }
+
+  /**
+   * connectForRelease connects for undoing a claim's binding. A Provider that does not exist
+   * never blocks a release: the connector is tried without it, and when that fails too the
+   * answer is `unreachable` (the caller lets the claim go and says what may be left). Every
+   * other failure is thrown — a missing credentials Secret (a CredentialsNotFoundError)
+   * included: restoring it lets the release finish, as for a managed resource's deletion.
+   */
+  async connectForRelease(kind: ConcreteKind, resource: KObject): Promise<ReleaseConnection> {
+    try {
+      return { external: await this.connect(kind, resource) };
+    } catch (err) {
+      if (!(err instanceof ProviderNotFoundError)) throw err;
+      try {
+        return { external: await connectRedacted(kind, resource, await connectContext(this.client, kind, resource, undefined)) };
+      } catch (fallbackErr) {
+        return { unreachable: err, cause: fallbackErr };
+      }
+    }
   }
 
   /** The Client handle on a concrete resource's kind. */

@@ -5,8 +5,9 @@
  * Of the quota keys (apis/quota/usage.ts) only `cost.monthly` depends on where a claim goes:
  * `claims`, `<profile>.claims` and `requests.*` count the claim itself, whichever candidate
  * wins, and admission has already checked them. A class is refused when the namespace's
- * other claims (each counted as the usage controller counts it: the price of its class once
- * bound, the dearest class it could get while pending) plus this class's price would go over
+ * other claims (each counted as the usage controller counts it: the price of the class that
+ * made the resource whose record binds it, the dearest class it could get while no resource
+ * binds it — never what its status says) plus this class's price would go over
  * `hard` — typically because the quota was lowered after the claim was admitted, or a dearer
  * class appeared meanwhile. Static resources cost nothing and are never refused.
  */
@@ -27,6 +28,8 @@ export interface QuotaSources {
   classes(): Iterable<KObject>;
   /** The class object behind a candidate. */
   classOf(candidate: ClassCandidate): KObject | undefined;
+  /** The resource whose own record binds a claim (from caches): what its price is read from, never its status. */
+  boundTo(claim: KObject): KObject | undefined;
 }
 
 /** classQuotaCheck builds the Quota filter's callback over cached quotas and classes. */
@@ -39,7 +42,7 @@ export function classQuotaCheck(sources: QuotaSources): QuotaCheck {
     if (!price || price.isZero()) return undefined;
     const prices = PriceBook.fromClasses(sources.classes());
     let others = Quantity.zero();
-    for (const c of sources.claimsIn(claim.namespace)) if (c.metadata.uid !== claim.uid) others = others.add(prices.costOf(c));
+    for (const c of sources.claimsIn(claim.namespace)) if (c.metadata.uid !== claim.uid) others = others.add(prices.costOf(c, (x) => sources.boundTo(x)));
     const after = others.add(price);
     for (const q of limited) {
       const hard = costLimitOf(q)!;

@@ -10,14 +10,26 @@ import { FakeClient } from '../../client/testing/index.js';
 import { builtinRefs, resourceRef, type ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
 import { apiRefs, mysqlInstanceKind, resourceClassKind, volumeKind, claimQuotaKind } from '../../apis/index.js';
+import { memoryDatabaseKind } from '../../apis/memory/kinds.js';
 import { QuotaController, claimRefOf } from './quota-controller.js';
-import { MONTHLY_COST_ANNOTATION } from '../../apis/quota/usage.js';
+import { MONTHLY_COST_ANNOTATION, RESOURCE_CLASS_LABEL } from '../../apis/quota/usage.js';
 
 const NS = 'team';
 const crds = builtinRefs.customresourcedefinitions;
 const mysql = apiRefs.mysqlinstances;
 const volumes = apiRefs.volumes;
 const quotas = apiRefs.claimquotas;
+const memoryDbs = memoryDatabaseKind.ref;
+
+/** The resource a class (or none: a static one) made for `c`, its spec.claimRef naming the claim by uid. */
+function madeFor(c: KObject, cls?: string): KObject {
+  return {
+    apiVersion: 'database.memory.conductor.io/v1alpha1',
+    kind: 'MemoryDatabase',
+    metadata: { name: `${c.metadata.name}-db`, namespace: 'conductor-system', ...(cls ? { labels: { [RESOURCE_CLASS_LABEL]: `conductor-system.${cls}` } } : {}) },
+    spec: { claimRef: { namespace: c.metadata.namespace, name: c.metadata.name, uid: c.metadata.uid } },
+  };
+}
 
 function established(crd: KObject): KObject {
   return { ...crd, status: { conditions: [{ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: '' }] } };
@@ -33,7 +45,7 @@ function quota(hard: Record<string, string | number>, status?: Record<string, un
 
 function setup(): { fake: FakeClient; controller: QuotaController } {
   const fake = new FakeClient();
-  for (const crd of [claimQuotaKind.crd(), resourceClassKind.crd(), mysqlInstanceKind.crd(), volumeKind.crd()]) fake.seed(crds, established(crd));
+  for (const crd of [claimQuotaKind.crd(), resourceClassKind.crd(), mysqlInstanceKind.crd(), volumeKind.crd(), memoryDatabaseKind.crd()]) fake.seed(crds, established(crd));
   const controller = new QuotaController(fake, { logger: pino({ level: 'silent' }) });
   running.push(controller);
   return { fake, controller };
@@ -96,7 +108,7 @@ describe('QuotaController', () => {
     await statusBecomes(fake, { hard: { claims: 3, 'gold.claims': 1 }, used: { claims: '0', 'gold.claims': '0' } });
   });
 
-  test('cost.monthly follows class prices: pending claims at the class they would use, bound ones at theirs', async () => {
+  test('cost.monthly follows class prices: pending claims at the class they would use, bound ones at the class that made their resource', async () => {
     const { fake, controller } = setup();
     const cls = (name: string, price: string): KObject => ({
       apiVersion: 'core.conductor.io/v1alpha1',
@@ -109,7 +121,8 @@ describe('QuotaController', () => {
     fake.seed(apiRefs.resourceclasses, cls('perf-a', '25'));
     fake.seed(quotas, quota({ 'cost.monthly': '300' }));
     fake.seed(mysql, claim(mysql, 'pending', { resourceClass: 'performance' }));
-    fake.seed(mysql, { ...claim(mysql, 'bound', { resourceClass: 'performance' }), status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'perf-a' } } });
+    const bound = fake.seed(mysql, { ...claim(mysql, 'bound', { resourceClass: 'performance' }), status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'perf-a' } } });
+    fake.seed(memoryDbs, madeFor(bound, 'perf-a'));
     await controller.start();
     await statusBecomes(fake, { hard: { 'cost.monthly': '300' }, used: { 'cost.monthly': '50' } });
     // A dearer class for the profile raises the pending claim's bound, not the bound claim's price.
@@ -117,6 +130,28 @@ describe('QuotaController', () => {
     await statusBecomes(fake, { hard: { 'cost.monthly': '300' }, used: { 'cost.monthly': '65' } });
     fake.seed(apiRefs.resourceclasses, cls('perf-a', '30'));
     await statusBecomes(fake, { hard: { 'cost.monthly': '300' }, used: { 'cost.monthly': '70' } });
+  });
+
+  test("cost.monthly never believes a claim's status: a forged classRef or resourceRef leaves the claim at what it could cost", async () => {
+    const { fake, controller } = setup();
+    fake.seed(apiRefs.resourceclasses, {
+      apiVersion: 'core.conductor.io/v1alpha1',
+      kind: 'ResourceClass',
+      metadata: { name: 'gold', namespace: 'conductor-system', annotations: { [MONTHLY_COST_ANNOTATION]: '100' } },
+      resourceClass: 'gold',
+      supportedResources: ['MySQLInstance.v1alpha1.storage.conductor.io'],
+      template: { apiVersion: 'x.conductor.io/v1alpha1', kind: 'X' },
+    } as KObject);
+    fake.seed(quotas, quota({ 'cost.monthly': '1000' }));
+    // As its owner could write: bound to a free class, or to a static resource.
+    fake.seed(mysql, { ...claim(mysql, 'forged-class', { resourceClass: 'gold' }), status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'free' } } });
+    fake.seed(mysql, { ...claim(mysql, 'forged-static', { resourceClass: 'gold' }), status: { phase: 'Bound', resourceRef: { name: 'static', namespace: 'conductor-system' } } });
+    await controller.start();
+    await statusBecomes(fake, { hard: { 'cost.monthly': '1000' }, used: { 'cost.monthly': '200' } });
+    // A static resource whose own record binds one of them: that one costs nothing now.
+    const stored = fake.stored(mysql, NS).find((o) => o.metadata.name === 'forged-static')!;
+    await fake.create(memoryDbs, madeFor(stored));
+    await statusBecomes(fake, { hard: { 'cost.monthly': '1000' }, used: { 'cost.monthly': '100' } });
   });
 
   test('a claim kind added later by CRD is counted, and no longer when its CRD goes', async () => {

@@ -3,8 +3,10 @@
  * `spec.hard` and `status.used` is what the namespace's claims use, by the same keys
  * (arithmetic in `usage.ts`). It works from informer caches only: one informer per claim
  * kind (discovered from CRDs in the `claim` category or labelled `conductor.io/abstract`,
- * so kinds added later are counted too), one for ClaimQuotas and one for ResourceClasses
- * (their prices feed `cost.monthly`).
+ * so kinds added later are counted too), one for ClaimQuotas, one for ResourceClasses
+ * (their prices feed `cost.monthly`) and one per concrete kind (CRDs in the `managed`
+ * category): a claim's price comes from the resource whose own record binds it and that
+ * resource's class label, never from the claim's status.
  *
  * A quota is recomputed when it is created, when its `spec.hard` and `status.hard` differ,
  * when a claim of its namespace is added, changed or deleted, when a class changes (for
@@ -21,8 +23,9 @@ import { splitKey } from '../../client/object-cache.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual, isPlainObject } from '../../machinery/object.js';
-import { apiRefs, CLAIM_CATEGORY, crdEstablished, isClaimCrd } from '../../apis/index.js';
-import { needsPrices, quotaStatusFor } from '../../apis/quota/usage.js';
+import { apiRefs, CLAIM_CATEGORY, crdEstablished, isClaimCrd, MANAGED_CATEGORY } from '../../apis/index.js';
+import { needsPrices, quotaStatusFor, RESOURCE_CLASS_LABEL } from '../../apis/quota/usage.js';
+import { boundResourceIndex, claimUidsOf } from '../claims/binding-check.js';
 
 const FIELD_MANAGER = 'conductor-quota-controller';
 
@@ -49,6 +52,8 @@ export class QuotaController {
   private readonly classes: CacheInformer;
   /** Claim kinds by CRD name. */
   private readonly claimKinds = new Map<string, ClaimKindEntry>();
+  /** Concrete kinds by CRD name: their records say which resource (and so which class) binds a claim. */
+  private readonly concreteKinds = new Map<string, ClaimKindEntry>();
   private stopped = false;
 
   constructor(
@@ -86,7 +91,7 @@ export class QuotaController {
     const base = [this.crds, this.quotas, this.classes];
     for (const i of base) i.start();
     await Promise.all(base.map((i) => i.waitForSync()));
-    await Promise.all([...this.claimKinds.values()].map((e) => e.informer.waitForSync()));
+    await Promise.all([...this.claimKinds.values(), ...this.concreteKinds.values()].map((e) => e.informer.waitForSync()));
     void this.queue.runWorkers(this.opts.workers ?? 2, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.warn({ quota: key, err: err instanceof Error ? err.message : String(err) }, 'cannot update ClaimQuota status; retrying with backoff'),
     });
@@ -100,11 +105,14 @@ export class QuotaController {
     this.classes.stop();
     for (const e of this.claimKinds.values()) e.informer.stop();
     this.claimKinds.clear();
+    for (const e of this.concreteKinds.values()) e.informer.stop();
+    this.concreteKinds.clear();
   }
 
   // ------------------------------------------------------------------ claim kinds
 
   private crdChanged(crd: KObject): void {
+    this.concreteCrdChanged(crd);
     const name = crd.metadata.name ?? '';
     const ref = claimRefOf(crd);
     if (!ref) {
@@ -126,6 +134,35 @@ export class QuotaController {
     this.claimKinds.set(name, { ref, informer });
     informer.start();
     this.log.debug({ kind: ref.kind, group: ref.group }, 'counting claims of a claim kind');
+  }
+
+  /** Follows a CRD of a concrete kind: bindings and class labels of its resources price claims. */
+  private concreteCrdChanged(crd: KObject): void {
+    const name = crd.metadata.name ?? '';
+    const ref = concreteRefOf(crd);
+    const current = this.concreteKinds.get(name);
+    if (current && ref && deepEqual(current.ref, ref)) return;
+    if (current) {
+      this.concreteKinds.delete(name);
+      current.informer.stop();
+      this.pricesChanged();
+    }
+    if (!ref || this.stopped) return;
+    const informer = cacheInformer(this.client, this.opts.informers, ref, {}, this.log);
+    informer.addHandler({
+      onAdd: (r) => this.resourceChanged(undefined, r),
+      onUpdate: (old, r) => this.resourceChanged(old, r),
+      onDelete: (r) => this.resourceChanged(undefined, r),
+    });
+    this.concreteKinds.set(name, { ref, informer });
+    informer.start();
+  }
+
+  /** A resource's bindings or class label changed: the quotas with cost.monthly of the claims it binds (or bound) are recomputed. */
+  private resourceChanged(old: KObject | undefined, r: KObject): void {
+    if (old && deepEqual(claimUidsOf(old), claimUidsOf(r)) && old.metadata.labels?.[RESOURCE_CLASS_LABEL] === r.metadata.labels?.[RESOURCE_CLASS_LABEL]) return;
+    if (claimUidsOf(r).length === 0 && (!old || claimUidsOf(old).length === 0)) return;
+    this.pricesChanged();
   }
 
   private dropClaimKind(crdName: string): void {
@@ -152,6 +189,10 @@ export class QuotaController {
     this.enqueueNamespace(claim.metadata.namespace ?? '');
   }
 
+  private pricesChanged(): void {
+    this.classesChanged();
+  }
+
   private classesChanged(): void {
     for (const q of this.quotas.store.list()) {
       const hard = isPlainObject(q.spec) && isPlainObject(q.spec.hard) ? Object.keys(q.spec.hard) : [];
@@ -166,10 +207,12 @@ export class QuotaController {
     const quota = this.quotas.store.get(namespace, name);
     if (!quota) return;
     // Counting from a cache that is still filling would under-report.
-    if ([...this.claimKinds.values()].some((e) => !e.informer.hasSynced()) || !this.classes.hasSynced()) return { requeueAfterMs: 200 };
+    if ([...this.claimKinds.values(), ...this.concreteKinds.values()].some((e) => !e.informer.hasSynced()) || !this.classes.hasSynced()) return { requeueAfterMs: 200 };
     const claims: KObject[] = [];
     for (const e of this.claimKinds.values()) claims.push(...e.informer.store.list(namespace));
-    const want = quotaStatusFor(quota, claims, () => this.classes.store.list(), (message) => this.log.warn({ namespace, name }, message));
+    // Claims are priced by the records of the resources binding them, never by their status.
+    const bound = () => boundResourceIndex([...this.concreteKinds.values()].flatMap((e) => e.informer.store.list()));
+    const want = quotaStatusFor(quota, claims, () => this.classes.store.list(), (message) => this.log.warn({ namespace, name }, message), bound);
     const have = isPlainObject(quota.status) ? quota.status : {};
     if (deepEqual(have.hard, want.hard) && deepEqual(have.used, want.used)) return;
     try {
@@ -181,6 +224,21 @@ export class QuotaController {
       throw err;
     }
   }
+}
+
+/** The ResourceRef of a CRD's concrete (managed-category, namespaced) kind, or undefined. */
+export function concreteRefOf(crd: KObject): ResourceRef | undefined {
+  if (!crdEstablished(crd)) return undefined;
+  const spec = isPlainObject(crd.spec) ? crd.spec : undefined;
+  if (!spec || spec.scope !== 'Namespaced' || typeof spec.group !== 'string' || !isPlainObject(spec.names)) return undefined;
+  const { kind, plural, categories } = spec.names;
+  if (typeof kind !== 'string' || typeof plural !== 'string') return undefined;
+  if (!Array.isArray(categories) || !categories.includes(MANAGED_CATEGORY)) return undefined;
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
+  const served = versions.filter((v) => v.served === true && typeof v.name === 'string');
+  const version = served.find((v) => v.storage === true) ?? served[0];
+  if (!version) return undefined;
+  return { group: spec.group, version: version.name as string, resource: plural, namespaced: true, kind };
 }
 
 /** The ResourceRef of a CRD's claim kind, or undefined when the CRD does not define one that is served. */

@@ -83,6 +83,7 @@ export interface ResourceSpec extends CapsSpec {
   portable?: Record<string, unknown>;
   provider?: string;
   claimRef?: ClaimRef;
+  deleting?: boolean;
 }
 
 /** resource builds an Available, Exclusive RDSInstance implementing MySQLInstance in conductor-system. */
@@ -98,6 +99,7 @@ export function resource(s: ResourceSpec): ResourceCandidate {
     capabilities: capabilities(s),
     sharing: s.sharing ?? { mode: 'Exclusive' },
     boundCount: s.boundCount ?? 0,
+    ...(s.deleting === true ? { deleting: true } : {}),
     ...(s.allocatable === undefined ? {} : { allocatable: caps(s.allocatable) }),
     implements: s.implements ?? [MYSQL],
     portable: s.portable ?? {},
@@ -120,6 +122,7 @@ export interface ClassSpec extends CapsSpec {
   templateKind?: GroupKind;
   portable?: Record<string, unknown>;
   provider?: string;
+  deleting?: boolean;
 }
 
 /** resourceClass builds a class serving MySQLInstance with an RDSInstance template; its profile defaults to its name. */
@@ -134,6 +137,7 @@ export function resourceClass(s: ClassSpec): ClassCandidate {
     ...(s.allowedNamespaces === undefined ? {} : { allowedNamespaces: s.allowedNamespaces }),
     isDefault: s.isDefault ?? false,
     maxInstances: s.maxInstances ?? 0,
+    ...(s.deleting === true ? { deleting: true } : {}),
     instanceCount: s.instanceCount ?? 0,
     templateKind: s.templateKind ?? RDS,
     portable: s.portable ?? {},
