@@ -19,6 +19,7 @@ import {
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
+import { killLeftovers } from '../support/leftovers.js';
 
 const SYS = 'conductor-system';
 const s3ServerPath = (name: string) => `/apis/storage.local.conductor.io/v1alpha1/namespaces/${SYS}/s3servers/${name}`;
@@ -39,24 +40,6 @@ function adminS3(directory: string, secret: Record<string, string>): S3Client {
   return new S3Client({ endpoint: secret.endpoint, region: secret.region, credentials: keys.admin });
 }
 
-/** Kills any s3rver a test server left behind (pid files under its data dir). */
-function killLeftovers(dataDir: string): void {
-  const root = join(dataDir, 'providers', 'local', 's3');
-  let dirs: string[] = [];
-  try {
-    dirs = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const d of dirs) {
-    try {
-      const pid = Number(readFileSync(join(root, d, 's3rver.pid'), 'utf8').trim());
-      if (pid > 0) process.kill(pid, 'SIGKILL');
-    } catch {
-      // no pid file, or the process is gone
-    }
-  }
-}
 
 describe('Bucket claims on a real s3rver', () => {
   let server: ServerProcess;
@@ -115,7 +98,7 @@ ${s3Server('recycler', 'Recycle')}`);
     api?.close();
     await server?.stop();
     if (server) {
-      killLeftovers(server.dataDir);
+      killLeftovers(server.dataDir, 's3', 's3rver.pid');
       removeDir(server.dataDir);
     }
   });

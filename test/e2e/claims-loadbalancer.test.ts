@@ -8,11 +8,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
+import { killLeftovers } from '../support/leftovers.js';
 import { httpGet, startBackend, type TestBackend } from '../../src/providers/local/loadbalancer/testing.js';
 import { accepts } from '../../src/providers/local/loadbalancer/listeners.js';
 
@@ -96,13 +95,8 @@ template:
     await server?.stop();
     if (process.env.LB_E2E_DEBUG) (await import('node:fs')).writeFileSync('/tmp/lb-e2e-server.log', server?.stderr() ?? '');
     // Listeners outlive a killed Conductor by design: make sure none outlives the test.
-    const root = join(dataDir, 'providers', 'local', 'loadbalancer');
-    for (const engine of ['proxy', 'haproxy']) {
-      for (const dir of (() => { try { return readdirSync(join(root, engine)); } catch { return []; } })()) {
-        const pid = Number((() => { try { return readFileSync(join(root, engine, dir, 'listener.pid'), 'utf8'); } catch { return ''; } })());
-        if (pid > 0) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-      }
-    }
+    killLeftovers(dataDir, 'loadbalancer/proxy', 'listener.pid');
+    killLeftovers(dataDir, 'loadbalancer/haproxy', 'listener.pid');
     removeDir(dataDir);
     for (const b of backends ?? []) await b.close();
   });
