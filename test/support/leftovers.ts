@@ -8,10 +8,14 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-/** instanceRoots lists the directories an engine's instances may live in for a data dir. */
+/**
+ * instanceRoots lists the directories an engine's instances may live in for a data dir:
+ * `engine` is the path under `<dataDir>/providers/local` (`redis`, `loadbalancer/haproxy`),
+ * its last segment names the /var/tmp root.
+ */
 export function instanceRoots(dataDir: string, engine: string): string[] {
   const hash = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
-  return [join(dataDir, 'providers', 'local', engine), join('/var/tmp', `conductor-${engine}-${hash}`)];
+  return [join(dataDir, 'providers', 'local', engine), join('/var/tmp', `conductor-${engine.split('/').pop()}-${hash}`)];
 }
 
 /**

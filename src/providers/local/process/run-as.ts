@@ -87,6 +87,8 @@ export async function resolveRunAs(options: ResolveRunAsOptions = {}): Promise<R
 export const mariadbUserEnv = 'CONDUCTOR_MARIADB_USER';
 export const redisUserEnv = 'CONDUCTOR_REDIS_USER';
 export const natsUserEnv = 'CONDUCTOR_NATS_USER';
+export const haproxyUserEnv = 'CONDUCTOR_HAPROXY_USER';
+export const proxyUserEnv = 'CONDUCTOR_PROXY_USER';
 
 /** How each engine's server user is chosen when Conductor is root (see the file comment). */
 export const serverUsers = {
@@ -94,6 +96,8 @@ export const serverUsers = {
   mariadb: { server: 'MariaDB', envVar: mariadbUserEnv, fallbacks: ['mysql', 'nobody'] },
   redis: { server: 'Redis', envVar: redisUserEnv, fallbacks: ['redis', 'nobody'] },
   nats: { server: 'NATS', envVar: natsUserEnv, fallbacks: ['nats', 'nobody'] },
+  haproxy: { server: 'HAProxy', envVar: haproxyUserEnv, fallbacks: ['haproxy', 'nobody'] },
+  proxy: { server: 'the port forwarder', envVar: proxyUserEnv, fallbacks: ['nobody'] },
 } as const;
 
 /** resolveServerRunAs is resolveRunAs with an engine's defaults. */
