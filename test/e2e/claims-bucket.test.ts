@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DeleteBucketCommand,
@@ -19,6 +19,7 @@ import {
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
+import { instanceRoots, killLeftovers } from '../support/leftovers.js';
 
 const SYS = 'conductor-system';
 const s3ServerPath = (name: string) => `/apis/storage.local.conductor.io/v1alpha1/namespaces/${SYS}/s3servers/${name}`;
@@ -39,24 +40,6 @@ function adminS3(directory: string, secret: Record<string, string>): S3Client {
   return new S3Client({ endpoint: secret.endpoint, region: secret.region, credentials: keys.admin });
 }
 
-/** Kills any s3rver a test server left behind (pid files under its data dir). */
-function killLeftovers(dataDir: string): void {
-  const root = join(dataDir, 'providers', 'local', 's3');
-  let dirs: string[] = [];
-  try {
-    dirs = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const d of dirs) {
-    try {
-      const pid = Number(readFileSync(join(root, d, 's3rver.pid'), 'utf8').trim());
-      if (pid > 0) process.kill(pid, 'SIGKILL');
-    } catch {
-      // no pid file, or the process is gone
-    }
-  }
-}
 
 describe('Bucket claims on a real s3rver', () => {
   let server: ServerProcess;
@@ -115,7 +98,8 @@ ${s3Server('recycler', 'Recycle')}`);
     api?.close();
     await server?.stop();
     if (server) {
-      killLeftovers(server.dataDir);
+      killLeftovers(server.dataDir, 's3', 's3rver.pid');
+      removeDir(instanceRoots(server.dataDir, 's3')[1]!);
       removeDir(server.dataDir);
     }
   });
@@ -136,6 +120,23 @@ ${s3Server('recycler', 'Recycle')}`);
     assert.equal(resource.status.atProvider.endpoint, secret.endpoint);
     const table = await kubectlOk(server, ['get', 'buckets', '-n', 'media']);
     assert.match(table, /^photos\s+Bound\s+objects\s+/m);
+  });
+
+  test('as root, the S3 gateway does not run as root: its process, data directory and keys belong to an unprivileged user', { skip: process.getuid?.() !== 0 && 'Conductor is not root here' }, async () => {
+    const { pid, directory } = (await get(s3ServerPath('objects'))).status.atProvider;
+    const [underData, root] = instanceRoots(server.dataDir, 's3');
+    assert.equal(directory.startsWith(`${underData}/`), false, 'not under the private data dir');
+    assert.equal(directory.startsWith(`${root}/`), true, `under ${root}`);
+    assert.equal(statSync(root!).mode & 0o777, 0o711, `${root} is searchable only`);
+    assert.equal(statSync(directory).mode & 0o777, 0o711);
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+    assert.notEqual(uid, 0, `the gateway ${pid} does not run as root`);
+    const data = statSync(join(directory, 'data'));
+    assert.equal(data.uid, uid, 'the buckets are the gateway user\'s');
+    assert.equal(data.mode & 0o777, 0o700);
+    const keys = statSync(join(directory, 'keys.json'));
+    assert.equal(keys.uid, uid);
+    assert.equal(keys.mode & 0o777, 0o600);
   });
 
   test('drift: a bucket deleted by hand is recreated (a broken share the claim controller repairs); a killed s3rver is restarted on the same endpoint', async () => {

@@ -8,11 +8,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { instanceRoots, killLeftovers } from '../support/leftovers.js';
 import { httpGet, startBackend, type TestBackend } from '../../src/providers/local/loadbalancer/testing.js';
 import { accepts } from '../../src/providers/local/loadbalancer/listeners.js';
 
@@ -96,13 +97,9 @@ template:
     await server?.stop();
     if (process.env.LB_E2E_DEBUG) (await import('node:fs')).writeFileSync('/tmp/lb-e2e-server.log', server?.stderr() ?? '');
     // Listeners outlive a killed Conductor by design: make sure none outlives the test.
-    const root = join(dataDir, 'providers', 'local', 'loadbalancer');
-    for (const engine of ['proxy', 'haproxy']) {
-      for (const dir of (() => { try { return readdirSync(join(root, engine)); } catch { return []; } })()) {
-        const pid = Number((() => { try { return readFileSync(join(root, engine, dir, 'listener.pid'), 'utf8'); } catch { return ''; } })());
-        if (pid > 0) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-      }
-    }
+    killLeftovers(dataDir, 'loadbalancer/proxy', 'listener.pid');
+    killLeftovers(dataDir, 'loadbalancer/haproxy', 'listener.pid');
+    for (const engine of ['proxy', 'haproxy']) removeDir(instanceRoots(dataDir, `loadbalancer/${engine}`)[1]!);
     removeDir(dataDir);
     for (const b of backends ?? []) await b.close();
   });
@@ -122,6 +119,26 @@ template:
       assert.equal(details.address, '127.0.0.1');
       assert.equal(details.url, `http://127.0.0.1:${details.port}`);
       assert.deepEqual(await answers(details.url!, 4), ['one', 'two'], `${tier} balances over both backends`);
+    }
+  });
+
+  test('as root, neither listener runs as root: its process, directory and config belong to an unprivileged user', { skip: process.getuid?.() !== 0 && 'Conductor is not root here' }, async () => {
+    for (const engine of ['proxy', 'haproxy']) {
+      const [underData, root] = instanceRoots(dataDir, `loadbalancer/${engine}`);
+      assert.equal(existsSync(underData!) && readdirSync(underData!).length > 0, false, `no ${engine} listener under the private data dir`);
+      const dirs = readdirSync(root!);
+      assert.ok(dirs.length > 0, `${engine} listeners live in ${root}`);
+      assert.equal(statSync(root!).mode & 0o777, 0o711, `${root} is searchable only`);
+      for (const d of dirs) {
+        const dir = join(root!, d);
+        assert.equal(statSync(dir).mode & 0o777, 0o711);
+        const pid = Number(readFileSync(join(dir, 'listener.pid'), 'utf8').trim());
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+        assert.notEqual(uid, 0, `${engine} listener ${pid} does not run as root`);
+        const config = statSync(join(dir, engine === 'haproxy' ? 'haproxy.cfg' : 'proxy.json'));
+        assert.equal(config.uid, uid, 'the config is the listener user\'s');
+        assert.equal(config.mode & 0o777, 0o600);
+      }
     }
   });
 

@@ -6,12 +6,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
+import { killLeftovers } from '../support/leftovers.js';
 
 const SYS = 'conductor-system';
 const claimsPath = (name = '') => `/apis/messaging.conductor.io/v1alpha1/namespaces/app/messagequeues${name ? `/${name}` : ''}`;
@@ -52,22 +51,6 @@ async function canLogIn(d: Record<string, string>): Promise<boolean> {
   }
 }
 
-function killLeftovers(dataDir: string): void {
-  const root = join(dataDir, 'providers', 'local', 'nats');
-  let dirs: string[] = [];
-  try {
-    dirs = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const d of dirs) {
-    try {
-      process.kill(Number(readFileSync(join(root, d, 'nats.pid'), 'utf8')), 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
-}
 
 describe('MessageQueue claims on a real nats-server', () => {
   let server: ServerProcess;
@@ -115,7 +98,7 @@ spec:
     api?.close();
     await server?.stop();
     if (server) {
-      killLeftovers(server.dataDir);
+      killLeftovers(server.dataDir, 'nats', 'nats.pid');
       removeDir(server.dataDir);
     }
   });

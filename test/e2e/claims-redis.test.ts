@@ -7,8 +7,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createClient } from 'redis';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../src/providers/local/redis/testing.js';
 import { ensureAclUser, withRedis } from '../../src/providers/local/redis/admin.js';
@@ -17,6 +15,7 @@ import { legacyRedisShare, redisShare } from '../../src/providers/local/redis/sh
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
+import { killLeftovers } from '../support/leftovers.js';
 
 const SYS = 'conductor-system';
 const claimsPath = (name = '') => `/apis/cache.conductor.io/v1alpha1/namespaces/app/redisclusters${name ? `/${name}` : ''}`;
@@ -34,23 +33,6 @@ async function run(details: Record<string, string>, args: string[]): Promise<unk
   }
 }
 
-/** Kills server processes a test left behind under Conductor's data directory. */
-function killLeftovers(dataDir: string): void {
-  const root = join(dataDir, 'providers', 'local', 'redis');
-  let dirs: string[] = [];
-  try {
-    dirs = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const d of dirs) {
-    try {
-      process.kill(Number(readFileSync(join(root, d, 'redis.pid'), 'utf8')), 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
-}
 
 describe('RedisCluster claims on real Redis', () => {
   let redis: ThrowawayRedis;
@@ -106,7 +88,7 @@ ${shared('redis-recycle', 'Recycle')}`);
     api?.close();
     await server?.stop();
     if (server) {
-      killLeftovers(server.dataDir);
+      killLeftovers(server.dataDir, 'redis', 'redis.pid');
       removeDir(server.dataDir);
     }
     await redis?.stop();

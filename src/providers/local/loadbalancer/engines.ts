@@ -24,6 +24,7 @@ export function proxyEngine(script = proxyScriptPath, node = process.execPath): 
     render: (desired, address, port) =>
       renderProxyConfig({ listen: { host: address, port }, backends: desired.backends, ...(desired.allowLinkLocal ? { allowLinkLocal: true } : {}) }),
     command: (files) => ({ program: node, args: [script, files.config] }),
+    writes: (files) => [loadedFileFor(files.config)],
     stopSignal: 'SIGTERM',
     async reload(pid, files, hash) {
       process.kill(pid, 'SIGHUP');
@@ -78,6 +79,7 @@ export function haproxyEngine(binary: HAProxyBinary, owner: (files: ListenerFile
     render: (desired, address, port) =>
       renderHAProxyConfig({ owner: `${desired.namespace}/${desired.name}`, address, port, protocol: desired.protocol, backends: desired.backends }),
     command: (files) => ({ program: binary.path, args: ['-W', '-db', '-f', files.config, '-p', `${files.dir}/haproxy.pid`] }),
+    writes: (files) => [`${files.dir}/haproxy.pid`],
     stopSignal: 'SIGTERM',
     async check(files) {
       const { code, output } = await run(binary.path, ['-c', '-q', '-f', files.config]);

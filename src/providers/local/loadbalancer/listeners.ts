@@ -15,7 +15,8 @@
  * started again. Processes are detached, so a Conductor restart does not take them down.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
@@ -63,6 +64,8 @@ export interface ListenerEngine {
   reload(pid: number, files: ListenerFiles, hash: string): Promise<void>;
   /** The signal that asks the server to stop. */
   readonly stopSignal: NodeJS.Signals;
+  /** Files in the listener directory the server writes itself (made and handed to its user beforehand). */
+  writes?(files: ListenerFiles): string[];
 }
 
 /** ListenerState is what a listener keeps in listener.json. */
@@ -94,6 +97,8 @@ export interface ListenersOptions {
   logger?: ProviderLogger;
   /** How long a start may take before it fails; default 15 s. */
   startTimeoutMs?: number;
+  /** The user listeners run as (needed when Conductor is root: listeners never run as root). */
+  runAs?: RunAs;
 }
 
 interface Running {
@@ -168,9 +173,11 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
   readonly engine: ListenerEngine;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
+  private readonly runAs: RunAs | undefined;
 
   constructor(options: ListenersOptions) {
     super(options.root, 'listener directory');
+    this.runAs = options.runAs;
     this.engine = options.engine;
     this.address = options.address ?? '127.0.0.1';
     this.logger = options.logger ?? silentProviderLogger;
@@ -246,11 +253,12 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
   async ensure(dir: string, desired: DesiredListener): Promise<{ pid: number; port: number; started: boolean; reloaded: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
-      await mkdir(this.root, { recursive: true, mode: 0o700 });
-      await mkdir(full, { recursive: true, mode: 0o700 });
+      await prepareServerDirectories(this.root, full, this.runAs, this.engine.server);
       let state = await this.readState(full);
       if (!state) {
-        const port = await choosePort(full, desired.preferredPort);
+        // An unprivileged listener cannot bind a port below 1024: it gets a free one instead.
+        const preferred = this.runAs && desired.preferredPort !== undefined && desired.preferredPort < 1024 ? undefined : desired.preferredPort;
+        const port = await choosePort(full, preferred);
         state = { namespace: desired.namespace, name: desired.name, port, createdAt: new Date().toISOString() };
         await this.writeState(full, state);
       }
@@ -265,7 +273,7 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
         const hash = configHash(text);
         const onDisk = await readFile(files.config, 'utf8').catch(() => undefined);
         if (state.appliedHash === hash && onDisk === text) return { pid: live.pid, port: state.port, started: false, reloaded: false };
-        await writeFileAtomic(files.config, text, 0o600);
+        await this.writeConfig(files.config, text);
         await this.engine.check?.(files);
         await this.engine.reload(live.pid, files, hash);
         state = { ...state, appliedHash: hash };
@@ -281,7 +289,7 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
           await this.writeState(full, state);
         }
         const text = this.engine.render(desired, this.address, state.port);
-        await writeFileAtomic(files.config, text, 0o600);
+        await this.writeConfig(files.config, text);
         await this.engine.check?.(files);
         const outcome = await this.startProcess(full, state.port);
         if (outcome.ok) {
@@ -307,10 +315,23 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
     return false;
   }
 
+  /** writeConfig replaces the config (0600), the listener user's: the server reads it at start and on reload. */
+  private async writeConfig(path: string, text: string): Promise<void> {
+    await writeFileAtomic(path, text, 0o600);
+    await giveTo(path, this.runAs);
+  }
+
   private async startProcess(dir: string, port: number): Promise<StartOutcome> {
     const files = this.files(dir);
     const { program, args } = this.engine.command(files);
-    const started = await spawnDaemon({ program, args, cwd: dir, logFile: files.log, pidFile: files.pid });
+    if (this.runAs) {
+      // The directory stays root's (0711): a file the server writes itself must exist and be its user's.
+      for (const path of this.engine.writes?.(files) ?? []) {
+        await writeFile(path, '', { mode: 0o600, flag: 'a' });
+        await giveTo(path, this.runAs);
+      }
+    }
+    const started = await spawnDaemon({ program, args, cwd: dir, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
     if ('error' in started) return { ok: false, reason: started.error, log: '' };
     const { pid, child, exited } = started;
     const readiness = await awaitDaemonReady(pid, exited, () => accepts(this.address, port, 500), this.startTimeoutMs);

@@ -3,7 +3,9 @@
  * `<dataDir>/providers/local/loadbalancer/`, and the two kinds built around them. A missing
  * haproxy leaves HAProxyLoadBalancer registered but reporting why it cannot work.
  */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { resolveServerRunAs, serverRootFor, type RunAs } from '../process/run-as.js';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { haproxyEngine, proxyEngine } from './engines.js';
 import { resolveHAProxy, type HAProxyBinary } from './haproxy-binary.js';
@@ -37,14 +39,16 @@ export interface LoadBalancerKinds {
 /** createLoadBalancerKinds finds haproxy and builds both kinds. */
 export async function createLoadBalancerKinds(options: LoadBalancerKindsOptions): Promise<LoadBalancerKinds> {
   const logger = options.logger ?? silentProviderLogger;
-  const root = join(options.dataDir, 'providers', 'local', 'loadbalancer');
-  const portForwarders = new Listeners({ root: join(root, 'proxy'), engine: proxyEngine(), logger, startTimeoutMs: options.startTimeoutMs });
+  const env = options.env ?? process.env;
+  const proxyRunAs = await resolveServerRunAs('proxy', { env });
+  const portForwarders = new Listeners({ root: await listenerRoot('proxy', options.dataDir, proxyRunAs), engine: proxyEngine(), logger, startTimeoutMs: options.startTimeoutMs, runAs: proxyRunAs });
   let haproxy: Listeners | undefined;
   let haproxyBinary: HAProxyBinary | undefined;
   let haproxyUnavailable: string | undefined;
   try {
     haproxyBinary = await resolveHAProxy({ bin: options.haproxyBin, env: options.env });
-    haproxy = new Listeners({ root: join(root, 'haproxy'), engine: haproxyEngine(haproxyBinary), logger, startTimeoutMs: options.startTimeoutMs });
+    const runAs = await resolveServerRunAs('haproxy', { env });
+    haproxy = new Listeners({ root: await listenerRoot('haproxy', options.dataDir, runAs), engine: haproxyEngine(haproxyBinary), logger, startTimeoutMs: options.startTimeoutMs, runAs });
     logger.info({ haproxy: haproxyBinary.path, version: haproxyBinary.version }, 'HAProxy load balancers enabled');
   } catch (err) {
     haproxyUnavailable = (err as Error).message;
@@ -63,4 +67,17 @@ export async function createLoadBalancerKinds(options: LoadBalancerKindsOptions)
       await Promise.all([portForwarders.stopAll(), haproxy?.stopAll()]);
     },
   };
+}
+
+/**
+ * listenerRoot is where one kind's listener directories live: `<dataDir>/providers/local/
+ * loadbalancer/<engine>`, or — when listeners run as another user, who cannot enter the
+ * private data dir — `/var/tmp/conductor-<engine>-<hash of the data dir>` (`serverRootFor`).
+ * Listeners an earlier version kept under the data dir stay there; starting them then says
+ * how to let their user reach that directory.
+ */
+async function listenerRoot(engine: 'haproxy' | 'proxy', dataDir: string, runAs: RunAs | undefined): Promise<string> {
+  const legacy = join(dataDir, 'providers', 'local', 'loadbalancer', engine);
+  if (runAs && (await readdir(legacy).then((names) => names.length > 0, () => false))) return legacy;
+  return runAs ? serverRootFor(engine, dataDir, runAs) : legacy;
 }

@@ -9,7 +9,7 @@
 import { lookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { connect, createServer, type LookupFunction, type Socket } from 'node:net';
 import { linkLocalOrMetadata } from '../../../machinery/validation/host-port.js';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { configHash, loadedFileFor, parseProxyConfig, type ProxyConfig } from './proxy-config.js';
 import { formatBackend } from './targets.js';
 
@@ -23,8 +23,10 @@ function load(): ProxyConfig {
   const text = readFileSync(configPath!, 'utf8');
   const config = parseProxyConfig(text);
   const marker = loadedFileFor(configPath!);
-  writeFileSync(`${marker}.tmp`, `${configHash(text)}\n`);
-  renameSync(`${marker}.tmp`, marker);
+  // Written in place, not renamed: run as another user, this process may not create files in
+  // its root-owned directory (the supervisor made the marker its own). A half-written hash
+  // only makes the supervisor, which waits for the whole one, look again.
+  writeFileSync(marker, `${configHash(text)}\n`);
   return config;
 }
 

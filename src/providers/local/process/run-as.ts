@@ -1,8 +1,10 @@
 /**
  * No dedicated server runs as root. When Conductor runs as root, each engine's servers run
  * as another user: the one named by the option or the engine's environment variable
- * (`CONDUCTOR_POSTGRES_USER`, `CONDUCTOR_MARIADB_USER`, `CONDUCTOR_REDIS_USER`), else the
- * engine's usual system user when it exists (`postgres`, `mysql`, `redis`), else `nobody`.
+ * (`CONDUCTOR_POSTGRES_USER`, `CONDUCTOR_MARIADB_USER`, `CONDUCTOR_REDIS_USER`,
+ * `CONDUCTOR_NATS_USER`, `CONDUCTOR_HAPROXY_USER`, `CONDUCTOR_PROXY_USER`, `CONDUCTOR_S3_USER`),
+ * else the engine's usual system user when it exists (`postgres`, `mysql`, `redis`, `nats`,
+ * `haproxy`), else `nobody`.
  * Their directories must then be reachable by that user: `serverRootFor` places them outside
  * Conductor's private data dir, `prepareServerDirectories` makes them searchable (not
  * readable) and checks the way there, `giveTo` hands a path to the user.
@@ -83,10 +85,13 @@ export async function resolveRunAs(options: ResolveRunAsOptions = {}): Promise<R
   throw new Error(`Conductor runs as root and ${server} must not: set ${envVar} to the user its dedicated servers should run as`);
 }
 
-/** The environment variables naming the users MariaDB and Redis servers run as when Conductor is root. */
+/** The environment variables naming the users each engine's servers run as when Conductor is root. */
 export const mariadbUserEnv = 'CONDUCTOR_MARIADB_USER';
 export const redisUserEnv = 'CONDUCTOR_REDIS_USER';
 export const natsUserEnv = 'CONDUCTOR_NATS_USER';
+export const haproxyUserEnv = 'CONDUCTOR_HAPROXY_USER';
+export const proxyUserEnv = 'CONDUCTOR_PROXY_USER';
+export const s3UserEnv = 'CONDUCTOR_S3_USER';
 
 /** How each engine's server user is chosen when Conductor is root (see the file comment). */
 export const serverUsers = {
@@ -94,6 +99,9 @@ export const serverUsers = {
   mariadb: { server: 'MariaDB', envVar: mariadbUserEnv, fallbacks: ['mysql', 'nobody'] },
   redis: { server: 'Redis', envVar: redisUserEnv, fallbacks: ['redis', 'nobody'] },
   nats: { server: 'NATS', envVar: natsUserEnv, fallbacks: ['nats', 'nobody'] },
+  haproxy: { server: 'HAProxy', envVar: haproxyUserEnv, fallbacks: ['haproxy', 'nobody'] },
+  proxy: { server: 'the port forwarder', envVar: proxyUserEnv, fallbacks: ['nobody'] },
+  s3: { server: 'the S3 gateway', envVar: s3UserEnv, fallbacks: ['nobody'] },
 } as const;
 
 /** resolveServerRunAs is resolveRunAs with an engine's defaults. */

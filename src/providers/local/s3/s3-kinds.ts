@@ -2,6 +2,7 @@
  * createS3Kinds builds the local provider's S3Server kind around a supervisor when the s3rver
  * package is found (otherwise the kind stays registered and says why it cannot work).
  */
+import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { s3ServerKind } from './s3-server.js';
@@ -33,11 +34,13 @@ export async function createS3Kinds(options: S3KindsOptions): Promise<S3Kinds> {
   let unavailable: string | undefined;
   try {
     const program = await resolveS3rver();
+    const runAs = await resolveServerRunAs('s3', { env });
     servers = new S3Servers({
-      root: options.serversDir ?? env[s3ServersDirEnv] ?? join(options.dataDir, 'providers', 'local', 's3'),
+      root: options.serversDir ?? env[s3ServersDirEnv] ?? (await serverRootKeepingLegacy('s3', options.dataDir, runAs)),
       program,
       logger,
       startTimeoutMs: options.startTimeoutMs,
+      runAs,
     });
     logger.info({ s3rver: program.script, version: program.version }, 'local S3 servers enabled');
   } catch (err) {

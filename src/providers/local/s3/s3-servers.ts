@@ -24,6 +24,7 @@ import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, typ
 import { fileURLToPath } from 'node:url';
 import { stopDaemon } from '../process/daemons.js';
 import { writeFileAtomic } from '../process/processes.js';
+import { giveTo, giveTreeTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 import { claimKeyPair, newS3Keys, parseS3Keys, type ClaimKey, type S3Keys } from './s3-keys.js';
 import type { KeyPair } from './sigv4.js';
 import { S3Admin } from './s3-admin.js';
@@ -87,6 +88,8 @@ export interface S3ServersOptions {
   logger?: ProviderLogger;
   /** How long a start may take; default 30 s. */
   startTimeoutMs?: number;
+  /** The user the gateway runs as (needed when Conductor is root: it never runs as root). */
+  runAs?: RunAs;
 }
 
 interface Running {
@@ -106,9 +109,11 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   readonly program: S3rverProgram;
   private readonly logger: ProviderLogger;
   private readonly startTimeoutMs: number;
+  private readonly runAs: RunAs | undefined;
 
   constructor(options: S3ServersOptions) {
     super(options.root, 'S3 server directory');
+    this.runAs = options.runAs;
     this.program = options.program;
     this.logger = options.logger ?? silentProviderLogger;
     this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
@@ -153,17 +158,20 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     if (text !== undefined) return parseS3Keys(text);
     const keys = newS3Keys();
     await writeFileAtomic(file, `${JSON.stringify(keys, null, 2)}\n`, 0o600);
+    await giveTo(file, this.runAs);
     return keys;
   }
 
   private async writeKeys(dir: string, keys: S3Keys): Promise<void> {
     await writeFileAtomic(this.files(dir).keys, `${JSON.stringify(keys, null, 2)}\n`, 0o600);
+    // The gateway (the server user) reads keys.json again when it changes.
+    await giveTo(this.files(dir).keys, this.runAs);
   }
 
   /** claimKey makes a claim's key (limited to `bucket`) exist in keys.json and returns it. */
   async claimKey(dir: string, claim: { namespace: string; name: string; uid?: string }, bucket: string): Promise<KeyPair> {
     return this.locked(dir, async (full) => {
-      await mkdir(full, { recursive: true, mode: 0o700 });
+      await prepareServerDirectories(this.root, full, this.runAs, 'the S3 gateway');
       const keys = await this.keysOf(full);
       const pair = claimKeyPair(keys.admin.secretAccessKey, claim);
       const want: ClaimKey = { secretAccessKey: pair.secretAccessKey, bucket, claim: `${claim.namespace}/${claim.name}` };
@@ -244,7 +252,11 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   ): Promise<{ pid: number; port: number; started: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
+      await prepareServerDirectories(this.root, full, this.runAs, 'the S3 gateway');
       await mkdir(files.data, { recursive: true, mode: 0o700 });
+      // Buckets an earlier version's root gateway wrote become the server user's.
+      await giveTreeTo(files.data, this.runAs);
+      await giveTreeTo(files.keys, this.runAs);
       await this.keysOf(full);
       const create = (port: number): ServerState => ({ namespace: identity.namespace, name: identity.name, port, createdAt: new Date().toISOString() });
       const state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
@@ -272,7 +284,7 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   private async startProcess(dir: string, port: number): Promise<StartOutcome> {
     const files = this.files(dir);
     const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--keys', files.keys];
-    const started = await spawnDaemon({ program: this.program.node, args, cwd: dir, env: serverEnv(), logFile: files.log, pidFile: files.pid });
+    const started = await spawnDaemon({ program: this.program.node, args, cwd: dir, env: serverEnv(), logFile: files.log, pidFile: files.pid, runAs: this.runAs });
     if ('error' in started) return { ok: false, reason: started.error, log: '' };
     const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started s3rver');
