@@ -59,7 +59,7 @@ import type { ResourceRegistry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
 import { ClaimTypeIndex, claimTypeKey, decodeOrReport, type ClaimTypes } from './claim-types.js';
-import { MANAGED_CATEGORY } from '../../apis/index.js';
+import { concreteResourceTypes } from './concrete-types.js';
 import { boundResourceIndex } from '../../apis/common/binding-record.js';
 import type { BoundResourceLookup } from '../../apis/quota/usage.js';
 
@@ -234,12 +234,7 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   /** Which resource binds which claim, from the concrete resources' own records (read only for quotas limiting cost.monthly). */
   private async boundResources(): Promise<BoundResourceLookup> {
     const resources: KObject[] = [];
-    const seen = new Set<string>();
-    for (const rt of this.registry.all()) {
-      if (!rt.namespaced || !rt.categories.includes(MANAGED_CATEGORY)) continue;
-      const key = `${rt.group}/${rt.resource}`;
-      if (seen.has(key)) continue; // one served version is enough: they share storage
-      seen.add(key);
+    for (const rt of concreteResourceTypes(this.registry)) {
       const res = await this.objects.list(rt, undefined, {});
       for (const kv of res.items) {
         const obj = this.decode(rt, kv.value, kv.modRevision);

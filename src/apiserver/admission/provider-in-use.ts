@@ -4,12 +4,12 @@
  * what they hold, so deleting it first would leave them stuck. The refusal is a 409 naming a
  * few of the resources; delete them (or point them elsewhere) and try again.
  */
-import { MANAGED_CATEGORY } from '../../apis/index.js';
 import { errors } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../registry/registry.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
+import { concreteResourceTypes } from './concrete-types.js';
 
 const PROVIDER_GROUP = 'core.conductor.io';
 /** How many users the message names before it sums up the rest. */
@@ -42,12 +42,7 @@ export class ProviderInUse implements ValidatingPlugin {
   /** The concrete resources in `namespace` whose spec.providerRef names `provider`, as `kind/name`. */
   private async usersOf(namespace: string, provider: string): Promise<string[]> {
     const users: string[] = [];
-    const seen = new Set<string>();
-    for (const rt of this.registry.all()) {
-      if (!rt.namespaced || !rt.categories.includes(MANAGED_CATEGORY)) continue;
-      const key = `${rt.group}/${rt.resource}`;
-      if (seen.has(key)) continue; // one served version is enough: they share storage
-      seen.add(key);
+    for (const rt of concreteResourceTypes(this.registry)) {
       const listed = await this.objects.list(rt, namespace, {});
       for (const kv of listed.items) {
         const obj = this.objects.decode(rt, kv);
