@@ -2,10 +2,9 @@
  * Import boundaries, one rule per folder README's "May import" line (keep the two in step:
  * a README that changes its line changes its rule here). Run: `npm run lint:deps`.
  *
- * Tests (`*.test.ts`, `testing/` folders and test fixtures) are exempt from the layer rules
- * below except where a rule says otherwise: a test may start a whole Conductor
- * (`src/conductor/`) or the generic API server (`src/apiserver/`) to check its code against
- * the real thing. Production code never may.
+ * Tests (`*.test.ts`, `testing/` folders and test fixtures) are held by their own rules (see
+ * "Tests" below): a test may start a whole Conductor (`src/conductor/`) to check its code
+ * against the real thing; production code below the root never may.
  */
 const TEST = '(\\.test\\.ts$|/testing/|/test-fixtures\\.ts$|/test-arbitraries\\.ts$)';
 
@@ -56,14 +55,30 @@ module.exports = {
     never('cli-imported', 'Only the CLI entry point imports cli/.', '^(src|test|bench)/', '^src/cli/', '^src/cli/'),
     never('conductor-imported', 'conductor/README.md: only the CLI (and tests) import the composition root.', '^src/', '^src/conductor/', '^src/(conductor|cli)/'),
     never('no-tests-from-src', 'Production code never imports test support, benchmarks or test files.', '^src/', '(^test/|^bench/|\\.test\\.ts$)'),
-    // Tests of the lower layers may start a real server, but never reach into controllers
-    // or the CLI from below.
+    // Tests: a test below the composition root may start a whole Conductor (conductor/), but
+    // never reaches into the API server, the controllers or the CLI. The one exception:
+    // apis/ tests check every CRD against the API server's own CRD validation and schema
+    // compiler (apis/catalog.test.ts).
     {
       name: 'lower-tests',
-      comment: 'Tests under machinery/, store/, client/, scheduler/ use no controllers and no CLI.',
+      comment: 'Tests under machinery/, store/, client/, scheduler/, providers/ import neither apiserver/, controllers/ nor cli/ (conductor/ starts a real server).',
       severity: 'error',
-      from: { path: '^src/(machinery|store|client|scheduler)/' },
-      to: { path: '^src/(controllers|cli)/' },
+      from: { path: '^src/(machinery|store|client|scheduler|providers)/' },
+      to: { path: '^src/(apiserver|controllers|cli)/' },
+    },
+    {
+      name: 'apis-tests',
+      comment: 'Tests under apis/ import no controllers/, providers/ or cli/; apiserver/ only for CRD validation and the schema compiler.',
+      severity: 'error',
+      from: { path: '^src/apis/' },
+      to: { path: '^src/(controllers|providers|cli)/|^src/apiserver/(?!builtins/crd-validation\\.ts$|schema/)' },
+    },
+    {
+      name: 'apiserver-tests',
+      comment: 'Even its tests keep the API server generic: no apis/, controllers/, providers/ or conductor/.',
+      severity: 'error',
+      from: { path: '^src/apiserver/' },
+      to: { path: '^src/(apis|controllers|providers|conductor|scheduler|cli)/' },
     },
 
     // --- sub-folders with their own "May import" line ---

@@ -199,11 +199,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const client = new LoopbackClient(registry, rest, authorizer, { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] }, 'conductor-controller', { bookmarkIntervalMs: opts.bookmarkIntervalMs });
   const closing = new AbortController();
   const startContext: StartContext = { client, registry, logger: log, signal: closing.signal };
-  await extension.beforeReady?.(startContext);
-  step('before ready');
-  await authz.start(client, { logger: log.child({ component: 'rbac' }) });
-  step('rbac');
-
+  // A start that fails from here on stops what it started, so the caller may report and go on.
+  const abandon = async (): Promise<void> => {
+    closing.abort();
+    await extension.stop?.().catch((err: unknown) => log.error({ err }, 'cannot stop what the extension started'));
+    authz.stop();
+    crds.stop();
+    namespaceCache.stop();
+    await auditLog?.close();
+    await store.close();
+  };
   const server: Server = createServer(
     { ...tlsServerOptions(pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
     dispatcher.handle,
@@ -214,10 +219,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.headersTimeout = SERVER_TIMEOUTS.headersMs;
   server.requestTimeout = SERVER_TIMEOUTS.receiveMs;
   installClientErrorHandler(server);
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolveListen());
-  });
+  try {
+    await extension.beforeReady?.(startContext);
+    step('before ready');
+    await authz.start(client, { logger: log.child({ component: 'rbac' }) });
+    step('rbac');
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, opts.host, () => resolveListen());
+    });
+  } catch (err) {
+    await abandon();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   serverUrl = `https://${hostForUrl}:${port}`;
