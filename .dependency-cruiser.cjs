@@ -95,6 +95,31 @@ module.exports = {
       '^src/providers/local/',
       '^src/(machinery/|providers/[^/]+\\.ts$|providers/local/)',
     ),
+    only('providers/local/config-formats', 'providers/local/config-formats/README.md: machinery/ only.', '^src/providers/local/config-formats/', '^src/(machinery/|providers/local/config-formats/)'),
+    only(
+      'providers/local/process',
+      'providers/local/process/: the process supervision every engine shares; machinery/, the provider SPI and the helpers beside it.',
+      '^src/providers/local/process/',
+      '^src/(machinery/|providers/[^/]+\\.ts$|providers/local/process/)',
+    ),
+    // The engines (postgresql, mysql, redis, nats, s3, hostpath, loadbalancer): each may use
+    // process/, config-formats/ and the helpers beside them (bound-claims.ts, match-helpers.ts),
+    // but no other engine's folder except the two PostgreSQL helpers redis/ and nats/ share.
+    only(
+      'providers/local/engines',
+      'providers/local/<engine>/README.md: machinery/, providers/spi.ts (and the helpers beside it), ../process/, ../config-formats/, ../bound-claims.ts, ../match-helpers.ts, ../postgresql/names.js and ../postgresql/version.js.',
+      '^src/providers/local/(postgresql|mysql|redis|nats|s3|hostpath|loadbalancer)/',
+      // $1: the engine's own folder (dependency-cruiser fills in the group matched in `from`).
+      '^src/(machinery/|providers/[^/]+\\.ts$|providers/local/(process|config-formats)/|providers/local/(bound-claims|match-helpers)\\.ts$|providers/local/postgresql/(names|version)\\.ts$)|^src/providers/local/$1/',
+    ),
+    only('apis/local-network', 'apis/local-network/README.md: ../schema, ../common and ../well-known.ts.', '^src/apis/local-network/', '^src/(machinery/|apis/(local-network|schema|common)/|apis/well-known\\.ts$)'),
+    only('apis/local-storage', 'apis/local-storage/README.md: apis/schema, apis/common and apis/well-known.ts.', '^src/apis/local-storage/', '^src/(machinery/|apis/(local-storage|schema|common)/|apis/well-known\\.ts$)'),
+    only(
+      'apiserver/schema/cel',
+      'apiserver/schema/cel/README.md: ../node.ts, ../causes.ts, ../formats.ts, ../regex.ts, the registry\'s resource types and machinery/errors.ts.',
+      '^src/apiserver/schema/cel/',
+      '^src/(apiserver/schema/cel/|apiserver/schema/(node|causes|formats|regex)\\.ts$|apiserver/registry/resource-type\\.ts$|machinery/(errors|schema-types)\\.ts$)',
+    ),
     only('providers/memory', 'providers/memory/README.md: machinery/, the provider SPI and the shared helpers beside it (providers/*.ts).', '^src/providers/memory/', '^src/(machinery/|providers/[^/]+\\.ts$|providers/memory/)'),
     only(
       'controllers/managed',
