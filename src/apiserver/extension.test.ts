@@ -106,12 +106,35 @@ describe('ServerOptions.extend', () => {
     });
   });
 
-  test('a failing beforeReady fails the start', async () => {
+  test('a failing extend or beforeReady fails the start, and what it started is stopped (the data dir serves again)', async () => {
     await withDataDir(async (dataDir) => {
+      let stopped = false;
       await assert.rejects(
-        startServer({ dataDir, host: '127.0.0.1', port: 0, logger, extend: () => ({ beforeReady: () => Promise.reject(new Error('cannot install what this server needs')) }) }),
+        startServer({ dataDir, host: '127.0.0.1', port: 0, logger, extend: () => Promise.reject(new Error('cannot build the extension')) }),
+        /cannot build the extension/,
+      );
+      await assert.rejects(
+        startServer({
+          dataDir,
+          host: '127.0.0.1',
+          port: 0,
+          logger,
+          extend: () => ({
+            beforeReady: () => Promise.reject(new Error('cannot install what this server needs')),
+            stop: async () => {
+              stopped = true;
+            },
+          }),
+        }),
         /cannot install what this server needs/,
       );
+      assert.ok(stopped, "the extension's stop ran");
+      const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger });
+      try {
+        await server.client.create(builtinRefs.configmaps, configMap('after-failures'));
+      } finally {
+        await server.close();
+      }
     });
   });
 });

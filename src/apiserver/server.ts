@@ -143,10 +143,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   registry.replaceSource('builtin', builtinResourceTypes());
   const objects = new ObjectStore(encrypted);
   // What admission asks on every create, kept in memory: which namespaces exist (and are not
-  // terminating), and which namespaces hold ClaimQuotas.
+  // terminating).
   const namespaceCache = new PrefixCache(encrypted, objects.resourcePrefix({ group: '', resource: 'namespaces' }), { project: namespaceState, logger: log });
   await namespaceCache.start();
-  const extension: ServerExtension = (await opts.extend?.({ objects, registry, store: encrypted, logger: log })) ?? {};
+  let extension: ServerExtension;
+  try {
+    extension = (await opts.extend?.({ objects, registry, store: encrypted, logger: log })) ?? {};
+  } catch (err) {
+    namespaceCache.stop();
+    await auditLog?.close();
+    await store.close();
+    throw err;
+  }
   step('extension');
   const admission = new AdmissionChain();
   admission.addValidating(new NamespaceLifecycle(objects, registry, namespaceCache));
