@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../machinery/object.js';
-import type { JSONSchemaProps } from '../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../machinery/schema-types.js';
 import { validateCrd } from '../apiserver/builtins/crd-validation.js';
 import { compileSchema } from '../apiserver/schema/index.js';
 import { adminKinds, allCrds, allKinds, apiRefs, claimKinds, concreteKinds, findKind } from './catalog.js';

@@ -1,7 +1,8 @@
 /**
- * Assembles and runs the API server: store, registry (built-ins + CRDs), REST handlers,
- * admission, authentication, HTTPS, and the in-process controllers the server needs to
- * honour the API contract (namespace lifecycle, garbage collection, CRD establishment).
+ * Assembles and runs the generic API server: store, registry (built-ins + CRDs), REST
+ * handlers, admission, authentication, RBAC, HTTPS. What is Conductor's (its admission
+ * plugins, its kinds, the controllers) comes through `ServerOptions.extend`: Conductor's
+ * composition root (`src/conductor`) is what starts a whole Conductor.
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,12 +15,6 @@ import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
 import { NamespaceLifecycle, namespaceState, PROTECTED_NAMESPACES } from './admission/namespace-lifecycle.js';
 import { PrefixCache } from './storage/prefix-cache.js';
-import { ClaimQuotaAdmission } from './admission/claim-quota.js';
-import { ClaimProtectionAdmission } from './admission/claim-protection.js';
-import { ClaimTypeIndex } from './admission/claim-types.js';
-import { ProviderInUse } from './admission/provider-in-use.js';
-import { BindingModeWarning } from './admission/binding-mode-warning.js';
-import { MissingProviderWarning } from './admission/missing-provider-warning.js';
 import { ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
 import { setupAuthentication } from './authn-api/index.js';
 import { impersonatedUser, setupAuthorization } from './authz/index.js';
@@ -28,9 +23,7 @@ import { builtinResourceTypes, objectMetaSchema } from './builtins/index.js';
 import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher, type DispatcherOptions } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
-import { startCoreControllers } from '../controllers/core.js';
-import type { RunningConductorControllers } from '../controllers/conductor.js';
-import { claimKinds, concreteKinds, installCrds } from '../apis/index.js';
+import type { ServerExtender, ServerExtension, StartContext } from './extension.js';
 import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
 import { systemContext } from './rest/context.js';
@@ -57,10 +50,11 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   bookmarkIntervalMs?: number;
   tokenFile?: string;
-  /** Run the claim and managed-resource controllers in this process (default true). */
-  controllers?: boolean;
-  /** How often managed resources are re-observed for drift (default 60 s). */
-  pollIntervalMs?: number;
+  /**
+   * What the assembler adds: admission plugins, RBAC's claim and concrete kinds, what runs
+   * beside the server (see extension.ts). Without it the server serves the Kubernetes API only.
+   */
+  extend?: ServerExtender;
   /** Append one JSON line per request to this file (the audit log); none when unset. */
   auditLog?: string;
   /** Per-user request rate limit over HTTP (system:masters exempt); ratePerSecond 0 turns it off. */
@@ -149,20 +143,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   registry.replaceSource('builtin', builtinResourceTypes());
   const objects = new ObjectStore(encrypted);
   // What admission asks on every create, kept in memory: which namespaces exist (and are not
-  // terminating), and which namespaces hold ClaimQuotas.
+  // terminating).
   const namespaceCache = new PrefixCache(encrypted, objects.resourcePrefix({ group: '', resource: 'namespaces' }), { project: namespaceState, logger: log });
-  const quotaKeys = new PrefixCache<unknown>(encrypted, objects.resourcePrefix({ group: 'core.conductor.io', resource: 'claimquotas' }), { project: () => true, logger: log });
-  await Promise.all([namespaceCache.start(), quotaKeys.start()]);
+  await namespaceCache.start();
+  let extension: ServerExtension;
+  try {
+    extension = (await opts.extend?.({ objects, registry, store: encrypted, logger: log })) ?? {};
+  } catch (err) {
+    namespaceCache.stop();
+    await auditLog?.close();
+    await store.close();
+    throw err;
+  }
+  step('extension');
   const admission = new AdmissionChain();
   admission.addValidating(new NamespaceLifecycle(objects, registry, namespaceCache));
-  const claimTypes = new ClaimTypeIndex(objects, registry);
-  admission.addMutating(new ClaimProtectionAdmission(claimTypes));
-  admission.addValidating(new ProviderInUse(objects, registry));
-  admission.addValidating(new BindingModeWarning());
-  admission.addValidating(new MissingProviderWarning(objects, registry));
-  admission.addValidating(new ClaimQuotaAdmission(objects, registry, { logger: log.child({ component: 'admission' }), claimKinds: claimTypes, quotaKeys }));
+  for (const plugin of extension.mutating ?? []) admission.addMutating(plugin);
+  for (const plugin of extension.validating ?? []) admission.addValidating(plugin);
   // RBAC (see authz): decisions from an in-memory index; writes of roles and bindings may not escalate.
-  const authz = setupAuthorization({ isClaim: (rt) => claimTypes.isClaim(rt) });
+  const authz = setupAuthorization(extension.rbac);
   admission.addValidating(authz.escalation);
   admission.addValidating(authz.secretReferences);
   const rest = new RestHandlers({ objects, admission });
@@ -206,13 +205,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   step('crd registrar');
 
   const client = new LoopbackClient(registry, rest, authorizer, { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] }, 'conductor-controller', { bookmarkIntervalMs: opts.bookmarkIntervalMs });
-  const controllers = await startCoreControllers(client, registry, log);
-  step('core controllers');
-  await installCrds(client, { logger: log.child({ component: 'apis' }) });
-  step('conductor crds');
-  await authz.start(client, { claimResources: claimKinds.map((k) => ({ group: k.group, resource: k.plural })), concreteResources: concreteKinds.map((k) => ({ group: k.group, resource: k.plural })) }, { logger: log.child({ component: 'rbac' }) });
-  step('rbac');
-
+  const closing = new AbortController();
+  const startContext: StartContext = { client, registry, logger: log, signal: closing.signal };
+  // A start that fails from here on stops what it started, so the caller may report and go on.
+  const abandon = async (): Promise<void> => {
+    closing.abort();
+    await extension.stop?.().catch((err: unknown) => log.error({ err }, 'cannot stop what the extension started'));
+    authz.stop();
+    crds.stop();
+    namespaceCache.stop();
+    await auditLog?.close();
+    await store.close();
+  };
   const server: Server = createServer(
     { ...tlsServerOptions(pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
     dispatcher.handle,
@@ -223,10 +227,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.headersTimeout = SERVER_TIMEOUTS.headersMs;
   server.requestTimeout = SERVER_TIMEOUTS.receiveMs;
   installClientErrorHandler(server);
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolveListen());
-  });
+  try {
+    await extension.beforeReady?.(startContext);
+    step('before ready');
+    await authz.start(client, { logger: log.child({ component: 'rbac' }) });
+    step('rbac');
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, opts.host, () => resolveListen());
+    });
+  } catch (err) {
+    await abandon();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   serverUrl = `https://${hostForUrl}:${port}`;
@@ -254,22 +267,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           });
 
   let closed = false;
-  // Conductor's controllers start after the server is ready: they are clients like any other.
-  let conductor: RunningConductorControllers | undefined;
-  const conductorStarting =
-    opts.controllers === false
-      ? Promise.resolve()
-      : // Loaded only now: the providers' modules (database clients and more) are not needed to serve.
-        import('../controllers/conductor.js')
-          .then(({ startConductorControllers }) =>
-            startConductorControllers(client, { dataDir, logger: log.child({ component: 'controllers' }), pollIntervalMs: opts.pollIntervalMs }),
-          )
-          .then((c) => {
-            conductor = c;
-          })
-          .catch((err: unknown) => {
-            if (!closed) log.error({ err }, 'cannot start the claim and managed-resource controllers');
-          });
+  // What runs beside the server (Conductor's controllers) starts once it is ready: clients like any other.
+  const afterReady = (extension.afterReady?.(startContext) ?? Promise.resolve()).catch((err: unknown) => {
+    if (!closed) log.error({ err }, 'cannot start what runs beside the API server');
+  });
   return {
     url: serverUrl,
     port,
@@ -290,14 +291,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       server.closeIdleConnections?.();
       await watchStreams.stop();
       migration.abort();
+      closing.abort();
       await reencrypting;
-      await conductorStarting;
-      await conductor?.stop();
-      controllers.stop();
+      await afterReady;
+      await extension.stop?.();
       authz.stop();
       crds.stop();
       namespaceCache.stop();
-      quotaKeys.stop();
       server.closeIdleConnections?.();
       // Requests still being answered get a moment; then every connection goes.
       const cut = setTimeout(() => server.closeAllConnections?.(), 200);

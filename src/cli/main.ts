@@ -4,7 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { startServer } from '../apiserver/server.js';
+import { startConductor } from '../conductor/index.js';
 import { installLastResortHandler } from '../apiserver/http/last-resort.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { VERSION } from '../version.js';
@@ -56,7 +56,7 @@ program
     const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
     let server;
     try {
-      server = await startServer({
+      server = await startConductor({
         dataDir: o.dataDir,
         host: o.host,
         port: o.port,

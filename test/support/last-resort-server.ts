@@ -5,7 +5,7 @@
  * has no way to register them. Usage: node last-resort-server.js DATA_DIR
  */
 import { pino } from 'pino';
-import { startServer } from '../../src/apiserver/server.js';
+import { startConductor } from '../../src/conductor/index.js';
 import { installLastResortHandler } from '../../src/apiserver/http/last-resort.js';
 
 const boom = (where: string) => new Error(`deliberate test failure: ${where}`);
@@ -13,7 +13,7 @@ const boom = (where: string) => new Error(`deliberate test failure: ${where}`);
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: last-resort-server.js DATA_DIR');
 const logger = pino({ level: 'warn' }, pino.destination(2));
-const server = await startServer({
+const server = await startConductor({
   dataDir,
   host: '127.0.0.1',
   port: 0,

@@ -1,6 +1,7 @@
 /**
- * Test support: starts a real `conductor server` process on a free port with a temporary
- * data dir, and runs the real kubectl against it.
+ * Test support: starts a real `conductor server` process (the whole Conductor, as the
+ * composition root `src/conductor` assembles it) on a free port with a temporary data dir,
+ * and runs the real kubectl against it. In-process tests call `startConductor` instead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before } from 'node:test';

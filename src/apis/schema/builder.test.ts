@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { s, NON_NEGATIVE_QUANTITY_PATTERN, type Field, type Infer } from './builder.js';
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../../machinery/schema-types.js';
 import { isQuantity, parseQuantity } from '../../machinery/quantity/index.js';
 
 /** Compile-time equality of two types: `const _: Equal<A, B> = true` fails to compile when they differ. */

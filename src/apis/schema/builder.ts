@@ -9,7 +9,7 @@
  *   spec.schema                            // { type: 'object', required: ['size'], ... }
  */
 import type { JsonObject } from '../../machinery/object.js';
-import type { JSONSchemaProps, ValidationRule } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps, ValidationRule } from '../../machinery/schema-types.js';
 
 /**
  * A Field does two jobs: `schema` is the OpenAPI schema of a value, and its type parameter

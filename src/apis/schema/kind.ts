@@ -6,7 +6,7 @@
  */
 import type { KObject, ObjectMeta } from '../../machinery/object.js';
 import { deepCopy } from '../../machinery/object.js';
-import type { JSONSchemaProps, PrinterColumn, ValidationRule } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps, PrinterColumn, ValidationRule } from '../../machinery/schema-types.js';
 import { resourceRef, type ResourceRef } from '../../client/types.js';
 import type { InferShape, Shape } from './builder.js';
 

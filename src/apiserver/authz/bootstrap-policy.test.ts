@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
 import type { UserInfo } from '../rest/context.js';
-import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, isRetiredRule, POLICY_KINDS_ANNOTATION, policyResourcesOf, reconcileObject, type PolicyResources } from './bootstrap-policy.js';
+import { AUTOUPDATE_ANNOTATION, bootstrapPolicy, isRetiredRule, POLICY_KINDS_ANNOTATION, policyResourcesOf, reconcileObject, type CrdKinds, type PolicyResources } from './bootstrap-policy.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { RbacIndex } from './rbac-index.js';
 
@@ -187,7 +187,14 @@ describe('policyResourcesOf', () => {
     metadata: { name: `${o.plural}.${o.group ?? 'x.conductor.io'}`, ...(o.abstract ? { labels: { 'conductor.io/abstract': o.abstract } } : {}) },
     spec: { group: o.group ?? 'x.conductor.io', scope: o.scope ?? 'Namespaced', names: { plural: o.plural, kind: 'K', ...(o.categories ? { categories: o.categories } : {}) } },
   });
-  test('claims by category or label (namespaced only), concrete kinds by category; nothing that is no plain plural', () => {
+  // RBAC is told which CRDs are claims and which concrete kinds; here: claims by category or
+  // label, concrete kinds by category (Conductor's own rule is tested in src/conductor).
+  const categories = (c: KObject): unknown[] => ((c.spec as { names?: { categories?: unknown[] } } | undefined)?.names?.categories ?? []);
+  const kinds: CrdKinds = {
+    isClaim: (c) => categories(c).includes('claim') || c.metadata.labels?.['conductor.io/abstract'] === 'true',
+    isConcrete: (c) => categories(c).includes('managed'),
+  };
+  test('claims as told (namespaced only), concrete kinds as told; nothing that is no plain plural', () => {
     const got = policyResourcesOf([
       crd({ plural: 'bycategory', categories: ['claim'] }),
       crd({ plural: 'bylabel', abstract: 'true' }),
@@ -201,7 +208,7 @@ describe('policyResourcesOf', () => {
       crd({ plural: 'roles', group: 'rbac.authorization.k8s.io', abstract: 'true' }),
       crd({ plural: 'things', group: 'x.kubernetes.io', categories: ['managed'] }),
       { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'broken' }, spec: 'nonsense' },
-    ] as KObject[]);
+    ] as KObject[], kinds);
     assert.deepEqual(got.claimResources.map((r) => r.resource), ['bycategory', 'bylabel']);
     assert.deepEqual(got.concreteResources.map((r) => r.resource), ['concrete']);
   });

@@ -9,7 +9,6 @@ import { isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { builtinRefs, type Client, type Logger } from '../../client/index.js';
-import { CLAIM_CATEGORY, MANAGED_CATEGORY, isClaimCrd } from '../../apis/index.js';
 import { isProtectedGroup } from '../builtins/crd-validation.js';
 import { RBAC_GROUP } from './rbac-index.js';
 import { rbacRefs } from './rbac-informers.js';
@@ -315,29 +314,40 @@ function sameRule(a: PolicyRule, b: PolicyRule): boolean {
 }
 
 /**
- * The claim and concrete kinds among `crds`. A claim kind is a namespaced kind whose CRD is
- * in the `claim` category or labelled `conductor.io/abstract: "true"` (DESIGN 3.1: new
- * abstract kinds need only the label); a concrete kind is one in the `managed` category.
- * CRDs whose names cannot be read, or cannot be named in a rule, are skipped.
+ * Which CRDs define claim kinds and which concrete kinds. RBAC knows nothing of claims: the
+ * rule comes from whoever assembles the server (Conductor's composition root, `src/conductor`).
  */
-export function policyResourcesOf(crds: Iterable<KObject>): PolicyResources {
+export interface CrdKinds {
+  /** Whether the CRD defines a claim (abstract) kind; only namespaced ones are taken. */
+  isClaim(crd: KObject): boolean;
+  /** Whether the CRD defines a concrete (managed) kind. */
+  isConcrete(crd: KObject): boolean;
+}
+
+/** No CRD defines a claim or concrete kind (a server assembled without Conductor's kinds). */
+export const NO_CRD_KINDS: CrdKinds = { isClaim: () => false, isConcrete: () => false };
+
+/**
+ * The claim and concrete kinds among `crds`, as `kinds` tells them; a claim kind must also be
+ * namespaced. CRDs whose names cannot be read, or cannot be named in a rule, are skipped.
+ */
+export function policyResourcesOf(crds: Iterable<KObject>, kinds: CrdKinds): PolicyResources {
   const out: PolicyResources = { claimResources: [], concreteResources: [] };
   for (const crd of crds) {
     const spec = isPlainObject(crd.spec) ? crd.spec : {};
     const names = isPlainObject(spec.names) ? spec.names : {};
-    const categories = Array.isArray(names.categories) ? names.categories : [];
     if (typeof spec.group !== 'string' || typeof names.plural !== 'string') continue;
     const gr = { group: spec.group, resource: names.plural };
     if (!isKindResource(gr)) continue;
-    if (spec.scope === 'Namespaced' && (categories.includes(CLAIM_CATEGORY) || isClaimCrd(crd))) out.claimResources.push(gr);
-    if (categories.includes(MANAGED_CATEGORY)) out.concreteResources.push(gr);
+    if (spec.scope === 'Namespaced' && kinds.isClaim(crd)) out.claimResources.push(gr);
+    if (kinds.isConcrete(crd)) out.concreteResources.push(gr);
   }
   return out;
 }
 
 /** The claim and concrete resources of the installed CRDs (see policyResourcesOf). */
-export async function policyResourcesFromCrds(client: Client): Promise<PolicyResources> {
-  return policyResourcesOf((await client.list(builtinRefs.customresourcedefinitions)).items);
+export async function policyResourcesFromCrds(client: Client, kinds: CrdKinds): Promise<PolicyResources> {
+  return policyResourcesOf((await client.list(builtinRefs.customresourcedefinitions)).items, kinds);
 }
 
 /** What reconcileBootstrapPolicy reconciles and how. */

@@ -40,10 +40,12 @@ export {
   CREDENTIALS_NAMESPACE,
   INFRASTRUCTURE_ADMINS_GROUP,
   PLATFORM_ADMINS_GROUP,
+  NO_CRD_KINDS,
   type BootstrapPolicy,
+  type CrdKinds,
   type GroupResource,
   type PolicyResources,
   type ReconcileOptions,
 } from './bootstrap-policy.js';
 export { startPolicySync, type PolicySync } from './policy-sync.js';
-export { setupAuthorization, type AuthorizationSetup } from './setup.js';
+export { NO_RBAC_KINDS, setupAuthorization, type AuthorizationSetup, type RbacKinds } from './setup.js';

@@ -13,6 +13,7 @@ import {
   POLICY_KINDS_ANNOTATION,
   policyResourcesOf,
   reconcileBootstrapPolicy,
+  type CrdKinds,
   type PolicyResources,
 } from './bootstrap-policy.js';
 
@@ -29,7 +30,7 @@ const RETRY_MAX_MS = 30_000;
  * plus the claim and concrete kinds among them, then follows CRD changes. Resolves once the
  * first reconcile is stored; rejects if it fails (the server must not serve without its roles).
  */
-export async function startPolicySync(client: Client, fixed: PolicyResources, opts: { logger?: Logger; signal?: AbortSignal } = {}): Promise<PolicySync> {
+export async function startPolicySync(client: Client, fixed: PolicyResources, kinds: CrdKinds, opts: { logger?: Logger; signal?: AbortSignal } = {}): Promise<PolicySync> {
   const log = opts.logger;
   const crds = new Informer<KObject>(client, builtinRefs.customresourcedefinitions, { logger: log, readOnlyObjects: true }).start();
   if (!(await crds.waitForSync(opts.signal))) {
@@ -37,7 +38,7 @@ export async function startPolicySync(client: Client, fixed: PolicyResources, op
     throw new Error('cannot reconcile the bootstrap RBAC policy: the CRD informer stopped before listing every CRD');
   }
   const current = (): PolicyResources => {
-    const found = policyResourcesOf(crds.store.list());
+    const found = policyResourcesOf(crds.store.list(), kinds);
     return {
       claimResources: [...fixed.claimResources, ...found.claimResources],
       concreteResources: [...fixed.concreteResources, ...found.concreteResources],

@@ -20,7 +20,7 @@ describe('WatchStreams: what a server holds for watches', () => {
   let token: string;
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'conductor-watch-streams-'));
-    server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }), controllers: false });
+    server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }) });
     const kc = parse(readFileSync(server.kubeconfigPath, 'utf8'));
     ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
     token = kc.users[0].user.token;

@@ -6,71 +6,8 @@
 import type { KObject } from '../../machinery/object.js';
 import type { StatusCause } from '../../machinery/errors.js';
 
-/** An OpenAPI v3 schema as Kubernetes uses it (structural, with x-kubernetes-* extensions). */
-export type JSONSchemaProps = {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
-  format?: string;
-  description?: string;
-  title?: string;
-  properties?: Record<string, JSONSchemaProps>;
-  additionalProperties?: JSONSchemaProps | boolean;
-  items?: JSONSchemaProps;
-  required?: string[];
-  enum?: unknown[];
-  default?: unknown;
-  nullable?: boolean;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: boolean;
-  exclusiveMaximum?: boolean;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  minProperties?: number;
-  maxProperties?: number;
-  multipleOf?: number;
-  allOf?: JSONSchemaProps[];
-  anyOf?: JSONSchemaProps[];
-  oneOf?: JSONSchemaProps[];
-  not?: JSONSchemaProps;
-  example?: unknown;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: 'atomic' | 'granular';
-  'x-kubernetes-validations'?: ValidationRule[];
-  /** Strategic-merge-patch metadata for built-in kinds (as in the Kubernetes OpenAPI). */
-  'x-kubernetes-patch-strategy'?: string;
-  'x-kubernetes-patch-merge-key'?: string;
-  [extension: `x-${string}`]: unknown;
-};
-
-export interface ValidationRule {
-  rule: string;
-  message?: string;
-  messageExpression?: string;
-  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
-  fieldPath?: string;
-  optionalOldSelf?: boolean;
-}
-
-/** A column of `kubectl get` output (CRD additionalPrinterColumns shape). */
-export interface PrinterColumn {
-  name: string;
-  type: 'integer' | 'number' | 'string' | 'boolean' | 'date';
-  format?: string;
-  description?: string;
-  priority?: number;
-  /** A JSONPath into the object, e.g. `.status.phase`. Ignored when `cell` is given. */
-  jsonPath?: string;
-  /** Computes the cell for built-in kinds whose columns are not plain paths. */
-  cell?: (obj: KObject) => unknown;
-}
+export type { JSONSchemaProps, PrinterColumn, ValidationRule } from '../../machinery/schema-types.js';
+import type { JSONSchemaProps, PrinterColumn } from '../../machinery/schema-types.js';
 
 export interface ValidationContext {
   /** 'create' or 'update' (update includes patch and apply). */

@@ -12,13 +12,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startServer } from '../../apiserver/server.js';
+import { startConductor as startServer } from '../../conductor/index.js';
 import { apiRefs } from '../../apis/index.js';
 import { providerKind } from '../../apis/core/kinds.js';
 import { builtinRefs, type Client } from '../../client/types.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';
-import { startConductorControllers } from '../conductor.js';
+import { startControllersAndProviders as startConductorControllers } from '../../conductor/controllers.js';
 
 const SYS = 'conductor-system';
 const MEMORY = 'database.memory.conductor.io/v1alpha1';

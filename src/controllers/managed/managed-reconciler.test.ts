@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { startServer, type RunningServer } from '../../apiserver/server.js';
+import { startConductor as startServer, type RunningConductor as RunningServer } from '../../conductor/index.js';
 import { builtinRefs } from '../../client/types.js';
 import { isNotFound } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';

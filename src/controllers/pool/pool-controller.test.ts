@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { startServer, type RunningServer } from '../../apiserver/server.js';
+import { startConductor as startServer, type RunningConductor as RunningServer } from '../../conductor/index.js';
 import { builtinRefs, type Client, type DeleteOptions, type ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
 import { apiRefs, ensureDefaultSchedulerProfile, localPostgreSQLInstanceKind, postgresqlInstanceKind } from '../../apis/index.js';

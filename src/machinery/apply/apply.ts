@@ -2,7 +2,7 @@
  * Server-side apply: merging a manager's applied configuration into the live object while
  * tracking, per field, which managers own it.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import { errors } from '../errors.js';
 import type { JsonObject, JsonValue, KObject, ManagedFieldsEntry } from '../object.js';
 import { deepEqual, isPlainObject } from '../object.js';

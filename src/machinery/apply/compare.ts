@@ -2,7 +2,7 @@
  * Comparing two versions of an object field by field, following the schema's list and map
  * semantics, to learn which fields a write added, modified and removed.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import type { JsonObject, JsonValue } from '../object.js';
 import { deepEqual, isPlainObject } from '../object.js';
 import type { FieldPath, PathElement } from './field-path.js';

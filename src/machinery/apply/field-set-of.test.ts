@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import { isApiError } from '../errors.js';
 import type { JsonValue } from '../object.js';
 import { fieldSetOf } from './field-set-of.js';

@@ -2,7 +2,7 @@
  * Computing the set of fields an object (or an applied configuration) sets, following the
  * schema's list and map semantics.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import { errors } from '../errors.js';
 import type { JsonValue } from '../object.js';
 import { isPlainObject } from '../object.js';

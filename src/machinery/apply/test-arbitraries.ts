@@ -5,7 +5,7 @@
  * wrong shape or a list whose keys repeat, and the next version of an object.
  */
 import fc from 'fast-check';
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import type { JsonObject, JsonValue } from '../object.js';
 import { isPlainObject } from '../object.js';
 import { widgetSchema } from './test-fixtures.js';

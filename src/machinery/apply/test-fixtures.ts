@@ -2,7 +2,7 @@
  * Shared fixtures of the apply tests: a custom kind's schema covering every list and map
  * semantic, and object builders.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import type { KObject, ManagedFieldsEntry } from '../object.js';
 
 export const widgetSchema: JSONSchemaProps = {

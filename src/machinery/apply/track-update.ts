@@ -1,7 +1,7 @@
 /**
  * Field ownership for ordinary writes (create, update, patch): whoever changes a field owns it.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import type { JsonValue, KObject, ManagedFieldsEntry } from '../object.js';
 import type { FieldsEntry } from './managed-fields.js';
 import {

@@ -3,7 +3,7 @@
  * atomic, sets or map-lists (and their keys), which maps are atomic, and which map keys are
  * declared fields. A missing schema means granular maps and atomic lists.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import type { JsonValue } from '../object.js';
 import { isPlainObject } from '../object.js';
 import type { PathElement } from './field-path.js';

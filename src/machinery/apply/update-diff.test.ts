@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import type { JsonObject, JsonValue } from '../object.js';
 import { compareValues } from './compare.js';
 import { PathFilter } from './path-filter.js';

@@ -2,7 +2,7 @@
  * Strategic-merge-patch metadata read from a kind's schema: the schema of a field or list
  * item, and a field's `x-kubernetes-patch-strategy` / `x-kubernetes-patch-merge-key`.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import { hasOwn, isJsonObject } from './json-access.js';
 
 /** PatchMeta is how a field merges: its strategies (`merge`, `replace`, `retainKeys`) and merge key. */

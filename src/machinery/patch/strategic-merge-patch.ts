@@ -23,7 +23,7 @@
  * A body that is not shaped as a strategic merge patch is a 400; a patch that cannot be
  * merged into this object (mixed or nested lists, a mergeable list without merge key) a 422.
  */
-import type { JSONSchemaProps } from '../../apiserver/registry/resource-type.js';
+import type { JSONSchemaProps } from '../schema-types.js';
 import { deepCopy, type JsonObject, type JsonValue } from '../object.js';
 import { asPatchError, describeJsonType, malformedPatch, shortJson, unprocessablePatch } from './errors.js';
 import { getOwn, hasOwn, isJsonObject, setOwn } from './json-access.js';

@@ -7,7 +7,7 @@
  */
 import { apiRefs } from '../../apis/index.js';
 import { isPlainObject } from '../../machinery/object.js';
-import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
+import type { AdmissionAttributes, ValidatingPlugin } from '../../apiserver/admission/types.js';
 
 export const WAIT_FOR_FIRST_CONSUMER_WARNING =
   'bindingMode WaitForFirstConsumer is not implemented yet: claims of this class are provisioned as soon as they are scheduled, as with Immediate';

@@ -53,11 +53,11 @@ import {
   type ResourceList,
 } from '../../apis/quota/usage.js';
 import { Quantity } from '../../machinery/quantity/index.js';
-import { mapStoreError, type ObjectStore } from '../storage/object-store.js';
-import type { PrefixCache } from '../storage/prefix-cache.js';
-import type { ResourceRegistry } from '../registry/registry.js';
-import type { ResourceType } from '../registry/resource-type.js';
-import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
+import { mapStoreError, type ObjectStore } from '../../apiserver/storage/object-store.js';
+import type { PrefixCache } from '../../apiserver/storage/prefix-cache.js';
+import type { ResourceRegistry } from '../../apiserver/registry/registry.js';
+import type { ResourceType } from '../../apiserver/registry/resource-type.js';
+import type { AdmissionAttributes, ValidatingPlugin } from '../../apiserver/admission/types.js';
 import { ClaimTypeIndex, claimTypeKey, decodeOrReport, type ClaimTypes } from './claim-types.js';
 import { concreteResourceTypes } from './concrete-types.js';
 import { boundResourceIndex } from '../../apis/common/binding-record.js';

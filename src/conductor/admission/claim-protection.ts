@@ -6,7 +6,7 @@
  */
 import { CLAIM_PROTECTION_FINALIZER } from '../../apis/index.js';
 import type { ClaimTypeIndex } from './claim-types.js';
-import type { AdmissionAttributes, MutatingPlugin } from './types.js';
+import type { AdmissionAttributes, MutatingPlugin } from '../../apiserver/admission/types.js';
 
 export class ClaimProtectionAdmission implements MutatingPlugin {
   readonly name = 'ClaimProtection';

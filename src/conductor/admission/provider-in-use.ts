@@ -6,9 +6,9 @@
  */
 import { errors } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/object.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import type { ResourceRegistry } from '../registry/registry.js';
-import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
+import type { ObjectStore } from '../../apiserver/storage/object-store.js';
+import type { ResourceRegistry } from '../../apiserver/registry/registry.js';
+import type { AdmissionAttributes, ValidatingPlugin } from '../../apiserver/admission/types.js';
 import { concreteResourceTypes } from './concrete-types.js';
 
 const PROVIDER_GROUP = 'core.conductor.io';

@@ -6,9 +6,9 @@
  */
 import { CLAIM_CATEGORY, isClaimCrd } from '../../apis/index.js';
 import type { KObject } from '../../machinery/object.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import type { ResourceRegistry } from '../registry/registry.js';
-import type { ResourceType } from '../registry/resource-type.js';
+import type { ObjectStore } from '../../apiserver/storage/object-store.js';
+import type { ResourceRegistry } from '../../apiserver/registry/registry.js';
+import type { ResourceType } from '../../apiserver/registry/resource-type.js';
 
 /** The claim kinds served, by `group/resource` (one version each: storage is shared). */
 export type ClaimTypes = Map<string, ResourceType>;

@@ -11,10 +11,10 @@
  */
 import { apiRefs, MANAGED_CATEGORY } from '../../apis/index.js';
 import { isPlainObject } from '../../machinery/object.js';
-import type { ObjectStore } from '../storage/object-store.js';
-import type { ResourceRegistry } from '../registry/registry.js';
-import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
-import { SYSTEM_NAMESPACE } from './namespace-lifecycle.js';
+import type { ObjectStore } from '../../apiserver/storage/object-store.js';
+import type { ResourceRegistry } from '../../apiserver/registry/registry.js';
+import type { AdmissionAttributes, ValidatingPlugin } from '../../apiserver/admission/types.js';
+import { SYSTEM_NAMESPACE } from '../../apiserver/admission/namespace-lifecycle.js';
 
 const CLASSES = apiRefs.resourceclasses;
 const PROVIDERS = apiRefs.providers;

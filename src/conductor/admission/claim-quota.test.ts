@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { startServer, type RunningServer } from '../server.js';
+import { startConductor, type RunningConductor } from '../index.js';
 import { builtinRefs, resourceRef, type ResourceRef } from '../../client/types.js';
 import { ApiError, isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
@@ -20,7 +20,7 @@ const mysql = apiRefs.mysqlinstances;
 const volumes = apiRefs.volumes;
 const quotas = apiRefs.claimquotas;
 
-let server: RunningServer;
+let server: RunningConductor;
 let dataDir: string;
 let nsCounter = 0;
 
@@ -55,7 +55,7 @@ async function used(ns: string, name: string): Promise<unknown> {
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'conductor-quota-'));
-  server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }), controllers: false });
+  server = await startConductor({ dataDir, host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }), controllers: false });
 });
 after(async () => {
   await server?.close();

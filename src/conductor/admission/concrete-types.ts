@@ -3,8 +3,8 @@
  * served versions of a kind share one storage, so listing each of them once is enough.
  */
 import { MANAGED_CATEGORY } from '../../apis/index.js';
-import type { ResourceRegistry } from '../registry/registry.js';
-import type { ResourceType } from '../registry/resource-type.js';
+import type { ResourceRegistry } from '../../apiserver/registry/registry.js';
+import type { ResourceType } from '../../apiserver/registry/resource-type.js';
 
 export function concreteResourceTypes(registry: ResourceRegistry): ResourceType[] {
   const out: ResourceType[] = [];

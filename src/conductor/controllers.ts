@@ -1,0 +1,28 @@
+/**
+ * Conductor's providers and controllers, started together beside the API server. Loaded only
+ * once the server is ready (a dynamic import in start.ts): the providers' modules (database
+ * clients and more) are not needed to serve. Tests that run the controllers with a client of
+ * their own call `startControllersAndProviders` directly.
+ */
+import type { Logger } from 'pino';
+import type { Client } from '../client/types.js';
+import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
+import { startProviders, stopProviders } from './providers.js';
+
+export interface ControllersAndProvidersOptions {
+  dataDir: string;
+  logger: Logger;
+  /** How often managed resources are re-observed for drift (default 60 s). */
+  pollIntervalMs?: number;
+}
+
+export async function startControllersAndProviders(client: Client, opts: ControllersAndProvidersOptions): Promise<RunningConductorControllers> {
+  const providers = await startProviders({ dataDir: opts.dataDir, logger: opts.logger });
+  try {
+    // The managed reconcilers stop the providers when the controllers stop.
+    return await startConductorControllers(client, { providers, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs });
+  } catch (err) {
+    await stopProviders(providers, opts.logger);
+    throw err;
+  }
+}

@@ -1,0 +1,2 @@
+/** Conductor's composition root (see start.ts and README.md). */
+export { startConductor, type ConductorOptions, type RunningConductor } from './start.js';
