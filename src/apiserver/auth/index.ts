@@ -24,8 +24,8 @@ export { ADMIN_USER_NAME, adminUser, AUTHENTICATED_GROUP, MASTERS_GROUP } from '
 export type { UserInfo } from './user-info.js';
 export { ensureServerCredentials } from './server-credentials.js';
 export type { ServerCredentials, ServerCredentialsOptions } from './server-credentials.js';
-export { decodeJwt, keyIdOf, signJwt, verifyJwtSignature, JWT_ALGORITHM } from './jwt.js';
-export type { DecodedJwt, JwtHeader } from './jwt.js';
+export { keyIdOf, signJwt, verifyJwt, JWT_ALGORITHM } from './jwt.js';
+export type { JwtHeader, JwtVerdict } from './jwt.js';
 export { ensureServiceAccountKey, serviceAccountKeyPaths } from './service-account-key.js';
 export type { ServiceAccountSigningKey } from './service-account-key.js';
 export {

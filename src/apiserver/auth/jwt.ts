@@ -1,4 +1,5 @@
-import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { CompactSign, compactVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
 
 /** The only signature algorithm Conductor issues and accepts (ECDSA P-256 with SHA-256). */
 export const JWT_ALGORITHM = 'ES256';
@@ -12,16 +13,8 @@ export interface JwtHeader {
   typ?: string;
 }
 
-/** A DecodedJwt is a compact JWS split into its parts, its signature not yet checked. */
-export interface DecodedJwt {
-  header: JwtHeader;
-  payload: Record<string, unknown>;
-  /** `base64url(header).base64url(payload)`: the bytes the signature covers. */
-  signingInput: string;
-  signature: Buffer;
-}
-
-const B64URL = /^[A-Za-z0-9_-]*$/;
+/** A JwtVerdict is a checked token's header and payload, or why the token was refused. */
+export type JwtVerdict = { ok: true; header: JwtHeader; payload: Record<string, unknown> } | { ok: false; reason: string };
 
 /** keyIdOf returns the key id of a public key: base64url(SHA-256 of its SPKI DER encoding). */
 export function keyIdOf(key: KeyObject): string {
@@ -29,74 +22,66 @@ export function keyIdOf(key: KeyObject): string {
   return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('base64url');
 }
 
-/** signJwt returns a compact ES256 JWS of payload, signed with an EC P-256 private key. */
-export function signJwt(payload: Record<string, unknown>, privateKey: KeyObject, kid: string): string {
-  const header: JwtHeader = { alg: JWT_ALGORITHM, kid };
-  const signingInput = `${b64json(header)}.${b64json(payload)}`;
-  const signature = sign('sha256', Buffer.from(signingInput, 'ascii'), { key: privateKey, dsaEncoding: 'ieee-p1363' });
-  return `${signingInput}.${signature.toString('base64url')}`;
+/**
+ * signJwt returns a compact ES256 JWS of payload, signed with an EC P-256 private key:
+ * base64url of the header `{"alg":"ES256","kid":…}`, of the payload's JSON, and of the raw 64-byte
+ * signature (jose signs; the header and payload bytes are what Conductor has always issued).
+ */
+export async function signJwt(payload: Record<string, unknown>, privateKey: KeyObject, kid: string): Promise<string> {
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: JWT_ALGORITHM, kid }).sign(privateKey);
 }
 
 /**
- * decodeJwt splits a compact JWS into header, payload and signature without checking the
- * signature. It throws an Error saying what is malformed: not three base64url parts, a header or
- * payload that is not a JSON object, a header without an algorithm.
+ * verifyJwt checks a compact JWS against the public keys by key id and returns its header and
+ * payload, or the reason it is refused: too long, malformed, an algorithm other than ES256 (never
+ * `none` or an HMAC algorithm, which would let a public key act as a shared secret), an unknown
+ * key id, a signature that does not verify, or a payload that is not a JSON object. A token
+ * without a kid is tried against every key. jose parses the token and checks the signature.
  */
-export function decodeJwt(token: string): DecodedJwt {
-  if (token.length > MAX_JWT_LENGTH) throw new Error(`token is ${token.length} characters long, expected at most ${MAX_JWT_LENGTH}`);
-  const parts = token.split('.');
-  if (parts.length !== 3) throw new Error(`token has ${parts.length} dot-separated part(s), expected 3 (header.payload.signature)`);
-  const [h, p, s] = parts as [string, string, string];
-  if (!B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s) || h === '' || p === '' || s === '') {
-    throw new Error('token parts must be non-empty base64url text');
+export async function verifyJwt(token: string, publicKeys: ReadonlyMap<string, KeyObject>): Promise<JwtVerdict> {
+  if (token.length > MAX_JWT_LENGTH) return { ok: false, reason: `token is ${token.length} characters long, expected at most ${MAX_JWT_LENGTH}` };
+  const parts = token.split('.').length;
+  if (parts !== 3) return { ok: false, reason: `token has ${parts} dot-separated part(s), expected 3 (header.payload.signature)` };
+  let header: JwtHeader;
+  try {
+    const h = decodeProtectedHeader(token);
+    if (typeof h.alg !== 'string') return { ok: false, reason: 'token header has no "alg" string' };
+    if (h.kid !== undefined && typeof h.kid !== 'string') return { ok: false, reason: 'token header "kid" must be a string' };
+    if (h.typ !== undefined && typeof h.typ !== 'string') return { ok: false, reason: 'token header "typ" must be a string' };
+    header = h as JwtHeader;
+  } catch (err) {
+    return { ok: false, reason: `token header is not base64url-encoded JSON: ${(err as Error).message}` };
   }
-  const header = jsonObject(h, 'header');
-  if (typeof header.alg !== 'string') throw new Error('token header has no "alg" string');
-  if (header.kid !== undefined && typeof header.kid !== 'string') throw new Error('token header "kid" must be a string');
-  if (header.typ !== undefined && typeof header.typ !== 'string') throw new Error('token header "typ" must be a string');
-  return {
-    header: header as unknown as JwtHeader,
-    payload: jsonObject(p, 'payload'),
-    signingInput: `${h}.${p}`,
-    signature: Buffer.from(s, 'base64url'),
-  };
-}
-
-/**
- * verifyJwtSignature checks a decoded token's signature against the public keys by key id.
- * Only ES256 is accepted (never `none` or an HMAC algorithm, which would let a public key act as
- * a shared secret). A token without a kid is tried against every key. It returns a reason when
- * the signature does not verify, undefined when it does.
- */
-export function verifyJwtSignature(jwt: DecodedJwt, publicKeys: ReadonlyMap<string, KeyObject>): string | undefined {
-  if (jwt.header.alg !== JWT_ALGORITHM) return `token algorithm ${JSON.stringify(jwt.header.alg)} is not accepted, expected ${JWT_ALGORITHM}`;
-  if (jwt.signature.length !== 64) return `token signature is ${jwt.signature.length} bytes, expected 64 for ${JWT_ALGORITHM}`;
+  if (header.alg !== JWT_ALGORITHM) return { ok: false, reason: `token algorithm ${JSON.stringify(header.alg)} is not accepted, expected ${JWT_ALGORITHM}` };
   let candidates: KeyObject[];
-  if (jwt.header.kid !== undefined) {
-    const key = publicKeys.get(jwt.header.kid);
-    if (!key) return `token key id ${JSON.stringify(jwt.header.kid)} is not a known signing key`;
+  if (header.kid !== undefined) {
+    const key = publicKeys.get(header.kid);
+    if (!key) return { ok: false, reason: `token key id ${JSON.stringify(header.kid)} is not a known signing key` };
     candidates = [key];
   } else {
     candidates = [...publicKeys.values()];
   }
-  const data = Buffer.from(jwt.signingInput, 'ascii');
   for (const key of candidates) {
-    if (verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, jwt.signature)) return undefined;
+    let payload: Uint8Array;
+    try {
+      ({ payload } = await compactVerify(token, key, { algorithms: [JWT_ALGORITHM] }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWSSignatureVerificationFailed) continue;
+      if (!(err instanceof joseErrors.JOSEError)) throw err;
+      return { ok: false, reason: `token is malformed: ${(err as Error).message}` };
+    }
+    return payloadObject(header, payload);
   }
-  return 'token signature does not verify with any known signing key';
+  return { ok: false, reason: 'token signature does not verify with any known signing key' };
 }
 
-function b64json(v: unknown): string {
-  return Buffer.from(JSON.stringify(v), 'utf8').toString('base64url');
-}
-
-function jsonObject(part: string, what: string): Record<string, unknown> {
+function payloadObject(header: JwtHeader, bytes: Uint8Array): JwtVerdict {
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    v = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw new Error(`token ${what} is not base64url-encoded JSON`);
+    return { ok: false, reason: 'token payload is not base64url-encoded JSON' };
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`token ${what} is not a JSON object`);
-  return v as Record<string, unknown>;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, reason: 'token payload is not a JSON object' };
+  return { ok: true, header, payload: v as Record<string, unknown> };
 }

@@ -1,5 +1,5 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { decodeJwt, keyIdOf, signJwt, verifyJwtSignature } from './jwt.js';
+import { keyIdOf, signJwt, verifyJwt } from './jwt.js';
 import type { ServiceAccountSigningKey } from './service-account-key.js';
 import { AUTHENTICATED_GROUP, type UserInfo } from './user-info.js';
 
@@ -116,7 +116,7 @@ export class ServiceAccountTokens {
   }
 
   /** issue signs a token for a ServiceAccount. The caller has checked that the account exists. */
-  issue(req: IssueRequest): IssuedToken {
+  async issue(req: IssueRequest): Promise<IssuedToken> {
     const expirationSeconds = req.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS;
     const audiences = req.audiences?.length ? [...req.audiences] : [...this.apiAudiences];
     const iat = Math.floor(this.now() / 1000);
@@ -134,7 +134,7 @@ export class ServiceAccountTokens {
       nbf: iat,
       sub: serviceAccountUserName(req.namespace, req.serviceAccount.name),
     };
-    const token = signJwt(claims as unknown as Record<string, unknown>, this.opts.key.privateKey, this.opts.key.kid);
+    const token = await signJwt(claims as unknown as Record<string, unknown>, this.opts.key.privateKey, this.opts.key.kid);
     return { token, audiences, expirationSeconds, expiresAt: new Date(claims.exp * 1000), claims };
   }
 
@@ -152,9 +152,8 @@ export class ServiceAccountTokens {
   async verify(token: string): Promise<TokenVerdict> {
     let claims: ServiceAccountClaims;
     try {
-      const jwt = decodeJwt(token);
-      const bad = verifyJwtSignature(jwt, this.publicKeys);
-      if (bad) return { ok: false, reason: bad };
+      const jwt = await verifyJwt(token, this.publicKeys);
+      if (!jwt.ok) return jwt;
       claims = parseClaims(jwt.payload);
     } catch (err) {
       return { ok: false, reason: (err as Error).message };

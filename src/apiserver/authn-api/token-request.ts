@@ -107,7 +107,7 @@ export function tokenRequestEndpoint(deps: TokenRequestDeps): CreateEndpoint {
         }
         boundSecret = { name: spec.boundObjectRef.name, uid };
       }
-      const issued = deps.tokens.issue({ namespace, serviceAccount, audiences: spec.audiences, expirationSeconds: spec.expirationSeconds, ...(boundSecret ? { boundSecret } : {}) });
+      const issued = await deps.tokens.issue({ namespace, serviceAccount, audiences: spec.audiences, expirationSeconds: spec.expirationSeconds, ...(boundSecret ? { boundSecret } : {}) });
       const now = deps.now?.() ?? new Date();
       return {
         code: 201,

@@ -14,5 +14,5 @@ export { S3Admin, S3Error, type S3AdminOptions } from './s3-admin.js';
 export { bucketName, bucketNameProblem } from './names.js';
 export { formatBucketConnection, bucketDetails, type BucketEndpoint } from './connection.js';
 export { matchS3Server, configureS3Server } from './matchers.js';
-export { signRequest, type KeyPair } from './sigv4.js';
+export type { KeyPair } from './sigv4.js';
 export { createS3Kinds, type S3Kinds, type S3KindsOptions } from './s3-kinds.js';

@@ -1,39 +1,39 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { encodePath, canonicalQuery, sha256Hex, signRequest } from './sigv4.js';
+import { signS3Request } from '../../../../test/support/sigv4-sign.js';
+import { encodePath, canonicalQuery, sha256Hex } from './sigv4.js';
 import { authorize, verifySigV4, type IncomingS3Request } from './sigv4-verify.js';
 
 const now = new Date('2026-11-25T12:00:00Z');
 const secrets: Record<string, string> = { AKA: 'secret-a', AKB: 'secret-b' };
 const secretOf = (id: string) => secrets[id];
 
-/** signed builds a request as an SDK sends it, signed with key `id`. */
-function signed(method: string, path: string, query: Record<string, string>, id = 'AKA', extra: Record<string, string> = {}): IncomingS3Request {
-  const payloadHash = sha256Hex('');
-  const headers = { host: '127.0.0.1:9000', 'x-amz-content-sha256': payloadHash, ...extra };
-  const auth = signRequest({ method, path, query, headers, payloadHash }, { credentials: { accessKeyId: id, secretAccessKey: secrets[id]! }, region: 'us-east-1', service: 's3', now });
+/** signed builds a request as an SDK sends it, signed with key `id` by the SDK's signer. */
+async function signed(method: string, path: string, query: Record<string, string>, id = 'AKA', extra: Record<string, string> = {}): Promise<IncomingS3Request> {
+  const headers = { host: '127.0.0.1:9000', 'x-amz-content-sha256': sha256Hex(''), ...extra };
+  const all = await signS3Request({ method, path, query, headers }, { credentials: { accessKeyId: id, secretAccessKey: secrets[id]! }, region: 'us-east-1', now });
   const q = canonicalQuery(query);
-  return { method, url: `${encodePath(path)}${q ? `?${q}` : ''}`, headers: { ...headers, ...auth } };
+  return { method, url: `${encodePath(path)}${q ? `?${q}` : ''}`, headers: all };
 }
 
 const segment = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('/'));
 const objectPath = fc.tuple(fc.constantFrom('bucket-a', 'bucket-b'), fc.array(segment, { minLength: 0, maxLength: 3 })).map(([b, parts]) => `/${[b, ...parts].join('/')}`);
 const query = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ maxLength: 8 }), { maxKeys: 3 });
 
-describe('verifySigV4', () => {
-  test('what signRequest signs verifies, for any path and query', () => {
-    fc.assert(
-      fc.property(fc.constantFrom('GET', 'PUT', 'DELETE', 'HEAD', 'POST'), objectPath, query, (method, path, q) => {
-        assert.deepEqual(verifySigV4(signed(method, path, q), secretOf, now), { ok: true, accessKeyId: 'AKA' });
+describe('verifySigV4', async () => {
+  test("what the AWS SDK's signer signs verifies, for any path and query", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'DELETE', 'HEAD', 'POST'), objectPath, query, async (method, path, q) => {
+        assert.deepEqual(verifySigV4(await signed(method, path, q), secretOf, now), { ok: true, accessKeyId: 'AKA' });
       }),
     );
   });
 
-  test('changing the method, the path, the query, a signed header or the key fails', () => {
-    fc.assert(
-      fc.property(objectPath, query, (path, q) => {
-        const good = signed('GET', path, q);
+  test('changing the method, the path, the query, a signed header or the key fails', async () => {
+    await fc.assert(
+      fc.asyncProperty(objectPath, query, async (path, q) => {
+        const good = await signed('GET', path, q);
         const variants: IncomingS3Request[] = [
           { ...good, method: 'DELETE' },
           { ...good, url: good.url.replace(/^\/bucket-[ab]/, (b) => (b === '/bucket-a' ? '/bucket-b' : '/bucket-a')) },
@@ -50,14 +50,14 @@ describe('verifySigV4', () => {
     { reason: 'anonymous', req: { method: 'GET', url: '/bucket-a/x', headers: { host: 'h' } }, code: 'AccessDenied' },
     { reason: 'SigV2', req: { method: 'GET', url: '/bucket-a/x', headers: { host: 'h', authorization: 'AWS AKA:c2lnbmF0dXJl' } }, code: 'AccessDenied' },
     { reason: 'presigned', req: { method: 'GET', url: '/bucket-a/x?X-Amz-Credential=AKA%2F20261125%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00', headers: { host: 'h' } }, code: 'AccessDenied' },
-    { reason: 'unknown key', req: signed('GET', '/bucket-a/x', {}, 'AKA', {}), code: 'InvalidAccessKeyId' },
+    { reason: 'unknown key', req: await signed('GET', '/bucket-a/x', {}, 'AKA', {}), code: 'InvalidAccessKeyId' },
   ];
   cases[3]!.req.headers.authorization = String(cases[3]!.req.headers.authorization).replace('Credential=AKA/', 'Credential=NOPE/');
   for (const c of cases) test(`refused: ${c.reason}`, () => assert.deepEqual((verifySigV4(c.req, secretOf, now) as { code?: string }).code, c.code));
 
-  test('a request more than 15 minutes old is refused', () => {
+  test('a request more than 15 minutes old is refused', async () => {
     const later = new Date(now.getTime() + 16 * 60 * 1000);
-    assert.equal((verifySigV4(signed('GET', '/bucket-a/x', {}), secretOf, later) as { code?: string }).code, 'RequestTimeTooSkewed');
+    assert.equal((verifySigV4(await signed('GET', '/bucket-a/x', {}), secretOf, later) as { code?: string }).code, 'RequestTimeTooSkewed');
   });
 });
 

@@ -1,0 +1,76 @@
+#!/bin/sh
+# test-on-node.sh <major> [run-tests arguments...]
+#
+# Runs the test suite of this checkout on another Node.js major version (e.g. 22 or 24) without
+# touching the Node installed on the machine. Only the npm registry is needed:
+#   1. the newest node-<os>-<arch>@<major> package from npm is unpacked into $NODE_CACHE
+#      (default ~/.cache/conductor-node); it holds the node binary and the C/C++ headers;
+#   2. `npm ci` installs this checkout's node_modules with that node first on PATH. better-sqlite3
+#      is the only native module: where no prebuilt binary can be downloaded for that Node ABI,
+#      it is compiled from source against the package's headers (npm_config_nodedir), which needs
+#      a C/C++ toolchain (gcc/g++ or clang, make) and python3 — and no download from nodejs.org;
+#   3. the project is built and scripts/run-tests.mjs runs with the given arguments (none: all).
+#
+# Run it in a checkout whose node_modules may be replaced (a fresh clone or a separate
+# `git worktree`): step 2 deletes ./node_modules and installs it for the chosen Node.
+set -eu
+
+if [ $# -lt 1 ]; then
+  echo "usage: $0 <node major, e.g. 24> [run-tests arguments...]" >&2
+  exit 2
+fi
+major=$1
+shift
+case $major in
+  '' | *[!0-9]*) echo "$0: the Node major version must be a number, got '$major'" >&2; exit 2 ;;
+esac
+
+case $(uname -s) in
+  Linux) os=linux ;;
+  Darwin) os=darwin ;;
+  *) echo "$0: no node package from npm for $(uname -s); install Node $major yourself" >&2; exit 2 ;;
+esac
+case $(uname -m) in
+  x86_64 | amd64) arch=x64 ;;
+  aarch64 | arm64) arch=arm64 ;;
+  *) echo "$0: no node package from npm for architecture $(uname -m)" >&2; exit 2 ;;
+esac
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+pkg=node-$os-$arch
+# The newest $major.x.y that npm has (`npm view` lists matches unordered).
+version=$(npm view "$pkg@$major" version --json | node -e '
+  const v = [].concat(JSON.parse(require("node:fs").readFileSync(0, "utf8")));
+  const key = (s) => s.split(".").map(Number);
+  v.sort((a, b) => { const x = key(a), y = key(b); return x[0] - y[0] || x[1] - y[1] || x[2] - y[2]; });
+  console.log(v.at(-1) ?? "");
+')
+case $version in
+  "$major".*) ;;
+  *) echo "$0: npm has no $pkg@$major (got '$version')" >&2; exit 1 ;;
+esac
+
+cache=${NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conductor-node}
+nodedir=$cache/$pkg-$version
+if [ ! -x "$nodedir/bin/node" ]; then
+  mkdir -p "$cache"
+  tmp=$(mktemp -d "$cache/.unpack.XXXXXX")
+  (cd "$tmp" && npm pack --silent "$pkg@$version" >/dev/null && tar xzf "$pkg-$version.tgz")
+  rm -rf "$nodedir"
+  mv "$tmp/package" "$nodedir"
+  rm -rf "$tmp"
+fi
+
+PATH=$nodedir/bin:$PATH
+export PATH
+# node-gyp reads the headers from here instead of downloading them from nodejs.org.
+npm_config_nodedir=$nodedir
+export npm_config_nodedir
+
+echo "== Node $(node --version) from $nodedir, npm $(npm --version)"
+cd "$repo"
+rm -rf node_modules
+npm ci --no-audit --no-fund
+node -e "new (require('better-sqlite3'))(':memory:').close(); console.log('== better-sqlite3 loads on Node', process.version)"
+npm run build
+node scripts/run-tests.mjs "$@"
