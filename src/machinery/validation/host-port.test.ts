@@ -160,6 +160,13 @@ describe('linkLocalOrMetadata', () => {
     );
   });
 
+  test('the CRD pattern does not take a short first group for link-local: [fe8::] is 0fe8::, not fe80::/10', () => {
+    for (const host of ['[fe8::]', '[fe8::1]', '[feb::1]', '[fe9:1::1]']) {
+      assert.equal(linkLocalPattern.test(`${host}:80`), false, host);
+      assert.equal(linkLocalOrMetadata(host), undefined, host);
+    }
+  });
+
   test('the CRD pattern catches the common spellings', () => {
     for (const host of ['169.254.169.254', '[fe80::1]', '[FE80::1]', '[fd00:ec2::254]', '[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', 'metadata.google.internal', '[64:ff9b::a9fe:a9fe]', '100.100.100.200']) {
       assert.ok(linkLocalPattern.test(`${host}:80`.toLowerCase()), host);

@@ -183,6 +183,6 @@ export function linkLocalOrMetadata(host: string): string | undefined {
 export const LINK_LOCAL_OR_METADATA_PATTERN =
   '^(?:169\\.254\\.[0-9.]+|100\\.100\\.100\\.200|192\\.0\\.0\\.192|' +
   `(?:${METADATA_HOSTNAMES.map((n) => n.replace(/\./g, '\\.')).join('|')})|` +
-  '\\[fe[89ab][0-9a-f]?:[^\\]]*\\]|\\[fe[89ab][0-9a-f]?\\]|\\[fd00:0*ec2:[^\\]]*\\]|' +
+  '\\[fe[89ab][0-9a-f]:[^\\]]*\\]|\\[fd00:0*ec2:[^\\]]*\\]|' +
   '\\[[0:]*(?:ffff:)?(?:0:)?169\\.254\\.[0-9.]+\\]|\\[[0:]*(?:ffff:)?(?:0:)?a9fe:[0-9a-f]{1,4}\\]|' +
   '\\[64:ff9b:[^\\]]*\\]):[0-9]+$';
