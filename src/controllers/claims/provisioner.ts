@@ -69,7 +69,7 @@ export class Provisioner {
   resourceFor(entry: ClaimKindEntry, claim: Claim, cls: ResourceClass, concrete: ConcreteKindEntry): KObject {
     const template = cls.template;
     const impl = implementationFor(concrete.kind, { group: entry.def.group, kind: entry.def.kind });
-    const asTemplate: ResourceTemplate = { apiVersion: template.apiVersion, kind: template.kind, metadata: template.metadata, spec: (template.spec ?? {}) as ResourceTemplate['spec'] };
+    const asTemplate: ResourceTemplate = { apiVersion: template.apiVersion, kind: template.kind, metadata: template.metadata, spec: template.spec ?? {} };
     const configured = impl ? impl.configure(claim, asTemplate) : (template.spec ?? {});
     return {
       apiVersion: template.apiVersion,
