@@ -32,7 +32,8 @@ async function exchange(sub: Record<string, string>, pub: Record<string, string>
     await reader.flush();
     writer.publish(subject, 'hello');
     await writer.flush();
-    await new Promise((r) => setTimeout(r, 200));
+    // Until the message arrives or the subscription is refused, whichever the server does.
+    await eventually(() => got.length > 0 || subError !== undefined, `the message on ${subject} or a refusal`, 5_000, 10);
     s.unsubscribe();
   } finally {
     await reader.close().catch(() => {});

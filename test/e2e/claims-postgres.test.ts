@@ -247,37 +247,53 @@ spec:
   sharing: {mode: Exclusive}
   capabilities: {capacity: {storage: 10Gi}}
 `);
-    const claimYaml = (name: string) => `apiVersion: storage.conductor.io/v1alpha1
-kind: PostgreSQLInstance
-metadata: {name: ${name}, namespace: app}
-spec: {resourceName: solo-pg}
-`;
-    await Promise.all([apply(claimYaml('racer-a')), apply(claimYaml('racer-b'))]);
-    const winner = await eventually(async () => {
-      const [a, b] = await Promise.all([getClaim('app', 'racer-a'), getClaim('app', 'racer-b')]);
-      const bound = [a, b].filter((c) => c.status?.phase === 'Bound');
-      return bound.length >= 1 ? bound : undefined;
-    }, 'one racer to bind');
-    await new Promise((r) => setTimeout(r, 1500));
-    const [a, b] = await Promise.all([getClaim('app', 'racer-a'), getClaim('app', 'racer-b')]);
-    assert.equal([a, b].filter((c) => c.status?.phase === 'Bound').length, 1, 'exactly one claim is bound');
-    const loser = a.status?.phase === 'Bound' ? b : a;
-    assert.equal(loser.status?.phase, 'Pending');
+    // Both creates in flight at once (one process, two requests on the wire before either
+    // answers), so both claims reach the controller together and race for the one resource.
+    const racers = ['racer-a', 'racer-b'];
+    const created = await Promise.all(
+      racers.map((name) =>
+        api.request('POST', claimPath('app'), { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { name, namespace: 'app' }, spec: { resourceName: 'solo-pg' } }),
+      ),
+    );
+    assert.deepEqual(created.map((r) => r.status), [201, 201], 'both claims are created');
+    const scheduled = (c: any) => c.status?.conditions?.find((x: any) => x.type === 'Scheduled');
+    // Judged: one Bound, the other Pending and told (as for a name nothing has: a tenant learns
+    // nothing of another's binding) that no resource of that name is there for it.
+    const notThere = /^0\/0 candidates: no resource named "solo-pg"$/;
+    const [winner, loser] = await eventually(async () => {
+      const both = await Promise.all(racers.map((n) => getClaim('app', n)));
+      const won = both.filter((c) => c.status?.phase === 'Bound');
+      const lost = both.filter((c) => c.status?.phase === 'Pending' && scheduled(c)?.status === 'False' && notThere.test(scheduled(c)?.message ?? ''));
+      return won.length === 1 && lost.length === 1 ? [won[0], lost[0]] : undefined;
+    }, 'one racer Bound and the other Pending');
+    assert.equal(scheduled(loser).reason, 'Unschedulable');
     const resource = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/solo-pg`)).json();
-    assert.equal(resource.spec.claimRef.name, winner[0].metadata.name);
+    assert.equal(resource.spec.claimRef.name, winner.metadata.name);
+    assert.equal(resource.spec.claimRef.uid, winner.metadata.uid);
     // The winner has the registered server to itself, with its own database and login.
-    await boundClaim('app', winner[0].metadata.name);
-    const details = await secretOf('app', winner[0].metadata.name);
+    await boundClaim('app', winner.metadata.name);
+    const details = await secretOf('app', winner.metadata.name);
     const who = await query(details, 'SELECT current_user AS u');
     assert.equal(who[0].u, details.username);
     // Retain: deleting the winner leaves the resource Released, not rebound to the loser.
-    await kubectlOk(server, ['delete', 'postgresqlinstance', winner[0].metadata.name, '-n', 'app', '--timeout=60s']);
+    await kubectlOk(server, ['delete', 'postgresqlinstance', winner.metadata.name, '-n', 'app', '--timeout=60s']);
     const released = await eventually(async () => {
       const r = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/solo-pg`)).json();
       return r.status?.phase === 'Released' ? r : undefined;
     }, 'the resource to be Released');
-    assert.equal(released.spec.claimRef.name, winner[0].metadata.name);
-    assert.equal((await getClaim('app', loser.metadata.name)).status?.phase, 'Pending');
+    assert.equal(released.spec.claimRef.name, winner.metadata.name);
+    // The loser, judged again once the resource is Released (a spec change makes the controller
+    // write the generation it judged), stays Pending: a Released resource waits for an admin.
+    const touched = await api.request('PATCH', claimPath('app', loser.metadata.name), { spec: { requirements: { capacity: { storage: '1Gi' } } } }, { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(touched.status, 200, touched.text);
+    const generation = touched.json().metadata.generation;
+    const judged = await eventually(async () => {
+      const c = await getClaim('app', loser.metadata.name);
+      return c.status?.observedGeneration === generation && scheduled(c)?.observedGeneration === generation ? c : undefined;
+    }, 'the losing claim judged again after the release');
+    assert.equal(judged.status.phase, 'Pending');
+    assert.match(scheduled(judged).message, notThere);
+    assert.equal(judged.status.resourceRef, undefined);
   });
 
   test('kubectl get claim -A lists claims of every kind with their phase', async () => {

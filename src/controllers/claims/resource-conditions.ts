@@ -5,6 +5,7 @@
  * is carried up — its reason, and its message with anything credential-shaped masked.
  */
 import type { Condition, KObject } from '../../machinery/object.js';
+import { ClaimReason } from './reasons.js';
 
 /** The longest resource message carried to a claim. */
 export const MAX_CARRIED_MESSAGE = 1024;
@@ -52,11 +53,11 @@ export function notReadyReason(resource: KObject): NotReady {
   const what = describe(resource);
   const synced = conds.find((c) => c.type === 'Synced' && c.status === 'False');
   if (synced) {
-    const reason = /^[A-Za-z][A-Za-z0-9_]*$/.test(synced.reason ?? '') ? synced.reason! : 'ResourceNotReady';
+    const reason = /^[A-Za-z][A-Za-z0-9_]*$/.test(synced.reason ?? '') ? synced.reason! : ClaimReason.ResourceNotReady;
     const message = carried(synced.message);
     return { reason, message: `${what} is not ready: ${reason}${message ? `: ${message}` : ''}`, failing: true };
   }
   const ready = conds.find((c) => c.type === 'Ready' && c.status !== 'True');
   const detail = ready?.reason ? ` (${ready.reason}${ready.message ? `: ${carried(ready.message)}` : ''})` : '';
-  return { reason: 'Waiting', message: `waiting for ${what} to become ready${detail}`, failing: false };
+  return { reason: ClaimReason.Waiting, message: `waiting for ${what} to become ready${detail}`, failing: false };
 }

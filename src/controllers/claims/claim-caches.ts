@@ -1,0 +1,152 @@
+/**
+ * The caches every piece of the claim controller reads: one informer per claim kind and per
+ * served concrete kind, and the ResourceClasses, Namespaces, SchedulerProfiles, connection
+ * Secrets and ClaimQuotas — views of the process's shared informers when it shares them.
+ * Also the lookups by binding record: which resource records a claim (by its uid index).
+ */
+import { builtinRefs, type Client, type ResourceRef } from '../../client/types.js';
+import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
+import { parseApiVersion, type KObject } from '../../machinery/object.js';
+import { apiRefs, type Claim, type ClaimQuota, type ConcreteResource, type KindDefinition, type ResourceClass } from '../../apis/index.js';
+import type { ConcreteKind, GroupKind } from '../../providers/spi.js';
+import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
+import { resourceNamesClaim } from './binding-check.js';
+import { CLASS_LABEL, classOfLabel } from './labels.js';
+import type { ServedKinds } from './served-kinds.js';
+
+/** A claim kind with its informer. */
+export interface ClaimKindEntry {
+  readonly def: KindDefinition;
+  readonly informer: CacheInformer<Claim>;
+}
+
+/** A served concrete kind with its informer. */
+export interface ConcreteKindEntry {
+  readonly kind: ConcreteKind;
+  readonly ref: ResourceRef;
+  readonly informer: CacheInformer<ConcreteResource>;
+  /** The claim kinds it implements. */
+  readonly implements: readonly GroupKind[];
+}
+
+/** A resource found for a claim, with its kind's entry. */
+export interface FoundResource {
+  readonly entry: ConcreteKindEntry;
+  readonly resource: ConcreteResource;
+}
+
+/** The key of a kind in the caches' maps: `group/Kind`. */
+export function kindKey(group: string, kind: string): string {
+  return `${group}/${kind}`;
+}
+
+/**
+ * claimUidsMentioned lists the uids of the claims a resource mentions: an Exclusive
+ * resource's `spec.claimRef`, and every `status.bindings` entry (of a Shared resource, or left
+ * on one whose mode changed). Wider than binding-check's claimUidsOf on purpose: it finds the
+ * claims to wake and the candidates to check, and resourceNamesClaim then decides.
+ */
+export function claimUidsMentioned(resource: ConcreteResource): string[] {
+  const uids: string[] = [];
+  const claimRef = resource.spec?.claimRef;
+  if (claimRef?.uid && resource.spec?.sharing?.mode !== 'Shared') uids.push(claimRef.uid);
+  for (const b of resource.status?.bindings ?? []) if (b.claimRef?.uid) uids.push(b.claimRef.uid);
+  return uids;
+}
+
+/** Index of claims by uid. */
+const CLAIM_UID_INDEX = 'uid';
+/** Index of concrete resources by the uids of the claims their record binds. */
+const BOUND_CLAIM_UID_INDEX = 'claim-uid';
+
+export class ClaimCaches {
+  /** Claim kinds by `kindKey`. */
+  readonly claims = new Map<string, ClaimKindEntry>();
+  /** Served concrete kinds by `kindKey`. */
+  readonly concretes = new Map<string, ConcreteKindEntry>();
+  readonly classes: CacheInformer<ResourceClass>;
+  readonly namespaces: CacheInformer;
+  /** SchedulerProfiles of the system namespace. */
+  readonly profiles: CacheInformer;
+  /** Connection Secrets (the resources' raw details and the claims' published ones). */
+  readonly secrets: CacheInformer;
+  readonly quotas: CacheInformer<ClaimQuota>;
+
+  constructor(client: Client, informers: SharedInformers | undefined, kinds: ServedKinds, systemNamespace: string) {
+    for (const def of kinds.claims) {
+      const informer = cacheInformer<Claim>(client, informers, def.ref);
+      informer.addIndexer(CLAIM_UID_INDEX, (o) => [o.metadata.uid ?? '']);
+      this.claims.set(kindKey(def.group, def.kind), { def, informer });
+    }
+    for (const { kind, def } of kinds.concretes) {
+      const informer = cacheInformer<ConcreteResource>(client, informers, def.ref);
+      informer.addIndexer(BOUND_CLAIM_UID_INDEX, (o) => claimUidsMentioned(o));
+      this.concretes.set(kindKey(kind.group, kind.kind), { kind, ref: def.ref, informer, implements: kind.implements.map((i) => i.claimKind) });
+    }
+    this.classes = cacheInformer<ResourceClass>(client, informers, apiRefs.resourceclasses);
+    this.namespaces = cacheInformer(client, informers, builtinRefs.namespaces);
+    this.profiles = cacheInformer(client, informers, apiRefs.schedulerprofiles, { namespace: systemNamespace });
+    this.secrets = cacheInformer(client, informers, builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
+    this.quotas = cacheInformer<ClaimQuota>(client, informers, apiRefs.claimquotas);
+  }
+
+  /** Starts every informer and waits for their first lists: the claims last, so every candidate is known before the first claim. */
+  async start(): Promise<void> {
+    const others: { start(): void; waitForSync(): Promise<boolean> }[] = [this.classes, this.namespaces, this.profiles, this.secrets, this.quotas, ...[...this.concretes.values()].map((e) => e.informer)];
+    for (const i of others) i.start();
+    await Promise.all(others.map((i) => i.waitForSync()));
+    for (const e of this.claims.values()) e.informer.start();
+    await Promise.all([...this.claims.values()].map((e) => e.informer.waitForSync()));
+  }
+
+  stop(): void {
+    for (const e of this.claims.values()) e.informer.stop();
+    for (const e of this.concretes.values()) e.informer.stop();
+    this.classes.stop();
+    this.namespaces.stop();
+    this.profiles.stop();
+    this.secrets.stop();
+    this.quotas.stop();
+  }
+
+  /** The served concrete kind of an apiVersion and kind, if served. */
+  concreteOf(apiVersion: string, kind: string): ConcreteKindEntry | undefined {
+    return this.concretes.get(kindKey(parseApiVersion(apiVersion).group, kind));
+  }
+
+  /** Claims (of every kind) with this uid. */
+  claimsWithUid(uid: string): { kind: string; claim: Claim }[] {
+    const out: { kind: string; claim: Claim }[] = [];
+    for (const [kind, entry] of this.claims) for (const claim of entry.informer.store.byIndex(CLAIM_UID_INDEX, uid)) out.push({ kind, claim });
+    return out;
+  }
+
+  /** Every claim of every kind in a namespace. */
+  claimsIn(namespace: string): Claim[] {
+    return [...this.claims.values()].flatMap((e) => e.informer.store.list(namespace));
+  }
+
+  /** The resource whose own record (claimRef or bindings) names the claim by namespace, name and uid. */
+  resourceBoundTo(claim: KObject): FoundResource | undefined {
+    const uid = claim.metadata.uid!;
+    for (const entry of this.concretes.values()) {
+      const found = entry.informer.store.byIndex(BOUND_CLAIM_UID_INDEX, uid).find((r) => resourceNamesClaim(r, claim));
+      if (found) return { entry, resource: found };
+    }
+    return undefined;
+  }
+
+  /** The ResourceClass a resource was provisioned from (its CLASS_LABEL), if cached. */
+  classOf(resource: KObject): ResourceClass | undefined {
+    const cls = classOfLabel(resource.metadata.labels?.[CLASS_LABEL]);
+    return cls ? this.classes.store.get(cls.namespace, cls.name) : undefined;
+  }
+
+  /** How many resources of every served kind a class has provisioned. */
+  instanceCount(cls: KObject): number {
+    const label = `${cls.metadata.namespace}.${cls.metadata.name}`;
+    let n = 0;
+    for (const e of this.concretes.values()) for (const r of e.informer.store.list()) if (r.metadata.labels?.[CLASS_LABEL] === label) n++;
+    return n;
+  }
+}

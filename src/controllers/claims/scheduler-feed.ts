@@ -1,0 +1,99 @@
+/**
+ * A SchedulerFeed keeps the scheduler's candidates in step with the caches: every served
+ * concrete resource (a resource candidate) and every ResourceClass (a class candidate that
+ * counts what it provisioned), and the default SchedulerProfile's configuration. The
+ * providers' matchers judge portable configuration; the namespaces' ClaimQuotas judge what a
+ * class would cost. Waking claims is the controller's business, not the feed's.
+ */
+import type { Logger } from 'pino';
+import { isPlainObject, type KObject } from '../../machinery/object.js';
+import {
+  classCandidateFromObject,
+  classKey,
+  resourceCandidateFromObject,
+  resourceKey,
+  Scheduler,
+  schedulerConfigFromProfileSpec,
+} from '../../scheduler/index.js';
+import type { ConcreteKind } from '../../providers/spi.js';
+import type { ClaimCaches, ConcreteKindEntry } from './claim-caches.js';
+import { providerMatchers } from './provider-matchers.js';
+import { classQuotaCheck } from './quota-check.js';
+import { classOfLabel, CLASS_LABEL } from './labels.js';
+import { errorText } from './claim-status.js';
+
+/** The name of the SchedulerProfile the scheduler follows. */
+export const DEFAULT_PROFILE = 'default';
+
+export class SchedulerFeed {
+  readonly scheduler: Scheduler;
+
+  constructor(
+    private readonly caches: ClaimCaches,
+    concreteKinds: readonly ConcreteKind[],
+    systemNamespace: string,
+    private readonly log: Logger,
+  ) {
+    this.scheduler = new Scheduler({
+      systemNamespace,
+      portableMatchers: providerMatchers(concreteKinds),
+      quota: classQuotaCheck({
+        quotasIn: (ns) => caches.quotas.store.list(ns),
+        claimsIn: (ns) => caches.claimsIn(ns),
+        classes: () => caches.classes.store.list(),
+        classOf: (c) => caches.classes.store.get(c.namespace, c.name),
+        boundTo: (c) => (c.metadata.uid ? caches.resourceBoundTo(c)?.resource : undefined),
+      }),
+    });
+  }
+
+  /** A resource was added or changed: its candidate is (re)read from its own record. */
+  resource(entry: ConcreteKindEntry, o: KObject): void {
+    try {
+      this.scheduler.upsert(resourceCandidateFromObject(o, { implements: entry.implements }));
+    } catch (err) {
+      this.log.warn({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, err: errorText(err) }, 'cannot schedule onto a resource with an unreadable spec');
+    }
+  }
+
+  /** A resource was deleted. */
+  resourceRemoved(entry: ConcreteKindEntry, o: KObject): void {
+    this.scheduler.remove(resourceKey(entry.kind, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+  }
+
+  /** A class was added or changed (or the count of what it provisioned did). */
+  class(o: KObject): void {
+    try {
+      this.scheduler.upsert(classCandidateFromObject(o, { instanceCount: this.caches.instanceCount(o) }));
+    } catch (err) {
+      this.log.warn({ class: `${o.metadata.namespace}/${o.metadata.name}`, err: errorText(err) }, 'cannot schedule with a ResourceClass that cannot be read');
+    }
+  }
+
+  /** A class was deleted. */
+  classRemoved(o: KObject): void {
+    this.scheduler.remove(classKey(o.metadata.namespace ?? '', o.metadata.name ?? ''));
+  }
+
+  /** A resource of a class came or went: the class's instance count is read again. True when the class is known. */
+  classCountChanged(resource: KObject): boolean {
+    const label = resource.metadata.labels?.[CLASS_LABEL];
+    const ref = classOfLabel(label);
+    const cls = ref ? this.caches.classes.store.get(ref.namespace, ref.name) : undefined;
+    if (!cls) return false;
+    this.class(cls);
+    return true;
+  }
+
+  /** A SchedulerProfile changed: true when it is the default one and its configuration was taken. */
+  profile(o: KObject): boolean {
+    if (o.metadata.name !== DEFAULT_PROFILE) return false;
+    try {
+      this.scheduler.setConfig(schedulerConfigFromProfileSpec(isPlainObject(o.spec) ? o.spec : {}));
+      return true;
+    } catch (err) {
+      this.log.warn({ err: errorText(err) }, 'the default SchedulerProfile cannot be read; keeping the previous configuration');
+      return false;
+    }
+  }
+}
