@@ -30,7 +30,7 @@ import { Dispatcher, type DispatcherOptions } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import { startCoreControllers } from '../controllers/core.js';
 import type { RunningConductorControllers } from '../controllers/conductor.js';
-import { claimKinds, concreteKinds, installCrds } from '../apis/index.js';
+import { claimKinds, concreteKinds, installCrds } from '../conductor/catalog.js';
 import { LoopbackClient } from './loopback-client.js';
 import { ResourceRegistry } from './registry/registry.js';
 import { systemContext } from './rest/context.js';

@@ -22,10 +22,10 @@ import {
   apiRefs,
   CLAIM_PROTECTION_FINALIZER,
   claimKinds,
-  findKind,
   SYSTEM_NAMESPACE,
   type KindDefinition,
 } from '../../apis/index.js';
+import { findKind } from '../../conductor/catalog.js';
 import {
   claimInfoFromObject,
   classCandidateFromObject,

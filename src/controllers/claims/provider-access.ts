@@ -14,7 +14,7 @@ import {
   type GroupKind,
   type ProviderModule,
 } from '../../providers/spi.js';
-import { findKind } from '../../apis/index.js';
+import { findKind } from '../../conductor/catalog.js';
 import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
 
 /**
