@@ -247,6 +247,16 @@ describe('validateCatalog and buildCatalog', () => {
 
 describe('built-in providers', () => {
   for (const provider of builtInProviders) {
+    test(`${provider.name}: start runs exactly the declared kinds (start checks it and would throw otherwise)`, async () => {
+      // No programs on an empty PATH and a data dir that does not exist: nothing is started for real.
+      const running = await provider.start({ dataDir: '/nonexistent', env: {} });
+      try {
+        assert.deepEqual(running.kinds.map((k) => `${k.group}/${k.kind}`).sort(), provider.kinds.map((k) => `${k.group}/${k.kind}`).sort());
+      } finally {
+        await running.stop?.();
+      }
+    });
+
     test(`${provider.name}: each kind's CRD description names every connection key it publishes, per claim kind`, () => {
       assert.ok(provider.kinds.length > 0);
       for (const kind of provider.kinds) {
