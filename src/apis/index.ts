@@ -1,6 +1,8 @@
 /**
- * Conductor's API kinds: their TypeScript types, CRDs and ResourceRefs, one folder per API
- * group, plus installing the CRDs and the default SchedulerProfile.
+ * Conductor's API kinds: the claim and administrators' kinds (their TypeScript types, CRDs and
+ * ResourceRefs, one folder per API group), the schema builder and common fields concrete kinds
+ * are written with, installing CRDs and the default SchedulerProfile. Concrete kinds live with
+ * their providers; the whole catalog is src/conductor/catalog.ts.
  */
 export * from './well-known.js';
 export { s, NON_NEGATIVE_QUANTITY_PATTERN } from './schema/builder.js';
@@ -15,13 +17,7 @@ export * from './cache/index.js';
 export * from './messaging/index.js';
 export * from './network/index.js';
 export * from './core/index.js';
-export * from './local-database/index.js';
-export * from './memory/index.js';
-export * from './local-cache/index.js';
-export * from './local-messaging/index.js';
-export * from './local-storage/index.js';
-export * from './local-network/index.js';
-export { adminKinds, allCrds, allKinds, apiRefs, claimKinds, concreteKinds, findKind } from './catalog.js';
+export { adminKinds, apiCrds, apiKinds, apiRefs, claimKinds } from './catalog.js';
 export { crdNames, implementedClaimKinds, isClaimCrd, parseSupportedResource, supportsKind, type SupportedResource } from './crd-metadata.js';
 export { crdEstablished, installCrds, type InstallCrdsOptions, type InstallCrdsResult } from './install.js';
 export { crdFileName, crdFiles, crdsYaml, writeCrdFiles } from './manifests.js';

@@ -8,15 +8,14 @@ import type { KObject } from '../machinery/object.js';
 import { isPlainObject } from '../machinery/object.js';
 import { builtinRefs, type Client, type WatchHandle } from '../client/types.js';
 import { errorMessage, silentLogger, type Logger } from '../client/logger.js';
-import { allCrds } from './catalog.js';
 import { CONDUCTOR_FIELD_MANAGER } from './well-known.js';
 
 /** The finalizer that makes an API server delete a CRD's objects before the CRD. */
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
 export interface InstallCrdsOptions {
-  /** The CRDs to install; default: allCrds(). */
-  crds?: KObject[];
+  /** The CRDs to install (the catalog's: src/conductor/catalog.ts). */
+  crds: KObject[];
   /** How long to wait for every CRD to be Established; default 30 s. */
   timeoutMs?: number;
   fieldManager?: string;
@@ -44,9 +43,9 @@ export function crdEstablished(crd: KObject): boolean {
  * Rejects with the names still pending when `timeoutMs` passes, or with the first write's
  * error (which names the CRD).
  */
-export async function installCrds(client: Client, opts: InstallCrdsOptions = {}): Promise<InstallCrdsResult> {
+export async function installCrds(client: Client, opts: InstallCrdsOptions): Promise<InstallCrdsResult> {
   const started = performance.now();
-  const crds = opts.crds ?? allCrds();
+  const crds = opts.crds;
   const ref = builtinRefs.customresourcedefinitions;
   const fieldManager = opts.fieldManager ?? CONDUCTOR_FIELD_MANAGER;
   const log = opts.logger ?? silentLogger;

@@ -6,17 +6,16 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { KObject } from '../machinery/object.js';
-import { allCrds } from './catalog.js';
 import { crdNames } from './crd-metadata.js';
 
-const HEADER = '# Generated from src/apis by `npm run gen:crds`; do not edit.\n';
+const HEADER = '# Generated from src/apis and src/providers by `npm run gen:crds`; do not edit.\n';
 
 function toYaml(obj: KObject): string {
   return stringify(obj, { aliasDuplicateObjects: false, lineWidth: 0, sortMapEntries: true });
 }
 
 /** Every CRD as one multi-document YAML stream. */
-export function crdsYaml(crds: KObject[] = allCrds()): string {
+export function crdsYaml(crds: KObject[]): string {
   return HEADER + crds.map((c) => `---\n${toYaml(c)}`).join('');
 }
 
@@ -28,7 +27,7 @@ export function crdFileName(crd: KObject): string {
 }
 
 /** One file per CRD: name and content. */
-export function crdFiles(crds: KObject[] = allCrds()): { name: string; content: string }[] {
+export function crdFiles(crds: KObject[]): { name: string; content: string }[] {
   return crds.map((c) => ({ name: crdFileName(c), content: HEADER + toYaml(c) })).sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -36,7 +35,7 @@ export function crdFiles(crds: KObject[] = allCrds()): { name: string; content: 
  * Writes one file per CRD into `dir` (created if missing) and removes `*.yaml` files there
  * that no longer belong to a CRD, so the directory holds exactly the current CRDs.
  */
-export async function writeCrdFiles(dir: string, crds: KObject[] = allCrds()): Promise<{ written: string[]; removed: string[] }> {
+export async function writeCrdFiles(dir: string, crds: KObject[]): Promise<{ written: string[]; removed: string[] }> {
   await mkdir(dir, { recursive: true });
   const files = crdFiles(crds);
   const wanted = new Set(files.map((f) => f.name));

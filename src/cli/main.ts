@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { startConductor } from '../conductor/index.js';
 import { installLastResortHandler } from '../apiserver/http/last-resort.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
+import { allCrds } from '../conductor/catalog.js';
 import { VERSION } from '../version.js';
 import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
@@ -108,16 +109,16 @@ program
 
 program
   .command('crds')
-  .description('Print every Conductor CRD as a multi-document YAML stream (for kubectl apply -f -)')
+  .description('Print every Conductor CRD (claim and admin kinds, and the built-in providers\' concrete kinds) as a multi-document YAML stream (for kubectl apply -f -)')
   .option('--output-dir <dir>', 'write one file per CRD into this directory instead (removing stale *.yaml there)')
   .action(async (o: { outputDir?: string }) => {
     if (o.outputDir === undefined) {
       // A reader that stops early (`| head`) is not an error.
       process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? 0 : 1));
-      process.stdout.write(crdsYaml());
+      process.stdout.write(crdsYaml(allCrds()));
       return;
     }
-    const { written, removed } = await writeCrdFiles(o.outputDir);
+    const { written, removed } = await writeCrdFiles(o.outputDir, allCrds());
     process.stdout.write(`wrote ${written.length} CRDs to ${o.outputDir}${removed.length ? ` (removed ${removed.join(', ')})` : ''}\n`);
   });
 

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { startProviders, stopProviders } from './providers.js';
+import { catalog } from './catalog.js';
 
 export interface ControllersAndProvidersOptions {
   dataDir: string;
@@ -20,7 +21,7 @@ export async function startControllersAndProviders(client: Client, opts: Control
   const providers = await startProviders({ dataDir: opts.dataDir, logger: opts.logger });
   try {
     // The managed reconcilers stop the providers when the controllers stop.
-    return await startConductorControllers(client, { providers, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs });
+    return await startConductorControllers(client, { providers, kinds: catalog, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs });
   } catch (err) {
     await stopProviders(providers, opts.logger);
     throw err;

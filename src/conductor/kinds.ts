@@ -1,16 +1,16 @@
 /**
- * The kinds this Conductor serves, taken from ONE place: today the catalog of `apis/`. When
- * `conductor/catalog.ts` builds the catalog from the provider modules, `conductorKinds` is the
- * one function to change.
+ * The kinds this Conductor serves, as the rest of the root needs them: taken from the catalog
+ * (`catalog.ts`: apis/' claim and admin kinds and the built-in providers' concrete kinds).
  */
 import type { KObject } from '../machinery/object.js';
-import { allCrds, claimKinds, concreteKinds, type KindDefinition } from '../apis/index.js';
+import type { KindDefinition } from '../apis/index.js';
+import { allCrds, claimKinds, concreteKinds } from './catalog.js';
 
 export interface ConductorKinds {
   /** The claim (abstract) kinds. */
   claimKinds: readonly KindDefinition[];
   /** The concrete kinds of the built-in providers. */
-  concreteKinds: readonly KindDefinition[];
+  concreteKinds: readonly { group: string; plural: string }[];
   /** Fresh copies of every CRD to install (administrators' kinds, claim kinds, concrete kinds). */
   crds(): KObject[];
 }

@@ -12,12 +12,15 @@ import type { ProviderModule } from '../providers/spi.js';
 import { startManagedReconcilers } from './managed/index.js';
 import { ClaimController } from './claims/claim-controller.js';
 import { ProviderAccess } from './claims/provider-access.js';
+import type { KindCatalog } from './claims/served-kinds.js';
 import { QuotaController } from './quota/index.js';
 import { startPoolController } from './pool/index.js';
 
 export interface ConductorControllersOptions {
   /** The providers whose concrete kinds are reconciled, already started; `stop` stops them. */
   providers: readonly ProviderModule[];
+  /** The catalog's claim kinds and kind definitions. */
+  kinds: KindCatalog;
   logger: Logger;
   /** How often managed resources are re-observed for drift (default 60 s). */
   pollIntervalMs?: number;
@@ -34,7 +37,7 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   // One informer per resource for all these controllers: listed, watched, decoded and cached once.
   const informers = new SharedInformers(client, { logger: log.child({ component: 'informers' }) });
   const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs, informers });
-  const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }), informers });
+  const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }), kinds: opts.kinds, informers });
   await claims.start();
   const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }), informers });
   await quotas.start();

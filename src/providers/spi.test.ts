@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { doesNotFit, fits, implementationFor, isSharedClient, type ConcreteKind, type ExternalClient } from './spi.js';
-import { postgreSQLServerKind } from './local/postgresql/shared-server.js';
+import { postgresqlServerConcreteKind } from './local/postgresql/shared-server.js';
 
 describe('provider SPI helpers', () => {
   test('doesNotFit carries the reason; fits has none', () => {
@@ -24,7 +24,7 @@ describe('provider SPI helpers', () => {
   });
 
   test('implementationFor matches the claim kind by group and case-insensitive kind', () => {
-    const kind = postgreSQLServerKind as ConcreteKind;
+    const kind = postgresqlServerConcreteKind as ConcreteKind;
     assert.ok(implementationFor(kind, { group: 'storage.conductor.io', kind: 'PostgreSQLInstance' }));
     assert.ok(implementationFor(kind, { group: 'storage.conductor.io', kind: 'postgresqlinstance' }));
     assert.equal(implementationFor(kind, { group: 'storage.conductor.io', kind: 'MySQLInstance' }), undefined);

@@ -269,6 +269,55 @@ export interface ProviderModule {
   stop?(): Promise<void>;
 }
 
+/**
+ * A ClaimSupport says, before anything starts, that a concrete kind implements a claim kind
+ * and which keys its connection Secret gets: the claim kind's portable keys, plus any the kind
+ * adds (named in its CRD's description). Every ClaimImplementation is one.
+ */
+export interface ClaimSupport {
+  readonly claimKind: GroupKind;
+  readonly connectionSecretKeys: readonly string[];
+}
+
+/**
+ * A ConcreteKindDefinition is a concrete kind as its provider declares it without starting
+ * anything: its names and CRD (written once with the schema builder), whether it is shared,
+ * who owns its external resources, and the claim kinds it implements.
+ */
+export interface ConcreteKindDefinition {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  /** A fresh copy of the kind's CustomResourceDefinition. */
+  crd(): KObject;
+  readonly sharing: SharingMode;
+  readonly lifecycle: ExternalLifecycle;
+  readonly implements: readonly ClaimSupport[];
+}
+
+/** What every provider's `start` is given; a provider may ask for more (its own options type). */
+export interface ProviderStartOptions {
+  /** Conductor's data directory; a provider keeps its files under `<dataDir>/providers/<name>/`. */
+  dataDir: string;
+  env?: Record<string, string | undefined>;
+  logger?: ProviderLogger;
+}
+
+/**
+ * A ProviderDefinition is the one value a provider folder exports: its name and type and its
+ * concrete kinds (enough to build the catalog and print CRDs without starting anything), and
+ * `start`, which creates what runs (supervisors, binaries found, connectors) and returns the
+ * ProviderModule the controllers use. Its kinds must be exactly the declared ones.
+ */
+export interface ProviderDefinition<M extends ProviderModule = ProviderModule, O extends ProviderStartOptions = ProviderStartOptions> {
+  /** The provider's name, e.g. `local`, `memory`. */
+  readonly name: string;
+  readonly type: ProviderType;
+  readonly kinds: readonly ConcreteKindDefinition[];
+  start(options: O): Promise<M>;
+}
+
 /** A Logger is the structured logging surface providers write to (a pino logger fits). */
 export interface ProviderLogger {
   debug(obj: object, msg?: string): void;

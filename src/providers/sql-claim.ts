@@ -1,22 +1,13 @@
 /**
  * The portable fields of SQL database claims (MySQLInstance, PostgreSQLInstance) that
- * providers read, shared by every provider of SQL databases.
+ * providers read, shared by every provider of SQL databases. The shapes are the claim kinds'
+ * own (apis/storage); a claim's spec is read as them.
  */
 import type { KObject } from '../machinery/object.js';
+import type { MySQLInstance, PostgreSQLInstance } from '../apis/storage/kinds.js';
 
-/** The portable fields of a MySQLInstance or PostgreSQLInstance claim a provider reads. */
-export interface SqlClaimSpec {
-  version?: string;
-  masterUsername?: string;
-  databaseName?: string;
-  requirements?: {
-    capacity?: Record<string, string | number>;
-    region?: string;
-    cost?: string;
-    performance?: string;
-  };
-  [field: string]: unknown;
-}
+/** The portable fields of a MySQLInstance or PostgreSQLInstance claim (an absent spec reads as empty). */
+export type SqlClaimSpec = Partial<PostgreSQLInstance['spec']> & Partial<MySQLInstance['spec']>;
 
 /** sqlClaimSpec reads a claim's spec as a SQL claim spec (an absent spec is empty). */
 export function sqlClaimSpec(claim: KObject): SqlClaimSpec {

@@ -8,7 +8,7 @@ import { V1ALPHA1 } from '../well-known.js';
 
 export const CACHE_GROUP = 'cache.conductor.io';
 
-/** The keys of a RedisCluster's connection Secret. */
+/** The portable keys of a RedisCluster's connection Secret: every implementation publishes at least these. */
 export const REDIS_CONNECTION_KEYS = ['host', 'port', 'password', 'uri'] as const;
 
 /** Redis's maxmemory policies. */
@@ -30,7 +30,7 @@ export const redisClusterKind = defineClaimKind({
   plural: 'redisclusters',
   shortNames: ['redis'],
   description:
-    'A RedisCluster claims a Redis cache. Its connection Secret has the keys host, port, password and uri; the local provider adds username (the ACL user) and keyPrefix (the prefix its keys and channels must start with; absent on a dedicated instance).',
+    'A RedisCluster claims a Redis cache. Its connection Secret has the keys host, port, password and uri; the concrete kind that serves it may add keys of its own, which its description names.',
   portable: {
     version: s.string().describe('A version or semver range, e.g. ">= 7"; loose versions are coerced.').optional(),
     evictionPolicy: s.enumOf(REDIS_EVICTION_POLICIES).describe('What Redis evicts when memory is full (maxmemory-policy).').optional(),

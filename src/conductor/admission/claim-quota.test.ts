@@ -14,7 +14,7 @@ import { startConductor, type RunningConductor } from '../index.js';
 import { builtinRefs, resourceRef, type ResourceRef } from '../../client/types.js';
 import { ApiError, isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
-import { apiRefs } from '../../apis/index.js';
+import { apiRefs } from '../../conductor/catalog.js';
 
 const mysql = apiRefs.mysqlinstances;
 const volumes = apiRefs.volumes;

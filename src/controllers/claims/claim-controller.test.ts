@@ -7,6 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import { catalog } from '../../conductor/catalog.js';
 import { builtinRefs, type PatchOptions, type PatchType, type ResourceRef } from '../../client/types.js';
 import { FakeClient } from '../../client/testing/fake-client.js';
 import type { KObject } from '../../machinery/object.js';
@@ -24,7 +25,7 @@ async function running(seed: Seed[], wrap?: (client: FakeClient) => void): Promi
   for (const ns of [SYS, APP]) client.seed(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   for (const { ref, obj } of seed) client.seed(ref, obj);
   wrap?.(client);
-  const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), { logger: pino({ level: 'silent' }), systemNamespace: SYS, workers: 2 });
+  const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), { logger: pino({ level: 'silent' }), kinds: catalog, systemNamespace: SYS, workers: 2 });
   await controller.start();
   return { client, controller };
 }

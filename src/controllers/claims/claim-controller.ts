@@ -29,12 +29,14 @@ import { FIELD_MANAGER } from './reasons.js';
 import { Releaser } from './release.js';
 import { Resizer } from './resize.js';
 import { SchedulerFeed } from './scheduler-feed.js';
-import { servedKinds, UnservedKindError } from './served-kinds.js';
+import { servedKinds, UnservedKindError, type KindCatalog } from './served-kinds.js';
 
 export { CLASS_LABEL, CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL } from './labels.js';
 
 export interface ClaimControllerOptions {
   logger: Logger;
+  /** The catalog's claim kinds and kind definitions (from the composition root). */
+  kinds: KindCatalog;
   /** Workers processing claims in parallel (each claim by one worker at a time); default 32 (a binding mostly waits for its writes to be durable, so many bindings in flight keep the CPU busy). */
   workers?: number;
   /** Where the `default` SchedulerProfile lives, and where provisioned resources are created. */
@@ -69,7 +71,7 @@ export class ClaimController {
     const systemNamespace = opts.systemNamespace ?? SYSTEM_NAMESPACE;
     let kinds;
     try {
-      kinds = servedKinds(access.concreteKinds());
+      kinds = servedKinds(access.concreteKinds(), (group, kind) => opts.kinds.findKind(group, kind), opts.kinds.claimKinds);
     } catch (err) {
       if (err instanceof UnservedKindError) this.log.error({ problems: err.problems }, err.message);
       throw err;

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { startConductor as startServer } from '../../conductor/index.js';
-import { apiRefs } from '../../apis/index.js';
+import { apiRefs } from '../../conductor/catalog.js';
 import { builtinRefs, type Client } from '../../client/types.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';

@@ -14,7 +14,6 @@ import {
   type GroupKind,
   type ProviderModule,
 } from '../../providers/spi.js';
-import { findKind } from '../../apis/index.js';
 import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
 
 /**
@@ -73,11 +72,6 @@ export class ProviderAccess {
     }
   }
 
-  /** The Client handle on a concrete resource's kind. */
-  static refOf(apiVersion: string, kind: string) {
-    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-    return findKind(group, kind)?.ref;
-  }
 }
 
 export { decodeSecretData };

@@ -5,7 +5,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { memoryDatabaseKind, postgresqlInstanceKind } from '../../apis/index.js';
+import { postgresqlInstanceKind } from '../../apis/index.js';
+import { memoryDatabaseKind } from '../../providers/memory/kinds.js';
+import { catalog } from '../../conductor/catalog.js';
+
+const lookup = (group: string, kind: string) => catalog.findKind(group, kind);
 import { FakeClient } from '../../client/testing/fake-client.js';
 import type { ConcreteKind } from '../../providers/spi.js';
 import { ClaimController } from './claim-controller.js';
@@ -35,7 +39,7 @@ describe('servedKinds', () => {
     test(c.reason, () => {
       let got: string[] | { concretes: string[] };
       try {
-        got = { concretes: servedKinds(c.kinds).concretes.map((k) => `${k.def.group}/${k.def.kind}`) };
+        got = { concretes: servedKinds(c.kinds, lookup, catalog.claimKinds).concretes.map((k) => `${k.def.group}/${k.def.kind}`) };
       } catch (err) {
         if (!(err instanceof UnservedKindError)) throw err;
         got = [...err.problems];
@@ -46,7 +50,7 @@ describe('servedKinds', () => {
   }
 
   test('the claim kinds served are the catalog’s', () => {
-    assert.ok(servedKinds([served]).claims.some((d) => d.kind === postgresqlInstanceKind.kind));
+    assert.ok(servedKinds([served], lookup, catalog.claimKinds).claims.some((d) => d.kind === postgresqlInstanceKind.kind));
   });
 });
 
@@ -55,7 +59,7 @@ describe('ClaimController start-up', () => {
     const client = new FakeClient();
     const logged: string[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(line) });
-    assert.throws(() => new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [served, undefinedKind] }]), { logger }), UnservedKindError);
+    assert.throws(() => new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [served, undefinedKind] }]), { logger, kinds: catalog }), UnservedKindError);
     assert.equal(logged.length, 1);
     assert.match(JSON.parse(logged[0]!).msg as string, /GhostDatabase/);
   });

@@ -5,7 +5,7 @@
  * implements a claim kind with none, cannot be served: the controller refuses to start and
  * says which kind and what to do, rather than leaving its claims Pending with no word.
  */
-import { claimKinds, findKind, type KindDefinition } from '../../apis/index.js';
+import type { KindDefinition } from '../../apis/index.js';
 import type { ConcreteKind, GroupKind } from '../../providers/spi.js';
 
 /** A concrete kind of a provider, with the definition it is served through. */
@@ -39,7 +39,15 @@ export type KindLookup = (group: string, kind: string) => KindDefinition | undef
  * it implements is one of `claimDefs`; it throws an UnservedKindError listing every kind that
  * cannot be served.
  */
-export function servedKinds(concreteKinds: readonly ConcreteKind[], lookup: KindLookup = findKind, claimDefs: readonly KindDefinition[] = claimKinds): ServedKinds {
+/** A KindCatalog is what the claim controller is told of the catalog (by the composition root). */
+export interface KindCatalog {
+  /** Every claim kind served. */
+  readonly claimKinds: readonly KindDefinition[];
+  /** The definition of any kind served. */
+  readonly findKind: KindLookup;
+}
+
+export function servedKinds(concreteKinds: readonly ConcreteKind[], lookup: KindLookup, claimDefs: readonly KindDefinition[]): ServedKinds {
   const problems: string[] = [];
   const concretes: ServedConcreteKind[] = [];
   const isClaimKind = (gk: GroupKind) => claimDefs.some((d) => d.group === gk.group && d.kind.toLowerCase() === gk.kind.toLowerCase());

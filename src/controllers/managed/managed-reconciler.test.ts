@@ -14,7 +14,7 @@ import { startConductor as startServer, type RunningConductor as RunningServer }
 import { builtinRefs } from '../../client/types.js';
 import { isNotFound } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';
-import { localPostgreSQLInstanceKind, postgresqlServerKind } from '../../apis/local-database/index.js';
+import { localPostgreSQLInstanceKind, postgresqlServerKind } from '../../providers/local/postgresql/kinds.js';
 import { providerKind } from '../../apis/core/index.js';
 import { postgresqlInstanceKind } from '../../apis/storage/kinds.js';
 import {

@@ -13,9 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { startConductor as startServer, type RunningConductor as RunningServer } from '../../conductor/index.js';
+import { catalog } from '../../conductor/catalog.js';
 import { builtinRefs, type Client, type DeleteOptions, type ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
-import { apiRefs, ensureDefaultSchedulerProfile, localPostgreSQLInstanceKind, postgresqlInstanceKind } from '../../apis/index.js';
+import { apiRefs, ensureDefaultSchedulerProfile, postgresqlInstanceKind } from '../../apis/index.js';
+import { localPostgreSQLInstanceKind } from '../../providers/local/postgresql/kinds.js';
 import type { ProviderModule } from '../../providers/spi.js';
 import { ClaimController } from '../claims/claim-controller.js';
 import { ProviderAccess } from '../claims/provider-access.js';
@@ -69,7 +71,7 @@ before(async () => {
   };
   provider = { type: 'local', kinds: [kind] };
   managed = startManagedReconcilers(c, [provider], { logger: silent });
-  claims = new ClaimController(c, new ProviderAccess(c, [provider]), { logger: silent, systemNamespace: SYS });
+  claims = new ClaimController(c, new ProviderAccess(c, [provider]), { logger: silent, kinds: catalog, systemNamespace: SYS });
   await claims.start();
   const hooked = new Proxy(c, {
     get(target, prop) {

@@ -10,7 +10,7 @@ import { FakeClient } from '../../client/testing/index.js';
 import { builtinRefs, resourceRef, type ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
 import { apiRefs, mysqlInstanceKind, resourceClassKind, volumeKind, claimQuotaKind } from '../../apis/index.js';
-import { memoryDatabaseKind } from '../../apis/memory/kinds.js';
+import { memoryDatabaseKind } from '../../providers/memory/kinds.js';
 import { QuotaController, claimRefOf } from './quota-controller.js';
 import { MONTHLY_COST_ANNOTATION, RESOURCE_CLASS_LABEL } from '../../apis/quota/usage.js';
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalProvider } from './local-provider.js';
+import { createLocalProvider, localKinds, localProvider } from './local-provider.js';
+import { startedKindProblems } from '../kind-definition.js';
 import type { ConcreteKind, MatchCandidate } from '../spi.js';
 
 const claim = { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'ns', name: 'c' }, spec: {} };
@@ -65,6 +66,21 @@ describe('createLocalProvider', () => {
       await assert.rejects(client.create(resource), new RegExp(`cannot reach .*: ${dataDir} is not searchable by it \\(chmod o\\+x ${dataDir}\\)`));
     } finally {
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('localProvider', () => {
+  test('its kinds are available without starting anything, and what start runs is exactly them', async () => {
+    assert.deepEqual(localProvider.kinds.map((k) => k.kind), localKinds.map((k) => k.kind));
+    // Without binaries (empty PATH) the kinds stay registered and say why they cannot work.
+    const provider = await createLocalProvider({ dataDir: '/nonexistent', env: {} });
+    assert.deepEqual(startedKindProblems('local', localProvider.kinds, provider.kinds), []);
+    const started = await localProvider.start({ dataDir: '/nonexistent', env: {} });
+    try {
+      assert.deepEqual(started.kinds.map((k) => k.kind).sort(), localKinds.map((k) => k.kind).sort());
+    } finally {
+      await started.stop?.();
     }
   });
 });

@@ -1,4 +1,4 @@
-export { createMemoryProvider, type MemoryProvider, type MemoryProviderOptions } from './memory-provider.js';
+export { memoryProvider, createMemoryProvider, type MemoryProvider, type MemoryProviderOptions } from './memory-provider.js';
 export {
   MemoryDatabases,
   randomPassword,
@@ -13,10 +13,9 @@ export { MemoryDatabaseClient, memoryDatabaseConcreteKind, externalNameOf, desir
 export { configureMemoryDatabase, matchMemoryDatabase, concreteVersion } from './matchers.js';
 export { sqlConnectionFormatter, sqlUri, defaultPortOf, type SqlEngine, type SqlEndpoint } from './connection.js';
 export {
-  memoryDatabaseGroup,
-  memoryDatabaseVersion,
-  memoryDatabaseKindName,
-  memoryDatabasePlural,
+  MEMORY_DATABASE_GROUP,
+  memoryDatabaseKind,
+  memoryRefs,
   memoryHost,
   type MemoryDatabase,
   type MemoryDatabaseSpec,

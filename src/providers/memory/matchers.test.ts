@@ -6,12 +6,13 @@ import type { JsonObject, KObject } from '../../machinery/object.js';
 import type { MatchCandidate, MatchResult, ResourceTemplate } from '../spi.js';
 import type { MemoryDatabase } from './kinds.js';
 import { concreteVersion, configureMemoryDatabase, matchMemoryDatabase } from './matchers.js';
+import { fixture } from '../testing.js';
 
 function claim(spec: JsonObject): KObject {
   return { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'shop', name: 'db' }, spec };
 }
 function resource(spec: JsonObject): MatchCandidate<MemoryDatabase> {
-  return { type: 'resource', resource: { apiVersion: 'database.memory.conductor.io/v1alpha1', kind: 'MemoryDatabase', metadata: { namespace: 'conductor-system', name: 'm' }, spec } };
+  return { type: 'resource', resource: fixture<MemoryDatabase>({ apiVersion: 'database.memory.conductor.io/v1alpha1', kind: 'MemoryDatabase', metadata: { namespace: 'conductor-system', name: 'm' }, spec }) };
 }
 function cls(spec: JsonObject): MatchCandidate<MemoryDatabase> {
   return {

@@ -6,6 +6,7 @@ import type { MemoryDatabase } from './kinds.js';
 import { externalNameOf, memoryDatabaseConcreteKind, MemoryDatabaseClient } from './memory-database.js';
 import { MemoryDatabases, shareIdentifier } from './memory-databases.js';
 import { createMemoryProvider } from './memory-provider.js';
+import { fixture } from '../testing.js';
 
 function counter(): () => string {
   let n = 0;
@@ -13,12 +14,12 @@ function counter(): () => string {
 }
 
 function mdb(name: string, spec: JsonObject = {}, annotations?: Record<string, string>): MemoryDatabase {
-  return {
+  return fixture<MemoryDatabase>({
     apiVersion: 'database.memory.conductor.io/v1alpha1',
     kind: 'MemoryDatabase',
     metadata: { namespace: 'conductor-system', name, ...(annotations ? { annotations } : {}) },
     spec,
-  };
+  });
 }
 
 function claim(name: string, spec: JsonObject = {}): KObject {

@@ -24,10 +24,7 @@ import {
   claimSpec,
   defaultDatabase,
   defaultUsername,
-  memoryDatabaseGroup,
-  memoryDatabaseKindName,
-  memoryDatabasePlural,
-  memoryDatabaseVersion,
+  memoryDatabaseKind,
   memoryHost,
   mysqlClaimKind,
   nonEmpty,
@@ -39,6 +36,7 @@ import {
 import { configureMemoryDatabase, matchMemoryDatabase } from './matchers.js';
 import type { MemoryDatabaseRecord, MemoryDatabases, MemoryDatabaseSettings, MemoryShare } from './memory-databases.js';
 import { releaseShare } from '../rebind.js';
+import { kindNames } from '../kind-definition.js';
 
 const EXTERNAL_NAME_ANNOTATION = 'conductor.io/external-name';
 
@@ -134,7 +132,7 @@ export class MemoryDatabaseClient implements SharedExternalClient<MemoryDatabase
   async create(resource: MemoryDatabase): Promise<ExternalCreation> {
     const externalName = externalNameOf(resource);
     const record = this.databases.ensure(externalName, desiredSettings(resource));
-    this.log.debug({ kind: memoryDatabaseKindName, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName }, 'memory database created');
+    this.log.debug({ kind: memoryDatabaseKind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName }, 'memory database created');
     return { externalName, connectionDetails: connectionDetailsOf(record) };
   }
 
@@ -146,7 +144,7 @@ export class MemoryDatabaseClient implements SharedExternalClient<MemoryDatabase
   async delete(resource: MemoryDatabase): Promise<void> {
     const externalName = externalNameOf(resource);
     if (this.databases.remove(externalName)) {
-      this.log.debug({ kind: memoryDatabaseKindName, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName }, 'memory database deleted');
+      this.log.debug({ kind: memoryDatabaseKind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName }, 'memory database deleted');
     }
   }
 
@@ -212,12 +210,7 @@ export function memoryDatabaseConcreteKind(databases: MemoryDatabases, log: Prov
   // The client holds no per-resource state, so one serves every resource.
   const client = new MemoryDatabaseClient(databases, log);
   return {
-    group: memoryDatabaseGroup,
-    version: memoryDatabaseVersion,
-    kind: memoryDatabaseKindName,
-    plural: memoryDatabasePlural,
-    sharing: 'Exclusive',
-    lifecycle: 'Managed',
+    ...kindNames(memoryDatabaseKind),
     deterministicExternalNames: true,
     implements: [
       {

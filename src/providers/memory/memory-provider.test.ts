@@ -14,7 +14,8 @@ import { startConductor as startServer, type RunningConductor as RunningServer }
 import { builtinRefs } from '../../client/types.js';
 import { isNotFound } from '../../machinery/errors.js';
 import type { Condition, KObject } from '../../machinery/object.js';
-import { memoryDatabaseKind, mysqlInstanceKind, postgresqlInstanceKind, resourceClassKind, SYSTEM_NAMESPACE } from '../../apis/index.js';
+import { mysqlInstanceKind, postgresqlInstanceKind, resourceClassKind, SYSTEM_NAMESPACE } from '../../apis/index.js';
+import { memoryDatabaseKind } from './kinds.js';
 
 const NS = 'shop';
 const SYS = SYSTEM_NAMESPACE;

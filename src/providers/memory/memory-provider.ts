@@ -4,7 +4,9 @@
  * release, the managed reconciler — can be measured and demonstrated without any external
  * system. It costs nothing when unused, so the server always enables it.
  */
-import { silentProviderLogger, type ProviderLogger, type ProviderModule } from '../spi.js';
+import { silentProviderLogger, type ProviderLogger, type ProviderModule, type ProviderStartOptions } from '../spi.js';
+import { defineProvider } from '../kind-definition.js';
+import { memoryDatabaseKind } from './kinds.js';
 import { memoryDatabaseConcreteKind } from './memory-database.js';
 import { MemoryDatabases } from './memory-databases.js';
 
@@ -34,3 +36,13 @@ export function createMemoryProvider(options: MemoryProviderOptions = {}): Memor
     databases,
   };
 }
+
+/** The `memory` provider: its one kind, and `start` (createMemoryProvider), which runs nothing. */
+export const memoryProvider = defineProvider({
+  name: 'memory',
+  type: 'local',
+  kinds: [memoryDatabaseKind],
+  async start(options: ProviderStartOptions & MemoryProviderOptions): Promise<MemoryProvider> {
+    return createMemoryProvider(options);
+  },
+});

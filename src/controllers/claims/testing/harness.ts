@@ -6,7 +6,9 @@
  * the fake client's stored objects and actions.
  */
 import pino from 'pino';
-import { apiRefs, memoryDatabaseKind, postgresqlInstanceKind, type Claim, type ConcreteResource } from '../../../apis/index.js';
+import { apiRefs, postgresqlInstanceKind, type Claim, type ConcreteResource } from '../../../apis/index.js';
+import { memoryDatabaseKind } from '../../../providers/memory/kinds.js';
+import { catalog } from '../../../conductor/catalog.js';
 import { builtinRefs, type ResourceRef } from '../../../client/types.js';
 import { FakeClient } from '../../../client/testing/fake-client.js';
 import type { KObject } from '../../../machinery/object.js';
@@ -122,7 +124,7 @@ export async function harness(objects: readonly { ref: ResourceRef; obj: KObject
   const provider = new FakeProvider();
   const kind = provider.kind(options.sharing);
   const access = new ProviderAccess(client, [{ type: 'local', kinds: [kind] }]);
-  const caches = new ClaimCaches(client, undefined, servedKinds([kind]), SYS);
+  const caches = new ClaimCaches(client, undefined, servedKinds([kind], (g, k) => catalog.findKind(g, k), catalog.claimKinds), SYS);
   const feed = new SchedulerFeed(caches, [kind], SYS, pino({ level: 'silent' }));
   await caches.start();
   const seen = client.actions.length;

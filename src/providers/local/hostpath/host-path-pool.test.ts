@@ -4,15 +4,16 @@ import { mkdtemp, readdir, rm, stat, symlink, writeFile, mkdir } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
-import { claimDirectory, hostPathPoolKind, HostPathPoolClient } from './host-path-pool.js';
+import { claimDirectory, hostPathPoolConcreteKind, HostPathPoolClient } from './host-path-pool.js';
 import type { HostPathPool } from './kinds.js';
+import { fixture } from '../../testing.js';
 
 const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Volume', metadata: { namespace: 'team', name, uid: `u-${name}` } });
 
 describe('HostPathPool on real directories', () => {
   let root: string;
   const client = new HostPathPoolClient();
-  const pool = (bound: string[] = [], spec: Partial<HostPathPool['spec']> = {}): HostPathPool => ({
+  const pool = (bound: string[] = [], spec: Record<string, unknown> = {}): HostPathPool => fixture<HostPathPool>({
     apiVersion: 'storage.local.conductor.io/v1alpha1',
     kind: 'HostPathPool',
     metadata: { namespace: 'conductor-system', name: 'vols' },
@@ -93,8 +94,8 @@ describe('HostPathPool on real directories', () => {
   });
 
   test('the kind is Shared and Registered and implements Volume', () => {
-    assert.equal(hostPathPoolKind.sharing, 'Shared');
-    assert.equal(hostPathPoolKind.lifecycle, 'Registered');
-    assert.deepEqual(hostPathPoolKind.implements[0]!.claimKind, { group: 'storage.conductor.io', kind: 'Volume' });
+    assert.equal(hostPathPoolConcreteKind.sharing, 'Shared');
+    assert.equal(hostPathPoolConcreteKind.lifecycle, 'Registered');
+    assert.deepEqual(hostPathPoolConcreteKind.implements[0]!.claimKind, { group: 'storage.conductor.io', kind: 'Volume' });
   });
 });

@@ -24,8 +24,7 @@ import { describeResource, instanceDirectoryName } from '../process/instance-nam
 import { formatVolumeConnection, volumeDetails } from './connection.js';
 import {
   defaultUsageScanLimit,
-  localStorageGroup,
-  localStorageVersion,
+  hostPathPoolKind,
   parseMode,
   volumeClaim,
   volumeSecretKeys,
@@ -34,6 +33,7 @@ import {
 import { configureHostPathPool, matchHostPathPool } from './matchers.js';
 import { measureUsage } from './usage.js';
 import { releaseShare } from '../../rebind.js';
+import { kindNames } from '../../kind-definition.js';
 
 const describe = (resource: KObject) => describeResource('HostPathPool', resource);
 
@@ -186,13 +186,8 @@ export const hostPathPoolConnector: Connector<HostPathPool> = {
 };
 
 /** The HostPathPool kind: shared, registered, one directory per claim. */
-export const hostPathPoolKind: ConcreteKind<HostPathPool> = {
-  group: localStorageGroup,
-  version: localStorageVersion,
-  kind: 'HostPathPool',
-  plural: 'hostpathpools',
-  sharing: 'Shared',
-  lifecycle: 'Registered',
+export const hostPathPoolConcreteKind: ConcreteKind<HostPathPool> = {
+  ...kindNames(hostPathPoolKind),
   deterministicExternalNames: true,
   implements: [
     {

@@ -1,12 +1,13 @@
 export {
+  hostPathPoolKind,
+  hostPathRefs,
   volumeClaim,
   volumeSecretKeys,
   localServer,
   parseMode,
   type HostPathPool,
-  type HostPathPoolSpec,
 } from './kinds.js';
-export { hostPathPoolKind, hostPathPoolConnector, HostPathPoolClient, claimDirectory } from './host-path-pool.js';
+export { hostPathPoolConcreteKind, hostPathPoolConnector, HostPathPoolClient, claimDirectory } from './host-path-pool.js';
 export { formatVolumeConnection, volumeDetails } from './connection.js';
 export { matchHostPathPool, configureHostPathPool } from './matchers.js';
 export { measureUsage, type Usage } from './usage.js';

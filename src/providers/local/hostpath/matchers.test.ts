@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../../machinery/object.js';
 import { configureHostPathPool, matchHostPathPool } from './matchers.js';
 import type { HostPathPool } from './kinds.js';
+import { fixture } from '../../testing.js';
 
 const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Volume', metadata: { namespace: 'a', name: 'b' }, spec });
-const pool = (spec: Partial<HostPathPool['spec']> = {}): HostPathPool => ({
+const pool = (spec: Record<string, unknown> = {}): HostPathPool => fixture<HostPathPool>({
   apiVersion: 'storage.local.conductor.io/v1alpha1',
   kind: 'HostPathPool',
   metadata: { namespace: 's', name: 'p' },

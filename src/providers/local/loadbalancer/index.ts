@@ -2,15 +2,18 @@ export {
   listenAddress,
   loadBalancerClaim,
   loadBalancerSecretKeys,
-  localNetworkGroup,
-  localNetworkVersion,
+  LOCAL_NETWORK_GROUP,
+  LOCAL_LISTENER_PROTOCOLS,
+  localPortForwarderKind,
+  haproxyLoadBalancerKind,
+  loadBalancerRefs,
   type ListenerProtocol,
   type ListenerSpec,
   type ListenerTarget,
   type LocalListener,
 } from './kinds.js';
 export { createLoadBalancerKinds, type LoadBalancerKinds, type LoadBalancerKindsOptions } from './load-balancers.js';
-export { listenerKind, ListenerClient, isBound, type ListenerKindName, type ListenerKindOptions } from './listener-kind.js';
+export { listenerConcreteKind, ListenerClient, isBound, type ListenerKindName, type ListenerKindOptions } from './listener-kind.js';
 export { Listeners, accepts, type DesiredListener, type ListenerEngine, type ListenerFiles, type ListenerState, type ListenerStatus, type ListenersOptions } from './listeners.js';
 export { haproxyEngine, proxyEngine, proxyScriptPath } from './engines.js';
 export { resolveHAProxy, haproxyBinEnv, defaultHAProxyBin, parseHAProxyVersion, type HAProxyBinary } from './haproxy-binary.js';

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import type { ExternalClient } from '../../spi.js';
 import { proxyEngine } from './engines.js';
 import type { LocalListener } from './kinds.js';
-import { listenerKind } from './listener-kind.js';
+import { listenerConcreteKind } from './listener-kind.js';
 import { accepts, Listeners } from './listeners.js';
 import { httpGet, startBackend, type TestBackend } from './testing.js';
+import { fixture } from '../../testing.js';
 
-const lb = (spec: LocalListener['spec']): LocalListener => ({
+const lb = (spec: Record<string, unknown>): LocalListener => fixture<LocalListener>({
   apiVersion: 'network.local.conductor.io/v1alpha1',
   kind: 'LocalPortForwarder',
   metadata: { name: 'web', namespace: 'sys' },
@@ -27,7 +28,7 @@ describe('LocalPortForwarder external client', () => {
     root = mkdtempSync(join(tmpdir(), 'conductor-lpf-'));
     backends = [await startBackend('one'), await startBackend('two')];
     listeners = new Listeners({ root, engine: proxyEngine() });
-    client = await listenerKind({ kind: 'LocalPortForwarder', listeners }).connector.connect(lb({}), {});
+    client = await listenerConcreteKind({ kind: 'LocalPortForwarder', listeners }).connector.connect(lb({}), {});
   });
   after(async () => {
     await listeners.stopAll();
@@ -120,7 +121,7 @@ describe('LocalPortForwarder external client', () => {
   });
 
   test('a kind without a supervisor stays registered and says why', async () => {
-    const kind = listenerKind({ kind: 'HAProxyLoadBalancer', listeners: undefined, unavailable: 'cannot run /x/haproxy -v' });
+    const kind = listenerConcreteKind({ kind: 'HAProxyLoadBalancer', listeners: undefined, unavailable: 'cannot run /x/haproxy -v' });
     assert.equal(kind.plural, 'haproxyloadbalancers');
     await assert.rejects(kind.connector.connect(lb({}), {}), /HAProxyLoadBalancer is unavailable on this machine: cannot run \/x\/haproxy -v/);
     const verdict = kind.implements[0]!.match(lb({}), { type: 'class', resourceClass: lb({}), template: { apiVersion: 'v', kind: 'k' } });

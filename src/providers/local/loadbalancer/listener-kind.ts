@@ -12,7 +12,8 @@ import type { ConcreteKind, Connector, DiscoveredResource, ExternalObservation }
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
 import { DedicatedInstanceClient, discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
-import { loadBalancerClaim, loadBalancerSecretKeys, localNetworkGroup, localNetworkVersion, type LocalListener } from './kinds.js';
+import { haproxyLoadBalancerKind, loadBalancerClaim, loadBalancerSecretKeys, localPortForwarderKind, type LocalListener } from './kinds.js';
+import { kindNames } from '../../kind-definition.js';
 import type { DesiredListener, Listeners } from './listeners.js';
 import { configureListener, listenerMatcher } from './matchers.js';
 import { formatBackend, refusedByResolution, resolveTargets, type Lookup } from './targets.js';
@@ -129,16 +130,16 @@ export interface ListenerKindOptions {
   unavailable?: string;
 }
 
-const plurals: Record<ListenerKindName, string> = {
-  LocalPortForwarder: 'localportforwarders',
-  HAProxyLoadBalancer: 'haproxyloadbalancers',
-};
+const definitions = {
+  LocalPortForwarder: localPortForwarderKind,
+  HAProxyLoadBalancer: haproxyLoadBalancerKind,
+} satisfies Record<ListenerKindName, unknown>;
 
 /**
- * listenerKind builds a listener kind around its supervisor. Without one the kind stays
+ * listenerConcreteKind builds a listener kind around its supervisor. Without one the kind stays
  * registered: its matcher says why it does not fit and its connector why it cannot connect.
  */
-export function listenerKind(options: ListenerKindOptions): ConcreteKind<LocalListener> {
+export function listenerConcreteKind(options: ListenerKindOptions): ConcreteKind<LocalListener> {
   const { kind, listeners } = options;
   const unavailable = listeners ? undefined : (options.unavailable ?? 'no listener supervisor');
   const connector: Connector<LocalListener> = {
@@ -148,12 +149,7 @@ export function listenerKind(options: ListenerKindOptions): ConcreteKind<LocalLi
     },
   };
   return {
-    group: localNetworkGroup,
-    version: localNetworkVersion,
-    kind,
-    plural: plurals[kind],
-    sharing: 'Exclusive',
-    lifecycle: 'Managed',
+    ...kindNames(definitions[kind]),
     deterministicExternalNames: true,
     implements: [
       {

@@ -10,7 +10,7 @@ import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '..
 import { haproxyEngine, proxyEngine } from './engines.js';
 import { resolveHAProxy, type HAProxyBinary } from './haproxy-binary.js';
 import type { LocalListener } from './kinds.js';
-import { listenerKind } from './listener-kind.js';
+import { listenerConcreteKind } from './listener-kind.js';
 import { Listeners } from './listeners.js';
 
 export interface LoadBalancerKindsOptions {
@@ -56,8 +56,8 @@ export async function createLoadBalancerKinds(options: LoadBalancerKindsOptions)
   }
   return {
     kinds: [
-      listenerKind({ kind: 'LocalPortForwarder', listeners: portForwarders }),
-      listenerKind({ kind: 'HAProxyLoadBalancer', listeners: haproxy, ...(haproxyUnavailable ? { unavailable: haproxyUnavailable } : {}) }),
+      listenerConcreteKind({ kind: 'LocalPortForwarder', listeners: portForwarders }),
+      listenerConcreteKind({ kind: 'HAProxyLoadBalancer', listeners: haproxy, ...(haproxyUnavailable ? { unavailable: haproxyUnavailable } : {}) }),
     ],
     portForwarders,
     haproxy,

@@ -4,6 +4,7 @@ import type { KObject } from '../../../machinery/object.js';
 import type { MatchCandidate, MatchResult } from '../../spi.js';
 import type { LocalListener } from './kinds.js';
 import { configureListener, listenerMatcher } from './matchers.js';
+import { fixture } from '../../testing.js';
 
 const claim = (spec: Record<string, unknown>): KObject => ({
   apiVersion: 'network.conductor.io/v1alpha1',
@@ -11,9 +12,9 @@ const claim = (spec: Record<string, unknown>): KObject => ({
   metadata: { name: 'web', namespace: 'app' },
   spec,
 });
-const resource = (spec: LocalListener['spec']): MatchCandidate<LocalListener> => ({
+const resource = (spec: Record<string, unknown>): MatchCandidate<LocalListener> => ({
   type: 'resource',
-  resource: { apiVersion: 'network.local.conductor.io/v1alpha1', kind: 'HAProxyLoadBalancer', metadata: { name: 'lb', namespace: 'sys' }, spec },
+  resource: fixture<LocalListener>({ apiVersion: 'network.local.conductor.io/v1alpha1', kind: 'HAProxyLoadBalancer', metadata: { name: 'lb', namespace: 'sys' }, spec }),
 });
 const klass: MatchCandidate<LocalListener> = {
   type: 'class',

@@ -8,22 +8,17 @@ import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceT
 import type { ListenerProtocol, ListenerTarget, LocalListener } from './kinds.js';
 import { describeTarget, targetKey } from './targets.js';
 import { capabilitiesWithRequirements } from '../../requirements.js';
+import type { LoadBalancer } from '../../../apis/network/kinds.js';
 
-/** A LoadBalancerClaimSpec is what this provider reads of a LoadBalancer claim. */
-export interface LoadBalancerClaimSpec {
-  ports?: number[];
-  protocol?: string;
-  targets?: ListenerTarget[];
-  tls?: { secretRef?: { name: string } };
-  requirements?: Record<string, unknown>;
-}
+/** A LoadBalancerClaimSpec is what this provider reads of a LoadBalancer claim (the claim kind's own fields). */
+export type LoadBalancerClaimSpec = Pick<Partial<LoadBalancer['spec']>, 'ports' | 'protocol' | 'targets' | 'tls' | 'requirements'>;
 
 /** loadBalancerClaimSpec reads a claim's spec defensively (an absent spec is empty). */
 export function loadBalancerClaimSpec(claim: KObject): LoadBalancerClaimSpec {
   const spec = isPlainObject(claim.spec) ? claim.spec : {};
   const out: LoadBalancerClaimSpec = {};
   if (Array.isArray(spec.ports)) out.ports = spec.ports.filter((p): p is number => typeof p === 'number');
-  if (typeof spec.protocol === 'string') out.protocol = spec.protocol;
+  if (typeof spec.protocol === 'string') out.protocol = spec.protocol as LoadBalancerClaimSpec['protocol'];
   if (Array.isArray(spec.targets)) out.targets = spec.targets.filter(isPlainObject) as ListenerTarget[];
   if (isPlainObject(spec.tls)) out.tls = spec.tls as LoadBalancerClaimSpec['tls'];
   if (isPlainObject(spec.requirements)) out.requirements = spec.requirements;

@@ -1,14 +1,14 @@
 export {
-  localDatabaseGroup as mysqlGroup,
+  localMySQLInstanceKind,
+  mysqlServerKind,
+  mysqlRefs,
   mysqlInstanceClaim,
   mysqlSecretKeys,
   type LocalMySQLInstance,
-  type LocalMySQLInstanceSpec,
   type MySQLServer,
-  type MySQLServerSpec,
 } from './kinds.js';
-export { mysqlServerKind, mysqlServerConnector, sharedServerShare as mysqlSharedServerShare, MySQLServerClient } from './shared-server.js';
-export { localMySQLInstanceKind, LocalMySQLInstanceClient, instanceShare as mysqlInstanceShare } from './local-instance.js';
+export { mysqlServerConcreteKind, mysqlServerConnector, sharedServerShare as mysqlSharedServerShare, MySQLServerClient } from './shared-server.js';
+export { localMySQLInstanceConcreteKind, LocalMySQLInstanceClient, instanceShare as mysqlInstanceShare } from './local-instance.js';
 export { MariaDbServers, type MariaDbInstanceState, type MariaDbServersOptions, type MariaDbServerStatus } from './local-servers.js';
 export { resolveMariaDbBinaries, mariadbBinEnv, type MariaDbBinaries, type ResolveMariaDbOptions } from './binaries.js';
 export { claimIdentifier as mysqlClaimIdentifier } from './names.js';

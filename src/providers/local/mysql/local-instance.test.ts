@@ -9,16 +9,17 @@ import type { ConnectionDetails } from '../../spi.js';
 import { isAlive, waitForExit } from '../process/processes.js';
 import { resolveMariaDbBinaries, type MariaDbBinaries } from './binaries.js';
 import type { LocalMySQLInstance } from './kinds.js';
-import { LocalMySQLInstanceClient, localMySQLInstanceKind } from './local-instance.js';
+import { LocalMySQLInstanceClient, localMySQLInstanceConcreteKind } from './local-instance.js';
 import { adminConfig, MariaDbServers } from './local-servers.js';
 import { smallServerArgs } from './testing.js';
+import { fixture } from '../../testing.js';
 
-const resource: LocalMySQLInstance = {
+const resource: LocalMySQLInstance = fixture<LocalMySQLInstance>({
   apiVersion: 'database.local.conductor.io/v1alpha1',
   kind: 'LocalMySQLInstance',
   metadata: { namespace: 'sys', name: 'dedicated' },
   spec: { databaseName: 'shop', masterUsername: 'shopper', version: '>= 5.6' },
-};
+});
 
 const query = async (d: ConnectionDetails, sql: string) => {
   const c = await mysql.createConnection({ host: d.host, port: Number(d.port), user: d.username, password: d.password, database: d.database });
@@ -122,7 +123,7 @@ describe('LocalMySQLInstance with a real mariadbd', () => {
   });
 
   test('without binaries the kind stays usable for matching and says why it cannot connect', async () => {
-    const kind = localMySQLInstanceKind(undefined, undefined, 'mariadbd not found in /nowhere');
+    const kind = localMySQLInstanceConcreteKind(undefined, undefined, 'mariadbd not found in /nowhere');
     await assert.rejects(kind.connector.connect(resource, {}), /LocalMySQLInstance is unavailable on this machine: mariadbd not found in \/nowhere/);
   });
 });

@@ -17,8 +17,7 @@ import { endpointDetails, formatMySqlConnection } from './connection.js';
 import {
   defaultAppDatabase,
   defaultAppUser,
-  localDatabaseGroup,
-  localDatabaseVersion,
+  localMySQLInstanceKind,
   mysqlInstanceClaim,
   mysqlSecretKeys,
   type LocalMySQLInstance,
@@ -29,6 +28,7 @@ import { databaseNameProblem, userNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
 import { DedicatedInstanceClient, watchServerExits } from '../process/dedicated-instance.js';
+import { kindNames } from '../../kind-definition.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalMySQLInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalMySQLInstance', resource);
@@ -130,8 +130,8 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
 
 }
 
-/** localMySQLInstanceKind builds the LocalMySQLInstance kind around a supervisor. */
-export function localMySQLInstanceKind(
+/** localMySQLInstanceConcreteKind builds the LocalMySQLInstance kind around a supervisor. */
+export function localMySQLInstanceConcreteKind(
   servers: MariaDbServers | undefined,
   binaries: MariaDbBinaries | undefined,
   unavailable?: string,
@@ -143,12 +143,7 @@ export function localMySQLInstanceKind(
     },
   };
   return {
-    group: localDatabaseGroup,
-    version: localDatabaseVersion,
-    kind: 'LocalMySQLInstance',
-    plural: 'localmysqlinstances',
-    sharing: 'Exclusive',
-    lifecycle: 'Managed',
+    ...kindNames(localMySQLInstanceKind),
     deterministicExternalNames: true,
     implements: [
       {

@@ -4,21 +4,22 @@ import type { JsonObject, KObject } from '../../../machinery/object.js';
 import type { MatchCandidate } from '../../spi.js';
 import type { LocalMySQLInstance, MySQLServer } from './kinds.js';
 import { configureLocalInstance, configureSharedServer, localInstanceMatcher, matchSharedServer } from './matchers.js';
+import { fixture } from '../../testing.js';
 
 const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', metadata: { namespace: 'app', name: 'db' }, spec });
 const server = (spec: Record<string, unknown>, observed?: string): MatchCandidate<MySQLServer> => ({
   type: 'resource',
-  resource: {
+  resource: fixture<MySQLServer>({
     apiVersion: 'database.local.conductor.io/v1alpha1',
     kind: 'MySQLServer',
     metadata: { namespace: 'sys', name: 's' },
     spec: { host: 'h', ...spec },
     ...(observed ? { status: { atProvider: { version: observed } } } : {}),
-  },
+  }),
 });
 const instance = (spec: Record<string, unknown>): MatchCandidate<LocalMySQLInstance> => ({
   type: 'resource',
-  resource: { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalMySQLInstance', metadata: { namespace: 'sys', name: 'i' }, spec },
+  resource: fixture<LocalMySQLInstance>({ apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalMySQLInstance', metadata: { namespace: 'sys', name: 'i' }, spec }),
 });
 const klass = (spec: JsonObject): MatchCandidate<LocalMySQLInstance> => ({
   type: 'class',

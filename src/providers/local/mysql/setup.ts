@@ -7,9 +7,9 @@ import { resolveServerRunAs, serverRootFor, type RunAs } from '../process/run-as
 import { basename, dirname, join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveMariaDbBinaries, type MariaDbBinaries } from './binaries.js';
-import { localMySQLInstanceKind } from './local-instance.js';
+import { localMySQLInstanceConcreteKind } from './local-instance.js';
 import { MariaDbServers } from './local-servers.js';
-import { mysqlServerKind } from './shared-server.js';
+import { mysqlServerConcreteKind } from './shared-server.js';
 
 /** The environment variable naming where dedicated MariaDB instances keep their data. */
 export const mariadbInstancesDirEnv = 'CONDUCTOR_MARIADB_INSTANCES_DIR';
@@ -83,7 +83,7 @@ export async function createMySqlKinds(options: MySqlKindsOptions): Promise<MySq
     logger.warn({ err: unavailable }, 'local MariaDB instances unavailable');
   }
   return {
-    kinds: [mysqlServerKind, localMySQLInstanceKind(servers, binaries, unavailable)] as ConcreteKind[],
+    kinds: [mysqlServerConcreteKind, localMySQLInstanceConcreteKind(servers, binaries, unavailable)] as ConcreteKind[],
     binaries,
     unavailable,
     servers,

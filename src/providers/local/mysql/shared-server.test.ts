@@ -7,8 +7,9 @@ import type { MySQLServer } from './kinds.js';
 import { endpointDetails } from './connection.js';
 import { ensureShare } from './admin.js';
 import { claimIdentifier, legacyClaimIdentifier } from './names.js';
-import { mysqlServerConnector, mysqlServerKind, sharedServerShare, MySQLServerClient } from './shared-server.js';
+import { mysqlServerConnector, mysqlServerConcreteKind, sharedServerShare, MySQLServerClient } from './shared-server.js';
 import { startThrowawayMariaDb, type ThrowawayMariaDb } from './testing.js';
+import { fixture } from '../../testing.js';
 
 const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', metadata: { namespace: 'team', name, uid: `uid-${name}` }, spec: {} });
 
@@ -34,19 +35,19 @@ describe('MySQLServer on a real MariaDB', () => {
       await c.end();
     }
   };
-  const withBindings = (...names: string[]): MySQLServer => ({
+  const withBindings = (...names: string[]): MySQLServer => (fixture<MySQLServer>({
     ...resource,
     status: { bindings: names.map((name) => ({ claimRef: { namespace: 'team', name, uid: `uid-${name}` } })) },
-  });
+  }));
 
   before(async () => {
     db = await startThrowawayMariaDb();
-    resource = {
+    resource = fixture<MySQLServer>({
       apiVersion: 'database.local.conductor.io/v1alpha1',
       kind: 'MySQLServer',
       metadata: { namespace: 'sys', name: 'shared' },
       spec: { host: db.host, port: db.port, adminCredentialsSecretRef: { name: 'admin' } },
-    };
+    });
     const connected = await mysqlServerConnector.connect(resource, { credentials: { username: db.username, password: db.password } });
     assert.ok(connected instanceof MySQLServerClient);
     client = connected;
@@ -57,7 +58,7 @@ describe('MySQLServer on a real MariaDB', () => {
 
   test('the connector wants both credentials and names what is missing', async () => {
     await assert.rejects(mysqlServerConnector.connect(resource, { credentials: { username: 'x' } }), /Secret admin lacks password/);
-    assert.deepEqual(mysqlServerKind.credentialsSecretRef?.(resource), { namespace: 'sys', name: 'admin' });
+    assert.deepEqual(mysqlServerConcreteKind.credentialsSecretRef?.(resource), { namespace: 'sys', name: 'admin' });
   });
 
   test('observe reports the version and refuses an admin without the needed privileges', async () => {

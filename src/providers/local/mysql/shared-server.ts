@@ -38,12 +38,13 @@ import {
   type Share,
 } from './admin.js';
 import { endpointDetails, endpointFromDetails, formatMySqlConnection } from './connection.js';
-import { localDatabaseGroup, localDatabaseVersion, mysqlInstanceClaim, mysqlSecretKeys, type MySQLServer } from './kinds.js';
+import { mysqlInstanceClaim, mysqlSecretKeys, mysqlServerKind, type MySQLServer } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { legacyClaimIdentifier, recordedIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
 import { boundClaims } from '../bound-claims.js';
+import { kindNames } from '../../kind-definition.js';
 
 const defaultPort = 3306;
 
@@ -199,13 +200,8 @@ export const mysqlServerConnector: Connector<MySQLServer> = {
 };
 
 /** The MySQLServer kind: shared, registered, one database and user per claim. */
-export const mysqlServerKind: ConcreteKind<MySQLServer> = {
-  group: localDatabaseGroup,
-  version: localDatabaseVersion,
-  kind: 'MySQLServer',
-  plural: 'mysqlservers',
-  sharing: 'Shared',
-  lifecycle: 'Registered',
+export const mysqlServerConcreteKind: ConcreteKind<MySQLServer> = {
+  ...kindNames(mysqlServerKind),
   deterministicExternalNames: true,
   implements: [
     {

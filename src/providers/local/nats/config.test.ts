@@ -8,6 +8,8 @@ import { parseNatsVersion, resolveNatsBinary } from './binaries.js';
 import { claimPermissions, renderNatsConfig, type NatsServerState } from './config.js';
 import { formatNatsConnection, natsEndpoint } from './connection.js';
 import { natsMatcher } from './matchers.js';
+import { fixture } from '../../testing.js';
+import type { NATSServer } from './kinds.js';
 
 const state: NatsServerState = {
   namespace: 's',
@@ -50,7 +52,7 @@ describe('NATS connection details and matching', () => {
   test('parseNatsVersion reads nats-server --version', () => assert.equal(parseNatsVersion('nats-server: v2.9.10'), '2.9.10'));
   const match = natsMatcher('2.9.10');
   const claim = (spec: Record<string, unknown>) => ({ apiVersion: 'messaging.conductor.io/v1alpha1', kind: 'MessageQueue', metadata: { name: 'q' }, spec });
-  const resource = { type: 'resource' as const, resource: { apiVersion: 'x', kind: 'NATSServer', metadata: { name: 'bus' }, spec: {} } };
+  const resource = { type: 'resource' as const, resource: fixture<NATSServer>({ apiVersion: 'x', kind: 'NATSServer', metadata: { name: 'bus' }, spec: {} }) };
   const cases = [
     { reason: 'a plain queue fits', spec: {}, fits: true },
     { reason: 'fifo cannot be honoured by core NATS', spec: { fifo: true }, fits: false },

@@ -1,15 +1,15 @@
 export {
-  localMessagingGroup,
-  localMessagingVersion,
+  LOCAL_MESSAGING_GROUP,
+  natsServerKind,
+  natsRefs,
   messageQueueClaim,
   natsSecretKeys,
   natsBinEnv,
   messageQueueClaimSpec,
   type NATSServer,
-  type NATSServerSpec,
   type MessageQueueClaimSpec,
 } from './kinds.js';
-export { natsServerKind, NatsServerClient, natsShare, type NatsShare } from './nats-server.js';
+export { natsServerConcreteKind, NatsServerClient, natsShare, type NatsShare } from './nats-server.js';
 export { NatsServers, natsLogin, type NatsServerStatus, type NatsServersOptions } from './nats-servers.js';
 export { renderNatsConfig, claimPermissions, adminAccount, adminUser, type NatsClaimAccount, type NatsServerState, type NatsSettings } from './config.js';
 export { resolveNatsBinary, parseNatsVersion, type NatsBinary } from './binaries.js';

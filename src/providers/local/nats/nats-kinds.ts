@@ -6,7 +6,7 @@ import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.j
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveNatsBinary, type NatsBinary } from './binaries.js';
-import { natsServerKind } from './nats-server.js';
+import { natsServerConcreteKind } from './nats-server.js';
 import { NatsServers } from './nats-servers.js';
 
 /** The environment variable naming where NATSServer processes keep their files. */
@@ -53,7 +53,7 @@ export async function createNatsKinds(options: NatsKindsOptions): Promise<NatsKi
     logger.warn({ err: unavailable }, 'local NATS servers unavailable');
   }
   return {
-    kinds: [natsServerKind(servers, binary, unavailable)],
+    kinds: [natsServerConcreteKind(servers, binary, unavailable)],
     binary,
     unavailable,
     servers,

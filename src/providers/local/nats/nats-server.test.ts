@@ -8,9 +8,10 @@ import type { KObject } from '../../../machinery/object.js';
 import { waitForExit } from '../process/processes.js';
 import { resolveNatsBinary } from './binaries.js';
 import type { NATSServer } from './kinds.js';
-import { NatsServerClient, natsServerKind, natsShare } from './nats-server.js';
+import { NatsServerClient, natsServerConcreteKind, natsShare } from './nats-server.js';
 import { NatsServers, natsLogin } from './nats-servers.js';
 import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
+import { fixture } from '../../testing.js';
 
 const claim = (name: string): KObject => ({ apiVersion: 'messaging.conductor.io/v1alpha1', kind: 'MessageQueue', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
 
@@ -49,9 +50,9 @@ describe('natsShare', () => {
   });
 });
 
-describe('natsServerKind without nats-server', () => {
+describe('natsServerConcreteKind without nats-server', () => {
   test('stays registered and says why it cannot connect', async () => {
-    const kind = natsServerKind(undefined, undefined, 'cannot find nats-server');
+    const kind = natsServerConcreteKind(undefined, undefined, 'cannot find nats-server');
     assert.equal(kind.sharing, 'Shared');
     assert.equal(kind.lifecycle, 'Managed');
     await assert.rejects(kind.connector.connect({} as NATSServer, {}), /unavailable on this machine: cannot find nats-server/);
@@ -62,7 +63,7 @@ describe('NATSServer on a real nats-server', () => {
   let root: string;
   let servers: NatsServers;
   let client: NatsServerClient;
-  const resource: NATSServer = { apiVersion: 'messaging.local.conductor.io/v1alpha1', kind: 'NATSServer', metadata: { namespace: 'sys', name: 'bus' }, spec: {} };
+  const resource: NATSServer = fixture<NATSServer>({ apiVersion: 'messaging.local.conductor.io/v1alpha1', kind: 'NATSServer', metadata: { namespace: 'sys', name: 'bus' }, spec: {} });
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'conductor-nats-test-'));

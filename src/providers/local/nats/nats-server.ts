@@ -26,12 +26,13 @@ import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
 import type { NatsBinary } from './binaries.js';
 import type { NatsServerState, NatsSettings } from './config.js';
 import { formatNatsConnection, natsEndpoint } from './connection.js';
-import { localMessagingGroup, localMessagingVersion, messageQueueClaim, natsSecretKeys, type NATSServer } from './kinds.js';
+import { messageQueueClaim, natsSecretKeys, natsServerKind, type NATSServer } from './kinds.js';
 import { configureNatsServer, natsMatcher } from './matchers.js';
 import type { NatsServers } from './nats-servers.js';
 import { resourceIdentity } from '../process/instance-names.js';
 import { discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { releaseShare } from '../../rebind.js';
+import { kindNames } from '../../kind-definition.js';
 
 const identity = (resource: KObject) => resourceIdentity('NATSServer', resource, 'its files');
 
@@ -149,8 +150,8 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
   }
 }
 
-/** natsServerKind builds the NATSServer kind around a supervisor. */
-export function natsServerKind(servers: NatsServers | undefined, binary: NatsBinary | undefined, unavailable?: string): ConcreteKind<NATSServer> {
+/** natsServerConcreteKind builds the NATSServer kind around a supervisor. */
+export function natsServerConcreteKind(servers: NatsServers | undefined, binary: NatsBinary | undefined, unavailable?: string): ConcreteKind<NATSServer> {
   const connector: Connector<NATSServer> = {
     async connect() {
       if (!servers || !binary) throw new Error(`NATSServer is unavailable on this machine: ${unavailable ?? 'no nats-server'}`);
@@ -158,12 +159,7 @@ export function natsServerKind(servers: NatsServers | undefined, binary: NatsBin
     },
   };
   return {
-    group: localMessagingGroup,
-    version: localMessagingVersion,
-    kind: 'NATSServer',
-    plural: 'natsservers',
-    sharing: 'Shared',
-    lifecycle: 'Managed',
+    ...kindNames(natsServerKind),
     deterministicExternalNames: true,
     implements: [
       {

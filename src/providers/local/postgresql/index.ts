@@ -1,18 +1,19 @@
 export {
-  localDatabaseGroup,
-  localDatabaseVersion,
+  LOCAL_DATABASE_GROUP,
+  POSTGRES_SSL_MODES,
+  localPostgreSQLInstanceKind,
+  postgresqlServerKind,
+  postgresqlRefs,
   postgresqlInstanceClaim,
   postgresqlSecretKeys,
   defaultAppDatabase,
   defaultAppUser,
   type LocalPostgreSQLInstance,
-  type LocalPostgreSQLInstanceSpec,
   type PostgreSQLServer,
-  type PostgreSQLServerSpec,
   type SslMode,
 } from './kinds.js';
-export { postgreSQLServerKind, sharedServerConnector, sharedServerShare, SharedServerClient } from './shared-server.js';
-export { localInstanceKind, LocalInstanceClient, instanceShare } from './local-instance.js';
+export { postgresqlServerConcreteKind, sharedServerConnector, sharedServerShare, SharedServerClient } from './shared-server.js';
+export { localPostgreSQLInstanceConcreteKind, LocalInstanceClient, instanceShare } from './local-instance.js';
 export { LocalServers, superuserConfig, type InstanceState, type LocalServersOptions, type ServerStatus } from './local-servers.js';
 export { resolveBinaries, postgresBinEnv, type PostgresBinaries, type ResolveBinariesOptions } from './binaries.js';
 export { resolveRunAs, postgresUserEnv, type RunAs } from '../process/run-as.js';

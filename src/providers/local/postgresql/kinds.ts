@@ -1,57 +1,82 @@
 /**
- * The shapes of the local provider's PostgreSQL kinds, as far as this provider reads them.
- * The CRDs themselves (and their full schemas) live in src/apis.
+ * database.local.conductor.io/v1alpha1 — the `local` provider's PostgreSQL kinds
+ * (DESIGN 3.2, 3.7), defined once: CRD, ResourceRef and TypeScript type. PostgreSQLServer is
+ * a shared server an administrator registers (each claim gets its own database and role on
+ * it); LocalPostgreSQLInstance is a dedicated server process on this machine per claim. Both
+ * implement PostgreSQLInstance claims.
  */
-import type { KObject } from '../../../machinery/object.js';
+import { s } from '../../../apis/schema/builder.js';
+import type { ObjectOf } from '../../../apis/schema/kind.js';
+import { postgresqlInstanceKind, SQL_CONNECTION_KEYS } from '../../../apis/storage/kinds.js';
+import { V1ALPHA1 } from '../../../apis/well-known.js';
 import type { GroupKind } from '../../spi.js';
 import { sqlClaimSpec, type SqlClaimSpec } from '../../sql-claim.js';
+import { defineProviderKind, type ClaimKindSupport } from '../../kind-definition.js';
 
-export const localDatabaseGroup = 'database.local.conductor.io';
-export const localDatabaseVersion = 'v1alpha1';
+export const LOCAL_DATABASE_GROUP = 'database.local.conductor.io';
 
 /** The claim kind both PostgreSQL kinds implement. */
-export const postgresqlInstanceClaim: GroupKind = { group: 'storage.conductor.io', kind: 'PostgreSQLInstance' };
+export const postgresqlInstanceClaim: GroupKind = { group: postgresqlInstanceKind.group, kind: postgresqlInstanceKind.kind };
 
-/** The connection secret keys of a PostgreSQLInstance claim (DESIGN.md 3.1). */
-export const postgresqlSecretKeys = ['host', 'port', 'username', 'password', 'database', 'uri'] as const;
+/** The connection secret keys of a PostgreSQLInstance claim: exactly the claim kind's. */
+export const postgresqlSecretKeys = SQL_CONNECTION_KEYS;
 
-export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
+const postgresqlSupport: ClaimKindSupport = { claim: postgresqlInstanceKind, portableKeys: SQL_CONNECTION_KEYS, connectionSecretKeys: postgresqlSecretKeys };
 
-/** A PostgreSQLServerSpec registers an existing server shared by many claims. */
-export interface PostgreSQLServerSpec {
-  host: string;
-  port?: number;
-  /** The Secret (in the resource's namespace) holding the admin role's credentials. */
-  adminCredentialsSecretRef?: { name: string; usernameKey?: string; passwordKey?: string };
-  /** The database the admin connects to for maintenance; default `postgres`. */
-  adminDatabase?: string;
-  sslMode?: SslMode;
-  version?: string;
-  [field: string]: unknown;
-}
+/** libpq's sslmode values. */
+export const POSTGRES_SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 
-/** A LocalPostgreSQLInstanceSpec asks for a dedicated server process on this machine. */
-export interface LocalPostgreSQLInstanceSpec {
-  /** The PostgreSQL version (a major, or a range) the binaries must satisfy. */
-  version?: string;
-  /** A fixed port; by default a free port is chosen once and kept. */
-  port?: number;
-  /** The application database created in the server; default `app`. */
-  databaseName?: string;
-  /** The application role, owner of that database; default `app`. */
-  masterUsername?: string;
-  [field: string]: unknown;
-}
+const tcpPort = () => s.integer({ minimum: 1, maximum: 65535 });
 
-export interface PostgreSQLServer extends KObject {
-  spec: PostgreSQLServerSpec;
-  status?: { atProvider?: { version?: string; [field: string]: unknown }; [field: string]: unknown };
-}
+export const postgresqlServerKind = defineProviderKind({
+  group: LOCAL_DATABASE_GROUP,
+  version: V1ALPHA1,
+  kind: 'PostgreSQLServer',
+  plural: 'postgresqlservers',
+  shortNames: ['pgserver'],
+  description:
+    'A PostgreSQLServer registers an existing PostgreSQL server that several claims share: each bound claim gets its own database and login role on it.',
+  sharing: 'Shared',
+  lifecycle: 'Registered',
+  implements: [postgresqlSupport],
+  fields: {
+    host: s.string({ minLength: 1 }).describe('Host name or IP address of the server.'),
+    port: tcpPort().withDefault(5432).describe('TCP port of the server.').optional(),
+    adminCredentialsSecretRef: s
+      .object({
+        name: s.string({ minLength: 1 }).describe('Name of the Secret, in the same namespace; whoever sets it must be allowed to read that Secret.'),
+        usernameKey: s.string({ minLength: 1 }).withDefault('username').describe('The key holding the admin user name.').optional(),
+        passwordKey: s.string({ minLength: 1 }).withDefault('password').describe('The key holding the admin password.').optional(),
+      })
+      .describe('The Secret with the credentials of a role that may create databases and roles.'),
+    sslMode: s.enumOf(POSTGRES_SSL_MODES).withDefault('prefer').describe('How connections use TLS (libpq sslmode).').optional(),
+    version: s.string().describe('The server\'s PostgreSQL version, matched against claims\' version ranges; observed when absent.').optional(),
+  },
+});
+export type PostgreSQLServer = ObjectOf<typeof postgresqlServerKind>;
 
-export interface LocalPostgreSQLInstance extends KObject {
-  spec: LocalPostgreSQLInstanceSpec;
-  status?: { atProvider?: { version?: string; [field: string]: unknown }; [field: string]: unknown };
-}
+export const localPostgreSQLInstanceKind = defineProviderKind({
+  group: LOCAL_DATABASE_GROUP,
+  version: V1ALPHA1,
+  kind: 'LocalPostgreSQLInstance',
+  plural: 'localpostgresqlinstances',
+  shortNames: ['localpg'],
+  description:
+    'A LocalPostgreSQLInstance is a dedicated PostgreSQL server process on the machine Conductor runs on, with its data under the data directory; its capacity is capabilities.capacity.storage.',
+  sharing: 'Exclusive',
+  lifecycle: 'Managed',
+  implements: [postgresqlSupport],
+  fields: {
+    version: s.string().describe('The PostgreSQL major version to run, e.g. "15"; the installed one when absent.').optional(),
+    port: tcpPort().describe('The port to listen on (127.0.0.1); a free one is chosen and kept when absent.').optional(),
+    masterUsername: s.string({ minLength: 1, maxLength: 63 }).describe('The login role created for the claim.').optional(),
+    databaseName: s.string({ minLength: 1, maxLength: 63 }).describe('The database created for the claim.').optional(),
+  },
+});
+export type LocalPostgreSQLInstance = ObjectOf<typeof localPostgreSQLInstanceKind>;
+
+/** libpq's sslmode values, as a type. */
+export type SslMode = (typeof POSTGRES_SSL_MODES)[number];
 
 /** The portable fields of a PostgreSQLInstance claim this provider reads. */
 export type PostgreSQLClaimSpec = SqlClaimSpec;
@@ -63,3 +88,9 @@ export const defaultAppDatabase = 'app';
 export const defaultAppUser = 'app';
 /** The superuser initdb creates in a dedicated instance. */
 export const localSuperuser = 'postgres';
+
+/** The PostgreSQL kinds' ResourceRefs, by plural. */
+export const postgresqlRefs = {
+  postgresqlservers: postgresqlServerKind.ref,
+  localpostgresqlinstances: localPostgreSQLInstanceKind.ref,
+} as const;

@@ -9,6 +9,7 @@ import { createLocalProvider, type LocalProvider } from '../local-provider.js';
 import type { LocalPostgreSQLInstance } from './kinds.js';
 import { freePort, isAlive, waitForExit } from '../process/processes.js';
 import { tempDataDir } from './testing.js';
+import { fixture } from '../../testing.js';
 
 async function query(details: ConnectionDetails, sql: string): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: details.uri, connectionTimeoutMillis: 5000 });
@@ -28,13 +29,13 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-function instance(name: string, spec: LocalPostgreSQLInstance['spec'] = {}): LocalPostgreSQLInstance {
-  return {
+function instance(name: string, spec: Record<string, unknown> = {}): LocalPostgreSQLInstance {
+  return fixture<LocalPostgreSQLInstance>({
     apiVersion: 'database.local.conductor.io/v1alpha1',
     kind: 'LocalPostgreSQLInstance',
     metadata: { namespace: 'conductor-system', name },
     spec,
-  };
+  });
 }
 
 function kindOf(provider: LocalProvider) {

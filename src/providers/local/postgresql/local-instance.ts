@@ -17,8 +17,7 @@ import { endpointDetails, formatPostgresConnection } from './connection.js';
 import {
   defaultAppDatabase,
   defaultAppUser,
-  localDatabaseGroup,
-  localDatabaseVersion,
+  localPostgreSQLInstanceKind,
   postgresqlInstanceClaim,
   postgresqlSecretKeys,
   type LocalPostgreSQLInstance,
@@ -29,6 +28,7 @@ import { databaseNameProblem, roleNameProblem } from './names.js';
 import { versionMismatch } from './version.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
 import { DedicatedInstanceClient, watchServerExits } from '../process/dedicated-instance.js';
+import { kindNames } from '../../kind-definition.js';
 
 const identity = (resource: KObject) => resourceIdentity('LocalPostgreSQLInstance', resource);
 const describe = (resource: KObject) => describeResource('LocalPostgreSQLInstance', resource);
@@ -142,8 +142,8 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
 
 }
 
-/** localInstanceKind builds the LocalPostgreSQLInstance kind around a supervisor. */
-export function localInstanceKind(
+/** localPostgreSQLInstanceConcreteKind builds the LocalPostgreSQLInstance kind around a supervisor. */
+export function localPostgreSQLInstanceConcreteKind(
   servers: LocalServers | undefined,
   binaries: PostgresBinaries | undefined,
   unavailable?: string,
@@ -155,12 +155,7 @@ export function localInstanceKind(
     },
   };
   return {
-    group: localDatabaseGroup,
-    version: localDatabaseVersion,
-    kind: 'LocalPostgreSQLInstance',
-    plural: 'localpostgresqlinstances',
-    sharing: 'Exclusive',
-    lifecycle: 'Managed',
+    ...kindNames(localPostgreSQLInstanceKind),
     deterministicExternalNames: true,
     implements: [
       {

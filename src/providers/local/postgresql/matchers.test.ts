@@ -4,34 +4,35 @@ import type { JsonObject, KObject } from '../../../machinery/object.js';
 import type { MatchCandidate, MatchResult, ResourceTemplate } from '../../spi.js';
 import type { LocalPostgreSQLInstance, PostgreSQLServer } from './kinds.js';
 import { configureLocalInstance, localInstanceMatcher, matchSharedServer } from './matchers.js';
+import { fixture } from '../../testing.js';
 
 function claim(spec: JsonObject): KObject {
   return { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'ns', name: 'c' }, spec };
 }
 
-function server(spec: Partial<PostgreSQLServer['spec']>, observedVersion?: string): MatchCandidate<PostgreSQLServer> {
+function server(spec: Record<string, unknown>, observedVersion?: string): MatchCandidate<PostgreSQLServer> {
   return {
     type: 'resource',
-    resource: {
+    resource: fixture<PostgreSQLServer>({
       apiVersion: 'database.local.conductor.io/v1alpha1',
       kind: 'PostgreSQLServer',
       metadata: { namespace: 'conductor-system', name: 's' },
       spec: { host: 'db', ...spec },
       ...(observedVersion ? { status: { atProvider: { version: observedVersion } } } : {}),
-    },
+    }),
   };
 }
 
-function instance(spec: LocalPostgreSQLInstance['spec'], observedVersion?: string): MatchCandidate<LocalPostgreSQLInstance> {
+function instance(spec: Record<string, unknown>, observedVersion?: string): MatchCandidate<LocalPostgreSQLInstance> {
   return {
     type: 'resource',
-    resource: {
+    resource: fixture<LocalPostgreSQLInstance>({
       apiVersion: 'database.local.conductor.io/v1alpha1',
       kind: 'LocalPostgreSQLInstance',
       metadata: { namespace: 'conductor-system', name: 'i' },
       spec,
       ...(observedVersion ? { status: { atProvider: { version: observedVersion } } } : {}),
-    },
+    }),
   };
 }
 

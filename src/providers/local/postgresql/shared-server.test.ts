@@ -7,8 +7,9 @@ import { ensureShare, withClient } from './admin.js';
 import { endpointDetails, formatPostgresConnection } from './connection.js';
 import type { PostgreSQLServer } from './kinds.js';
 import { claimIdentifier, legacyClaimIdentifier } from './names.js';
-import { postgreSQLServerKind, sharedServerConnector } from './shared-server.js';
+import { postgresqlServerConcreteKind, sharedServerConnector } from './shared-server.js';
 import { startThrowawayServer, type ThrowawayServer } from './testing.js';
+import { fixture } from '../../testing.js';
 
 function claim(namespace: string, name: string): KObject {
   return {
@@ -54,12 +55,12 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
 
   before(async () => {
     server = await startThrowawayServer();
-    resource = {
+    resource = fixture<PostgreSQLServer>({
       apiVersion: 'database.local.conductor.io/v1alpha1',
       kind: 'PostgreSQLServer',
       metadata: { namespace: 'conductor-system', name: 'shared' },
       spec: { host: server.host, port: server.port, adminCredentialsSecretRef: { name: 'pg-admin', usernameKey: 'user' } },
-    };
+    });
     const external = await sharedServerConnector.connect(resource, { credentials: { user: server.username, password: server.password } });
     assert.ok(isSharedClient(external));
     client = external;
@@ -83,7 +84,7 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
   });
 
   test('the kind names the admin Secret for the controller to read', () => {
-    assert.deepEqual(postgreSQLServerKind.credentialsSecretRef?.(resource), { namespace: 'conductor-system', name: 'pg-admin' });
+    assert.deepEqual(postgresqlServerConcreteKind.credentialsSecretRef?.(resource), { namespace: 'conductor-system', name: 'pg-admin' });
   });
 
   test('binding three claims gives each its own database and role, usable with only the details', async () => {

@@ -27,12 +27,13 @@ import type {
 } from '../../spi.js';
 import { adminProblem, canLogIn, dropShare, ensureShare, generatePassword, recycleShare, serverInfo, sharesPresent, withClient, type Share } from './admin.js';
 import { endpointDetails, endpointFromDetails, formatPostgresConnection, type PostgresEndpoint } from './connection.js';
-import { localDatabaseGroup, localDatabaseVersion, postgresqlInstanceClaim, postgresqlSecretKeys, type PostgreSQLServer, type SslMode } from './kinds.js';
+import { postgresqlInstanceClaim, postgresqlSecretKeys, postgresqlServerKind, type PostgreSQLServer, type SslMode } from './kinds.js';
 import { configureSharedServer, matchSharedServer } from './matchers.js';
 import { legacyClaimIdentifier, recordedIdentifier } from './names.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
 import { boundClaims } from '../bound-claims.js';
+import { kindNames } from '../../kind-definition.js';
 
 const defaultPort = 5432;
 
@@ -111,7 +112,7 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
       port,
       user: this.admin.username,
       password: this.admin.password,
-      database: resource.spec.adminDatabase || 'postgres',
+      database: 'postgres',
       ssl: sslOption(sslMode),
     };
   }
@@ -217,13 +218,8 @@ export const sharedServerConnector: Connector<PostgreSQLServer> = {
 };
 
 /** The PostgreSQLServer kind: shared, registered, one database and role per claim. */
-export const postgreSQLServerKind: ConcreteKind<PostgreSQLServer> = {
-  group: localDatabaseGroup,
-  version: localDatabaseVersion,
-  kind: 'PostgreSQLServer',
-  plural: 'postgresqlservers',
-  sharing: 'Shared',
-  lifecycle: 'Registered',
+export const postgresqlServerConcreteKind: ConcreteKind<PostgreSQLServer> = {
+  ...kindNames(postgresqlServerKind),
   deterministicExternalNames: true,
   implements: [
     {

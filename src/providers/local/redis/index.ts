@@ -1,18 +1,19 @@
 export {
-  localCacheGroup,
-  localCacheVersion,
+  LOCAL_CACHE_GROUP,
+  localRedisInstanceKind,
+  redisServerKind,
+  redisRefs,
   redisClusterClaim,
   redisSecretKeys,
+  localRedisInstanceSecretKeys,
   redisBinEnv,
   redisClaimSpec,
   type LocalRedisInstance,
-  type LocalRedisInstanceSpec,
   type RedisServer,
-  type RedisServerSpec,
   type RedisClaimSpec,
 } from './kinds.js';
-export { redisServerKind, redisServerConnector, RedisServerClient, redisShare, type RedisShare } from './shared-server.js';
-export { localRedisInstanceKind, LocalRedisClient, maxMemoryBytes } from './local-instance.js';
+export { redisServerConcreteKind, redisServerConnector, RedisServerClient, redisShare, type RedisShare } from './shared-server.js';
+export { localRedisInstanceConcreteKind, LocalRedisClient, maxMemoryBytes } from './local-instance.js';
 export { RedisServers, renderRedisConfig, type RedisInstanceState, type RedisInstanceStatus, type RedisServersOptions, type RedisSettings } from './local-servers.js';
 export { resolveRedisBinary, parseRedisVersion, type RedisBinary } from './binaries.js';
 export { formatRedisConnection, redisUri, redisEndpointDetails, type RedisEndpoint } from './connection.js';

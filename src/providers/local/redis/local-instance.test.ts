@@ -7,8 +7,9 @@ import { waitForExit } from '../process/processes.js';
 import { withRedis } from './admin.js';
 import { resolveRedisBinary } from './binaries.js';
 import type { LocalRedisInstance } from './kinds.js';
-import { LocalRedisClient, localRedisInstanceKind, maxMemoryBytes } from './local-instance.js';
+import { LocalRedisClient, localRedisInstanceConcreteKind, maxMemoryBytes } from './local-instance.js';
 import { RedisServers } from './local-servers.js';
+import { fixture } from '../../testing.js';
 
 describe('maxMemoryBytes', () => {
   const cases = [
@@ -21,9 +22,9 @@ describe('maxMemoryBytes', () => {
   for (const c of cases) test(c.reason, () => assert.deepEqual(maxMemoryBytes(c.input), c.want));
 });
 
-describe('localRedisInstanceKind without redis-server', () => {
+describe('localRedisInstanceConcreteKind without redis-server', () => {
   test('stays registered and says why it cannot connect', async () => {
-    const kind = localRedisInstanceKind(undefined, undefined, 'cannot find redis-server');
+    const kind = localRedisInstanceConcreteKind(undefined, undefined, 'cannot find redis-server');
     assert.equal(kind.kind, 'LocalRedisInstance');
     await assert.rejects(kind.connector.connect({} as LocalRedisInstance, {}), /unavailable on this machine: cannot find redis-server/);
   });
@@ -33,12 +34,12 @@ describe('LocalRedisInstance on a real redis-server', () => {
   let root: string;
   let servers: RedisServers;
   let client: LocalRedisClient;
-  const resource = (spec: LocalRedisInstance['spec'] = {}): LocalRedisInstance => ({
+  const resource = (spec: Record<string, unknown> = {}): LocalRedisInstance => (fixture<LocalRedisInstance>({
     apiVersion: 'cache.local.conductor.io/v1alpha1',
     kind: 'LocalRedisInstance',
     metadata: { namespace: 'sys', name: 'inst' },
     spec,
-  });
+  }));
   const as = (d: Record<string, string>, args: string[]) => withRedis({ host: d.host!, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
 
   before(async () => {

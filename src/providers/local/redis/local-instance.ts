@@ -11,7 +11,8 @@ import { versionMismatch } from '../postgresql/version.js';
 import { generatePassword } from './admin.js';
 import type { RedisBinary } from './binaries.js';
 import { formatRedisConnection, redisEndpointDetails } from './connection.js';
-import { defaultEvictionPolicy, localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type LocalRedisInstance } from './kinds.js';
+import { defaultEvictionPolicy, localRedisInstanceKind, localRedisInstanceSecretKeys, redisClusterClaim, type LocalRedisInstance } from './kinds.js';
+import { kindNames } from '../../kind-definition.js';
 import type { RedisInstanceState, RedisServers, RedisSettings } from './local-servers.js';
 import { configureLocalRedis, localRedisMatcher } from './matchers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
@@ -110,8 +111,8 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
 
 }
 
-/** localRedisInstanceKind builds the LocalRedisInstance kind around a supervisor. */
-export function localRedisInstanceKind(servers: RedisServers | undefined, binary: RedisBinary | undefined, unavailable?: string): ConcreteKind<LocalRedisInstance> {
+/** localRedisInstanceConcreteKind builds the LocalRedisInstance kind around a supervisor. */
+export function localRedisInstanceConcreteKind(servers: RedisServers | undefined, binary: RedisBinary | undefined, unavailable?: string): ConcreteKind<LocalRedisInstance> {
   const connector: Connector<LocalRedisInstance> = {
     async connect() {
       if (!servers || !binary) throw new Error(`LocalRedisInstance is unavailable on this machine: ${unavailable ?? 'no redis-server'}`);
@@ -119,17 +120,12 @@ export function localRedisInstanceKind(servers: RedisServers | undefined, binary
     },
   };
   return {
-    group: localCacheGroup,
-    version: localCacheVersion,
-    kind: 'LocalRedisInstance',
-    plural: 'localredisinstances',
-    sharing: 'Exclusive',
-    lifecycle: 'Managed',
+    ...kindNames(localRedisInstanceKind),
     deterministicExternalNames: true,
     implements: [
       {
         claimKind: redisClusterClaim,
-        connectionSecretKeys: redisSecretKeys,
+        connectionSecretKeys: localRedisInstanceSecretKeys,
         match: localRedisMatcher(binary?.version),
         configure: configureLocalRedis,
         formatConnection: formatRedisConnection,

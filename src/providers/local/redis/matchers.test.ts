@@ -4,13 +4,14 @@ import type { KObject } from '../../../machinery/object.js';
 import type { MatchCandidate } from '../../spi.js';
 import type { LocalRedisInstance, RedisServer } from './kinds.js';
 import { configureLocalRedis, localRedisMatcher, matchRedisServer } from './matchers.js';
+import { fixture } from '../../testing.js';
 
 const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', metadata: { name: 'c', namespace: 'n' }, spec });
 const server = (atProvider?: Record<string, string>, version?: string): MatchCandidate<RedisServer> => ({
   type: 'resource',
-  resource: { apiVersion: 'x', kind: 'RedisServer', metadata: { name: 's' }, spec: { host: 'h', ...(version ? { version } : {}) }, ...(atProvider ? { status: { atProvider } } : {}) },
+  resource: fixture<RedisServer>({ apiVersion: 'x', kind: 'RedisServer', metadata: { name: 's' }, spec: { host: 'h', ...(version ? { version } : {}) }, ...(atProvider ? { status: { atProvider } } : {}) }),
 });
-const instance = (spec: Record<string, unknown>): MatchCandidate<LocalRedisInstance> => ({ type: 'resource', resource: { apiVersion: 'x', kind: 'LocalRedisInstance', metadata: { name: 'i' }, spec } });
+const instance = (spec: Record<string, unknown>): MatchCandidate<LocalRedisInstance> => ({ type: 'resource', resource: fixture<LocalRedisInstance>({ apiVersion: 'x', kind: 'LocalRedisInstance', metadata: { name: 'i' }, spec }) });
 const cls = (spec: Record<string, unknown> = {}): MatchCandidate<LocalRedisInstance> => ({ type: 'class', resourceClass: { apiVersion: 'x', kind: 'ResourceClass', metadata: { name: 'c' } }, template: { apiVersion: 'x', kind: 'LocalRedisInstance', spec: spec as never } });
 
 describe('matchRedisServer', () => {

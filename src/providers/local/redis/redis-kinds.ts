@@ -7,9 +7,9 @@ import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.j
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveRedisBinary, type RedisBinary } from './binaries.js';
-import { localRedisInstanceKind } from './local-instance.js';
+import { localRedisInstanceConcreteKind } from './local-instance.js';
 import { RedisServers } from './local-servers.js';
-import { redisServerKind } from './shared-server.js';
+import { redisServerConcreteKind } from './shared-server.js';
 
 /** The environment variable naming where dedicated Redis instances keep their data. */
 export const redisInstancesDirEnv = 'CONDUCTOR_REDIS_INSTANCES_DIR';
@@ -55,7 +55,7 @@ export async function createRedisKinds(options: RedisKindsOptions): Promise<Redi
     logger.warn({ err: unavailable }, 'local Redis instances unavailable');
   }
   return {
-    kinds: [redisServerKind, localRedisInstanceKind(servers, binary, unavailable)],
+    kinds: [redisServerConcreteKind, localRedisInstanceConcreteKind(servers, binary, unavailable)],
     binary,
     unavailable,
     servers,

@@ -6,6 +6,7 @@ import { redisEndpointDetails } from './connection.js';
 import type { RedisServer } from './kinds.js';
 import { legacyRedisShare, redisServerConnector, redisShare, type RedisServerClient } from './shared-server.js';
 import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
+import { fixture } from '../../testing.js';
 
 const claim = (name: string, uid = `uid-${name}`): KObject => ({ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', metadata: { namespace: 'team', name, uid } });
 
@@ -28,12 +29,12 @@ describe('RedisServer on a real redis-server', () => {
 
   before(async () => {
     redis = await startThrowawayRedis();
-    resource = {
+    resource = fixture<RedisServer>({
       apiVersion: 'cache.local.conductor.io/v1alpha1',
       kind: 'RedisServer',
       metadata: { namespace: 'sys', name: 'shared', uid: 'res-uid' },
       spec: { host: redis.host, port: redis.port, adminCredentialsSecretRef: { name: 'admin' } },
-    };
+    });
     client = (await redisServerConnector.connect(resource, { credentials: { password: redis.password } })) as RedisServerClient;
   });
   after(async () => redis?.stop());
@@ -59,7 +60,7 @@ describe('RedisServer on a real redis-server', () => {
 
   test('a user removed by hand is a broken share; bindClaim recreates it with the claim\'s password, update does not', async () => {
     const details = await client.bindClaim(resource, claim('drifty'));
-    const bound = { ...resource, status: { bindings: [{ claimRef: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' } }] } };
+    const bound = fixture<RedisServer>({ ...resource, status: { bindings: [{ claimRef: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' } }] } });
     assert.deepEqual((await client.observe(bound)).brokenShares, []);
     await admin(['ACL', 'DELUSER', details.username!]);
     const seen = await client.observe(bound);

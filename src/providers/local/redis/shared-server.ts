@@ -25,7 +25,8 @@ import type {
 import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
 import { aclUsers, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, hasOutdatedRules, serverInfo, withRedis, type RedisCommands } from './admin.js';
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
-import { localCacheGroup, localCacheVersion, redisClusterClaim, redisSecretKeys, type RedisServer } from './kinds.js';
+import { redisClusterClaim, redisSecretKeys, redisServerKind, type RedisServer } from './kinds.js';
+import { kindNames } from '../../kind-definition.js';
 import { configureRedisServer, matchRedisServer } from './matchers.js';
 import { readAdminCredentials } from '../process/admin-credentials.js';
 import { releaseShare } from '../../rebind.js';
@@ -179,13 +180,8 @@ export const redisServerConnector: Connector<RedisServer> = {
 };
 
 /** The RedisServer kind: shared, registered, one ACL user and key prefix per claim. */
-export const redisServerKind: ConcreteKind<RedisServer> = {
-  group: localCacheGroup,
-  version: localCacheVersion,
-  kind: 'RedisServer',
-  plural: 'redisservers',
-  sharing: 'Shared',
-  lifecycle: 'Registered',
+export const redisServerConcreteKind: ConcreteKind<RedisServer> = {
+  ...kindNames(redisServerKind),
   deterministicExternalNames: true,
   implements: [
     {

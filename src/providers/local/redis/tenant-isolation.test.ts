@@ -12,6 +12,7 @@ import { withRedis } from './admin.js';
 import type { RedisServer } from './kinds.js';
 import { redisServerConnector, type RedisServerClient } from './shared-server.js';
 import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
+import { fixture } from '../../testing.js';
 
 const claim = (namespace: string, name: string): KObject => ({
   apiVersion: 'cache.conductor.io/v1alpha1',
@@ -32,12 +33,12 @@ describe('two claims on a shared Redis cannot reach each other', () => {
 
   before(async () => {
     redis = await startThrowawayRedis();
-    resource = {
+    resource = fixture<RedisServer>({
       apiVersion: 'cache.local.conductor.io/v1alpha1',
       kind: 'RedisServer',
       metadata: { namespace: 'sys', name: 'shared', uid: 'res-uid' },
       spec: { host: redis.host, port: redis.port, adminCredentialsSecretRef: { name: 'admin' } },
-    };
+    });
     client = (await redisServerConnector.connect(resource, { credentials: { password: redis.password } })) as RedisServerClient;
     a = await client.bindClaim(resource, claim('team-a', 'cache'));
     b = await client.bindClaim(resource, claim('team-b', 'cache'));

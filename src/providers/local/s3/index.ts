@@ -2,13 +2,13 @@ export {
   bucketClaim,
   bucketSecretKeys,
   defaultRegion,
-  localStorageGroup,
-  localStorageVersion,
+  LOCAL_STORAGE_GROUP,
+  s3ServerKind,
+  s3Refs,
   s3rverKeyPair,
   type S3Server,
-  type S3ServerSpec,
 } from './kinds.js';
-export { s3ServerKind, S3ServerClient } from './s3-server.js';
+export { s3ServerConcreteKind, S3ServerClient } from './s3-server.js';
 export { S3Servers, resolveS3rver, endpointFor, s3ServersDirEnv, type S3rverProgram, type S3ServersOptions, type S3ServerStatus, type ServerState } from './s3-servers.js';
 export { S3Admin, S3Error, type S3AdminOptions } from './s3-admin.js';
 export { bucketName, bucketNameProblem } from './names.js';

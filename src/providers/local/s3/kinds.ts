@@ -1,20 +1,49 @@
 /**
- * The shapes of the local provider's S3Server kind, as far as this provider reads them, and
- * the facts of the Bucket claim kind it implements. The CRD itself lives in
- * src/apis/local-storage.
+ * storage.local.conductor.io/v1alpha1 — the `local` provider's S3Server kind (DESIGN 3.2,
+ * 3.7), defined once: CRD, ResourceRef and TypeScript type. An S3Server is an S3-compatible
+ * server process (s3rver behind Conductor's SigV4 gateway) on this machine, shared between
+ * Bucket claims (a bucket per claim). Also the facts of the Bucket claim kind it implements.
  */
 import type { KObject } from '../../../machinery/object.js';
+import { s } from '../../../apis/schema/builder.js';
+import type { ObjectOf } from '../../../apis/schema/kind.js';
+import { BUCKET_CONNECTION_KEYS, bucketKind, type Bucket } from '../../../apis/storage/kinds.js';
+import { V1ALPHA1 } from '../../../apis/well-known.js';
 import type { GroupKind } from '../../spi.js';
+import { defineProviderKind } from '../../kind-definition.js';
 import type { KeyPair } from './sigv4.js';
 
-export const localStorageGroup = 'storage.local.conductor.io';
-export const localStorageVersion = 'v1alpha1';
+export const LOCAL_STORAGE_GROUP = 'storage.local.conductor.io';
 
 /** The claim kind an S3Server implements. */
-export const bucketClaim: GroupKind = { group: 'storage.conductor.io', kind: 'Bucket' };
+export const bucketClaim: GroupKind = { group: bucketKind.group, kind: bucketKind.kind };
 
-/** The connection secret keys of a Bucket claim (DESIGN.md 3.1). */
-export const bucketSecretKeys = ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey'] as const;
+/** The connection secret keys of a Bucket claim: exactly the claim kind's. */
+export const bucketSecretKeys = BUCKET_CONNECTION_KEYS;
+
+export const s3ServerKind = defineProviderKind({
+  group: LOCAL_STORAGE_GROUP,
+  version: V1ALPHA1,
+  kind: 'S3Server',
+  plural: 's3servers',
+  shortNames: ['s3server'],
+  description:
+    'An S3Server is an S3-compatible server (s3rver) that Conductor runs on its own machine, listening on 127.0.0.1, with its files under the data directory; each bound Bucket claim gets a bucket of its own and a key pair that reaches only that bucket; requests must be signed with AWS Signature V4 (anonymous and presigned requests are refused).',
+  sharing: 'Shared',
+  lifecycle: 'Managed',
+  implements: [{ claim: bucketKind, portableKeys: BUCKET_CONNECTION_KEYS, connectionSecretKeys: bucketSecretKeys }],
+  fields: {
+    port: s
+      .integer({ minimum: 1, maximum: 65535 })
+      .describe('The port to listen on (127.0.0.1); a free one is chosen and kept when absent.')
+      .optional(),
+    region: s.string({ minLength: 1 }).withDefault('us-east-1').describe('The region written into claims\' connection details.').optional(),
+  },
+});
+export type S3Server = ObjectOf<typeof s3ServerKind>;
+
+/** The S3Server kind's ResourceRef, by plural. */
+export const s3Refs = { s3servers: s3ServerKind.ref } as const;
 
 /** The region written into connection details when a server names none. */
 export const defaultRegion = 'us-east-1';
@@ -29,37 +58,11 @@ export const defaultRegion = 'us-east-1';
  */
 export const s3rverKeyPair: Readonly<KeyPair> = Object.freeze({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
 
-/** An S3ServerSpec asks for an s3rver process on this machine. */
-export interface S3ServerSpec {
-  /** A fixed port; by default a free port is chosen once and kept. */
-  port?: number;
-  region?: string;
-  [field: string]: unknown;
-}
-
-/** One claim's binding to a shared resource, as the binder writes it into status.bindings. */
-export interface BindingStatus {
-  claimRef: { namespace?: string; name: string; uid?: string };
-  requests?: Record<string, string | number>;
-  secretName?: string;
-}
-
-export interface S3Server extends KObject {
-  spec: S3ServerSpec;
-  status?: { bindings?: BindingStatus[]; atProvider?: Record<string, unknown>; [field: string]: unknown };
-}
-
-/** The portable fields of a Bucket claim this provider reads. */
-export interface BucketClaimSpec {
-  versioning?: boolean;
-  publicRead?: boolean;
-  requirements?: { capacity?: Record<string, string | number>; region?: string; cost?: string; performance?: string };
-  [field: string]: unknown;
-}
+/** The portable fields of a Bucket claim (an absent spec reads as empty). */
+export type BucketClaimSpec = Partial<Bucket['spec']>;
 
 /** bucketClaimSpec reads a claim's spec as a Bucket spec (an absent spec is empty). */
 export function bucketClaimSpec(claim: KObject): BucketClaimSpec {
   const spec = claim.spec;
   return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as BucketClaimSpec) : {};
 }
-

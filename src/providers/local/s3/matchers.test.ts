@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../../machinery/object.js';
 import { configureS3Server, matchS3Server } from './matchers.js';
 import type { S3Server } from './kinds.js';
+import { fixture } from '../../testing.js';
 
 const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: 'a', name: 'b' }, spec });
-const resource: S3Server = { apiVersion: 'storage.local.conductor.io/v1alpha1', kind: 'S3Server', metadata: { namespace: 's', name: 'r' }, spec: {} };
+const resource: S3Server = fixture<S3Server>({ apiVersion: 'storage.local.conductor.io/v1alpha1', kind: 'S3Server', metadata: { namespace: 's', name: 'r' }, spec: {} });
 
 describe('matchS3Server', () => {
   const cases = [

@@ -8,7 +8,7 @@ import type { SharedExternalClient } from '../../spi.js';
 import type { S3Server } from './kinds.js';
 import { S3Admin, S3Error } from './s3-admin.js';
 import { parseS3Keys } from './s3-keys.js';
-import { s3ServerKind } from './s3-server.js';
+import { s3ServerConcreteKind } from './s3-server.js';
 import { resolveS3rver, S3Servers } from './s3-servers.js';
 
 // S3Admin against the real gateway (s3rver behind Conductor's SigV4 check), with the admin key.
@@ -23,7 +23,7 @@ describe('S3Admin on the S3 gateway', () => {
     root = await mkdtemp(join(tmpdir(), 's3admin-test-'));
     servers = new S3Servers({ root, program: await resolveS3rver() });
     const resource: S3Server = { apiVersion: 'storage.local.conductor.io/v1alpha1', kind: 'S3Server', metadata: { namespace: 'conductor-system', name: 'admin' }, spec: {}, status: {} } as S3Server;
-    const client = (await s3ServerKind(servers).connector.connect(resource, {})) as SharedExternalClient<S3Server>;
+    const client = (await s3ServerConcreteKind(servers).connector.connect(resource, {})) as SharedExternalClient<S3Server>;
     await client.create(resource);
     const dir = servers.dirFor('conductor-system', 'admin');
     const port = (await servers.status(dir)).port!;

@@ -5,7 +5,7 @@
 import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
 import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
-import { s3ServerKind } from './s3-server.js';
+import { s3ServerConcreteKind } from './s3-server.js';
 import { resolveS3rver, s3ServersDirEnv, S3Servers } from './s3-servers.js';
 
 export interface S3KindsOptions {
@@ -48,7 +48,7 @@ export async function createS3Kinds(options: S3KindsOptions): Promise<S3Kinds> {
     logger.warn({ err: unavailable }, 'local S3 servers unavailable');
   }
   return {
-    kinds: [s3ServerKind(servers, unavailable)],
+    kinds: [s3ServerConcreteKind(servers, unavailable)],
     unavailable,
     servers,
     stopAll: async () => {

@@ -7,19 +7,20 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import type { KObject } from '../../../machinery/object.js';
 import { isAlive, waitForExit } from '../process/processes.js';
 import { bucketName, legacyBucketName } from './names.js';
-import { s3ServerKind } from './s3-server.js';
+import { s3ServerConcreteKind } from './s3-server.js';
 import { resolveS3rver, S3Servers } from './s3-servers.js';
 import type { S3Server } from './kinds.js';
 import type { SharedExternalClient } from '../../spi.js';
+import { fixture } from '../../testing.js';
 
 function server(name: string, bindings: string[] = [], spec: Record<string, unknown> = {}): S3Server {
-  return {
+  return fixture<S3Server>({
     apiVersion: 'storage.local.conductor.io/v1alpha1',
     kind: 'S3Server',
     metadata: { namespace: 'conductor-system', name },
     spec,
     status: { bindings: bindings.map((c) => ({ claimRef: { namespace: 'team', name: c } })) },
-  };
+  });
 }
 const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
 
@@ -31,7 +32,7 @@ describe('S3Server on a real s3rver', () => {
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 's3server-test-'));
     servers = new S3Servers({ root, program: await resolveS3rver() });
-    client = (await s3ServerKind(servers).connector.connect(server('x'), {})) as SharedExternalClient<S3Server>;
+    client = (await s3ServerConcreteKind(servers).connector.connect(server('x'), {})) as SharedExternalClient<S3Server>;
   });
   after(async () => {
     await servers.stopAll();
@@ -144,7 +145,7 @@ describe('S3Server on a real s3rver', () => {
       assert.equal(details.bucket, old);
       await s3As(details).send(new PutObjectCommand({ Bucket: old, Key: 'k.txt', Body: 'kept' }));
       assert.equal(await admin.bucketExists(bucketName(ref.namespace, ref.name)), false, 'no second bucket');
-      const bound: S3Server = { ...server('one'), status: { bindings: [{ claimRef: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` } }] } };
+      const bound: S3Server = fixture<S3Server>({ ...server('one'), status: { bindings: [{ claimRef: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` } }] } });
       assert.deepEqual((await client.observe(bound)).brokenShares, []);
       await client.unbindClaim(server('one'), { ...ref, uid: `uid-${ref.namespace}-${ref.name}` }, 'Delete', details);
       assert.equal(await admin.bucketExists(old), false);
@@ -192,7 +193,7 @@ describe('S3Server on a real s3rver', () => {
 });
 
 test('without s3rver the kind stays registered and connect says why', async () => {
-  const kind = s3ServerKind(undefined, 'the npm package s3rver is not installed');
+  const kind = s3ServerConcreteKind(undefined, 'the npm package s3rver is not installed');
   assert.equal(kind.kind, 'S3Server');
   await assert.rejects(kind.connector.connect(server('x'), {}), /S3Server is unavailable on this machine: the npm package s3rver is not installed/);
 });

@@ -21,7 +21,7 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { bucketDetails, formatBucketConnection } from './connection.js';
-import { bucketClaim, bucketSecretKeys, defaultRegion, localStorageGroup, localStorageVersion, type S3Server } from './kinds.js';
+import { bucketClaim, bucketSecretKeys, defaultRegion, s3ServerKind, type S3Server } from './kinds.js';
 import { boundClaims } from '../bound-claims.js';
 import { configureS3Server, matchS3Server } from './matchers.js';
 import { bucketName, legacyBucketName } from './names.js';
@@ -30,6 +30,7 @@ import { endpointFor, type S3Servers } from './s3-servers.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
 import { discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { releaseShare } from '../../rebind.js';
+import { kindNames } from '../../kind-definition.js';
 
 const identity = (resource: KObject) => resourceIdentity('S3Server', resource, 'its files');
 const describe = (resource: KObject) => describeResource('S3Server', resource);
@@ -170,10 +171,10 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
 }
 
 /**
- * s3ServerKind builds the S3Server kind around a supervisor; without one (s3rver missing)
+ * s3ServerConcreteKind builds the S3Server kind around a supervisor; without one (s3rver missing)
  * the kind stays registered and every connect says why it cannot work.
  */
-export function s3ServerKind(servers: S3Servers | undefined, unavailable?: string): ConcreteKind<S3Server> {
+export function s3ServerConcreteKind(servers: S3Servers | undefined, unavailable?: string): ConcreteKind<S3Server> {
   const connector: Connector<S3Server> = {
     async connect() {
       if (!servers) throw new Error(`S3Server is unavailable on this machine: ${unavailable ?? 's3rver was not found'}`);
@@ -181,12 +182,7 @@ export function s3ServerKind(servers: S3Servers | undefined, unavailable?: strin
     },
   };
   return {
-    group: localStorageGroup,
-    version: localStorageVersion,
-    kind: 'S3Server',
-    plural: 's3servers',
-    sharing: 'Shared',
-    lifecycle: 'Managed',
+    ...kindNames(s3ServerKind),
     deterministicExternalNames: true,
     implements: [
       {

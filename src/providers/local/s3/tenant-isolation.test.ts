@@ -23,19 +23,20 @@ import {
 import type { KObject } from '../../../machinery/object.js';
 import type { SharedExternalClient } from '../../spi.js';
 import type { S3Server } from './kinds.js';
-import { s3ServerKind } from './s3-server.js';
+import { s3ServerConcreteKind } from './s3-server.js';
 import { resolveS3rver, S3Servers } from './s3-servers.js';
 import { signS3Request } from '../../../../test/support/sigv4-sign.js';
 import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
 import { waitForExit } from '../process/processes.js';
+import { fixture } from '../../testing.js';
 
-const resource: S3Server = {
+const resource: S3Server = fixture<S3Server>({
   apiVersion: 'storage.local.conductor.io/v1alpha1',
   kind: 'S3Server',
   metadata: { namespace: 'conductor-system', name: 'shared' },
   spec: {},
   status: { bindings: ['a', 'b'].map((n) => ({ claimRef: { namespace: `team-${n}`, name: 'files' } })) },
-};
+});
 const claim = (team: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: `team-${team}`, name: 'files', uid: `uid-${team}` } });
 
 type Details = Record<string, string>;
@@ -64,7 +65,7 @@ describe('Bucket claims on a shared S3Server are kept apart', () => {
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 's3-isolation-'));
     servers = new S3Servers({ root, program: await resolveS3rver() });
-    client = (await s3ServerKind(servers).connector.connect(resource, {})) as SharedExternalClient<S3Server>;
+    client = (await s3ServerConcreteKind(servers).connector.connect(resource, {})) as SharedExternalClient<S3Server>;
     await client.create(resource);
     a = await client.bindClaim(resource, claim('a'));
     b = await client.bindClaim(resource, claim('b'));

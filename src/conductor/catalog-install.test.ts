@@ -14,14 +14,16 @@ import { startConductor as startServer, type RunningConductor as RunningServer }
 import { builtinRefs } from '../client/types.js';
 import { isApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/object.js';
-import { allCrds, allKinds } from './catalog.js';
-import { crdEstablished, installCrds } from './install.js';
-import { sampleObjects } from './testing/index.js';
-import { localPostgreSQLInstanceKind, postgresqlServerKind, type LocalPostgreSQLInstance, type PostgreSQLServer } from './local-database/index.js';
-import { mysqlInstanceKind, volumeKind, type MySQLInstance } from './storage/index.js';
-import { loadBalancerKind } from './network/index.js';
-import { resourceClassKind, DEFAULT_SCHEDULER_PROFILE_NAME, ensureDefaultSchedulerProfile, schedulerProfileKind, type SchedulerProfile } from './core/index.js';
-import { SYSTEM_NAMESPACE } from './well-known.js';
+import { allCrds, allKinds, installCrds } from './catalog.js';
+import { crdEstablished } from '../apis/install.js';
+import { sampleObjects } from '../apis/testing/index.js';
+import { localSampleObjects } from '../providers/local/samples.js';
+import { memorySampleObjects } from '../providers/memory/samples.js';
+import { localPostgreSQLInstanceKind, postgresqlServerKind, type LocalPostgreSQLInstance, type PostgreSQLServer } from '../providers/local/postgresql/kinds.js';
+import { mysqlInstanceKind, volumeKind, type MySQLInstance } from '../apis/storage/index.js';
+import { loadBalancerKind } from '../apis/network/index.js';
+import { resourceClassKind, DEFAULT_SCHEDULER_PROFILE_NAME, ensureDefaultSchedulerProfile, schedulerProfileKind, type SchedulerProfile } from '../apis/core/index.js';
+import { SYSTEM_NAMESPACE } from '../apis/well-known.js';
 
 const NS = 'shop';
 
@@ -93,7 +95,7 @@ describe('CRDs on the API server', () => {
   });
 
   test('every kind accepts a sample written with its TypeScript type', async () => {
-    for (const obj of sampleObjects(NS)) {
+    for (const obj of [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects()]) {
       const kind = allKinds.find((k) => k.kind === obj.kind)!;
       const ns = obj.metadata.namespace!;
       const created = await server.client.create(kind.ref, obj).catch((err: unknown) => {

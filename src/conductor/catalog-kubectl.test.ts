@@ -11,7 +11,9 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { cliPath, kubectl, kubectlOk, serverForSuite } from '../../test/support/server.js';
 import { claimKinds, concreteKinds } from './catalog.js';
-import { sampleObjects } from './testing/index.js';
+import { sampleObjects } from '../apis/testing/index.js';
+import { localSampleObjects } from '../providers/local/samples.js';
+import { memorySampleObjects } from '../providers/memory/samples.js';
 
 const NS = 'shop';
 
@@ -42,7 +44,7 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = sampleObjects(NS).map((o) => `---\n${stringify(o)}`).join('');
+    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects()].map((o) => `---\n${stringify(o)}`).join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });
   });
 
