@@ -113,9 +113,10 @@ export const USAGE = `usage: npm run bench -- [options]
                       (summarize one with: node dist/bench/profile-summary.js <file>)
   --log-level <lvl>   the server's log level (default info)
   --keep              keep the temporary data directories
-  --server-node-args "<flags>"
+  --server-node-args="<flags>"
                       extra node flags for the benchmarked servers, space-separated
-                      (e.g. "--heap-growing-percent=50"); recorded in the JSON
+                      (e.g. --server-node-args="--heap-growing-percent=50"; the = is
+                      needed as the value starts with a dash); recorded in the JSON
   -h, --help          this text`;
 
 /** parseBenchArgs turns argv (without node and the script) into BenchOptions; it throws on bad input. */
