@@ -10,6 +10,7 @@ describe('parseBenchArgs', () => {
     assert.equal(o.quick, false);
     assert.equal(o.outDir, '/out');
     assert.equal(o.logLevel, 'info');
+    assert.deepEqual(o.serverNodeArgs, []);
   });
   test('--quick selects the quick sizes', () => {
     assert.deepEqual(parseBenchArgs(['--quick'], '/out').sizes, QUICK_SIZES);
@@ -21,6 +22,9 @@ describe('parseBenchArgs', () => {
     assert.equal(o.cpuProf, true);
     assert.equal(o.keep, true);
     assert.equal(o.logLevel, 'warn');
+  });
+  test('--server-node-args is split into the flags handed to the servers', () => {
+    assert.deepEqual(parseBenchArgs(['--server-node-args= --heap-growing-percent=50  --max-semi-space-size=32 '], '/out').serverNodeArgs, ['--heap-growing-percent=50', '--max-semi-space-size=32']);
   });
   test('unknown flags are refused', () => {
     assert.throws(() => parseBenchArgs(['--fast'], '/out'));

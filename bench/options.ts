@@ -100,6 +100,8 @@ export interface BenchOptions {
   logLevel: string;
   /** Keep the temporary data directories (their paths are printed). */
   keep: boolean;
+  /** Extra `node` flags for every benchmarked server (e.g. V8 heap settings to compare). */
+  serverNodeArgs: string[];
   help: boolean;
 }
 
@@ -111,6 +113,10 @@ export const USAGE = `usage: npm run bench -- [options]
                       (summarize one with: node dist/bench/profile-summary.js <file>)
   --log-level <lvl>   the server's log level (default info)
   --keep              keep the temporary data directories
+  --server-node-args="<flags>"
+                      extra node flags for the benchmarked servers, space-separated
+                      (e.g. --server-node-args="--heap-growing-percent=50"; the = is
+                      needed as the value starts with a dash); recorded in the JSON
   -h, --help          this text`;
 
 /** parseBenchArgs turns argv (without node and the script) into BenchOptions; it throws on bad input. */
@@ -126,6 +132,7 @@ export function parseBenchArgs(argv: string[], defaultOutDir: string): BenchOpti
       'cpu-prof': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       keep: { type: 'boolean', default: false },
+      'server-node-args': { type: 'string', default: '' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -139,6 +146,7 @@ export function parseBenchArgs(argv: string[], defaultOutDir: string): BenchOpti
     cpuProf: values['cpu-prof'] === true,
     logLevel: values['log-level'] ?? 'info',
     keep: values.keep === true,
+    serverNodeArgs: (values['server-node-args'] ?? '').split(/\s+/).filter((a) => a !== ''),
     help: values.help === true,
   };
 }

@@ -114,7 +114,7 @@ async function main(): Promise<number> {
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
   if (serverBenchmarks.length > 0) {
-    const nodeArgs = profileArgs(options);
+    const nodeArgs = serverNodeFlags(options);
     let client: BenchClient | undefined;
     try {
       server = await startServerProcess({ dataDir: join(tmpRoot, 'server-data'), logPath: join(tmpRoot, 'server.log'), logLevel: options.logLevel, nodeArgs });
@@ -154,7 +154,7 @@ async function main(): Promise<number> {
   if (options.only.includes('watch-flood')) {
     log('--- watch-flood');
     try {
-      const r = await benchWatchFlood({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: profileArgs(options), log });
+      const r = await benchWatchFlood({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), log });
       record('watch-flood', r);
       for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
     } catch (err) {
@@ -166,7 +166,7 @@ async function main(): Promise<number> {
   if (options.only.includes('claims')) {
     log('--- claims');
     try {
-      const r = await benchClaims({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: profileArgs(options), log });
+      const r = await benchClaims({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), log });
       record('claims', r);
       for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
     } catch (err) {
@@ -187,7 +187,7 @@ async function main(): Promise<number> {
     machine,
     /** 1, 5 and 15-minute load averages: other work on the machine skews the figures. */
     loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((v) => round(v, 2)) },
-    options: { only: options.only, sizes, cpuProf: options.cpuProf, logLevel: options.logLevel },
+    options: { only: options.only, sizes, cpuProf: options.cpuProf, logLevel: options.logLevel, serverNodeArgs: options.serverNodeArgs },
     server: serverInfo,
     summary: judged,
     results,
@@ -208,9 +208,9 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-/** profileArgs are the node flags that make a benchmarked server write a CPU profile, when asked. */
-function profileArgs(options: BenchOptions): string[] {
-  return options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(options.outDir, 'profiles')] : [];
+/** serverNodeFlags are the node flags of a benchmarked server: those given with --server-node-args, and --cpu-prof when asked. */
+function serverNodeFlags(options: BenchOptions): string[] {
+  return [...options.serverNodeArgs, ...(options.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', join(options.outDir, 'profiles')] : [])];
 }
 
 /** The share of a core other processes may use during a benchmark before its figure is flagged. */

@@ -15,7 +15,9 @@
  *    with claims still unbound (they would keep the controllers busy).
  *
  * Every phase also records the server's CPU, the store revisions it made (every write by any
- * client or controller, so writes per claim) and the warnings the server logged.
+ * client or controller, so writes per claim) and the warnings the server logged; after each
+ * phase the server's RSS and peak RSS are read (the burst's are figures: the memory of 10,000
+ * claims bound to 10,000 resources).
  *
  * The Kubernetes PV binder is the reference: ~27 s for 2,000 claims, ~240 s for 10,000.
  */
@@ -530,6 +532,10 @@ export async function benchClaims(o: ClaimsBenchOptions): Promise<ScenarioResult
       { id: 'claims.burst.seconds', label: `${n} claims → Bound + Secret (${sizes.concurrency} in flight)`, value: burst.complete ? round(burst.totalMs / 1000, 2) : null, unit: 's' },
       // Over the whole wait even when it ran out: a rate of claims bound is meaningful either way.
       { id: 'claims.burst.rate', label: `claims bound/s (${n} claims, ${sizes.claimResources.toLocaleString('en-US')} resources)`, value: round(burst.ratePerSec, 0), unit: '/s' },
+      // Memory with every claim bound: the server's RSS read the moment the last claim was seen
+      // Bound with its Secret, and its peak (VmHWM) since it started (registration included).
+      { id: 'claims.rss.bound', label: `server RSS, ${n} claims bound to ${sizes.claimResources.toLocaleString('en-US')} resources`, value: memory.burst?.rssMB ?? null, unit: 'MB' },
+      { id: 'claims.rss.peak', label: `server peak RSS (VmHWM) up to then`, value: memory.burst?.hwmMB ?? null, unit: 'MB' },
       { id: 'claims.steady.p50', label: `claim → Bound p50 (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`, value: round(steady.latency.p50, 1), unit: 'ms' },
       { id: 'claims.steady.p99', label: `claim → Bound p99 (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`, value: steady.complete ? round(steady.latency.p99, 1) : null, unit: 'ms' },
       { id: 'claims.steady.max', label: `claim → Bound max (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`, value: round(steady.latency.max, 1), unit: 'ms' },

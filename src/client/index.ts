@@ -41,6 +41,7 @@ export { ObjectCache, keyOf, namespaceIndex, objectKey, splitKey } from './objec
 export type { IndexFunc } from './object-cache.js';
 export { Informer } from './informer.js';
 export { SharedInformers, cacheInformer } from './shared-informers.js';
+export { dropUnreadFields, LAST_APPLIED_ANNOTATION } from './unread-fields.js';
 export type { CacheInformer, SharedInformerScope, SharedInformersOptions } from './shared-informers.js';
 export type { InformerHandlers, InformerOptions } from './informer.js';
 export { ItemExponentialBackoff, MaxOfRateLimiter, TokenBucket, controllerRateLimiter } from './rate-limiter.js';

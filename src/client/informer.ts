@@ -38,6 +38,12 @@ export interface InformerOptions {
    * runner sets it), off otherwise (freezing costs a walk of every object).
    */
   freezeObjects?: boolean;
+  /**
+   * Applied to every object before it is cached and handed to handlers, to keep only what
+   * consumers read (see dropUnreadFields). It must not change its argument, which may be
+   * shared with other watchers; it returns the object itself or a new one. Default: none.
+   */
+  transform?: <O extends KObject>(obj: O) => O;
 }
 
 /** InformerHandlers are told about changes after the cache reflects them. Objects must not be mutated. */
@@ -83,6 +89,7 @@ export class Informer<T extends KObject = KObject> {
   private expiredStreak = 0;
   private resourceVersion = '';
   private readonly freeze: boolean;
+  private readonly transform: ((obj: T) => T) | undefined;
 
   constructor(
     private readonly client: Client,
@@ -100,6 +107,7 @@ export class Informer<T extends KObject = KObject> {
     this.backoffInitialMs = options.backoff?.initialMs ?? 200;
     this.backoffMaxMs = options.backoff?.maxMs ?? 30_000;
     this.freeze = options.freezeObjects ?? process.env.CONDUCTOR_FREEZE_CACHED_OBJECTS === '1';
+    this.transform = options.transform;
   }
 
   /**
@@ -241,10 +249,14 @@ export class Informer<T extends KObject = KObject> {
     }
   }
 
-  /** List items of built-in kinds come without apiVersion and kind; fill them in from the ref. */
+  /**
+   * The object as cached: list items of built-in kinds come without apiVersion and kind (they
+   * are filled in from the ref), then the transform, then the freeze.
+   */
   private typed(obj: T): T {
     const typed = obj.apiVersion && obj.kind ? obj : { ...obj, apiVersion: obj.apiVersion || formatApiVersion(this.ref.group, this.ref.version), kind: obj.kind || this.ref.kind };
-    return this.freeze ? deepFreeze(typed) : typed;
+    const kept = this.transform ? this.transform(typed) : typed;
+    return this.freeze ? deepFreeze(kept) : kept;
   }
 
   /** Replaces the cache with a fresh list and delivers the difference. */

@@ -29,8 +29,11 @@ export const namespaceIndex = 'namespace';
 interface Index<T extends KObject> {
   fn: IndexFunc<T>;
   byValue: Map<string, Set<string>>;
-  /** The values each key is filed under, to unfile it without calling fn on the old object. */
-  valuesOf: Map<string, string[]>;
+  /**
+   * The values each key is filed under, to unfile it without calling fn on the old object: a
+   * string when there is one (most objects, most indexes: no array per object), else an array.
+   */
+  valuesOf: Map<string, string | string[]>;
 }
 
 /**
@@ -149,9 +152,9 @@ export class ObjectCache<T extends KObject = KObject> {
 }
 
 function file<T extends KObject>(index: Index<T>, key: string, computed: string[]): void {
-  const values = [...new Set(computed)];
+  const values = computed.length === 1 ? computed : [...new Set(computed)];
   if (values.length === 0) return;
-  index.valuesOf.set(key, values);
+  index.valuesOf.set(key, values.length === 1 ? values[0]! : values);
   for (const value of values) {
     let keys = index.byValue.get(value);
     if (!keys) index.byValue.set(value, (keys = new Set()));
@@ -160,10 +163,10 @@ function file<T extends KObject>(index: Index<T>, key: string, computed: string[
 }
 
 function unfile<T extends KObject>(index: Index<T>, key: string): void {
-  const values = index.valuesOf.get(key);
-  if (!values) return;
+  const filed = index.valuesOf.get(key);
+  if (filed === undefined) return;
   index.valuesOf.delete(key);
-  for (const value of values) {
+  for (const value of typeof filed === 'string' ? [filed] : filed) {
     const keys = index.byValue.get(value);
     if (!keys) continue;
     keys.delete(key);

@@ -5,6 +5,7 @@ import { Informer } from './informer.js';
 import { cacheInformer, SharedInformers } from './shared-informers.js';
 import { FakeClient } from './testing/fake-client.js';
 import { resourceRef } from './types.js';
+import { LAST_APPLIED_ANNOTATION } from './unread-fields.js';
 
 const widgets = resourceRef('example.conductor.io/v1alpha1', 'Widget', 'widgets', true);
 const gadgets = resourceRef('example.conductor.io/v1alpha1', 'Gadget', 'gadgets', true);
@@ -110,6 +111,87 @@ describe('SharedInformers', () => {
     await other.waitForSync();
     assert.deepEqual(other.store.byIndex('size', '3').map((o) => o.metadata.name), ['a']);
     assert.throws(() => other.addIndexer('size', () => []), /an indexer with that name exists/);
+    informers.stop();
+  });
+
+  test('two consumers are handed the same object instance, which neither can change', async () => {
+    const fake = new FakeClient();
+    await fake.create(widgets, widget('a'));
+    const informers = new SharedInformers(fake);
+    // Two controllers' views, as a pool controller and a claim controller would take them.
+    const pool = informers.informer(widgets);
+    const claims = informers.informer(widgets);
+    const poolSaw: KObject[] = [];
+    const claimsSaw: KObject[] = [];
+    pool.addHandler({ onAdd: (o) => poolSaw.push(o), onUpdate: (_old, o) => poolSaw.push(o) });
+    claims.addHandler({ onAdd: (o) => claimsSaw.push(o), onUpdate: (_old, o) => claimsSaw.push(o) });
+    pool.start();
+    claims.start();
+    await claims.waitForSync();
+    await eventually(() => fake.watchCount() === 1);
+    const current = await fake.get(widgets, 'a', 'ns');
+    await fake.update(widgets, { ...current, spec: { size: 2 } });
+    await eventually(() => poolSaw.length === 2 && claimsSaw.length === 2);
+    assert.equal(poolSaw[0], claimsSaw[0], 'the listed object is one instance');
+    assert.equal(poolSaw[1], claimsSaw[1], 'the watched update is one instance');
+    assert.equal(pool.store.get('ns', 'a'), claimsSaw[1]);
+    // scripts/run-tests.mjs sets CONDUCTOR_FREEZE_CACHED_OBJECTS=1: a consumer that writes fails loudly.
+    assert.equal(process.env.CONDUCTOR_FREEZE_CACHED_OBJECTS, '1', 'tests must run with frozen caches (scripts/run-tests.mjs)');
+    const shared = claimsSaw[1]!;
+    assert.throws(() => {
+      (shared.spec as { size: number }).size = 3;
+    }, TypeError);
+    assert.throws(() => {
+      shared.metadata.labels = { mine: 'yes' };
+    }, TypeError);
+    assert.equal((pool.store.get('ns', 'a')!.spec as { size: number }).size, 2);
+    informers.stop();
+  });
+
+  test('cached objects come without managedFields and the last-applied annotation', async () => {
+    const fake = new FakeClient();
+    const big = widget('a');
+    big.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(widget('a')), keep: 'me' };
+    big.metadata.managedFields = [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'example.conductor.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:size': {} } } }];
+    await fake.create(widgets, big);
+    const informers = new SharedInformers(fake);
+    const view = informers.informer(widgets);
+    view.start();
+    await view.waitForSync();
+    await eventually(() => fake.watchCount() === 1);
+    await fake.create(widgets, { ...big, metadata: { ...big.metadata, name: 'b' } });
+    await eventually(() => view.store.get('ns', 'b') !== undefined);
+    for (const name of ['a', 'b']) {
+      const cached = view.store.get('ns', name)!;
+      assert.equal(cached.metadata.managedFields, undefined, `${name}: managedFields`);
+      assert.deepEqual(cached.metadata.annotations, { keep: 'me' }, `${name}: annotations`);
+      assert.deepEqual(cached.spec, { size: 1 });
+    }
+    informers.stop();
+  });
+
+  test("a view's resync re-delivers to its own handlers only and shares the other views' cache", async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const fake = new FakeClient();
+    await fake.create(widgets, widget('a'));
+    const informers = new SharedInformers(fake);
+    const resyncing = informers.informer(widgets, { resyncMs: 1000 });
+    const quiet = informers.informer(widgets);
+    assert.equal(informers.size, 1, 'resyncMs does not split the cache');
+    const resynced: string[] = [];
+    const quietUpdates: string[] = [];
+    resyncing.addHandler({ onUpdate: (old, o) => old === o && resynced.push(o.metadata.name ?? '') });
+    quiet.addHandler({ onUpdate: (_old, o) => quietUpdates.push(o.metadata.name ?? '') });
+    resyncing.start();
+    quiet.start();
+    await resyncing.waitForSync();
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(1000);
+    assert.deepEqual(resynced, ['a']);
+    assert.deepEqual(quietUpdates, []);
+    resyncing.stop();
+    t.mock.timers.tick(1000);
+    assert.deepEqual(resynced, ['a'], 'a stopped view resyncs no more');
     informers.stop();
   });
 

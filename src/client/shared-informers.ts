@@ -6,10 +6,15 @@
 import type { KObject } from '../machinery/object.js';
 import { Informer, type InformerHandlers, type InformerOptions } from './informer.js';
 import type { IndexFunc, ObjectCache } from './object-cache.js';
-import type { Logger } from './logger.js';
+import { errorMessage, silentLogger, type Logger } from './logger.js';
 import type { Client, ResourceRef } from './types.js';
+import { dropUnreadFields } from './unread-fields.js';
 
-/** The scope of a shared informer: what it watches. Consumers with one scope share one informer. */
+/**
+ * The scope of a shared informer: what it watches (consumers with one namespace and selectors
+ * share one informer), and how often this consumer's handlers want every cached object
+ * delivered again (`resyncMs`, per view: it does not split the cache).
+ */
 export type SharedInformerScope = Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'resyncMs'>;
 
 /**
@@ -46,17 +51,20 @@ export class SharedInformers {
   /**
    * A view of the shared informer for `ref` in `scope`. Its `stop()` removes the view's
    * handlers; the informer itself stops when its last view stops. Objects are the shared
-   * cached ones, received without a private copy: they must never be mutated.
+   * cached ones, received without a private copy and without the fields controllers never
+   * read (dropUnreadFields): they must never be mutated.
    */
   informer<T extends KObject = KObject>(ref: ResourceRef, scope: SharedInformerScope = {}): CacheInformer<T> {
-    const key = scopeKey(ref, scope);
+    const { resyncMs, ...watched } = scope;
+    const key = scopeKey(ref, watched);
     let entry = this.shared.get(key);
     if (!entry) {
-      entry = { informer: new Informer<KObject>(this.client, ref, { ...scope, logger: this.options.logger, readOnlyObjects: true }), users: 0 };
+      const informer = new Informer<KObject>(this.client, ref, { ...watched, logger: this.options.logger, readOnlyObjects: true, transform: dropUnreadFields });
+      entry = { informer, users: 0 };
       this.shared.set(key, entry);
     }
     entry.users++;
-    return new SharedInformerView<T>(entry.informer as unknown as Informer<T>, () => {
+    return new SharedInformerView<T>(entry.informer as unknown as Informer<T>, resyncMs ?? 0, this.options.logger ?? silentLogger, () => {
       const e = this.shared.get(key);
       if (!e || --e.users > 0) return;
       this.shared.delete(key);
@@ -76,12 +84,22 @@ export class SharedInformers {
   }
 }
 
+/**
+ * A SharedInformerView is one consumer's handle on a shared informer: its own handlers, and
+ * its own resync (every `resyncMs` after the sync, onUpdate(obj, obj) for every cached
+ * object, to this view's handlers only).
+ */
 class SharedInformerView<T extends KObject> implements CacheInformer<T> {
   private readonly removers: Array<() => void> = [];
+  private readonly handlers = new Set<InformerHandlers<T>>();
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private started = false;
   private stopped = false;
 
   constructor(
     private readonly informer: Informer<T>,
+    private readonly resyncMs: number,
+    private readonly log: Logger,
     private readonly release: () => void,
   ) {}
 
@@ -90,7 +108,12 @@ class SharedInformerView<T extends KObject> implements CacheInformer<T> {
   }
 
   addHandler(handlers: InformerHandlers<T>): () => void {
-    const remove = this.informer.addHandler(handlers);
+    const removeShared = this.informer.addHandler(handlers);
+    this.handlers.add(handlers);
+    const remove = (): void => {
+      removeShared();
+      this.handlers.delete(handlers);
+    };
     this.removers.push(remove);
     return remove;
   }
@@ -101,8 +124,29 @@ class SharedInformerView<T extends KObject> implements CacheInformer<T> {
   }
 
   start(): this {
-    if (!this.stopped) this.informer.start();
+    if (this.stopped || this.started) return this;
+    this.started = true;
+    this.informer.start();
+    if (this.resyncMs > 0) void this.startResync();
     return this;
+  }
+
+  private async startResync(): Promise<void> {
+    if (!(await this.informer.waitForSync()) || this.stopped) return;
+    this.resyncTimer = setInterval(() => this.resync(), this.resyncMs);
+  }
+
+  private resync(): void {
+    for (const obj of this.informer.store.list()) {
+      for (const h of this.handlers) {
+        if (this.stopped) return;
+        try {
+          h.onUpdate?.(obj, obj);
+        } catch (err) {
+          this.log.error({ resource: this.informer.ref.resource, handler: 'onUpdate', err: errorMessage(err) }, 'informer handler threw on resync');
+        }
+      }
+    }
   }
 
   hasSynced(): boolean {
@@ -116,14 +160,15 @@ class SharedInformerView<T extends KObject> implements CacheInformer<T> {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    clearInterval(this.resyncTimer);
     for (const remove of this.removers) remove();
     this.removers.length = 0;
     this.release();
   }
 }
 
-function scopeKey(ref: ResourceRef, scope: SharedInformerScope): string {
-  return JSON.stringify([ref.group, ref.version, ref.resource, scope.namespace ?? '', scope.labelSelector ?? '', scope.fieldSelector ?? '', scope.resyncMs ?? 0]);
+function scopeKey(ref: ResourceRef, scope: Omit<SharedInformerScope, 'resyncMs'>): string {
+  return JSON.stringify([ref.group, ref.version, ref.resource, scope.namespace ?? '', scope.labelSelector ?? '', scope.fieldSelector ?? '']);
 }
 
 /**
@@ -137,5 +182,5 @@ export function cacheInformer<T extends KObject = KObject>(
   scope: SharedInformerScope = {},
   logger?: Logger,
 ): CacheInformer<T> {
-  return informers?.informer<T>(ref, scope) ?? new Informer<T>(client, ref, { ...scope, logger });
+  return informers?.informer<T>(ref, scope) ?? new Informer<T>(client, ref, { ...scope, logger, transform: dropUnreadFields });
 }

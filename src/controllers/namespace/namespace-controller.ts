@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { builtinRefs, type Client } from '../../client/types.js';
 import { Informer } from '../../client/informer.js';
+import { dropUnreadFields } from '../../client/unread-fields.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
@@ -24,7 +25,7 @@ export class NamespaceController {
     private readonly catalog: ResourceCatalog,
     private readonly log: Logger,
   ) {
-    this.informer = new Informer<KObject>(client, builtinRefs.namespaces);
+    this.informer = new Informer<KObject>(client, builtinRefs.namespaces, { transform: dropUnreadFields });
   }
 
   start(): void {
