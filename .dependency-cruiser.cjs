@@ -38,7 +38,7 @@ module.exports = {
     only('client', 'client/README.md: may import machinery/ only.', '^src/client/', '^src/(client|machinery)/'),
     only('scheduler', 'scheduler/README.md: may import machinery/ only.', '^src/scheduler/', '^src/(scheduler|machinery)/'),
     only('apis', 'apis/README.md: may import machinery/, client/types and client/logger.', '^src/apis/', '^src/(apis/|machinery/|client/(types|logger)\\.ts$)'),
-    only('providers', 'providers/README.md: may import machinery/ (and each other through providers/).', '^src/providers/', '^src/(providers|machinery)/'),
+    only('providers', 'providers/README.md: may import machinery/ and apis/ (schema builder, common fields, claim kinds), and each other through providers/.', '^src/providers/', '^src/(providers|machinery|apis)/'),
     only(
       'controllers',
       'controllers/README.md: may import client/, machinery/, apis/, scheduler/ and providers/; never store/, apiserver/ or the composition root.',
@@ -91,9 +91,9 @@ module.exports = {
     only('scheduler-internal', 'scheduler/README.md: machinery/ only.', '^src/scheduler/', '^src/(scheduler|machinery)/'),
     only(
       'providers/local',
-      'providers/local/README.md (and its engines\' READMEs): machinery/, the provider SPI and the shared helpers beside it (providers/*.ts); the engines share process/, config-formats/ and a few PostgreSQL helpers.',
+      'providers/local/README.md (and its engines\' READMEs): machinery/, apis/ (schema builder, common fields, claim kinds), the provider SPI and the shared helpers beside it (providers/*.ts); the engines share process/, config-formats/ and a few PostgreSQL helpers.',
       '^src/providers/local/',
-      '^src/(machinery/|providers/[^/]+\\.ts$|providers/local/)',
+      '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/local/)',
     ),
     only('providers/local/config-formats', 'providers/local/config-formats/README.md: machinery/ only.', '^src/providers/local/config-formats/', '^src/(machinery/|providers/local/config-formats/)'),
     only(
@@ -107,20 +107,18 @@ module.exports = {
     // but no other engine's folder except the two PostgreSQL helpers redis/ and nats/ share.
     only(
       'providers/local/engines',
-      'providers/local/<engine>/README.md: machinery/, providers/spi.ts (and the helpers beside it), ../process/, ../config-formats/, ../bound-claims.ts, ../match-helpers.ts, ../postgresql/names.js and ../postgresql/version.js.',
+      'providers/local/<engine>/README.md: machinery/, apis/ (schema builder, common fields, claim kinds), providers/spi.ts and kind-definition.ts (and the helpers beside them), ../process/, ../config-formats/, ../bound-claims.ts, ../match-helpers.ts, ../groups.ts, and PostgreSQL\'s names, version and kinds (the SQL claim fields MySQL shares).',
       '^src/providers/local/(postgresql|mysql|redis|nats|s3|hostpath|loadbalancer)/',
       // $1: the engine's own folder (dependency-cruiser fills in the group matched in `from`).
-      '^src/(machinery/|providers/[^/]+\\.ts$|providers/local/(process|config-formats)/|providers/local/(bound-claims|match-helpers)\\.ts$|providers/local/postgresql/(names|version)\\.ts$)|^src/providers/local/$1/',
+      '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/local/(process|config-formats)/|providers/local/(bound-claims|match-helpers|groups)\\.ts$|providers/local/postgresql/(names|version|kinds)\\.ts$)|^src/providers/local/$1/',
     ),
-    only('apis/local-network', 'apis/local-network/README.md: ../schema, ../common and ../well-known.ts.', '^src/apis/local-network/', '^src/(machinery/|apis/(local-network|schema|common)/|apis/well-known\\.ts$)'),
-    only('apis/local-storage', 'apis/local-storage/README.md: apis/schema, apis/common and apis/well-known.ts.', '^src/apis/local-storage/', '^src/(machinery/|apis/(local-storage|schema|common)/|apis/well-known\\.ts$)'),
     only(
       'apiserver/schema/cel',
       'apiserver/schema/cel/README.md: ../node.ts, ../causes.ts, ../formats.ts, ../regex.ts, the registry\'s resource types and machinery/errors.ts.',
       '^src/apiserver/schema/cel/',
       '^src/(apiserver/schema/cel/|apiserver/schema/(node|causes|formats|regex)\\.ts$|apiserver/registry/resource-type\\.ts$|machinery/(errors|schema-types)\\.ts$)',
     ),
-    only('providers/memory', 'providers/memory/README.md: machinery/, the provider SPI and the shared helpers beside it (providers/*.ts).', '^src/providers/memory/', '^src/(machinery/|providers/[^/]+\\.ts$|providers/memory/)'),
+    only('providers/memory', 'providers/memory/README.md: machinery/, apis/ (schema builder, common fields, claim kinds), the provider SPI and the shared helpers beside it (providers/*.ts).', '^src/providers/memory/', '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/memory/)'),
     only(
       'controllers/managed',
       'controllers/managed/README.md: client/, machinery/, providers/spi.ts and apis/.',

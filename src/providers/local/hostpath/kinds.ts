@@ -11,7 +11,7 @@ import { VOLUME_CONNECTION_KEYS, volumeKind, type Volume } from '../../../apis/s
 import { V1ALPHA1 } from '../../../apis/well-known.js';
 import type { GroupKind } from '../../spi.js';
 import { defineProviderKind } from '../../kind-definition.js';
-import { LOCAL_STORAGE_GROUP } from '../s3/kinds.js';
+import { LOCAL_STORAGE_GROUP } from '../groups.js';
 
 /** The claim kind a HostPathPool implements. */
 export const volumeClaim: GroupKind = { group: volumeKind.group, kind: volumeKind.kind };

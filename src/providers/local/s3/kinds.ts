@@ -13,7 +13,8 @@ import type { GroupKind } from '../../spi.js';
 import { defineProviderKind } from '../../kind-definition.js';
 import type { KeyPair } from './sigv4.js';
 
-export const LOCAL_STORAGE_GROUP = 'storage.local.conductor.io';
+export { LOCAL_STORAGE_GROUP } from '../groups.js';
+import { LOCAL_STORAGE_GROUP } from '../groups.js';
 
 /** The claim kind an S3Server implements. */
 export const bucketClaim: GroupKind = { group: bucketKind.group, kind: bucketKind.kind };
