@@ -34,7 +34,7 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   await ensureDefaultSchedulerProfile(client);
   const local = await createLocalProvider({
     dataDir: opts.dataDir,
-    instancesDir: await instancesDirFor(opts.dataDir),
+    instancesDir: instancesDirFor(opts.dataDir),
     logger: log.child({ provider: 'local' }),
   });
   if (local.postgresUnavailable) log.warn({ reason: local.postgresUnavailable }, 'dedicated PostgreSQL instances are unavailable');

@@ -78,7 +78,7 @@ function quantities(obj: KObject, path: string, v: unknown): ResourceList {
     try {
       out[k] = parseQuantity(x);
     } catch (err) {
-      throw new Error(`cannot read ${who(obj)}: ${path}.${k}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`cannot read ${who(obj)}: ${path}.${k}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
   return out;
@@ -103,7 +103,7 @@ function selector(obj: KObject, path: string, v: unknown): LabelSelector | undef
   try {
     return labelSelectorFromObject(v as LabelSelectorObject);
   } catch (err) {
-    throw new Error(`cannot read ${who(obj)}: ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot read ${who(obj)}: ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
@@ -128,7 +128,7 @@ function kindOf(apiVersion: unknown, kind: string): GroupKind {
     gk = Object.freeze({ group: groupOf(apiVersion), kind });
     if (byKind === undefined) {
       if (kindCache.size >= CACHE_LIMIT) kindCache.clear();
-      kindCache.set(apiVersion, (byKind = new Map()));
+      kindCache.set(apiVersion, (byKind = new Map<string, GroupKind>()));
     }
     if (byKind.size >= CACHE_LIMIT) byKind.clear();
     byKind.set(kind, gk);
@@ -151,7 +151,7 @@ function providerOf(namespace: string, ref: unknown): string | undefined {
     p = `${namespace}/${name}`;
     if (byName === undefined) {
       if (providerCache.size >= CACHE_LIMIT) providerCache.clear();
-      providerCache.set(namespace, (byName = new Map()));
+      providerCache.set(namespace, (byName = new Map<string, string>()));
     }
     if (byName.size >= CACHE_LIMIT) byName.clear();
     byName.set(name, p);
@@ -287,7 +287,7 @@ export function classCandidateFromObject(obj: KObject, options: ClassOptions = {
     try {
       return parseSupportedResource(entry);
     } catch (err) {
-      throw new Error(`cannot read ${who(obj)}: supportedResources[${i}]: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`cannot read ${who(obj)}: supportedResources[${i}]: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   });
   const pool = record(obj['pool']);
