@@ -32,7 +32,7 @@ function schemaAt(root: JSONSchemaProps, jsonPath: string): JSONSchemaProps | 'm
     .replace(/\\\./g, '\u0000')
     .split('.')
     .filter((x) => x !== '')
-    .map((x) => x.replace(/\u0000/g, '.'));
+    .map((x) => x.replaceAll('\u0000', '.'));
   let node: JSONSchemaProps | undefined = root;
   for (const step of steps) {
     if (node === root && step === 'metadata') return 'metadata';

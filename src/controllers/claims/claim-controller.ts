@@ -944,10 +944,6 @@ function claimUidsOf(resource: KObject): string[] {
   return uids;
 }
 
-function phaseOf(resource: KObject): string | undefined {
-  return ((resource.status ?? {}) as { phase?: string }).phase;
-}
-
 
 /** Sets one condition of a claim (transition time kept while its status stays). */
 function setCondition(conds: Condition[] | undefined, obj: KObject, type: string, status: Condition['status'], reason: string, message: string): Condition[] {
