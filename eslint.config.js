@@ -32,7 +32,8 @@ export default defineConfig(
       '@typescript-eslint/no-misused-promises': 'error',
       // Imports used only as types are written `import type`, so they vanish from the
       // emitted JavaScript and never create a runtime import cycle.
-      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
+      // An inline `import('x').T` in a type position is type-only by nature, so it is allowed.
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-import-type-side-effects': 'error',
       // `async` without `await` is deliberate here: it implements a Promise-returning interface
       // (providers, the fake client) and turns a synchronous throw into a rejection, which
