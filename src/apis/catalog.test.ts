@@ -148,7 +148,7 @@ describe('types and schemas agree', () => {
       const kind = allKinds.find((k) => k.kind === obj.kind)!;
       assert.equal(obj.apiVersion, kind.apiVersion);
       const compiled = compileSchema(kind.schema, { group: kind.group, kind: kind.kind });
-      const copy = structuredClone(obj) as KObject;
+      const copy = structuredClone<KObject>(obj);
       compiled.applyDefaults(copy);
       assert.deepEqual(compiled.validate(copy), []);
       assert.deepEqual(compiled.unknownFields(copy), [], 'every field of the type is declared in the schema');
