@@ -6,7 +6,7 @@
  */
 import { parseApiVersion, isPlainObject, type KObject } from '../machinery/object.js';
 import { parseQuantity, type Quantity } from '../machinery/quantity/index.js';
-import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../machinery/selectors/index.js';
+import { labelSelectorFromObject, type LabelSelector } from '../machinery/selectors/index.js';
 import { parseSupportedResource } from './keys.js';
 import type {
   Capabilities,
@@ -101,7 +101,7 @@ function selector(obj: KObject, path: string, v: unknown): LabelSelector | undef
   if (v === undefined || v === null) return undefined;
   if (!isPlainObject(v)) throw new Error(`cannot read ${who(obj)}: ${path} is not a label selector object`);
   try {
-    return labelSelectorFromObject(v as LabelSelectorObject);
+    return labelSelectorFromObject(v);
   } catch (err) {
     throw new Error(`cannot read ${who(obj)}: ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
