@@ -17,7 +17,7 @@ import type { Condition } from '../machinery/object.js';
 import type { Claim } from './common/claim.js';
 import type { ConcreteResource } from './common/concrete.js';
 import type { ConditionEntry } from './common/fields.js';
-import type { Bucket, MySQLInstance, PostgreSQLInstance, Volume } from './storage/index.js';
+import type { Bucket, MySQLInstance, Volume } from './storage/index.js';
 import type { RedisCluster } from './cache/index.js';
 import type { MessageQueue } from './messaging/index.js';
 import type { LoadBalancer } from './network/index.js';
@@ -132,7 +132,7 @@ describe('types and schemas agree', () => {
 
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {
     // Compile-time checks: these assignments fail to build if the generic types drift apart.
-    const claims: Claim[] = [] as (MySQLInstance | PostgreSQLInstance | Bucket | Volume | RedisCluster | MessageQueue | LoadBalancer)[];
+    const claims: Claim[] = [] as (MySQLInstance | Bucket | Volume | RedisCluster | MessageQueue | LoadBalancer)[]; // PostgreSQLInstance is the same type as MySQLInstance
     const concrete: ConcreteResource[] = [] as (PostgreSQLServer | LocalPostgreSQLInstance | MemoryDatabase)[];
     const condition: Condition = {} as ConditionEntry;
     const entry: ConditionEntry = {} as Condition;
