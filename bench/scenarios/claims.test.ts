@@ -69,7 +69,7 @@ describe('ClaimEvents', () => {
   for (const c of cases) {
     test(c.reason, () => {
       const e = new ClaimEvents(1);
-      for (const [stream, ev, at] of c.events) (stream === 'claim' ? e.onClaim(ev, at) : e.onSecret(ev, at));
+      for (const [stream, ev, at] of c.events) if (stream === 'claim') e.onClaim(ev, at); else e.onSecret(ev, at);
       assert.deepEqual(
         { bound: e.bound.count, ready: e.ready.count, secrets: e.secrets.count, doneAt: e.doneAt(), unexpected: e.unexpected },
         { doneAt: undefined, unexpected: 0, ...c.want },

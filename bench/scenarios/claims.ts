@@ -445,7 +445,7 @@ export interface ClaimsBenchOptions {
   logLevel: string;
   /** Extra node flags for the server (e.g. --cpu-prof). */
   nodeArgs: string[];
-  log(message: string): void;
+  log: (message: string) => void;
 }
 
 /** A RunningBenchServer is a started server with a client for it. */

@@ -27,7 +27,7 @@ export interface WatchFloodOptions {
   tmpRoot: string;
   logLevel: string;
   nodeArgs: string[];
-  log(message: string): void;
+  log: (message: string) => void;
 }
 
 const rbac = [

@@ -27,7 +27,7 @@ export async function prepareDataDir(dir: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: DATA_DIR_MODE });
   } catch (err) {
-    throw new Error(`cannot create the data directory ${dir}: ${describe(err)}`);
+    throw new Error(`cannot create the data directory ${dir}: ${describe(err)}`, { cause: err });
   }
   // A data dir given as a symlink is fine: its target is checked.
   const st = await stat(dir);
@@ -46,8 +46,8 @@ async function checkDir(dir: string, mode: number, isDir: boolean): Promise<void
     await access(dir, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EROFS') throw new Error(`the data directory ${dir} is on a read-only file system: Conductor must write its state there; mount it read-write or choose another --data-dir`);
-    throw new Error(`the data directory ${dir} is not writable by this user (${describe(err)}); choose another --data-dir`);
+    if (code === 'EROFS') throw new Error(`the data directory ${dir} is on a read-only file system: Conductor must write its state there; mount it read-write or choose another --data-dir`, { cause: err });
+    throw new Error(`the data directory ${dir} is not writable by this user (${describe(err)}); choose another --data-dir`, { cause: err });
   }
   for (const name of OWN_FILES) await tighten(join(dir, name), DATA_FILE_MODE);
   for (const name of OWN_DIRS) await tightenTree(join(dir, name));
@@ -71,7 +71,7 @@ async function tighten(path: string, mode: number): Promise<void> {
   try {
     await chmod(path, mode);
   } catch (err) {
-    throw new Error(`cannot make ${path} private (mode ${mode.toString(8)}): ${describe(err)}`);
+    throw new Error(`cannot make ${path} private (mode ${mode.toString(8)}): ${describe(err)}`, { cause: err });
   }
 }
 

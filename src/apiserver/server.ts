@@ -99,7 +99,7 @@ export interface RunningServer {
    * Handles an exception that escaped to the process while a request was being served
    * (answers that request 500); false when it belongs to no request. See installLastResortHandler.
    */
-  rescue(err: unknown): boolean;
+  rescue: (err: unknown) => boolean;
   close(): Promise<void>;
 }
 

@@ -117,7 +117,7 @@ describe('Informer', () => {
         onEvent: (e: WatchEvent) => {
           if (!deaf || e.type === 'ERROR') handlers.onEvent(e as never);
         },
-        onClose: handlers.onClose,
+        onClose: (err) => handlers.onClose(err),
       });
     const informer = new Informer(fake, widgets).start();
     await informer.waitForSync();

@@ -45,9 +45,7 @@ async function lease(fake: FakeClient): Promise<Lease> {
 
 /** A view of `fake` that fails every call while `cut()` says so (a network partition). */
 function partitionable(fake: FakeClient, cut: () => boolean): Client {
-  const down = (): never => {
-    throw new ApiError(503, 'ServiceUnavailable', 'cannot reach the API server: partitioned');
-  };
+  const down = (): ApiError => new ApiError(503, 'ServiceUnavailable', 'cannot reach the API server: partitioned');
   return {
     ...fake,
     get: ((...args: Parameters<FakeClient['get']>) => (cut() ? Promise.reject(down()) : fake.get(...args))) as FakeClient['get'],

@@ -6,7 +6,7 @@ import { WorkQueue } from './work-queue.js';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves with the next key, or 'timeout' when none comes within `ms`. */
-async function nextWithin(q: WorkQueue, ms: number): Promise<string | undefined | 'timeout'> {
+async function nextWithin(q: WorkQueue, ms: number): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
   try {

@@ -37,7 +37,7 @@ export type CauseType =
   | 'UnexpectedServerResponse'
   | 'FieldManagerConflict'
   | 'ResourceVersionTooLarge'
-  | string;
+  | (string & Record<never, never>);
 
 export interface StatusCause {
   reason: CauseType;

@@ -159,5 +159,5 @@ export function sameStatusIgnoringTransitionTimes(a: unknown, b: unknown): boole
 
 function withoutTransitionTimes(status: unknown): unknown {
   if (!isPlainObject(status) || !Array.isArray(status.conditions)) return status;
-  return { ...status, conditions: status.conditions.map((c) => (isPlainObject(c) ? { ...c, lastTransitionTime: undefined } : c)) };
+  return { ...status, conditions: status.conditions.map((c): unknown => (isPlainObject(c) ? { ...c, lastTransitionTime: undefined } : c)) };
 }

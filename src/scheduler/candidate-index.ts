@@ -233,7 +233,7 @@ export class CandidateIndex {
     this.classes.set(key, c);
     for (const k of classKinds) {
       let m = this.classesByKind.get(k);
-      if (m === undefined) this.classesByKind.set(k, (m = new Map()));
+      if (m === undefined) this.classesByKind.set(k, (m = new Map<string, ClassCandidate>()));
       m.set(key, c);
     }
   }
@@ -378,7 +378,7 @@ export class CandidateIndex {
 
   private leafOf(m: Map<string, Leaf>, k: string): Leaf {
     let leaf = m.get(k);
-    if (leaf === undefined) m.set(k, (leaf = new Map()));
+    if (leaf === undefined) m.set(k, (leaf = new Map<string, ResourceCandidate>()));
     return leaf;
   }
 

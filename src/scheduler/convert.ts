@@ -6,7 +6,7 @@
  */
 import { parseApiVersion, isPlainObject, type KObject } from '../machinery/object.js';
 import { parseQuantity, type Quantity } from '../machinery/quantity/index.js';
-import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../machinery/selectors/index.js';
+import { labelSelectorFromObject, type LabelSelector } from '../machinery/selectors/index.js';
 import { parseSupportedResource } from './keys.js';
 import type {
   Capabilities,
@@ -78,7 +78,7 @@ function quantities(obj: KObject, path: string, v: unknown): ResourceList {
     try {
       out[k] = parseQuantity(x);
     } catch (err) {
-      throw new Error(`cannot read ${who(obj)}: ${path}.${k}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`cannot read ${who(obj)}: ${path}.${k}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
   return out;
@@ -101,9 +101,9 @@ function selector(obj: KObject, path: string, v: unknown): LabelSelector | undef
   if (v === undefined || v === null) return undefined;
   if (!isPlainObject(v)) throw new Error(`cannot read ${who(obj)}: ${path} is not a label selector object`);
   try {
-    return labelSelectorFromObject(v as LabelSelectorObject);
+    return labelSelectorFromObject(v);
   } catch (err) {
-    throw new Error(`cannot read ${who(obj)}: ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot read ${who(obj)}: ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
@@ -128,7 +128,7 @@ function kindOf(apiVersion: unknown, kind: string): GroupKind {
     gk = Object.freeze({ group: groupOf(apiVersion), kind });
     if (byKind === undefined) {
       if (kindCache.size >= CACHE_LIMIT) kindCache.clear();
-      kindCache.set(apiVersion, (byKind = new Map()));
+      kindCache.set(apiVersion, (byKind = new Map<string, GroupKind>()));
     }
     if (byKind.size >= CACHE_LIMIT) byKind.clear();
     byKind.set(kind, gk);
@@ -151,7 +151,7 @@ function providerOf(namespace: string, ref: unknown): string | undefined {
     p = `${namespace}/${name}`;
     if (byName === undefined) {
       if (providerCache.size >= CACHE_LIMIT) providerCache.clear();
-      providerCache.set(namespace, (byName = new Map()));
+      providerCache.set(namespace, (byName = new Map<string, string>()));
     }
     if (byName.size >= CACHE_LIMIT) byName.clear();
     byName.set(name, p);
@@ -287,7 +287,7 @@ export function classCandidateFromObject(obj: KObject, options: ClassOptions = {
     try {
       return parseSupportedResource(entry);
     } catch (err) {
-      throw new Error(`cannot read ${who(obj)}: supportedResources[${i}]: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`cannot read ${who(obj)}: supportedResources[${i}]: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   });
   const pool = record(obj['pool']);

@@ -17,7 +17,7 @@ export class FailureTally {
   add(plugin: string, summary: string, count = 1): void {
     if (count === 0) return;
     let bySummary = this.counts.get(plugin);
-    if (bySummary === undefined) this.counts.set(plugin, (bySummary = new Map()));
+    if (bySummary === undefined) this.counts.set(plugin, (bySummary = new Map<string, { plugin: string; summary: string; count: number }>()));
     const e = bySummary.get(summary);
     if (e === undefined) bySummary.set(summary, { plugin, summary, count });
     else e.count += count;

@@ -45,7 +45,7 @@ export class PortableMatcherRegistry {
   register(claimKind: GroupKind, concrete: GroupKind | '*', matcher: PortableMatcher): this {
     const ck = kindKey(claimKind);
     let byConcrete = this.matchers.get(ck);
-    if (byConcrete === undefined) this.matchers.set(ck, (byConcrete = new Map()));
+    if (byConcrete === undefined) this.matchers.set(ck, (byConcrete = new Map<string, PortableMatcher>()));
     byConcrete.set(concrete === ANY_KIND ? ANY_KIND : kindKey(concrete), matcher);
     return this;
   }

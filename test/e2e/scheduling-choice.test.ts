@@ -73,7 +73,7 @@ template:
     if (server) {
       await kubectlOk(server, ['delete', 'postgresqlinstances', '--all', '-n', NS, '--wait=true', '--timeout=90s']).catch(() => undefined);
       await server.stop();
-      await removeDir(server.dataDir);
+      removeDir(server.dataDir);
     }
   });
 

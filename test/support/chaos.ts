@@ -349,7 +349,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const dataDir = tempDir('conductor-chaos-');
   const kills: ChaosKill[] = [];
   const live = new Map<string, EngineName>();
-  let finalFailures: string[] = [];
+  let finalFailures: string[];
   let r: Running | undefined;
   try {
     r = await start(dataDir);

@@ -25,7 +25,7 @@ export function instanceRoots(dataDir: string, engine: string): string[] {
 export function killLeftovers(dataDir: string, engine: string, pidFile: string): number[] {
   const killed: number[] = [];
   for (const root of instanceRoots(dataDir, engine)) {
-    let dirs: string[] = [];
+    let dirs: string[];
     try {
       dirs = readdirSync(root);
     } catch {

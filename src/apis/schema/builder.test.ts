@@ -70,7 +70,7 @@ describe('schema builders', () => {
 
 describe('inferred TypeScript types', () => {
   test('objects map optional fields to optional properties and enums to unions', () => {
-    const spec = s.object({
+    const _spec = s.object({
       size: s.integer(),
       color: s.enumOf(['red', 'blue']).optional(),
       tags: s.array(s.string()).optional(),
@@ -78,7 +78,7 @@ describe('inferred TypeScript types', () => {
       mode: s.enumOf(['A', 'B']).withDefault('A'),
       extra: s.freeform().optional(),
     });
-    type Got = Infer<typeof spec>;
+    type Got = Infer<typeof _spec>;
     type Want = {
       size: number;
       color?: 'red' | 'blue';

@@ -71,7 +71,7 @@ export class AuditLog {
       // An existing log keeps its mode: make it private too (entries name users and resources).
       if (((await fh.stat()).mode & 0o077) !== 0) await fh.chmod(0o600);
     } catch (err) {
-      throw new Error(`cannot open the audit log ${path}: ${(err as Error).message}`);
+      throw new Error(`cannot open the audit log ${path}: ${(err as Error).message}`, { cause: err });
     }
     return new AuditLog(
       async (text) => {

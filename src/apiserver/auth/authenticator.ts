@@ -48,7 +48,7 @@ export class Authenticator {
       try {
         text = readFileSync(opts.tokenFile, 'utf8');
       } catch (err) {
-        throw new Error(`cannot read token file ${opts.tokenFile}: ${(err as Error).message}`);
+        throw new Error(`cannot read token file ${opts.tokenFile}: ${(err as Error).message}`, { cause: err });
       }
       for (const [token, user] of parseTokenFile(text, `token file ${opts.tokenFile}`)) byToken.set(token, user);
     }

@@ -25,14 +25,14 @@ export async function writeFileAtomic(path: string, data: string, mode: number):
   } catch (err) {
     await fh.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
-    throw new Error(`cannot write ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
   }
   await fh.close();
   try {
     await rename(tmp, path);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    throw new Error(`cannot write ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -42,7 +42,7 @@ export async function readIfExists(path: string): Promise<string | undefined> {
     return await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
 

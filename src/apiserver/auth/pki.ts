@@ -148,14 +148,14 @@ function parseCa(caCertPem: string, caKeyPem: string, paths: PkiPaths): X509Cert
   try {
     ca = new X509Certificate(caCertPem);
   } catch (err) {
-    throw new Error(`cannot load the CA: ${paths.caCert} is not a PEM certificate: ${(err as Error).message}`);
+    throw new Error(`cannot load the CA: ${paths.caCert} is not a PEM certificate: ${(err as Error).message}`, { cause: err });
   }
   if (!ca.ca) throw new Error(`cannot load the CA: ${paths.caCert} is not a CA certificate, expected basicConstraints CA:TRUE`);
   let matches: boolean;
   try {
     matches = ca.checkPrivateKey(createPrivateKey(caKeyPem));
   } catch (err) {
-    throw new Error(`cannot load the CA: ${paths.caKey} is not a PEM private key: ${(err as Error).message}`);
+    throw new Error(`cannot load the CA: ${paths.caKey} is not a PEM private key: ${(err as Error).message}`, { cause: err });
   }
   if (!matches) throw new Error(`cannot load the CA: ${paths.caKey} is not the key of ${paths.caCert}`);
   return ca;

@@ -33,7 +33,7 @@ export async function ensureServiceAccountKey(dataDir: string): Promise<ServiceA
     try {
       privateKey = createPrivateKey(pem);
     } catch (err) {
-      throw new Error(`cannot load the service account signing key: ${paths.key} is not a PEM private key: ${(err as Error).message}`);
+      throw new Error(`cannot load the service account signing key: ${paths.key} is not a PEM private key: ${(err as Error).message}`, { cause: err });
     }
     if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
       throw new Error(`cannot load the service account signing key: ${paths.key} is not an EC P-256 key, expected one (remove it to create a new key, which invalidates issued tokens)`);

@@ -89,7 +89,7 @@ export function parseTokenFile(text: string, source = 'token file'): Map<string,
   try {
     records = parseCsv(text);
   } catch (err) {
-    throw new Error(`cannot parse ${source}: ${(err as Error).message}`);
+    throw new Error(`cannot parse ${source}: ${(err as Error).message}`, { cause: err });
   }
   const users = new Map<string, UserInfo>();
   records.forEach((record, index) => {

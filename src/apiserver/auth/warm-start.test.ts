@@ -23,7 +23,7 @@ function warmStart(dataDir: string, port: number): Promise<{ ms: number; forgeLo
   const index = fileURLToPath(new URL('./server-credentials.js', import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--input-type=module', '-e', script, index, dataDir, String(port)], (err, stdout) => {
-      if (err) reject(err);
+      if (err) reject(new Error(`the warm start failed: ${err.message}`, { cause: err }));
       else resolve(JSON.parse(stdout) as { ms: number; forgeLoaded: boolean; kubeconfig: string });
     });
   });

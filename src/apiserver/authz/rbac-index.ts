@@ -202,7 +202,7 @@ export class RbacIndex {
 
   private file(key: string, b: Binding): void {
     let bySubject = this.bySubject.get(b.namespace);
-    if (!bySubject) this.bySubject.set(b.namespace, (bySubject = new Map()));
+    if (!bySubject) this.bySubject.set(b.namespace, (bySubject = new Map<string, Set<string>>()));
     for (const s of b.subjects) {
       const k = subjectKey(s, b.namespace);
       if (k === undefined) continue;

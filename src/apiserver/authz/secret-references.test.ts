@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isApiError } from '../../machinery/errors.js';
-import type { KObject } from '../../machinery/object.js';
 import type { AdmissionAttributes } from '../admission/types.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import type { UserInfo } from '../rest/context.js';
@@ -52,8 +51,8 @@ describe('SecretReferenceCheck', () => {
     namespace: ns,
     name: 'x',
     subresource: '',
-    object: { apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...obj } as KObject,
-    oldObject: old ? ({ apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...old } as KObject) : undefined,
+    object: { apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...obj },
+    oldObject: old ? ({ apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...old }) : undefined,
     dryRun: false,
     ctx: { user, userAgent: 't', warnings: [] },
   });

@@ -5,7 +5,7 @@ import type { StatusCause } from '../../machinery/errors.js';
 import { configMapResourceType } from './config-map.js';
 
 const rt = configMapResourceType();
-const validate = rt.strategy.validate!;
+const validate = rt.strategy.validate!.bind(rt.strategy);
 
 function cm(fields: Record<string, unknown>): KObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, ...fields };

@@ -40,7 +40,7 @@ export const crdStrategy: Strategy = {
     applyCrdDefaults(crd);
     // Status belongs to the /status subresource; only the new storage version is recorded here.
     const status = isPlainObject(old.status) ? structuredClone(old.status) : {};
-    const stored = Array.isArray(status.storedVersions) ? [...status.storedVersions] : [];
+    const stored: unknown[] = Array.isArray(status.storedVersions) ? [...(status.storedVersions as unknown[])] : [];
     const storage = storageVersionOf(crd);
     if (storage !== undefined && !stored.includes(storage)) stored.push(storage);
     status.storedVersions = stored;

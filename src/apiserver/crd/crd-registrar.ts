@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { KObject } from '../../machinery/object.js';
-import { deepEqual, isPlainObject, sameStatusIgnoringTransitionTimes } from '../../machinery/object.js';
+import { isPlainObject, sameStatusIgnoringTransitionTimes } from '../../machinery/object.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { StoreWatcher } from '../../store/types.js';
 import type { ResourceRegistry } from '../registry/registry.js';

@@ -91,7 +91,7 @@ export function buildServedSet(types: readonly ResourceType[]): ServedSet {
   const builtinGroups = new Set<string>();
   for (const rt of types) {
     let versions = byGroup.get(rt.group);
-    if (!versions) byGroup.set(rt.group, (versions = new Map()));
+    if (!versions) byGroup.set(rt.group, (versions = new Map<string, ResourceType[]>()));
     let list = versions.get(rt.version);
     if (!list) versions.set(rt.version, (list = []));
     list.push(rt);

@@ -139,6 +139,7 @@ export class EncryptingStore implements Store {
       const prev = ev.prev ? this.openShared(ev.prev) : undefined;
       return prev ? { type: ev.type, kv, prev } : { type: ev.type, kv };
     };
+    // eslint-disable-next-line prefer-const -- the Store interface does not promise no event before watch() returns: the handler then sees `watcher` undefined, where a const would throw (TDZ)
     watcher = this.inner.watch(prefix, afterRevision, {
       onEvents: (events) => {
         if (failed) return;

@@ -56,7 +56,7 @@ export function parseKeySet(text: string, source = 'the key file'): KeySet {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   if (!isRecord(doc)) throw new Error(`${source} must hold a JSON object with "primary" and "keys"`);
   if (doc.version !== FILE_VERSION) throw new Error(`${source} has version ${JSON.stringify(doc.version)}, expected ${FILE_VERSION}`);
@@ -88,7 +88,7 @@ export async function readKeySet(dataDir: string): Promise<KeySet | undefined> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read the encryption key file ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read the encryption key file ${path}: ${(err as Error).message}`, { cause: err });
   }
   return parseKeySet(text, path);
 }
@@ -120,7 +120,7 @@ export async function writeKeySet(dataDir: string, ks: KeySet): Promise<void> {
   } catch (err) {
     await fh.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
-    throw new Error(`cannot write the encryption key file ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot write the encryption key file ${path}: ${(err as Error).message}`, { cause: err });
   }
   // Make the rename durable too.
   const dh = await open(dir, 'r');

@@ -522,6 +522,7 @@ function causedByFullStorage(err: unknown): boolean {
 
 /** Makes `emitter.emit` hand an exception thrown by a listener to `onError` instead of its caller. */
 function guardListeners(emitter: EventEmitter, onError: (err: unknown) => void): void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with .call(this), on the emitter
   const emit = emitter.emit;
   emitter.emit = function guardedEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
     try {

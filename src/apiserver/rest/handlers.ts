@@ -592,7 +592,7 @@ export class RestHandlers {
     const meta = obj.metadata;
     if (rt.namespaced) {
       if (meta.namespace && namespace && meta.namespace !== namespace) {
-        throw errors.badRequest(`the namespace of the provided object (${meta.namespace}) does not match the namespace sent on the request (${namespace})`);
+        throw errors.badRequest(`the namespace of the provided object (${typeof meta.namespace === 'string' ? meta.namespace : JSON.stringify(meta.namespace)}) does not match the namespace sent on the request (${namespace})`);
       }
       meta.namespace = namespace ?? meta.namespace;
       if (!meta.namespace) throw errors.badRequest('a namespace is required for namespaced resources');

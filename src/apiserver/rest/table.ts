@@ -131,7 +131,7 @@ export function evalJsonPath(path: string, obj: unknown): unknown {
     p = toJsonPathPlus(p);
     pathCache.set(path, p);
   }
-  const found = JSONPath({ path: p, json: obj as object, wrap: true, eval: 'safe' }) as unknown[];
+  const found = JSONPath<unknown[]>({ path: p, json: obj as object, wrap: true, eval: 'safe' });
   if (!Array.isArray(found) || found.length === 0) return undefined;
   if (found.length === 1) return found[0];
   return found.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',');

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
-import { claimInfoFromObject, classCandidateFromObject, type ClassCandidate } from '../../scheduler/index.js';
+import { claimInfoFromObject, classCandidateFromObject } from '../../scheduler/index.js';
 import { IS_DEFAULT_CLASS_ANNOTATION } from '../../apis/index.js';
 import { MONTHLY_COST_ANNOTATION, RESOURCE_CLASS_LABEL } from '../../apis/quota/usage.js';
 import { classQuotaCheck } from './quota-check.js';
@@ -49,7 +49,7 @@ const madeFor = (c: KObject, className?: string): KObject => ({
 const recordsOf = (claims: KObject[]) => claims.filter((c) => (c.status as { classRef?: { name: string } } | undefined)?.classRef).map((c) => madeFor(c, (c.status as { classRef: { name: string } }).classRef.name));
 
 function check(classes: KObject[], quotas: KObject[], candidate: KObject, claims: KObject[] = [claim], resources: KObject[] = recordsOf(claims)): string | undefined {
-  const c = classCandidateFromObject(candidate) as ClassCandidate;
+  const c = classCandidateFromObject(candidate);
   const bound = boundResourceIndex(resources);
   const fn = classQuotaCheck({
     quotasIn: (ns) => quotas.filter((q) => q.metadata.namespace === ns),

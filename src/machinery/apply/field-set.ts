@@ -38,6 +38,7 @@ export class FieldSet {
       this.root = true;
       return this;
     }
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set
     let set: FieldSet = this;
     for (let i = 0; i < path.length; i++) {
       const pe = path[i] as PathElement;
@@ -78,6 +79,7 @@ export class FieldSet {
   /** True when the path is a member. */
   has(path: FieldPath): boolean {
     if (path.length === 0) return this.root;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set
     let set: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && set; i++) set = set.nodes.get(encodeElement(path[i] as PathElement))?.children;
     return set?.nodes.get(encodeElement(path[path.length - 1] as PathElement))?.member ?? false;
@@ -96,6 +98,7 @@ export class FieldSet {
 
   /** The members below a path, relative to it. */
   withPrefix(path: FieldPath): FieldSet {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set
     let set: FieldSet = this;
     for (const pe of path) set = set.childrenOf(pe);
     return set;

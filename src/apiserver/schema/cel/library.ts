@@ -127,7 +127,7 @@ export function installLibrary(env: Environment): Environment {
       if (from < 0n || to < from || to > BigInt(l.length)) fail(`cannot slice(${from}, ${to}) a list of size ${l.length}`);
       return l.slice(Number(from), Number(to));
     })
-    .registerFunction('list.flatten(): list', (l: unknown[]) => l.flatMap((x) => (Array.isArray(x) ? x : [x])))
+    .registerFunction('list.flatten(): list', (l: unknown[]): unknown[] => l.flatMap((x): unknown[] => (Array.isArray(x) ? x : [x])))
     .registerFunction('list.distinct(): list', (l: unknown[]) => l.filter((x, i) => l.findIndex((y) => celEquals(x, y)) === i))
     .registerFunction('list.reverse(): list', (l: unknown[]) => [...l].reverse())
     .registerFunction('list.sort(): list', (l: unknown[]) => [...l].sort(compareScalars))

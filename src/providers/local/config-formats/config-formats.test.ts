@@ -82,6 +82,7 @@ describe('redis.conf', () => {
     for (const bad of ['1 gb', '1gb\nrename-command', '-1', '']) assert.throws(() => redisMemory(bad));
   });
   test('redisString output is one double-quoted printable-ASCII argument', () => {
+    // eslint-disable-next-line no-control-regex -- the pattern names the control characters that must not appear unescaped
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => assert.match(redisString(s), /^"(?:[^"\\\x00-\x1f\x7f-\uffff]|\\\\|\\"|\\x[0-9a-f]{2})*"$/)));
   });
 

@@ -59,7 +59,7 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
     try {
       info = await stat(root);
     } catch (err) {
-      throw new Error(`${describe(resource)}: root ${root} cannot be used: ${(err as Error).message}; want an existing directory`);
+      throw new Error(`${describe(resource)}: root ${root} cannot be used: ${(err as Error).message}; want an existing directory`, { cause: err });
     }
     if (!info.isDirectory()) throw new Error(`${describe(resource)}: root ${root} is not a directory: want an existing directory`);
     return resolve(root);
@@ -155,7 +155,7 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
     try {
       await this.ensureDir(resource, dir);
     } catch (err) {
-      throw new Error(`cannot make the directory of claim ${namespace}/${name} in ${describe(resource)}: ${(err as Error).message}`);
+      throw new Error(`cannot make the directory of claim ${namespace}/${name} in ${describe(resource)}: ${(err as Error).message}`, { cause: err });
     }
     return volumeDetails(dir);
   }

@@ -38,7 +38,7 @@ export function parseProxyConfig(text: string): ProxyConfig {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`proxy config is not JSON: ${(err as Error).message}`);
+    throw new Error(`proxy config is not JSON: ${(err as Error).message}`, { cause: err });
   }
   const obj = raw as { listen?: { host?: unknown; port?: unknown }; backends?: unknown; allowLinkLocal?: unknown };
   if (typeof obj !== 'object' || obj === null || typeof obj.listen !== 'object' || obj.listen === null) {

@@ -48,7 +48,7 @@ export async function readServerVersion(server: string): Promise<string> {
   try {
     output = (await run(server, ['--version'], { timeout: 10_000 })).stdout;
   } catch (err) {
-    throw new Error(`${server} --version failed: ${(err as Error).message.trim()}`);
+    throw new Error(`${server} --version failed: ${(err as Error).message.trim()}`, { cause: err });
   }
   const match = /Ver\s+(\S+)/.exec(output);
   const text = match?.[1] ?? output.trim();
@@ -91,6 +91,7 @@ export async function resolveMariaDbBinaries(options: ResolveMariaDbOptions = {}
   } catch (err) {
     throw new Error(
       `no MariaDB server binaries found: ${(err as Error).message}; install MariaDB or set ${mariadbBinEnv} to a directory holding mariadbd and mariadb-install-db`,
+      { cause: err },
     );
   }
 }

@@ -3,7 +3,6 @@
  * nats-server is found (otherwise the kind stays registered and says why it cannot work).
  */
 import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
-import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveNatsBinary, type NatsBinary } from './binaries.js';
 import { natsServerConcreteKind } from './nats-server.js';

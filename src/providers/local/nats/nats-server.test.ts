@@ -105,7 +105,7 @@ describe('NATSServer on a real nats-server', () => {
     await client.update(resource);
     const after = await client.observe(resource);
     assert.equal(after.upToDate, true);
-    assert.equal(`nats://127.0.0.1:${after.atProvider?.port}`, a.endpoint, 'the port is kept');
+    assert.equal(`nats://127.0.0.1:${JSON.stringify(after.atProvider?.port)}`, a.endpoint, 'the port is kept');
     assert.deepEqual((await exchange(a, a, a.queue!)).got, ['hello']);
   });
 

@@ -43,7 +43,7 @@ export async function inspectBinaries(dir: string, source: BinariesSource): Prom
   try {
     output = (await run(postgres, ['--version'], { timeout: 10_000 })).stdout;
   } catch (err) {
-    throw new Error(`PostgreSQL binaries in ${dir} (${source}): ${postgres} --version failed: ${(err as Error).message.trim()}`);
+    throw new Error(`PostgreSQL binaries in ${dir} (${source}): ${postgres} --version failed: ${(err as Error).message.trim()}`, { cause: err });
   }
   const version = parseVersion(output.replace(/^[^0-9]*/, ''));
   if (!version) throw new Error(`PostgreSQL binaries in ${dir} (${source}): cannot read a version from "${output.trim()}"`);

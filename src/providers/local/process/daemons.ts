@@ -28,7 +28,7 @@ export interface StartedDaemon {
   pid: number;
   child: ChildProcess;
   /** How it exited (`exit 1`, `SIGKILL`), or undefined while it runs. */
-  exited(): string | undefined;
+  exited: () => string | undefined;
 }
 
 /** daemonEnv is a server's environment: nothing of Conductor's own (tokens, settings). */

@@ -449,7 +449,7 @@ export interface StartRetries<S extends { port: number }> {
   /** The port the resource pins, if any; otherwise the kept port is used (see `keepPort`). */
   pinned: number | undefined;
   /** write stores a state whose port changed. */
-  write(state: S): Promise<void>;
+  write: (state: S) => Promise<void>;
   /** start makes one attempt on the state's port. */
   start(state: S): Promise<StartOutcome>;
   maxAttempts: number;

@@ -4,7 +4,6 @@
  * stays registered and says why it cannot work).
  */
 import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
-import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { resolveRedisBinary, type RedisBinary } from './binaries.js';
 import { localRedisInstanceConcreteKind } from './local-instance.js';

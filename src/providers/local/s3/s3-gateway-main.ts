@@ -29,7 +29,6 @@ const port = Number(arg('port'));
 const keysPath = arg('keys');
 
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { callback(): (req: IncomingMessage, res: ServerResponse) => void };
 const handler = new S3rver({ directory, silent: true, vhostBuckets: false, configureBuckets: [] }).callback();
 

@@ -3,7 +3,6 @@
  * package is found (otherwise the kind stays registered and says why it cannot work).
  */
 import { resolveServerRunAs, serverRootKeepingLegacy } from '../process/run-as.js';
-import { join } from 'node:path';
 import { silentProviderLogger, type ConcreteKind, type ProviderLogger } from '../../spi.js';
 import { s3ServerConcreteKind } from './s3-server.js';
 import { resolveS3rver, s3ServersDirEnv, S3Servers } from './s3-servers.js';
