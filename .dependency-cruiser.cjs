@@ -128,9 +128,9 @@ module.exports = {
     only('controllers/quota', 'controllers/quota/README.md: client/, machinery/, apis/ and the binding records\' reading (../claims/binding-check.ts).', '^src/controllers/quota/', '^src/(controllers/quota/|controllers/claims/binding-check\\.ts$|client/|machinery/|apis/)'),
     only(
       'controllers/claims',
-      'controllers/claims/README.md: client/, machinery/, apis/, scheduler/, providers/spi, controllers/events and four helpers it shares with managed/.',
+      'controllers/claims/README.md: client/, machinery/, apis/, scheduler/, providers/spi, controllers/events and the helpers it shares with managed/ (conditions, connect-context, connection-secret, broken-shares, call-deadline, reconciler-options).',
       '^src/controllers/claims/',
-      '^src/(controllers/claims/|controllers/events\\.ts$|controllers/managed/(conditions|connect-context|connection-secret|broken-shares)\\.ts$|client/|machinery/|apis/|scheduler/|providers/spi\\.ts$)',
+      '^src/(controllers/claims/|controllers/events\\.ts$|controllers/managed/(conditions|connect-context|connection-secret|broken-shares|call-deadline|reconciler-options)\\.ts$|client/|machinery/|apis/|scheduler/|providers/spi\\.ts$)',
     ),
     only(
       'controllers/pool',

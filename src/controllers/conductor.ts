@@ -15,6 +15,7 @@ import { ProviderAccess } from './claims/provider-access.js';
 import type { KindCatalog } from './claims/served-kinds.js';
 import { QuotaController } from './quota/index.js';
 import { startPoolController } from './pool/index.js';
+import { ProviderController } from './provider/index.js';
 
 export interface ConductorControllersOptions {
   /** The providers whose concrete kinds are reconciled, already started; `stop` stops them. */
@@ -37,13 +38,17 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   // One informer per resource for all these controllers: listed, watched, decoded and cached once.
   const informers = new SharedInformers(client, { logger: log.child({ component: 'informers' }) });
   const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs, informers });
-  const claims = new ClaimController(client, new ProviderAccess(client, providers), { logger: log.child({ controller: 'claims' }), kinds: opts.kinds, informers });
+  const cancelProviderCalls = new AbortController();
+  const claims = new ClaimController(client, new ProviderAccess(client, providers, { shutdown: cancelProviderCalls.signal }), { logger: log.child({ controller: 'claims' }), kinds: opts.kinds, informers });
   await claims.start();
   const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }), informers });
   await quotas.start();
   const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }), informers });
+  const providerStatus = new ProviderController(client, providers, { logger: log.child({ controller: 'provider' }), informers }).start();
   return {
     async stop() {
+      cancelProviderCalls.abort();
+      await providerStatus.stop();
       pools.stop();
       quotas.stop();
       claims.stop();

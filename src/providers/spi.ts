@@ -170,23 +170,38 @@ export interface DiscoveredResource {
 }
 
 /**
+ * CallOptions come with every call of an external client (and, as `ConnectContext.signal`,
+ * with `connect`).
+ */
+export interface CallOptions {
+  /**
+   * Aborted when the caller stops waiting: the call's deadline passed, or Conductor is
+   * shutting down. A provider stops what can take long — waiting for a server, connecting,
+   * queries, polling, child processes it started for the call (killed) — and rejects soon
+   * after with `signal.reason` (or another error whose name is `AbortError`). Work already
+   * done stays: every call is idempotent, so the next attempt finishes it.
+   */
+  signal?: AbortSignal;
+}
+
+/**
  * An ExternalClient does the provider's work for one concrete resource. Every method is
  * idempotent: repeating it, or calling it after a crash interrupted an earlier call, is
- * harmless and converges.
+ * harmless and converges. Every method takes CallOptions last.
  */
 export interface ExternalClient<R extends KObject = KObject> {
   /** observe reports whether the external resource exists and is up to date; never changes it. */
-  observe(resource: R): Promise<ExternalObservation>;
+  observe(resource: R, options?: CallOptions): Promise<ExternalObservation>;
   /** create makes the external resource exist (finishing a half-done earlier attempt). */
-  create(resource: R): Promise<ExternalCreation>;
+  create(resource: R, options?: CallOptions): Promise<ExternalCreation>;
   /** update brings an existing external resource to the desired state. */
-  update(resource: R): Promise<ExternalUpdate>;
+  update(resource: R, options?: CallOptions): Promise<ExternalUpdate>;
   /** delete makes the external resource not exist; deleting what is gone succeeds. */
-  delete(resource: R): Promise<void>;
+  delete(resource: R, options?: CallOptions): Promise<void>;
   /** scrub erases the data of an exclusive resource so it can serve another claim (Recycle). */
-  scrub?(resource: R): Promise<void>;
+  scrub?(resource: R, options?: CallOptions): Promise<void>;
   /** discover lists external resources of this kind that the provider can see. */
-  discover?(): Promise<DiscoveredResource[]>;
+  discover?(options?: CallOptions): Promise<DiscoveredResource[]>;
   /** close releases what the client holds (connections); the client is not used after it. */
   close?(): Promise<void>;
 }
@@ -201,13 +216,13 @@ export interface SharedExternalClient<R extends KObject = KObject> extends Exter
    * `previous` are the details published earlier for this claim, if any: when they still
    * work they are returned unchanged, so repeating a bind does not rotate credentials.
    */
-  bindClaim(resource: R, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails>;
+  bindClaim(resource: R, claim: KObject, previous?: ConnectionDetails, options?: CallOptions): Promise<ConnectionDetails>;
   /**
    * unbindClaim applies the rebind policy to the claim's share: keep, erase or remove it.
    * `recorded` are the details last published for this claim, if any (they name a share an
    * earlier version made under an older naming scheme).
    */
-  unbindClaim(resource: R, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void>;
+  unbindClaim(resource: R, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails, options?: CallOptions): Promise<void>;
 }
 
 /** isSharedClient tells whether an external client manages per-claim shares. */
@@ -225,6 +240,8 @@ export interface ConnectContext {
   credentials?: Record<string, string>;
   /** The Provider object named by the resource's `spec.providerRef`, if any. */
   provider?: KObject;
+  /** Aborted when the controller stops waiting for the connect (see CallOptions). */
+  signal?: AbortSignal;
 }
 
 /** A Connector returns an external client for one resource. */
@@ -267,6 +284,13 @@ export interface ProviderModule {
   readonly kinds: readonly ConcreteKind[];
   /** stop releases what the provider runs on this machine (e.g. local server processes). */
   stop?(): Promise<void>;
+  /**
+   * check says whether a Provider object of this module's type can work: its credentials
+   * authenticate and what its kinds depend on is there (the local provider: the programs its
+   * kinds run). The Provider controller calls it on every change and periodically and writes
+   * the answer to the Provider's Ready condition. A module without `check` is always ready.
+   */
+  check?(provider: KObject, context: ProviderCheckContext): Promise<ProviderCheck>;
 }
 
 /**
@@ -317,6 +341,21 @@ export interface ProviderDefinition<M extends ProviderModule = ProviderModule, O
   readonly kinds: readonly ConcreteKindDefinition[];
   start(options: O): Promise<M>;
 }
+
+/** A ProviderCheckContext carries what the Provider controller read for `check`. */
+export interface ProviderCheckContext {
+  /** The decoded data of the Provider's credentials Secret, when it names one. */
+  credentials?: Record<string, string>;
+  /** Aborted when the controller stops waiting (see CallOptions). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A ProviderCheck is the verdict of `check`: ready (with an optional message, e.g. what was
+ * found), or not ready with a CamelCase reason and a message saying what is wrong and what
+ * to do.
+ */
+export type ProviderCheck = { ready: true; message?: string } | { ready: false; reason: string; message: string };
 
 /** A Logger is the structured logging surface providers write to (a pino logger fits). */
 export interface ProviderLogger {

@@ -83,7 +83,8 @@ export const providerKind = defineKind({
   kind: 'Provider',
   plural: 'providers',
   shortNames: ['prov'],
-  description: 'A Provider is a place concrete resources are provisioned in, with the credentials to reach it. It is Ready once its credentials are verified.',
+  description:
+    'A Provider is a place concrete resources are provisioned in, with the credentials to reach it. It is Ready when its type is installed in Conductor and its credentials and dependencies check out (local: the programs its kinds run); Ready=False says what is wrong.',
   fields: {
     spec: s
       .object({
@@ -104,14 +105,17 @@ export const providerKind = defineKind({
       .object({
         conditions: conditions().optional(),
         observedGeneration: s.integer({ minimum: 0, format: 'int64' }).describe('The metadata.generation the status describes.').optional(),
+        resources: s.integer({ minimum: 0, format: 'int64' }).describe('How many concrete resources name this Provider in spec.providerRef.').optional(),
       })
-      .describe('Ready is True when the credentials were verified.')
+      .describe('Ready is True when the type is installed and the credentials and dependencies check out; it is checked on every change and periodically.')
       .optional(),
   },
   printerColumns: [
     { name: 'Type', type: 'string', jsonPath: '.spec.type', description: 'The provider type.' },
-    { name: 'Region', type: 'string', jsonPath: '.spec.region', description: 'The default region.' },
-    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the credentials were verified.' },
+    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the type is installed and the credentials and dependencies check out.' },
+    { name: 'Resources', type: 'integer', jsonPath: '.status.resources', description: 'Concrete resources naming this Provider.' },
+    { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1, description: 'Why it is (not) Ready.' },
+    { name: 'Region', type: 'string', jsonPath: '.spec.region', priority: 1, description: 'The default region.' },
   ],
 });
 export type Provider = ObjectOf<typeof providerKind>;

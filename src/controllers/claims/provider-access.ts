@@ -15,6 +15,16 @@ import {
   type ProviderModule,
 } from '../../providers/spi.js';
 import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
+import { deadlineClient, withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
+import { managedReconcilerDefaults } from '../managed/reconciler-options.js';
+
+/** ProviderAccessOptions bound the provider calls made through a ProviderAccess. */
+export interface ProviderAccessOptions {
+  /** How long one provider call may take before it is cancelled; default the managed reconciler's (5 min). */
+  callTimeoutMs?: number;
+  /** Aborted on shutdown: cancels every provider call still running. */
+  shutdown?: AbortSignal;
+}
 
 /**
  * What connectForRelease found: a connected client, or (`unreachable`) the Provider the
@@ -25,11 +35,22 @@ export type ReleaseConnection = { readonly external: ExternalClient } | { readon
 export class ProviderAccess {
   private readonly kinds: ConcreteKind[];
 
+  private readonly deadlines: DeadlineOptions;
+
   constructor(
     private readonly client: Client,
     providers: readonly ProviderModule[],
+    options: ProviderAccessOptions = {},
   ) {
     this.kinds = providers.flatMap((p) => [...p.kinds]);
+    this.deadlines = { timeoutMs: options.callTimeoutMs ?? managedReconcilerDefaults.callTimeoutMs, ...(options.shutdown ? { shutdown: options.shutdown } : {}) };
+  }
+
+  /** connectWithDeadline connects with a deadline; every call of the client returned gets one too (a signal aborted at it). */
+  private async connectWithDeadline(kind: ConcreteKind, resource: KObject, providerName: string | undefined): Promise<ExternalClient> {
+    const context = await connectContext(this.client, kind, resource, providerName);
+    const external = await withDeadline({ op: 'connect', kind: kind.kind, resource }, this.deadlines, (signal) => connectRedacted(kind, resource, { ...context, signal }));
+    return deadlineClient(external, kind.kind, this.deadlines);
   }
 
   concreteKinds(): readonly ConcreteKind[] {
@@ -49,7 +70,7 @@ export class ProviderAccess {
   async connect(kind: ConcreteKind, resource: KObject): Promise<ExternalClient> {
     const spec = isPlainObject(resource.spec) ? resource.spec : {};
     const providerRef = isPlainObject(spec.providerRef) ? (spec.providerRef as { name?: string }) : undefined;
-    return connectRedacted(kind, resource, await connectContext(this.client, kind, resource, providerRef?.name || undefined));
+    return this.connectWithDeadline(kind, resource, providerRef?.name || undefined);
   }
 
   /**
@@ -65,7 +86,7 @@ export class ProviderAccess {
     } catch (err) {
       if (!(err instanceof ProviderNotFoundError)) throw err;
       try {
-        return { external: await connectRedacted(kind, resource, await connectContext(this.client, kind, resource, undefined)) };
+        return { external: await this.connectWithDeadline(kind, resource, undefined) };
       } catch (fallbackErr) {
         return { unreachable: err, cause: fallbackErr };
       }

@@ -2,7 +2,8 @@
  * The managed reconciler (DESIGN 3.2, 3.6 point 5): one per concrete kind, keeping each
  * concrete resource converged with its external resource through the provider SPI.
  */
-export { ManagedReconciler, ManagedReconcileError, CallTimeoutError, needsReconcile, reasons } from './managed-reconciler.js';
+export { ManagedReconciler, ManagedReconcileError, needsReconcile, reasons } from './managed-reconciler.js';
+export { CallCancelledError, CallTimeoutError, deadlineClient, isCancelled, withDeadline, type DeadlineOptions, type ProviderCall } from './call-deadline.js';
 export { managedReconcilerDefaults, resolveOptions } from './reconciler-options.js';
 export type { ManagedReconcilerOptions, ResolvedManagedReconcilerOptions } from './reconciler-options.js';
 export { startManagedReconcilers } from './start.js';

@@ -237,13 +237,58 @@ describe('ManagedReconciler', () => {
     h.external.create = () => new Promise(() => {}); // never answers
     await h.create('hung');
     const ev = await eventWithReason(h, 'hung', 'CannotCreate');
-    assert.match(String(ev.message), /did not finish within 100ms; its outcome is unknown/);
+    assert.match(String(ev.message), /provider call create on LocalPostgreSQLInstance\/managed-\d+\/hung did not finish in 100ms; cancelled; its outcome is unknown/);
+    assert.equal(h.external.callsOf('create')[0]?.signal?.aborted, true, 'the timed-out create was cancelled through its signal');
     await eventWithReason(h, 'hung', 'CreatePendingUnknownOutcome');
     const obj = await h.get('hung');
     assert.ok(obj?.metadata.annotations?.[EXTERNAL_CREATE_PENDING_ANNOTATION]);
     assert.equal(obj?.metadata.annotations?.[EXTERNAL_CREATE_FAILED_ANNOTATION], undefined, 'a timeout is not recorded as a failure');
     await sleep(200);
     assert.equal(h.external.callsOf('create').length, 1, 'create is never called a second time');
+  });
+
+  test('a provider call that blocks is cancelled through its signal at the deadline, and reported as a timeout', async () => {
+    const h = await harness({}, { callTimeoutMs: 100 });
+    let cancelled = 0;
+    h.external.observe = (_r, options) =>
+      new Promise((_, reject) => {
+        // Waits forever unless aborted, like a query to a server that never answers.
+        options?.signal?.addEventListener('abort', () => {
+          cancelled++;
+          reject(options.signal!.reason);
+        });
+      });
+    await h.create('blocked');
+    const ev = await eventWithReason(h, 'blocked', 'CannotObserve');
+    assert.match(String(ev.message), new RegExp(`provider call observe on LocalPostgreSQLInstance/${h.ns}/blocked did not finish in 100ms; cancelled`));
+    const synced = await until('Synced=False', async () => {
+      const c = condition(await h.get('blocked'), 'Synced');
+      return c?.status === 'False' ? c : undefined;
+    });
+    assert.equal(synced.reason, 'CannotObserve');
+    assert.match(String(synced.message), /did not finish in 100ms; cancelled/);
+    const first = h.external.callsOf('observe', h.key('blocked'))[0];
+    assert.ok(first?.signal, 'observe received a signal');
+    assert.equal(first.signal.aborted, true);
+    assert.ok(cancelled >= 1, 'the blocked observe saw the abort');
+    assert.ok(h.external.callsOf('connect', h.key('blocked'))[0]?.signal, 'connect received a signal in its context');
+  });
+
+  test('stopping the reconciler cancels the provider calls still running', async () => {
+    const h = await harness({}, { callTimeoutMs: 600_000 });
+    let entered = false;
+    h.external.observe = (_r, options) =>
+      new Promise((_, reject) => {
+        entered = true;
+        options?.signal?.addEventListener('abort', () => reject(options.signal!.reason));
+      });
+    await h.create('stopping');
+    await until('observe running', () => (entered ? true : undefined));
+    const stopped = h.reconciler.stop();
+    const signal = h.external.callsOf('observe', h.key('stopping'))[0]?.signal;
+    await until('the running observe cancelled', () => (signal?.aborted ? true : undefined));
+    await stopped;
+    assert.match(String((signal?.reason as Error | undefined)?.message), /provider call observe on .*\/stopping was cancelled: the controller is stopping/);
   });
 
   test('a failed create is recorded as failed, reported, and retried', async () => {

@@ -25,7 +25,7 @@ import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual } from '../../machinery/object.js';
-import type { ConcreteKind, ConnectionDetails, ExternalClient, ExternalObservation } from '../../providers/spi.js';
+import type { ConcreteKind, ConnectContext, ConnectionDetails, ExternalClient, ExternalObservation } from '../../providers/spi.js';
 import { recordEvent, type EventType } from '../events.js';
 import { concreteFields, type ConcreteFields } from './concrete-fields.js';
 import { findCondition, readConditions } from './conditions.js';
@@ -33,7 +33,8 @@ import { connectContext, connectRedacted, DependencyNotFoundError, ProviderNotFo
 import { claimsUsing, describeClaims, type ClaimInUse } from './claims-in-use.js';
 import { CONNECTION_SECRET_SELECTOR, publishConnectionSecret } from './connection-secret.js';
 import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
-import { formatDuration, pollIntervalFor } from './poll-interval.js';
+import { pollIntervalFor } from './poll-interval.js';
+import { deadlineClient, isCancelled, withDeadline, type DeadlineOptions } from './call-deadline.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
 import { ResourceWrites } from './resource-writes.js';
 import { IN_USE, READY, type ConditionState, type StatusChange } from './status.js';
@@ -85,14 +86,6 @@ export class ManagedReconcileError extends Error {
   }
 }
 
-/** A CallTimeoutError is a provider call that did not finish in time; its outcome is unknown. */
-export class CallTimeoutError extends Error {
-  constructor(what: string, ms: number) {
-    super(`${what} did not finish within ${formatDuration(ms)}`);
-    this.name = 'CallTimeoutError';
-  }
-}
-
 const synced: ConditionState = { status: 'True', reason: reasons.reconcileSuccess, message: 'the external resource is reconciled' };
 const notSynced = (reason: string, message: string): ConditionState => ({ status: 'False', reason, message });
 
@@ -109,6 +102,8 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private secrets?: CacheInformer;
   private workers?: Promise<void>;
   private stopped = false;
+  /** Aborted by stop(): cancels every provider call still running. */
+  private readonly shutdown = new AbortController();
 
   constructor(
     private readonly client: Client,
@@ -150,6 +145,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   /** stop ends the watch and the queue, and resolves once no reconcile is running. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.shutdown.abort();
     this.informer?.stop();
     this.secrets?.stop();
     this.queue.shutDown();
@@ -216,18 +212,20 @@ export class ManagedReconciler<R extends KObject = KObject> {
     throw new ManagedReconcileError(reason, message, { cause });
   }
 
-  /** call runs one provider call with the call timeout. */
-  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    const ms = this.options.callTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CallTimeoutError(what, ms)), ms);
-    });
-    try {
-      return await Promise.race([run(), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** Every provider call gets a signal aborted at `callTimeoutMs` or when the reconciler stops. */
+  private get deadlines(): DeadlineOptions {
+    return { timeoutMs: this.options.callTimeoutMs, shutdown: this.shutdown.signal };
+  }
+
+  /**
+   * connectWithDeadline connects with the call deadline; the client it returns gives each of
+   * its calls a deadline of its own (`deadlineClient`).
+   */
+  private async connectWithDeadline(mr: R, context: ConnectContext): Promise<ExternalClient<R>> {
+    const external = await withDeadline({ op: 'connect', kind: this.kind.kind, resource: mr }, this.deadlines, (signal) =>
+      connectRedacted(this.kind, mr, { ...context, signal }),
+    );
+    return deadlineClient(external, this.kind.kind, this.deadlines);
   }
 
   private describe(mr: KObject): string {
@@ -258,7 +256,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private async connect(mr: R, fields: ConcreteFields): Promise<ExternalClient<R>> {
     try {
       const context = await connectContext(this.client, this.kind, mr, fields.providerName);
-      return await this.call('connect', () => connectRedacted(this.kind, mr, context));
+      return await this.connectWithDeadline(mr, context);
     } catch (err) {
       return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
     }
@@ -274,7 +272,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
 
   private async observe(mr: R, external: ExternalClient<R>): Promise<ExternalObservation> {
     try {
-      return await this.call('observe', () => external.observe(mr));
+      return await external.observe(mr);
     } catch (err) {
       return this.fail(mr, reasons.cannotObserve, `cannot observe ${this.describe(mr)}: ${errorMessage(err)}`, err);
     }
@@ -337,7 +335,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
       });
       let updated;
       try {
-        updated = await this.call('update', () => external.update(mr));
+        updated = await external.update(mr);
       } catch (err) {
         return this.fail(mr, reasons.cannotUpdate, `cannot update ${this.describe(mr)} (drift: ${drift}): ${errorMessage(err)}`, err);
       }
@@ -386,9 +384,9 @@ export class ManagedReconciler<R extends KObject = KObject> {
     mr = await this.managed.markCreatePending(mr, pendingAt);
     let created;
     try {
-      created = await this.call('create', () => external.create(mr));
+      created = await external.create(mr);
     } catch (err) {
-      if (err instanceof CallTimeoutError) {
+      if (isCancelled(err)) {
         // The call may still succeed: leave the pending mark without an outcome.
         return this.fail(mr, reasons.cannotCreate, `cannot create the external resource: ${err.message}; its outcome is unknown`, err);
       }
@@ -526,7 +524,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private async connectForDeletion(mr: R, fields: ConcreteFields): Promise<ExternalClient<R> | undefined> {
     try {
       const context = await connectContext(this.client, this.kind, mr, fields.providerName);
-      return await this.call('connect', () => connectRedacted(this.kind, mr, context));
+      return await this.connectWithDeadline(mr, context);
     } catch (err) {
       if (!(err instanceof DependencyNotFoundError)) {
         return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
@@ -545,7 +543,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
       }
       try {
         const context = await connectContext(this.client, this.kind, mr, undefined);
-        return await this.call('connect', () => connectRedacted(this.kind, mr, context));
+        return await this.connectWithDeadline(mr, context);
       } catch (fallbackErr) {
         await this.managed.removeFinalizer(mr);
         const made = attempt.state === 'Incomplete' ? `a create was started at ${attempt.pendingSince} (outcome unknown)` : `it was created${attempt.state === 'Succeeded' ? ` at ${attempt.at}` : ''}`;
@@ -563,7 +561,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
 
   private async delete(mr: R, external: ExternalClient<R>): Promise<void> {
     try {
-      await this.call('delete', () => external.delete(mr));
+      await external.delete(mr);
     } catch (err) {
       await this.fail(mr, reasons.cannotDelete, `cannot delete ${this.describe(mr)}: ${errorMessage(err)}`, err);
     }

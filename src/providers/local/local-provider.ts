@@ -31,6 +31,7 @@ import { createRedisKinds } from './redis/redis-kinds.js';
 import { createNatsKinds } from './nats/nats-kinds.js';
 import { createS3Kinds } from './s3/s3-kinds.js';
 import { hostPathPoolConcreteKind } from './hostpath/host-path-pool.js';
+import { checkLocalPrograms } from './provider-check.js';
 
 /** The environment variable naming where dedicated PostgreSQL instances keep their data. */
 export const instancesDirEnv = 'CONDUCTOR_POSTGRES_INSTANCES_DIR';
@@ -112,6 +113,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     postgresServers: servers,
     stop: stopAll,
     stopAll,
+    check: (_provider, context) => checkLocalPrograms({ env, postgresBin: options.postgresBin }, context.signal),
   };
 }
 

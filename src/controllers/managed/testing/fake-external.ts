@@ -8,6 +8,7 @@
 import type { KObject } from '../../../machinery/object.js';
 import type {
   BrokenShare,
+  CallOptions,
   ConcreteKind,
   ConnectContext,
   ConnectionDetails,
@@ -28,6 +29,8 @@ export interface FakeCall {
   at: number;
   /** What connect received. */
   context?: ConnectContext;
+  /** The signal the call received (connect: in its context). */
+  signal?: AbortSignal;
 }
 
 /** A FakeExternalResource is one resource in the fake external system. */
@@ -54,7 +57,7 @@ export class FakeExternal {
 
   connect = async (_resource: KObject, _context: ConnectContext): Promise<void> => {};
 
-  observe = async (resource: KObject): Promise<ExternalObservation> => {
+  observe = async (resource: KObject, _options?: CallOptions): Promise<ExternalObservation> => {
     const key = keyOf(resource);
     const r = this.resources.get(key);
     if (!r) return { exists: false, upToDate: false };
@@ -75,21 +78,21 @@ export class FakeExternal {
     };
   };
 
-  create = async (resource: KObject): Promise<ExternalCreation> => {
+  create = async (resource: KObject, _options?: CallOptions): Promise<ExternalCreation> => {
     const name = resource.metadata.name ?? '';
     const details = { host: 'fake.example', port: '5432', username: 'admin', password: `secret-of-${name}` };
     this.resources.set(keyOf(resource), { details });
     return { externalName: `fake-${name}`, connectionDetails: { ...details } };
   };
 
-  update = async (resource: KObject): Promise<ExternalUpdate> => {
+  update = async (resource: KObject, _options?: CallOptions): Promise<ExternalUpdate> => {
     const r = this.resources.get(keyOf(resource));
     if (!r) throw new Error(`fake: update of ${keyOf(resource)}, which does not exist`);
     delete r.drift;
     return {};
   };
 
-  delete = async (resource: KObject): Promise<void> => {
+  delete = async (resource: KObject, _options?: CallOptions): Promise<void> => {
     const r = this.resources.get(keyOf(resource));
     if (r && !r.deleting) r.deleting = { observesLeft: this.deleteLag };
   };
@@ -97,24 +100,24 @@ export class FakeExternal {
   /** The connector handing out recording clients. */
   readonly connector: Connector = {
     connect: async (resource: KObject, context: ConnectContext): Promise<ExternalClient> => {
-      this.record('connect', resource, context);
+      this.record('connect', resource, context, context.signal);
       await this.connect(resource, context);
       return {
-        observe: (r) => {
-          this.record('observe', r);
-          return this.observe(r);
+        observe: (r, o) => {
+          this.record('observe', r, undefined, o?.signal);
+          return this.observe(r, o);
         },
-        create: (r) => {
-          this.record('create', r);
-          return this.create(r);
+        create: (r, o) => {
+          this.record('create', r, undefined, o?.signal);
+          return this.create(r, o);
         },
-        update: (r) => {
-          this.record('update', r);
-          return this.update(r);
+        update: (r, o) => {
+          this.record('update', r, undefined, o?.signal);
+          return this.update(r, o);
         },
-        delete: (r) => {
-          this.record('delete', r);
-          return this.delete(r);
+        delete: (r, o) => {
+          this.record('delete', r, undefined, o?.signal);
+          return this.delete(r, o);
         },
         close: async () => {
           this.record('close', resource);
@@ -128,8 +131,8 @@ export class FakeExternal {
     return this.calls.filter((c) => c.method === method && (key === undefined || c.key === key));
   }
 
-  private record(method: FakeCall['method'], resource: KObject, context?: ConnectContext): void {
-    this.calls.push({ method, key: keyOf(resource), at: Date.now(), ...(context ? { context } : {}) });
+  private record(method: FakeCall['method'], resource: KObject, context?: ConnectContext, signal?: AbortSignal): void {
+    this.calls.push({ method, key: keyOf(resource), at: Date.now(), ...(context ? { context } : {}), ...(signal ? { signal } : {}) });
   }
 }
 

@@ -97,10 +97,10 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
   }
 
   /** ensure makes the instance exist, run and hold the application user and database. */
-  protected async ensure(resource: LocalMySQLInstance) {
+  protected async ensure(resource: LocalMySQLInstance, signal?: AbortSignal) {
     this.validate(resource);
     const dir = this.dir(resource);
-    const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
+    const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, signal);
     try {
       await withConnection(adminConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword));
     } catch (err) {

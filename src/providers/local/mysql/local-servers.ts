@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
+import { abandonStart, awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
 import { isAlive, processCommand, processDirectory, writeFileAtomic } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { generatePassword, withConnection, type ConnectConfig } from './admin.js';
@@ -273,11 +273,13 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   /**
    * ensureRunning makes the instance exist (state, data directory) and its server run,
    * adopting a live one. `port` pins the port; otherwise the stored port is reused, or
-   * replaced by a free one when something else took it.
+   * replaced by a free one when something else took it. When `signal` aborts, the wait for
+   * the server ends with the signal's reason, and a server this call started is killed.
    */
   async ensureRunning(
     dir: string,
     identity: { namespace: string; name: string; port?: number },
+    signal?: AbortSignal,
   ): Promise<{ pid: number; port: number; state: MariaDbInstanceState; started: boolean }> {
     return this.locked(dir, async (full) => {
       await prepareServerDirectories(this.root, full, this.runAs, 'MariaDB');
@@ -285,7 +287,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
       const live = await this.findLive(full);
       if (live && (identity.port === undefined || identity.port === live.port)) {
         // A server just killed may still look alive for a moment: only a ready one counts.
-        const readiness = await this.awaitReady(state, live.port, live.pid, () => undefined);
+        const readiness = await this.awaitReady(state, live.port, live.pid, () => undefined, signal);
         if (readiness === 'ready') return { pid: live.pid, port: live.port, state, started: false };
         if (readiness === 'timeout') throw new Error(`MariaDB in ${full} (pid ${live.pid}) runs but does not accept connections`);
         this.forget(full);
@@ -299,7 +301,8 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
         state,
         pinned: identity.port,
         write: (next) => this.writeState(full, next),
-        start: (next) => this.startProcess(full, next, next.port),
+        start: (next) => this.startProcess(full, next, next.port, signal),
+        signal,
         maxAttempts: maxStartAttempts,
         transient: transientStartFailures,
         portTaken,
@@ -314,6 +317,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     dir: string,
     state: MariaDbInstanceState,
     port: number,
+    signal?: AbortSignal,
   ): Promise<StartOutcome> {
     const files = this.files(dir);
     await writeFileAtomic(files.init, initSql(state), 0o600);
@@ -341,7 +345,15 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     }
     const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started a MariaDB server');
-    const readiness = await this.awaitReady(state, port, pid, exited);
+    let readiness: Readiness;
+    try {
+      readiness = await this.awaitReady(state, port, pid, exited, signal);
+    } catch (err) {
+      await abandonStart(pid, files.pid);
+      await rm(files.init, { force: true });
+      this.logger.info({ dir, pid }, 'killed a MariaDB server whose start was cancelled');
+      throw err;
+    }
     await rm(files.init, { force: true });
     return this.settleStart(dir, { pid, port, child }, readiness, {
       logFile: files.log,
@@ -352,13 +364,13 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   }
 
   /** awaitReady polls until the admin can log in, the process is gone, or time runs out. */
-  private async awaitReady(state: MariaDbInstanceState, port: number, pid: number, exited: () => string | undefined): Promise<Readiness> {
+  private async awaitReady(state: MariaDbInstanceState, port: number, pid: number, exited: () => string | undefined, signal?: AbortSignal): Promise<Readiness> {
     const probe = () =>
       withConnection(adminConfig(state, port), (c) => c.query('SELECT 1')).then(
         () => true,
         () => false, // starting up, shutting down, or not listening yet
       );
-    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 100);
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 100, signal);
   }
 
   /** stopProcess asks for a normal shutdown, then kills. */

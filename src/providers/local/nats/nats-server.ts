@@ -11,6 +11,7 @@
 import { basename } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  CallOptions,
   ClaimRef,
   ConcreteKind,
   ConnectionDetails,
@@ -100,13 +101,13 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
     return { exists: true, upToDate: true, atProvider, connectionDetails: { endpoint: natsEndpoint('127.0.0.1', state.port) } };
   }
 
-  async create(resource: NATSServer): Promise<ExternalCreation> {
-    const { state } = await this.servers.ensureRunning(this.dir(resource), this.target(resource), settingsOf(resource));
+  async create(resource: NATSServer, options?: CallOptions): Promise<ExternalCreation> {
+    const { state } = await this.servers.ensureRunning(this.dir(resource), this.target(resource), settingsOf(resource), options?.signal);
     return { externalName: basename(this.dir(resource)), connectionDetails: { endpoint: natsEndpoint('127.0.0.1', state.port) } };
   }
 
-  async update(resource: NATSServer): Promise<ExternalUpdate> {
-    const { state } = await this.servers.ensureRunning(this.dir(resource), this.target(resource), settingsOf(resource));
+  async update(resource: NATSServer, options?: CallOptions): Promise<ExternalUpdate> {
+    const { state } = await this.servers.ensureRunning(this.dir(resource), this.target(resource), settingsOf(resource), options?.signal);
     return { connectionDetails: { endpoint: natsEndpoint('127.0.0.1', state.port) } };
   }
 

@@ -19,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
+import { abandonStart, awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
 import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
 import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
 import { keepPort, ProcessSupervisor, readStateFile, writeStateFile, type TrackedServer } from '../process/supervisor.js';
@@ -118,16 +118,24 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
 
   /**
    * ensureRunning makes the server exist and run with the current configuration, adopting a
-   * live one (and reloading it when its configuration file was stale).
+   * live one (and reloading it when its configuration file was stale). When `signal` aborts,
+   * the wait for the server ends with the signal's reason, and a server this call started is
+   * killed.
    */
-  async ensureRunning(dir: string, identity: { namespace: string; name: string; port?: number }, settings: NatsSettings = {}): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
-    return this.locked(dir, (full) => this.ensureRunningLocked(full, identity, settings));
+  async ensureRunning(
+    dir: string,
+    identity: { namespace: string; name: string; port?: number },
+    settings: NatsSettings = {},
+    signal?: AbortSignal,
+  ): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
+    return this.locked(dir, (full) => this.ensureRunningLocked(full, identity, settings, signal));
   }
 
   private async ensureRunningLocked(
     full: string,
     identity: { namespace: string; name: string; port?: number },
     settings: NatsSettings,
+    signal?: AbortSignal,
   ): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
     const files = this.files(full);
     await prepareServerDirectories(this.root, full, this.runAs, 'NATS');
@@ -135,7 +143,7 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
     let state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
     const live = (await this.findLive(full))?.pid;
     if (live !== undefined) {
-      if ((identity.port === undefined || identity.port === state.port) && (await this.awaitReady(state, live, () => undefined)) === 'ready') {
+      if ((identity.port === undefined || identity.port === state.port) && (await this.awaitReady(state, live, () => undefined, signal)) === 'ready') {
         await this.reloadIfStale(full, live, state, settings);
         return { pid: live, state, started: false };
       }
@@ -147,7 +155,14 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
       await this.writeConfig(files.config, renderNatsConfig(state, settings));
       const started = await startDaemon({ program: this.binary.path, args: ['-c', files.config], cwd: full, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
       this.logger.info({ dir: full, pid: started.pid, port }, 'started a NATS server');
-      const readiness = await this.awaitReady(state, started.pid, started.exited);
+      let readiness: Readiness;
+      try {
+        readiness = await this.awaitReady(state, started.pid, started.exited, signal);
+      } catch (err) {
+        await abandonStart(started.pid, files.pid);
+        this.logger.info({ dir: full, pid: started.pid }, 'killed a NATS server whose start was cancelled');
+        throw err;
+      }
       if (readiness === 'ready') {
         this.track(full, { pid: started.pid, child: started.child });
         return { pid: started.pid, state, started: true };
@@ -159,6 +174,7 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
         throw new Error(`nats-server in ${full} did not start: ${reason}${log ? `; log: ${log}` : ''}`);
       }
       await sleep(100 * attempt);
+      signal?.throwIfAborted();
     }
   }
 
@@ -266,9 +282,9 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
   }
 
   /** awaitReady polls until Conductor's own user logs in, the process exits, or time runs out. */
-  private awaitReady(state: NatsServerState, pid: number, exited: () => string | undefined): Promise<Readiness> {
+  private awaitReady(state: NatsServerState, pid: number, exited: () => string | undefined, signal?: AbortSignal): Promise<Readiness> {
     const probe = () => natsLogin(state.port, adminUser, state.adminPassword, 1000);
-    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs);
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 50, signal);
   }
 
   private async stopServer(dir: string, pid: number): Promise<void> {

@@ -109,10 +109,10 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
   }
 
   /** ensure makes the instance exist, run and hold the application role and database. */
-  protected async ensure(resource: LocalPostgreSQLInstance) {
+  protected async ensure(resource: LocalPostgreSQLInstance, signal?: AbortSignal) {
     this.validate(resource);
     const dir = this.dir(resource);
-    const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
+    const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, signal);
     try {
       await withClient(superuserConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword));
     } catch (err) {

@@ -22,7 +22,7 @@ import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { generatePassword, withClient } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
 import { localSuperuser } from './kinds.js';
-import { awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
+import { abandonStart, awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
 import { isAlive, processCommand, processDirectory } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
@@ -280,11 +280,13 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
   /**
    * ensureRunning makes the instance exist (state, initdb) and its server run, adopting a
    * live one. `port` pins the port; otherwise the stored port is reused, or replaced by a
-   * free one when something else took it.
+   * free one when something else took it. When `signal` aborts, the wait for the server
+   * ends with the signal's reason, and a server this call started is killed.
    */
   async ensureRunning(
     dir: string,
     identity: { namespace: string; name: string; port?: number },
+    signal?: AbortSignal,
   ): Promise<{ pid: number; port: number; state: InstanceState; started: boolean }> {
     return this.locked(dir, async (full) => {
       await this.prepareDirectories(full);
@@ -292,7 +294,7 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
       const live = await this.findLive(full);
       if (live && (identity.port === undefined || identity.port === live.port)) {
         // A server just killed may still look alive for a moment: only a ready one counts.
-        const readiness = await this.awaitReady(state, live.port, live.pid, () => undefined);
+        const readiness = await this.awaitReady(state, live.port, live.pid, () => undefined, signal);
         if (readiness === 'ready') return { pid: live.pid, port: live.port, state, started: false };
         if (readiness === 'timeout') throw new Error(`PostgreSQL in ${full} (pid ${live.pid}) runs but does not accept connections`);
         this.forget(full);
@@ -316,8 +318,9 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
         write: (next) => this.writeState(full, next),
         start: async (next) => {
           await this.clearStaleLock(full);
-          return this.startProcess(full, next, next.port);
+          return this.startProcess(full, next, next.port, signal);
         },
+        signal,
         maxAttempts: maxStartAttempts,
         transient: transientStartFailures,
         portTaken,
@@ -332,6 +335,7 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     dir: string,
     state: InstanceState,
     port: number,
+    signal?: AbortSignal,
   ): Promise<StartOutcome> {
     const files = this.files(dir);
     const started = await spawnDaemon({
@@ -346,7 +350,14 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started a PostgreSQL server');
 
-    const readiness = await this.awaitReady(state, port, pid, exited);
+    let readiness: Readiness;
+    try {
+      readiness = await this.awaitReady(state, port, pid, exited, signal);
+    } catch (err) {
+      await abandonStart(pid, files.pid);
+      this.logger.info({ dir, pid }, 'killed a PostgreSQL server whose start was cancelled');
+      throw err;
+    }
     return this.settleStart(dir, { pid, port, child }, readiness, {
       logFile: files.log,
       exited,
@@ -364,13 +375,14 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     port: number,
     pid: number,
     exited: () => string | undefined,
+    signal?: AbortSignal,
   ): Promise<Readiness> {
     const probe = () =>
       withClient({ ...superuserConfig(state, port), connectionTimeoutMillis: 2000 }, (c) => c.query('SELECT 1')).then(
         () => true,
         () => false, // starting up, shutting down, or not listening yet
       );
-    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 100);
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 100, signal);
   }
 
   /** stopProcess asks for a fast shutdown, then an immediate one, then kills. */

@@ -96,6 +96,8 @@ export type Readiness = 'ready' | 'gone' | 'timeout';
 /**
  * awaitDaemonReady polls `probe` until it reports the server ready, the process is gone
  * (`exited` says so for a child; otherwise its pid is checked), or `timeoutMs` has passed.
+ * When `signal` aborts it throws the signal's reason at once, leaving the process alone:
+ * a caller that started it for the cancelled call stops it (`abandonStart`).
  */
 export async function awaitDaemonReady(
   pid: number,
@@ -103,14 +105,42 @@ export async function awaitDaemonReady(
   probe: () => Promise<boolean>,
   timeoutMs: number,
   intervalMs = 50,
+  signal?: AbortSignal,
 ): Promise<Readiness> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    signal?.throwIfAborted();
     if (exited() !== undefined || !(await isAlive(pid))) return 'gone';
     if (await probe()) return 'ready';
     if (Date.now() >= deadline) return 'timeout';
-    await sleep(intervalMs);
+    await abortableSleep(intervalMs, signal);
   }
+}
+
+/** abortableSleep waits `ms`, or throws the signal's reason as soon as it aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (!signal) return sleep(ms);
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * abandonStart kills a server process started for a call that was cancelled before the
+ * server got ready (SIGKILL: it holds nothing yet that a clean shutdown would save), waits
+ * for it to go and removes its pid file. The next attempt starts it anew.
+ */
+export async function abandonStart(pid: number, pidFile?: string): Promise<void> {
+  await stopDaemon(pid, pidFile, [['SIGKILL', 5_000]]);
 }
 
 /** readPidFile reads a pid file, or returns undefined when there is no valid one. */

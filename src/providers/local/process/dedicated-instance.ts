@@ -8,6 +8,7 @@
 import { basename } from 'node:path';
 import type { JsonObject, KObject } from '../../../machinery/object.js';
 import type {
+  CallOptions,
   ConnectionDetails,
   DiscoveredResource,
   ExternalClient,
@@ -40,10 +41,13 @@ export abstract class DedicatedInstanceClient<R extends KObject, V extends Insta
     private readonly places = 'its data',
   ) {}
 
-  abstract observe(resource: R): Promise<ExternalObservation>;
+  abstract observe(resource: R, options?: CallOptions): Promise<ExternalObservation>;
 
-  /** ensure makes the server exist, run and match the resource; it returns its directory and the claim's details. */
-  protected abstract ensure(resource: R): Promise<{ dir: string; details: ConnectionDetails }>;
+  /**
+   * ensure makes the server exist, run and match the resource; it returns its directory and
+   * the claim's details. When `signal` aborts it stops waiting and kills a server it started.
+   */
+  protected abstract ensure(resource: R, signal?: AbortSignal): Promise<{ dir: string; details: ConnectionDetails }>;
 
   /** dir is the resource's server directory. */
   protected dir(resource: R): string {
@@ -51,13 +55,13 @@ export abstract class DedicatedInstanceClient<R extends KObject, V extends Insta
     return this.servers.dirFor(namespace, name);
   }
 
-  async create(resource: R): Promise<ExternalCreation> {
-    const { dir, details } = await this.ensure(resource);
+  async create(resource: R, options?: CallOptions): Promise<ExternalCreation> {
+    const { dir, details } = await this.ensure(resource, options?.signal);
     return { externalName: basename(dir), connectionDetails: details };
   }
 
-  async update(resource: R): Promise<ExternalUpdate> {
-    const { details } = await this.ensure(resource);
+  async update(resource: R, options?: CallOptions): Promise<ExternalUpdate> {
+    const { details } = await this.ensure(resource, options?.signal);
     return { connectionDetails: details };
   }
 

@@ -460,6 +460,8 @@ export interface StartRetries<S extends { port: number }> {
   /** The wait before attempt n+1 is n times this. */
   backoffMs: number;
   logger?: ProviderLogger;
+  /** Aborted when the caller stops waiting: no further attempt is made (`start` honours it within one). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -470,6 +472,7 @@ export interface StartRetries<S extends { port: number }> {
 export async function startWithRetries<S extends { port: number }>(o: StartRetries<S>): Promise<{ pid: number; state: S }> {
   let state = o.state;
   for (let attempt = 1; ; attempt++) {
+    o.signal?.throwIfAborted();
     state = await keepPort(state, o.pinned, o.write);
     const outcome = await o.start(state);
     if (outcome.ok) return { pid: outcome.pid, state };

@@ -1,9 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitForExit } from '../process/processes.js';
+import { eventually } from '../../../../test/support/eventually.js';
+import { isAlive, waitForExit } from '../process/processes.js';
 import { withRedis } from './admin.js';
 import { resolveRedisBinary } from './binaries.js';
 import type { LocalRedisInstance } from './kinds.js';
@@ -88,5 +89,40 @@ describe('LocalRedisInstance on a real redis-server', () => {
     await client.delete(changed);
     assert.equal((await client.observe(changed)).exists, false);
     await assert.rejects(as(fresh, ['PING']), 'the server is gone');
+  });
+});
+
+describe('LocalRedisInstance: a start that cannot finish', () => {
+  let root: string;
+  let servers: RedisServers;
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'conductor-localredis-abort-'));
+  });
+  after(async () => {
+    await servers?.stopAll();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('is cancelled through the call\'s signal: create rejects with the abort reason and the redis-server process is gone', async () => {
+    const real = await resolveRedisBinary();
+    // The real redis-server, told to listen on a Unix socket instead of its TCP port: it runs, but its port never answers.
+    const noPort = join(root, 'redis-server-without-port');
+    await writeFile(noPort, `#!/bin/sh\nexec '${real.path}' "$@" --port 0 --unixsocket redis.sock\n`, { mode: 0o755 });
+    const binary = { path: noPort, version: real.version };
+    servers = new RedisServers({ root: join(root, 'instances'), binary, startTimeoutMs: 600_000 });
+    const client = new LocalRedisClient(servers, binary);
+    const resource: LocalRedisInstance = { apiVersion: 'cache.local.conductor.io/v1alpha1', kind: 'LocalRedisInstance', metadata: { namespace: 'sys', name: 'stuck' }, spec: { rebindPolicy: 'Delete', managementPolicy: 'Full' } };
+    const deadline = new AbortController();
+    const creating = client.create(resource, { signal: deadline.signal });
+    creating.catch(() => {}); // awaited below
+    const pidFile = join(servers.dirFor('sys', 'stuck'), 'redis.pid');
+    const pid = await eventually(async () => {
+      const p = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+      return p > 0 && (await isAlive(p)) ? p : undefined;
+    }, 'the redis-server process started');
+    deadline.abort(new Error('the deadline passed'));
+    await eventually(async () => !(await isAlive(pid)), `redis-server ${pid} gone after the abort`, 30_000);
+    await assert.rejects(creating, /the deadline passed/);
+    await assert.rejects(readFile(pidFile, 'utf8'), /ENOENT/, 'the pid file of the killed server is removed');
   });
 });

@@ -6,7 +6,7 @@
  * claim's clients and runs FLUSHALL so the next claim gets a clean instance.
  */
 import type { KObject } from '../../../machinery/object.js';
-import type { ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
+import type { CallOptions, ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
 import { versionMismatch } from '../postgresql/version.js';
 import { generatePassword } from './admin.js';
 import type { RedisBinary } from './binaries.js';
@@ -86,10 +86,10 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
     return { exists: true, upToDate: true, atProvider: withVersion, connectionDetails: this.details(status.state) };
   }
 
-  protected async ensure(resource: LocalRedisInstance) {
+  protected async ensure(resource: LocalRedisInstance, signal?: AbortSignal) {
     this.validate(resource);
     const dir = this.dir(resource);
-    const { state } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource));
+    const { state } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource), signal);
     return { dir, details: this.details(state) };
   }
 
@@ -97,10 +97,10 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
    * scrub gives the server a new password, disconnects every client of the previous claim,
    * and empties it. Repeating it after a crash ends the same way (with yet another password).
    */
-  async scrub(resource: LocalRedisInstance): Promise<void> {
+  async scrub(resource: LocalRedisInstance, options?: CallOptions): Promise<void> {
     this.validate(resource);
     const dir = this.dir(resource);
-    await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource));
+    await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource), options?.signal);
     const state = await this.servers.rotatePassword(dir, generatePassword(), settingsOf(resource));
     await this.servers.withServer(state, async (r) => {
       await r.send(['CLIENT', 'KILL', 'TYPE', 'normal']);

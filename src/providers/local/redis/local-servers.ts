@@ -23,7 +23,7 @@
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
+import { abandonStart, awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
 import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
 import { keepPort, ProcessSupervisor, readStateFile, writeStateFile, type TrackedServer } from '../process/supervisor.js';
 import { configGet, generatePassword, withRedis, type RedisCommands } from './admin.js';
@@ -164,12 +164,14 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
   /**
    * ensureRunning makes the instance exist and its server run with `settings`, adopting a
    * live one. `port` pins the port; otherwise the stored port is reused, or replaced by a
-   * free one when something else took it.
+   * free one when something else took it. When `signal` aborts, the wait for the server
+   * ends with the signal's reason, and a server this call started is killed.
    */
   async ensureRunning(
     dir: string,
     identity: { namespace: string; name: string; port?: number },
     settings: RedisSettings,
+    signal?: AbortSignal,
   ): Promise<{ pid: number; port: number; state: RedisInstanceState; started: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
@@ -181,7 +183,7 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
       const live = (await this.findLive(full))?.pid;
       if (live !== undefined) {
         if (identity.port === undefined || identity.port === state.port) {
-          if ((await this.awaitReady(state, live, () => undefined)) === 'ready') {
+          if ((await this.awaitReady(state, live, () => undefined, signal)) === 'ready') {
             await this.applySettings(full, state, settings);
             return { pid: live, port: state.port, state, started: false };
           }
@@ -194,7 +196,14 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
         await this.writeConfig(files.config, renderRedisConfig(state, files.data, settings));
         const started = await startDaemon({ program: this.binary.path, args: [files.config], cwd: files.data, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
         this.logger.info({ dir: full, pid: started.pid, port }, 'started a Redis server');
-        const readiness = await this.awaitReady(state, started.pid, started.exited);
+        let readiness: Readiness;
+        try {
+          readiness = await this.awaitReady(state, started.pid, started.exited, signal);
+        } catch (err) {
+          await abandonStart(started.pid, files.pid);
+          this.logger.info({ dir: full, pid: started.pid }, 'killed a Redis server whose start was cancelled');
+          throw err;
+        }
         if (readiness === 'ready') {
           this.track(full, { pid: started.pid, child: started.child });
           return { pid: started.pid, port, state, started: true };
@@ -206,6 +215,7 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
           throw new Error(`redis-server in ${full} did not start: ${reason}${log ? `; log: ${log}` : ''}`);
         }
         await sleep(100 * attempt);
+        signal?.throwIfAborted();
       }
     });
   }
@@ -260,13 +270,13 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
   }
 
   /** awaitReady polls until the server answers PING with its password, exits, or time runs out. */
-  private awaitReady(state: RedisInstanceState, pid: number, exited: () => string | undefined): Promise<Readiness> {
+  private awaitReady(state: RedisInstanceState, pid: number, exited: () => string | undefined, signal?: AbortSignal): Promise<Readiness> {
     const probe = () =>
       withRedis({ host: '127.0.0.1', port: state.port, password: state.password, connectTimeoutMs: 1000 }, (r) => r.send(['PING'])).then(
         (reply) => reply === 'PONG',
         () => false, // starting up, or not listening yet
       );
-    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs);
+    return awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 50, signal);
   }
 
   private async stopServer(dir: string, pid: number): Promise<void> {

@@ -1,0 +1,56 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KObject } from '../../machinery/object.js';
+import type { ProviderCheck, ProviderModule } from '../../providers/spi.js';
+import { providerReadiness } from './readiness.js';
+
+const provider = (type?: string): KObject => ({
+  apiVersion: 'core.conductor.io/v1alpha1',
+  kind: 'Provider',
+  metadata: { namespace: 'conductor-system', name: 'p' },
+  spec: type === undefined ? {} : { type },
+});
+const module = (type: 'local' | 'gcp', check?: ProviderModule['check']): ProviderModule => ({ type, kinds: [], ...(check ? { check } : {}) });
+const deadlines = { timeoutMs: 60_000 };
+
+describe('providerReadiness', () => {
+  const cases: { reason: string; provider: KObject; modules: ProviderModule[]; credentials?: Parameters<typeof providerReadiness>[2]; want: ProviderCheck | RegExp }[] = [
+    { reason: 'a type no module provides is not installed', provider: provider('gcp'), modules: [module('local')], want: /TypeNotInstalled: no provider of type "gcp" is installed in this Conductor \(installed types: local\)/ },
+    { reason: 'no type at all is an invalid spec', provider: provider(), modules: [module('local')], want: /InvalidSpec: spec.type is missing/ },
+    { reason: 'a missing credentials Secret', provider: provider('local'), modules: [module('local')], credentials: { kind: 'missing', secret: 'ns/creds' }, want: /CredentialsNotFound: the credentials Secret ns\/creds named by spec.credentialsSecretRef does not exist/ },
+    { reason: 'a module without check is ready', provider: provider('local'), modules: [module('local')], want: { ready: true, message: 'the local provider is installed and needs nothing more' } },
+    {
+      reason: 'every module of the type must pass; the first failing one answers',
+      provider: provider('local'),
+      modules: [module('local', async () => ({ ready: true, message: 'found a' })), module('local', async () => ({ ready: false, reason: 'ProgramsMissing', message: 'b is missing' }))],
+      want: { ready: false, reason: 'ProgramsMissing', message: 'b is missing' },
+    },
+    { reason: 'a check that throws is CheckFailed', provider: provider('local'), modules: [module('local', async () => Promise.reject(new Error('boom')))], want: /CheckFailed: the local provider's check failed: boom/ },
+    {
+      reason: 'a check never quotes a credential',
+      provider: provider('local'),
+      modules: [module('local', async (_p, c) => ({ ready: false, reason: 'Unauthenticated', message: `key ${c.credentials?.key} was refused` }))],
+      credentials: { kind: 'found', data: { key: 's3cr3t-value' } },
+      want: { ready: false, reason: 'Unauthenticated', message: 'key [redacted] was refused' },
+    },
+  ];
+  for (const c of cases) {
+    test(c.reason, async () => {
+      const got = await providerReadiness(c.provider, c.modules, c.credentials ?? { kind: 'none' }, deadlines);
+      if (c.want instanceof RegExp) assert.match(got.ready ? 'ready' : `${got.reason}: ${got.message}`, c.want);
+      else assert.deepEqual(got, c.want);
+    });
+  }
+
+  test('a check that hangs is cancelled through its signal at the deadline', async () => {
+    let signal: AbortSignal | undefined;
+    const hanging = module('local', (_p, context) => {
+      signal = context.signal;
+      return new Promise<ProviderCheck>(() => {});
+    });
+    const got = await providerReadiness(provider('local'), [hanging], { kind: 'none' }, { timeoutMs: 50 });
+    assert.equal(got.ready, false);
+    assert.match(got.ready ? '' : `${got.reason}: ${got.message}`, /CheckFailed: .*provider call check on Provider\/conductor-system\/p did not finish in 50ms; cancelled/);
+    assert.equal(signal?.aborted, true);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Whether one Provider object can work: its type is installed in this Conductor, its
+ * credentials Secret (when it names one) exists, and every installed module of its type
+ * passes its `check` (credentials authenticate, the programs its kinds run are there).
+ */
+import { errorMessage } from '../../client/logger.js';
+import type { KObject } from '../../machinery/object.js';
+import { isPlainObject } from '../../machinery/object.js';
+import type { ProviderCheck, ProviderModule } from '../../providers/spi.js';
+import { withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
+import { Redactor } from '../managed/secret-redaction.js';
+
+/** The reasons of a Provider's Ready condition. */
+export const providerReasons = {
+  checkPassed: 'CheckPassed',
+  typeNotInstalled: 'TypeNotInstalled',
+  invalidSpec: 'InvalidSpec',
+  credentialsNotFound: 'CredentialsNotFound',
+  cannotReadCredentials: 'CannotReadCredentials',
+  checkFailed: 'CheckFailed',
+} as const;
+
+/** What `credentials` found: the decoded Secret, none named, or why it could not be read. */
+export type CredentialsLookup =
+  | { kind: 'none' }
+  | { kind: 'found'; data: Record<string, string> }
+  | { kind: 'missing'; secret: string }
+  | { kind: 'unreadable'; secret: string; error: string };
+
+/** providerType reads `spec.type`, or undefined when it is not a string. */
+export function providerType(provider: KObject): string | undefined {
+  const spec = isPlainObject(provider.spec) ? provider.spec : {};
+  return typeof spec.type === 'string' && spec.type !== '' ? spec.type : undefined;
+}
+
+/**
+ * providerReadiness decides the Ready condition of `provider` from the modules installed in
+ * this process and its credentials. Each module's check runs with `deadlines` (a check that
+ * hangs is cancelled and reported).
+ */
+export async function providerReadiness(
+  provider: KObject,
+  modules: readonly ProviderModule[],
+  credentials: CredentialsLookup,
+  deadlines: DeadlineOptions,
+): Promise<ProviderCheck> {
+  const verdict = await decide(provider, modules, credentials, deadlines);
+  if (credentials.kind !== 'found') return verdict;
+  // A check's message goes to status: it never quotes a credential.
+  const redactor = new Redactor(Object.values(credentials.data));
+  return verdict.ready
+    ? { ready: true, ...(verdict.message !== undefined ? { message: redactor.redact(verdict.message) } : {}) }
+    : { ...verdict, message: redactor.redact(verdict.message) };
+}
+
+async function decide(provider: KObject, modules: readonly ProviderModule[], credentials: CredentialsLookup, deadlines: DeadlineOptions): Promise<ProviderCheck> {
+  const type = providerType(provider);
+  if (type === undefined) return { ready: false, reason: providerReasons.invalidSpec, message: 'spec.type is missing: want local, kubernetes, gcp, azure or aws' };
+  const ofType = modules.filter((m) => m.type === type);
+  if (ofType.length === 0) {
+    const installed = [...new Set(modules.map((m) => m.type))].sort().join(', ') || 'none';
+    return {
+      ready: false,
+      reason: providerReasons.typeNotInstalled,
+      message: `no provider of type "${type}" is installed in this Conductor (installed types: ${installed}); resources naming this Provider cannot be reconciled`,
+    };
+  }
+  if (credentials.kind === 'missing') {
+    return { ready: false, reason: providerReasons.credentialsNotFound, message: `the credentials Secret ${credentials.secret} named by spec.credentialsSecretRef does not exist` };
+  }
+  if (credentials.kind === 'unreadable') {
+    return { ready: false, reason: providerReasons.cannotReadCredentials, message: `cannot read the credentials Secret ${credentials.secret}: ${credentials.error}` };
+  }
+  const found: string[] = [];
+  for (const module of ofType) {
+    if (!module.check) continue;
+    let verdict: ProviderCheck;
+    try {
+      verdict = await withDeadline({ op: 'check', kind: 'Provider', resource: provider }, deadlines, (signal) =>
+        module.check!(provider, { ...(credentials.kind === 'found' ? { credentials: credentials.data } : {}), signal }),
+      );
+    } catch (err) {
+      return { ready: false, reason: providerReasons.checkFailed, message: `the ${type} provider's check failed: ${errorMessage(err)}` };
+    }
+    if (!verdict.ready) return verdict;
+    if (verdict.message) found.push(verdict.message);
+  }
+  return { ready: true, message: found.length > 0 ? found.join('; ') : `the ${type} provider is installed and needs nothing more` };
+}

@@ -1,0 +1,88 @@
+/**
+ * Provider status with the real kubectl: `kubectl get providers` shows TYPE, READY and
+ * RESOURCES; a local Provider is Ready when the programs its kinds run are installed, turns
+ * Ready=False naming a program that went missing (CONDUCTOR_REDIS_BIN points at a path that
+ * is removed), and Ready again once it is back; a Provider of a type no module provides says
+ * the type is not installed.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveRedisBinary } from '../../src/providers/local/redis/binaries.js';
+import { eventually } from '../support/eventually.js';
+import { kubectlOk, serverForSuite } from '../support/server.js';
+
+const binDir = mkdtempSync(join(tmpdir(), 'conductor-provider-status-'));
+const redisLink = join(binDir, 'redis-server');
+let realRedis: string;
+
+describe('Provider status', () => {
+  before(async () => {
+    realRedis = (await resolveRedisBinary()).path;
+    symlinkSync(realRedis, redisLink);
+  });
+  after(() => rmSync(binDir, { recursive: true, force: true }));
+  const suite = serverForSuite({ env: { CONDUCTOR_REDIS_BIN: redisLink } });
+  const ns = ['-n', 'conductor-system'];
+  const ready = async (name: string, field: 'status' | 'reason' | 'message') =>
+    kubectlOk(suite.server, ['get', 'provider', name, ...ns, '-o', `jsonpath={.status.conditions[?(@.type=="Ready")].${field}}`]);
+
+  test('kubectl get providers shows TYPE, READY and RESOURCES; a missing program or type makes it Ready=False with the reason', async () => {
+    const s = suite.server;
+    await kubectlOk(s, ['wait', '--for=condition=Established', 'crd/providers.core.conductor.io', 'crd/memorydatabases.database.memory.conductor.io', '--timeout=60s']);
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
+kind: Provider
+metadata: {name: lab, namespace: conductor-system}
+spec: {type: local}
+---
+apiVersion: core.conductor.io/v1alpha1
+kind: Provider
+metadata: {name: cloud, namespace: conductor-system}
+spec: {type: gcp, project: demo}
+---
+apiVersion: database.memory.conductor.io/v1alpha1
+kind: MemoryDatabase
+metadata: {name: db-1, namespace: conductor-system}
+spec: {version: "16.4", providerRef: {name: lab}}
+---
+apiVersion: database.memory.conductor.io/v1alpha1
+kind: MemoryDatabase
+metadata: {name: db-2, namespace: conductor-system}
+spec: {version: "16.4", providerRef: {name: lab}}
+`,
+    });
+
+    const table = await eventually(async () => {
+      const out = await kubectlOk(s, ['get', 'providers', ...ns]);
+      return /^lab\s+local\s+True\s+2\s+\S+$/m.test(out) && /^cloud\s+gcp\s+False\s+0\s+\S+$/m.test(out) ? out : undefined;
+    }, 'lab Ready with 2 resources, cloud not Ready, in kubectl get providers');
+    assert.match(table.split('\n')[0]!, /^NAME\s+TYPE\s+READY\s+RESOURCES\s+AGE$/);
+
+    assert.equal(await ready('lab', 'reason'), 'CheckPassed');
+    assert.match(await ready('lab', 'message'), /found postgres [\d.]+, mariadbd .+, redis-server [\d.]+, nats-server [\d.]+, haproxy [\d.]+/);
+    assert.equal(await ready('cloud', 'reason'), 'TypeNotInstalled');
+    assert.match(await ready('cloud', 'message'), /no provider of type "gcp" is installed in this Conductor \(installed types: local\)/);
+    assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+gcp\s+False\s+0\s+TypeNotInstalled\s+<none>\s+\S+$/m);
+
+    // redis-server goes away: the next check (on any change of the Provider) says so.
+    unlinkSync(redisLink);
+    await kubectlOk(s, ['annotate', 'provider', 'lab', ...ns, 'example.com/recheck=1', '--overwrite']);
+    await eventually(async () => (await ready('lab', 'status')) === 'False', 'lab Ready=False after redis-server went away');
+    assert.equal(await ready('lab', 'reason'), 'ProgramsMissing');
+    assert.match(await ready('lab', 'message'), new RegExp(`redis-server \\(needed by LocalRedisInstance\\): redis-server path "${redisLink}" \\(from CONDUCTOR_REDIS_BIN\\) is not an executable file`));
+    assert.doesNotMatch(await ready('lab', 'message'), /mariadbd \(needed|nats-server \(needed|haproxy \(needed|postgres\/initdb \(needed/, 'only the missing program is named');
+    assert.match(await kubectlOk(s, ['get', 'providers', ...ns]), /^lab\s+local\s+False\s+2\s+\S+$/m);
+
+    // Back again: Ready again.
+    symlinkSync(realRedis, redisLink);
+    await kubectlOk(s, ['annotate', 'provider', 'lab', ...ns, 'example.com/recheck=2', '--overwrite']);
+    await eventually(async () => (await ready('lab', 'status')) === 'True', 'lab Ready again once redis-server is back');
+
+    // RESOURCES follows the resources naming the Provider.
+    await kubectlOk(s, ['delete', 'memorydatabase', 'db-2', ...ns, '--wait=true']);
+    await eventually(async () => /^lab\s+local\s+True\s+1\s+\S+$/m.test(await kubectlOk(s, ['get', 'providers', ...ns])), 'RESOURCES down to 1');
+  });
+});
