@@ -70,7 +70,9 @@ const compilerOptions = (() => {
   const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
   if (config.error) throw new Error(`tsconfig.json: ${ts.flattenDiagnosticMessageText(config.error.messageText, '\n')}`);
   const parsed = ts.convertCompilerOptionsFromJson(config.config.compilerOptions, ROOT);
-  return { ...parsed.options, sourceMap: false, inlineSourceMap: false };
+  // transpileModule cannot see package.json's "type": "module", so NodeNext would emit CommonJS;
+  // ES2022 modules are what tsc emits for this package.
+  return { ...parsed.options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, inlineSourceMap: false };
 })();
 
 const distPathOf = (file) => join(ROOT, 'dist', file.replace(/\.ts$/, '.js'));
@@ -153,6 +155,17 @@ async function main() {
   const tscOutput = new Map(files.map((f) => [f, readFileSync(distPathOf(f), 'utf8')]));
   const results = [];
   const startedAt = new Date();
+  const outDir = join(ROOT, 'bench', 'results');
+  const out = join(outDir, `mutation-${startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  /** Written after every mutation (complete: false until the end), so a stopped run keeps what it found. */
+  const save = (complete) => {
+    const killed = results.filter((r) => r.status === 'killed').length;
+    const survived = results.filter((r) => r.status === 'survived').length;
+    const score = killed + survived ? Math.round((1000 * killed) / (killed + survived)) / 10 : null;
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(out, `${JSON.stringify({ startedAt: startedAt.toISOString(), complete, node: process.version, killed, survived, score, results }, null, 2)}\n`);
+    return { killed, survived, score };
+  };
   try {
     for (const f of files) writeFileSync(distPathOf(f), transpile(f, readFileSync(join(ROOT, f), 'utf8')));
     const baseline = new Map();
@@ -197,24 +210,18 @@ async function main() {
       results.push({ id: m.id, file: m.file, why: m.why, tests: m.tests, seconds, ...result });
       console.log(`[${i + 1}/${mutations.length}] ${result.status.toUpperCase().padEnd(15)} ${m.id} (${seconds} s)${result.status === 'killed' ? '' : `: ${result.detail}`}`);
       for (const f of result.failing ?? []) console.log(`      ✖ ${f}`);
+      save(false);
     }
   } finally {
     restore();
     for (const [f, js] of tscOutput) writeFileSync(distPathOf(f), js);
   }
 
-  const killed = results.filter((r) => r.status === 'killed').length;
-  const survived = results.filter((r) => r.status === 'survived').length;
-  const score = killed + survived ? Math.round((1000 * killed) / (killed + survived)) / 10 : null;
+  const { killed, survived, score } = save(true);
   console.log('\nmutation                                     area                         result');
   console.log('-------------------------------------------  ---------------------------  ---------------');
   for (const r of results) console.log(`${r.id.padEnd(43)}  ${dirname(r.file).replace(/^src\//, '').padEnd(27)}  ${r.status}`);
   console.log(`\nscore: ${killed} killed, ${survived} survived${score === null ? '' : ` (${score}%)`}; ${results.length - killed - survived} not run (stale, invalid or baseline-failed)`);
-
-  const outDir = join(ROOT, 'bench', 'results');
-  mkdirSync(outDir, { recursive: true });
-  const out = join(outDir, `mutation-${startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
-  writeFileSync(out, `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, killed, survived, score, results }, null, 2)}\n`);
   console.log(`results: ${relative(ROOT, out)}`);
   return survived > 0 || results.some((r) => r.status !== 'killed' && r.status !== 'survived') ? 1 : 0;
 }

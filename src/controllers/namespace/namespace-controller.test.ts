@@ -10,6 +10,7 @@ import { FakeClient } from '../../client/testing/index.js';
 import { builtinRefs, type ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
 import type { CatalogEntry, ResourceCatalog } from '../catalog.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { NAMESPACE_FINALIZER, NamespaceController } from './namespace-controller.js';
 
 const cms = builtinRefs.configmaps;
@@ -28,14 +29,8 @@ const catalog: ResourceCatalog = {
   onChange: () => () => undefined,
 };
 
-/** Waits until `probe` returns something other than undefined/false; the runner's per-test timeout bounds it. */
-async function until<T>(probe: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for what the controller does (in memory: 30 s is ample, and a broken controller fails soon). */
+const until = <T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what = 'the namespace controller'): Promise<T> => eventually(probe, what, 30_000, 10);
 
 describe('NamespaceController', () => {
   let controller: NamespaceController | undefined;
