@@ -126,7 +126,10 @@ process.on('exit', () => restore());
 
 /** Runs the tests asynchronously, so a Ctrl-C reaches the handlers above while they run. */
 async function runTests(fragments) {
-  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'run-tests.mjs'), ...fragments], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A mutant can leave a timer running after its tests failed, and the file never exits: a
+  // 5-minute bound per file (not the runner's 30) ends it sooner.
+  const env = { ...process.env, CONDUCTOR_TEST_FILE_TIMEOUT_MS: process.env.CONDUCTOR_TEST_FILE_TIMEOUT_MS ?? '300000' };
+  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'run-tests.mjs'), ...fragments], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks = [];
   child.stdout.on('data', (d) => chunks.push(d));
   child.stderr.on('data', (d) => chunks.push(d));
