@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 
 /** The benchmarks, in the order a run performs them. */
-export const BENCHMARKS = ['cold-start', 'scheduler', 'create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims'] as const;
+export const BENCHMARKS = ['cold-start', 'scheduler', 'in-process', 'create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 /** BenchSizes are the counts each benchmark uses. */

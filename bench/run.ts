@@ -21,6 +21,7 @@ import { benchClaims } from './scenarios/claims.js';
 import { benchColdStart } from './scenarios/cold-start.js';
 import { benchCreate } from './scenarios/create.js';
 import { benchGet } from './scenarios/get.js';
+import { benchInProcess } from './scenarios/in-process.js';
 import { benchList } from './scenarios/list.js';
 import { benchRss } from './scenarios/rss.js';
 import { benchScheduler } from './scenarios/scheduler.js';
@@ -33,7 +34,7 @@ import { round } from './stats.js';
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The benchmarks that share one server; cold-start, scheduler, watch-flood and claims bring their own (or none). */
-type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'watch-flood' | 'claims'>;
+type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'in-process' | 'watch-flood' | 'claims'>;
 
 const SERVER_BENCHMARKS: Record<SharedServerBenchmark, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   create: benchCreate,
@@ -110,7 +111,15 @@ async function main(): Promise<number> {
     }
   }
 
-  const serverBenchmarks = options.only.filter((b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'watch-flood' && b !== 'claims');
+  if (options.only.includes('in-process')) {
+    try {
+      record('in-process', await benchInProcess({ quick: options.quick, log }));
+    } catch (err) {
+      fail('in-process', err);
+    }
+  }
+
+  const serverBenchmarks = options.only.filter((b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'in-process' && b !== 'watch-flood' && b !== 'claims');
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
   if (serverBenchmarks.length > 0) {

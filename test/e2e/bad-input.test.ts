@@ -3,6 +3,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:tls';
+import type { ApiHandle } from '../support/api.js';
 import { kubectl, serverForSuite } from '../support/server.js';
 
 const cms = '/api/v1/namespaces/default/configmaps';
@@ -67,12 +69,31 @@ describe('bad input', () => {
     });
   }
 
-  test('an oversized body is a 413, and the server keeps serving', async () => {
-    const big = JSON.stringify({ metadata: { name: 'big' }, data: { blob: 'x'.repeat(4 * 1024 * 1024) } });
-    const r = await t.api.request('POST', cms, big).catch(() => ({ status: 413 }) as { status: number });
-    assert.equal(r.status, 413);
-    assert.equal((await t.api.request('GET', '/version')).status, 200);
-  });
+  // The server refuses a body over its limit (3 MiB) with a 413 Status naming the limit: with a
+  // Content-Length over the limit before reading any of it, with a chunked body as soon as it
+  // has read past the limit. It reads and drops the rest of the body (up to 64 MiB) so the
+  // client, still sending, can read the answer. These tests read the raw bytes the server sent
+  // and pass only when they are a complete 413 answer: a reset with no answer (as the server
+  // gave when it closed the connection at once: the kernel resets a connection closed with
+  // unread bytes, and the client lost the 413), or any other answer, fails them.
+  const LIMIT = 3 * 1024 * 1024;
+  const big = Buffer.from(JSON.stringify({ metadata: { name: 'big' }, data: { blob: 'x'.repeat(4 * 1024 * 1024) } }));
+  for (const framing of ['content-length', 'chunked'] as const) {
+    test(`an oversized body (${framing}) is answered with a 413 naming the limit, and the server keeps serving`, async () => {
+      const { answer, sendError } = await rawPost(t.api, cms, big, framing);
+      const why = `the server's answer: ${JSON.stringify(answer.slice(0, 300))}; the client's error: ${sendError?.message ?? 'none'}`;
+      const res = parseHttpResponse(answer);
+      assert.ok(res, `no complete HTTP response came back (${why})`);
+      assert.equal(res.status, 413, why);
+      const st = JSON.parse(res.body);
+      assert.equal(st.kind, 'Status');
+      assert.equal(st.code, 413);
+      assert.equal(st.reason, 'RequestEntityTooLarge');
+      assert.equal(st.message, `the request body is too large: the limit is ${LIMIT} bytes`);
+      assert.equal((await t.api.request('GET', '/version')).status, 200);
+      assert.equal((await t.api.request('GET', `${cms}/big`)).status, 404, 'nothing was created');
+    });
+  }
 
   test('deeply nested JSON is a 400, not a crash', async () => {
     const deep = '{"metadata":{"name":"deep"},"data":' + '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) + '}';
@@ -91,3 +112,72 @@ describe('bad input', () => {
     assert.doesNotMatch(t.server.stderr(), /unexpected error while serving a request/);
   });
 });
+
+/**
+ * POSTs `body` over a TLS connection of its own and collects the bytes the server sends until
+ * they make a complete response or the connection closes. A failed write (the server closed
+ * while the body was still going out) is returned, not thrown: what the server answered before
+ * that is the result.
+ */
+function rawPost(api: ApiHandle, path: string, body: Buffer, framing: 'content-length' | 'chunked'): Promise<{ answer: string; sendError?: Error }> {
+  const u = new URL(api.url);
+  return new Promise((resolve) => {
+    const received: Buffer[] = [];
+    let sendError: Error | undefined;
+    const s = connect({ host: u.hostname, port: Number(u.port), ca: api.ca, servername: 'localhost' }, () => {
+      const framingHeader = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`;
+      s.write(`POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${api.token}\r\nContent-Type: application/json\r\nAccept: application/json\r\n${framingHeader}\r\n\r\n`);
+      const piece = 256 * 1024;
+      for (let at = 0; at < body.length; at += piece) {
+        const part = body.subarray(at, at + piece);
+        s.write(framing === 'chunked' ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part);
+      }
+      if (framing === 'chunked') s.write('0\r\n\r\n');
+    });
+    const answer = (): string => Buffer.concat(received).toString('latin1');
+    s.on('data', (d: Buffer) => {
+      received.push(d);
+      if (parseHttpResponse(answer())) {
+        resolve({ answer: answer(), sendError });
+        s.destroy();
+      }
+    });
+    s.on('error', (err) => (sendError = err));
+    s.on('close', () => resolve({ answer: answer(), sendError }));
+  });
+}
+
+/** The first HTTP/1.1 response in `raw`, or undefined when it is not complete. */
+function parseHttpResponse(raw: string): { status: number; headers: Record<string, string>; body: string } | undefined {
+  const headEnd = raw.indexOf('\r\n\r\n');
+  if (headEnd === -1) return undefined;
+  const [statusLine, ...headerLines] = raw.slice(0, headEnd).split('\r\n');
+  const m = /^HTTP\/1\.[01] (\d{3}) /.exec(statusLine ?? '');
+  if (!m) return undefined;
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let rest = raw.slice(headEnd + 4);
+  let body = '';
+  if (headers['content-length'] !== undefined) {
+    const n = Number(headers['content-length']);
+    if (rest.length < n) return undefined;
+    body = rest.slice(0, n);
+  } else if (headers['transfer-encoding'] === 'chunked') {
+    for (;;) {
+      const lineEnd = rest.indexOf('\r\n');
+      if (lineEnd === -1) return undefined;
+      const size = parseInt(rest.slice(0, lineEnd), 16);
+      if (Number.isNaN(size)) return undefined;
+      if (size === 0) break;
+      if (rest.length < lineEnd + 2 + size) return undefined;
+      body += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+      rest = rest.slice(lineEnd + 2 + size + 2);
+    }
+  } else {
+    body = rest;
+  }
+  return { status: Number(m[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8') };
+}

@@ -8,7 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runChaos } from '../support/chaos.js';
 
-test('SIGKILLs while dedicated servers are provisioned and deleted leave one resource per claim, one server per resource, working Secrets, and nothing after the delete', async (t) => {
+// Its own timeout: four kill-and-recover rounds, each allowed up to recoveryTimeoutMs (a full run
+// takes ~15 s, but the runner's 120 s default could cut a legitimately slow recovery short).
+test('SIGKILLs while dedicated servers are provisioned and deleted leave one resource per claim, one server per resource, working Secrets, and nothing after the delete', { timeout: 600_000 }, async (t) => {
   const lines: string[] = [];
   const result = await runChaos({
     kills: 4,

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { builtinRefs, HttpClient, Informer, LeaderElector, loadKubeconfig } from '../../src/client/index.js';
 import { isApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/object.js';
+import type { Client, ListOptions, ResourceRef, WatchEvent, WatchHandlers, WatchOptions } from '../../src/client/index.js';
 import { removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
 
@@ -15,6 +16,22 @@ import { eventually } from '../support/eventually.js';
 describe('Conductor HttpClient against the server', () => {
   let server: ServerProcess;
   let client: HttpClient;
+
+  /** True when a watch of the test namespace's ConfigMaps from `rv` is answered with 410 Expired. */
+  const watchFromExpires = (rv: string): Promise<boolean> =>
+    new Promise((resolve) => {
+      let settled = false;
+      const settle = (v: boolean): void => {
+        if (settled) return;
+        settled = true;
+        handle.stop();
+        resolve(v);
+      };
+      const handle = client.watch(builtinRefs.configmaps, { namespace: 'cl', resourceVersion: rv }, {
+        onEvent: (e: WatchEvent) => settle(e.type === 'ERROR' && (e.object as unknown as { code?: number }).code === 410),
+        onClose: (err) => settle(isApiError(err) && err.code === 410),
+      });
+    });
   before(async () => {
     server = await startServer({ env: { CONDUCTOR_HISTORY_MIN_REVISIONS: '5', CONDUCTOR_HISTORY_MIN_AGE_MS: '0', CONDUCTOR_COMPACTION_INTERVAL_MS: '100' } });
     client = new HttpClient(await loadKubeconfig(server.kubeconfig));
@@ -39,26 +56,72 @@ describe('Conductor HttpClient against the server', () => {
     await assert.rejects(client.get(builtinRefs.configmaps, 'c', 'cl'), (err) => isApiError(err) && err.code === 404);
   });
 
-  test('informers: events while running, and a fresh list after the history they knew was compacted', async () => {
-    const informer = new Informer<KObject>(client, builtinRefs.configmaps, { namespace: 'cl', backoff: { initialMs: 50, maxMs: 200 } });
-    const deleted: string[] = [];
-    informer.addHandler({ onDelete: (o) => deleted.push(o.metadata.name!) });
+  test('informers: events while running; when the history they knew was compacted, the same informer gets 410 Expired, relists and converges', async () => {
+    // The informer's client: the real one, with the list calls counted and a switch that
+    // silences the current watch (its events are lost, as on a stalled connection) and then
+    // drops it, so the informer re-watches from the resourceVersion it last saw.
+    let lists = 0;
+    let silenced = false;
+    let dropCurrent: (() => void) | undefined;
+    const watched: Client = Object.create(client) as Client;
+    watched.list = <T extends KObject>(ref: ResourceRef, options?: ListOptions) => {
+      lists++;
+      return client.list<T>(ref, options);
+    };
+    watched.watch = <T extends KObject>(ref: ResourceRef, options: WatchOptions, handlers: WatchHandlers<T>) => {
+        let dropped = false;
+        const handle = client.watch<T>(ref, options, {
+          onEvent: (e) => {
+            if (!dropped && !silenced) handlers.onEvent(e);
+          },
+          onClose: (err) => {
+            if (!dropped) handlers.onClose(err);
+          },
+        });
+        dropCurrent = () => {
+          dropped = true;
+          handle.stop();
+          handlers.onClose(new Error('the watch connection was dropped'));
+        };
+        return handle;
+    };
+    const informer = new Informer<KObject>(watched, builtinRefs.configmaps, { namespace: 'cl', backoff: { initialMs: 50, maxMs: 200 } });
+    const seen: string[] = [];
+    informer.addHandler({ onAdd: (o) => seen.push(`add ${o.metadata.name}`), onDelete: (o) => seen.push(`delete ${o.metadata.name}`) });
     informer.start();
-    assert.equal(await informer.waitForSync(), true);
-    await client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'cl' } });
-    await client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'drop', namespace: 'cl' } });
-    await eventually(() => informer.store.list().length === 2, 'both objects cached');
-    informer.stop();
-    // While the informer is away: history moves on and is compacted past its resourceVersion.
-    await client.delete(builtinRefs.configmaps, 'drop', { namespace: 'cl' });
-    for (let i = 0; i < 20; i++) await client.patch(builtinRefs.configmaps, 'keep', 'merge', { data: { i: String(i) } }, { namespace: 'cl' });
-    await new Promise((r) => setTimeout(r, 300));
-    const second = new Informer<KObject>(client, builtinRefs.configmaps, { namespace: 'cl' });
-    second.start();
-    assert.equal(await second.waitForSync(), true);
-    assert.deepEqual(second.store.list().map((o) => o.metadata.name), ['keep']);
-    assert.equal((second.store.get('cl', 'keep')!.data as Record<string, string>).i, '19');
-    second.stop();
+    try {
+      assert.equal(await informer.waitForSync(), true);
+      await client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'cl' } });
+      await client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'drop', namespace: 'cl' } });
+      await eventually(() => informer.store.list().length === 2, 'both objects cached');
+      assert.equal(lists, 1);
+      const knownRv = informer.lastSyncResourceVersion;
+
+      // The gap: the informer hears nothing while an object is deleted, one is added and one
+      // changes twenty times, and the history is compacted past what it knew.
+      silenced = true;
+      await client.delete(builtinRefs.configmaps, 'drop', { namespace: 'cl' });
+      await client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'added', namespace: 'cl' } });
+      for (let i = 0; i < 20; i++) await client.patch(builtinRefs.configmaps, 'keep', 'merge', { data: { i: String(i) } }, { namespace: 'cl' });
+      await eventually(() => watchFromExpires(knownRv), `the history compacted past resourceVersion ${knownRv}`);
+      assert.equal(informer.lastSyncResourceVersion, knownRv, 'the informer heard nothing of the gap');
+      assert.deepEqual(informer.store.list().map((o) => o.metadata.name).sort(), ['drop', 'keep']);
+
+      // The same informer re-watches from knownRv, gets 410 Expired and relists.
+      silenced = false;
+      dropCurrent!();
+      await eventually(() => lists === 2 && informer.store.list().length === 2 && informer.store.get('cl', 'added'), 'the informer relisted');
+      assert.deepEqual(informer.store.list().map((o) => o.metadata.name).sort(), ['added', 'keep']);
+      assert.equal((informer.store.get('cl', 'keep')!.data as Record<string, string>).i, '19');
+      assert.deepEqual(seen.slice(-2).sort(), ['add added', 'delete drop'], 'the relist delivered the difference to the handlers');
+
+      // And it watches again from the relist: a later change arrives without another list.
+      await client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after', namespace: 'cl' } });
+      await eventually(() => informer.store.get('cl', 'after'), 'a change after the relist');
+      assert.equal(lists, 2);
+    } finally {
+      informer.stop();
+    }
   });
 
   test('leader election: exactly one leader; the other takes over when it stops', async () => {
@@ -81,7 +144,9 @@ describe('Conductor HttpClient against the server', () => {
     a.start();
     await eventually(() => leading.length === 1, 'a leader');
     b.start();
-    await new Promise((r) => setTimeout(r, 500));
+    // Something that must NOT happen (b leading while a renews) takes a wait: longer than the
+    // lease (1000 ms), so b would have taken over had a stopped renewing.
+    await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual(leading, ['a']);
     assert.equal(b.isLeader(), false);
     await a.stop();

@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { kubectlWatching } from '../support/kubectl-watching.js';
 
 const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -137,10 +138,11 @@ describe('CRD lifecycle', () => {
 
   test('kubectl wait --for=condition on a custom resource', async () => {
     await kubectlOk(server, ['apply', '-f', '-'], { input: 'apiVersion: example.conductor.io/v1\nkind: Widget\nmetadata: {name: w3, namespace: toys}\nspec: {size: 1}\n' });
-    const waiter = kubectl(server, ['wait', '--for=condition=Ready', 'widget/w3', '-n', 'toys', '--timeout=20s']);
-    await new Promise((r) => setTimeout(r, 500));
+    const waiter = kubectlWatching(server, ['wait', '--for=condition=Ready', 'widget/w3', '-n', 'toys', '--timeout=60s']);
+    // The condition is set once kubectl is watching, so the wait sees it change.
+    await waiter.watching;
     await kubectlOk(server, ['patch', 'widget', 'w3', '-n', 'toys', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}']);
-    const r = await waiter;
+    const r = await waiter.done;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /widget\.example\.conductor\.io\/w3 condition met/);
   });

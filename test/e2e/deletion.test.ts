@@ -55,8 +55,24 @@ describe('deletion', () => {
 
   test('foreground cascade: the owner waits for blocking dependents, then goes', async () => {
     await ownerWithChildren('fg-owner', ['fg-1'], true);
+    // A second blocking dependent held by a finalizer of its own: the owner must wait for it.
+    const owner = (await t.api.request('GET', `${cms}/fg-owner`)).json();
+    const held = await t.api.request('POST', cms, {
+      metadata: { name: 'fg-held', finalizers: ['example.com/hold'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-owner', uid: owner.metadata.uid, blockOwnerDeletion: true }] },
+    });
+    assert.equal(held.status, 201, held.text);
     await kubectlOk(t.server, ['delete', 'configmap', 'fg-owner', '-n', ns, '--cascade=foreground', '--wait=false']);
-    await eventually(async () => !(await exists('fg-1')), 'dependent deleted');
+    const marked = (await t.api.request('GET', `${cms}/fg-owner`)).json();
+    assert.ok(marked.metadata?.deletionTimestamp, 'a foreground delete marks the owner instead of removing it');
+    assert.deepEqual(marked.metadata.finalizers, ['foregroundDeletion']);
+    await eventually(async () => !(await exists('fg-1')), 'the free dependent deleted');
+    await eventually(async () => (await t.api.request('GET', `${cms}/fg-held`)).json().metadata?.deletionTimestamp, 'the held dependent being deleted');
+    // The owner must NOT go while fg-held exists. Something not happening takes a wait: longer
+    // than the collector's 1 s re-check of a waiting owner. (Treated as Background, it goes at once.)
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await exists('fg-owner'), true, 'the owner waits for its blocking dependent');
+    const released = await t.api.request('PATCH', `${cms}/fg-held`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
+    assert.equal(released.status, 200, released.text);
     await eventually(async () => !(await exists('fg-owner')), 'owner deleted after its dependents');
   });
 
@@ -66,7 +82,13 @@ describe('deletion', () => {
     await eventually(async () => !(await exists('or-owner')), 'owner deleted');
     const child = (await t.api.request('GET', `${cms}/or-1`)).json();
     assert.equal(child.metadata.ownerReferences, undefined);
-    await new Promise((r) => setTimeout(r, 300));
+    // Something not happening (or-1 is not collected) needs a point at which the collector has
+    // caught up: a dangling dependent created now is collected after or-1's change was seen.
+    const probe = await t.api.request('POST', cms, {
+      metadata: { name: 'or-probe', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'or-owner', uid: child.metadata.uid }] },
+    });
+    assert.equal(probe.status, 201, probe.text);
+    await eventually(async () => !(await exists('or-probe')), 'the collector caught up');
     assert.equal(await exists('or-1'), true, 'orphaned dependent is kept');
   });
 

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { kubectlWatching } from '../support/kubectl-watching.js';
 
 describe('kubectl basics', () => {
   let server: ServerProcess;
@@ -127,10 +128,11 @@ data:
 
   test('delete and wait --for=delete', async () => {
     await kubectlOk(server, ['create', 'configmap', 'short-lived', '-n', 'basics']);
-    const waiter = kubectl(server, ['wait', '--for=delete', 'configmap/short-lived', '-n', 'basics', '--timeout=20s']);
-    await new Promise((r) => setTimeout(r, 300));
+    const waiter = kubectlWatching(server, ['wait', '--for=delete', 'configmap/short-lived', '-n', 'basics', '--timeout=60s']);
+    // Deleted once kubectl is watching, so the wait sees the deletion happen.
+    await waiter.watching;
     await kubectlOk(server, ['delete', 'configmap', 'short-lived', '-n', 'basics']);
-    const res = await waiter;
+    const res = await waiter.done;
     assert.equal(res.code, 0, res.stderr);
     const get = await kubectl(server, ['get', 'configmap', 'short-lived', '-n', 'basics']);
     assert.notEqual(get.code, 0);

@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../../src/apiserver/server.js';
 import { builtinRefs, HttpClient, loadKubeconfig, type WatchEvent } from '../../src/client/index.js';
 import { ApiError, isApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/object.js';
+import { eventually } from '../support/eventually.js';
 import { removeDir, tempDir } from '../support/server.js';
 
 async function rejection(p: Promise<unknown>): Promise<ApiError> {
@@ -57,11 +58,11 @@ describe('loopback client', () => {
     const seenHttp: WatchEvent[] = [];
     const h1 = server.client.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: String(server.store.currentRevision()) }, { onEvent: (e) => seenLoop.push(e), onClose: () => {} });
     const h2 = http.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: String(server.store.currentRevision()) }, { onEvent: (e) => seenHttp.push(e), onClose: () => {} });
-    await new Promise((r) => setTimeout(r, 200));
+    // Both watches start from a resourceVersion taken before the writes: they get the writes
+    // however late they open, so no wait is needed before writing.
     await http.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-http', namespace: 'default' } });
     await server.client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-loopback', namespace: 'default' } });
-    const deadline = Date.now() + 5000;
-    while ((seenLoop.length < 2 || seenHttp.length < 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => seenLoop.length >= 2 && seenHttp.length >= 2, 'both watches saw both writes');
     h1.stop();
     h2.stop();
     const names = (evs: WatchEvent[]) => evs.map((e) => `${e.type}:${e.object.metadata.name}`);
@@ -75,10 +76,8 @@ describe('loopback client', () => {
     const watch = (k: string, readOnly: boolean) =>
       server.client.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: rv, readOnly }, { onEvent: (e) => got[k]!.push(e.object), onClose: () => {} });
     const handles = [watch('ro1', true), watch('ro2', true), watch('own', false)];
-    await new Promise((r) => setTimeout(r, 200));
     await server.client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared-event', namespace: 'default' }, data: { a: '1' } });
-    const deadline = Date.now() + 5000;
-    while (Object.values(got).some((l) => l.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => Object.values(got).every((l) => l.length >= 1), 'every watcher saw the write');
     for (const h of handles) h.stop();
     assert.equal(got.ro1![0], got.ro2![0], 'read-only watchers see one shared object');
     assert.notEqual(got.own![0], got.ro1![0], 'a watcher that may change its object has its own');

@@ -87,10 +87,9 @@ template:
     assert.match(describe, /PoolScaledUp/);
   });
 
-  test('a claim of the profile binds to the waiting server quickly, and its Secret connects', async () => {
+  test('a claim of the profile binds to the waiting server (no new server), and its Secret connects', async () => {
     const [member] = await freeMembers();
     assert.ok(member, 'a free member before the claim exists');
-    const started = Date.now();
     await apply(`apiVersion: storage.conductor.io/v1alpha1
 kind: PostgreSQLInstance
 metadata: {name: fast-db, namespace: app}
@@ -102,12 +101,11 @@ spec:
       const c = await getClaim('fast-db');
       const ready = c.status?.conditions?.find((x: any) => x.type === 'Ready');
       return c.status?.phase === 'Bound' && ready?.status === 'True' ? c : undefined;
-    }, 'the claim Bound and Ready', 20_000);
-    const elapsed = Date.now() - started;
+    }, 'the claim Bound and Ready');
+    // Bound to the member that was already running: nothing was provisioned for it. (How fast
+    // binding is belongs to `npm run bench` — its `claims` figures — not to this test.)
     assert.equal(claim.status.resourceRef.name, member, 'bound to the pool member, not a new server');
     assert.deepEqual(claim.status.classRef, { namespace: SYS, name: CLASS });
-    // Nothing to provision, so it takes a few reconciles, not a server start.
-    assert.ok(elapsed < 10_000, `bound and ready in ${elapsed} ms`);
     const secret = (await api.request('GET', '/api/v1/namespaces/app/secrets/fast-db')).json();
     const d = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
     const c = new pg.Client({ host: d.host, port: Number(d.port), user: d.username, password: d.password, database: d.database });
@@ -130,6 +128,8 @@ spec:
   test('releasing the claim deletes its server (Delete), and the pool stays at one free', async () => {
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'fast-db', '-n', 'app', '--timeout=60s']);
     await eventually(async () => ((await api.request('GET', memberPath(`${CLASS}-pool-0`))).status === 404 ? true : undefined), 'the released server to be deleted');
+    // Something that must NOT happen (the pool making another member although one is free)
+    // takes a wait after the deletion the pool reacts to: one second of its reconciles.
     await new Promise((r) => setTimeout(r, 1000));
     assert.deepEqual((await members()).map((m) => m.metadata.name), [`${CLASS}-pool-1`]);
     assert.deepEqual(await freeMembers(), [`${CLASS}-pool-1`]);

@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { kubectlWatching } from '../support/kubectl-watching.js';
 import { eventually } from '../support/eventually.js';
 
 const cmPath = '/api/v1/namespaces/watching/configmaps';
@@ -86,10 +87,11 @@ describe('watch', () => {
   });
 
   test('kubectl get -w prints changes as they happen', async () => {
-    const watcher = kubectl(t.server, ['get', 'configmaps', '-n', 'watching', '-w', '--request-timeout=4s'], { timeoutMs: 15_000 });
-    await new Promise((r) => setTimeout(r, 1200));
+    const watcher = kubectlWatching(t.server, ['get', 'configmaps', '-n', 'watching', '-w', '--request-timeout=4s'], { timeoutMs: 15_000 });
+    // Created once kubectl is watching: the line comes from the watch, not the first list.
+    await watcher.watching;
     await kubectlOk(t.server, ['create', 'configmap', 'live-one', '-n', 'watching']);
-    const r = await watcher;
+    const r = await watcher.done;
     assert.match(r.stdout, /^NAME\s+DATA\s+AGE/m);
     assert.match(r.stdout, /^live-one\s+0\s+\d+s/m);
   });

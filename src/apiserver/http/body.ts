@@ -11,23 +11,69 @@ import { decodeProtobufObject, PROTOBUF_CONTENT_TYPE } from '../protobuf/index.j
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * How much of a refused (413) body is read and thrown away so that the client, still sending
+ * it, gets to read the 413: a connection closed with unread bytes is reset by the kernel, and
+ * the reset makes the client drop the answer it has not read yet. Past this the connection is
+ * closed anyway (nobody makes the server read gigabytes).
+ */
+export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Reads the rest of a refused body and drops it; closes the connection past MAX_DISCARDED_BODY_BYTES. */
+function discardRest(req: IncomingMessage): void {
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARDED_BODY_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (!Number.isNaN(declared) && declared > limit) {
-    req.resume();
-    throw errors.tooLarge(limit);
+    discardRest(req);
+    return Promise.reject(errors.tooLarge(limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw errors.tooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  // Events, not `for await`: leaving a for-await loop early destroys the request and with it
+  // the connection the 413 has to go out on.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      chunks.length = 0;
+      discardRest(req);
+      reject(errors.tooLarge(limit));
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onClose = (): void => {
+      stop();
+      reject(new Error('the client closed the connection before it sent the whole request body'));
+    };
+    const onError = (err: Error): void => {
+      stop();
+      reject(err);
+    };
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onError);
+  });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

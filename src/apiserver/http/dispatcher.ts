@@ -508,8 +508,6 @@ export class Dispatcher {
     const headers: Record<string, string> = {};
     if (apiErr.code === 429 && apiErr.status.details?.retryAfterSeconds) headers['Retry-After'] = String(apiErr.status.details.retryAfterSeconds);
     if (apiErr.code === 401) headers['WWW-Authenticate'] = 'Bearer realm="conductor"';
-    // The rest of an oversized body is not read: the connection cannot be reused.
-    if (apiErr.code === 413) headers.Connection = 'close';
     this.sendJson(res, apiErr.code, JSON.stringify(apiErr.status), JSON_TYPE, headers);
   }
 }

@@ -67,11 +67,11 @@ describe('decodeProtobufObject never fails badly', () => {
     );
   });
 
-  test('on a huge declared length or a long run of continuation bytes, quickly', () => {
-    const started = Date.now();
+  // A decoder that trusted the length or looped over the continuation bytes would allocate or
+  // spin: such a hang is failed by the runner's per-test timeout, not by a clock here.
+  test('on a huge declared length or a long run of continuation bytes', () => {
     assert.equal(decodeOutcome(withMagic(Uint8Array.from([0x12, 0xff, 0xff, 0xff, 0xff, 0x0f]))), 400);
     assert.equal(decodeOutcome(withMagic(new Uint8Array(1 << 20).fill(0x80))), 400);
-    assert.ok(Date.now() - started < 2000);
   });
 });
 
