@@ -17,6 +17,7 @@
 //   node scripts/mutate.mjs                 # all (needs a build: npm run build)
 //   node scripts/mutate.mjs --only gc-foreground-as-background,store-cas
 //   node scripts/mutate.mjs --list
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -39,6 +39,7 @@ function schemaAt(root: JSONSchemaProps, jsonPath: string): JSONSchemaProps | 'm
     .replace(/\\\./g, '\u0000')
     .split('.')
     .filter((x) => x !== '')
+    // eslint-disable-next-line no-control-regex -- NUL stands for an escaped dot in the path, on purpose
     .map((x) => x.replace(/\u0000/g, '.'));
   let node: JSONSchemaProps | undefined = root;
   for (const step of steps) {
@@ -155,7 +156,7 @@ describe('types and schemas agree', () => {
       const kind = allKinds.find((k) => k.kind === obj.kind)!;
       assert.equal(obj.apiVersion, kind.apiVersion);
       const compiled = compileSchema(kind.schema, { group: kind.group, kind: kind.kind });
-      const copy = structuredClone(obj) as KObject;
+      const copy = structuredClone<KObject>(obj);
       compiled.applyDefaults(copy);
       assert.deepEqual(compiled.validate(copy), []);
       assert.deepEqual(compiled.unknownFields(copy), [], 'every field of the type is declared in the schema');

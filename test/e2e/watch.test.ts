@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { kubectlOk, serverForSuite } from '../support/server.js';
 import { kubectlWatching } from '../support/kubectl-watching.js';
 import { eventually } from '../support/eventually.js';
 

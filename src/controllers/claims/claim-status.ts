@@ -47,7 +47,7 @@ export function setClaimCondition(
   claim: KObject,
   type: ClaimCondition,
   status: Condition['status'],
-  reason: ClaimReason | string,
+  reason: ClaimReason | (string & Record<never, never>),
   message: string,
 ): Condition[] {
   const observedGeneration = claim.metadata.generation;

@@ -13,7 +13,7 @@ import { decodeSecretData } from './provider-access.js';
 import { bindingSecretName } from './names.js';
 import { ConnectionPublisher, CONFLICT_RETRY_MS } from './publisher.js';
 import { ClaimReason } from './reasons.js';
-import { APP, claim, claimRef, harness, readyStatus, refTo, resource, resourceRef, secret, SYS } from './testing/harness.js';
+import { APP, claim, claimRef, harness, readyStatus, refTo, resource, secret, SYS } from './testing/harness.js';
 
 type Seed = { ref: ResourceRef; obj: KObject };
 

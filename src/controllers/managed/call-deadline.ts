@@ -4,6 +4,7 @@
  * moment whether or not the provider honours the signal. The error says which call on which
  * resource was cancelled and why.
  */
+import { abortReason } from '../../machinery/abort.js';
 import type { KObject } from '../../machinery/object.js';
 import type { CallOptions, ClaimRef, ConnectionDetails, ExternalClient, RebindPolicy, SharedExternalClient } from '../../providers/spi.js';
 import { formatDuration } from './poll-interval.js';
@@ -65,7 +66,7 @@ export async function withDeadline<T>(call: ProviderCall, options: DeadlineOptio
   else options.shutdown?.addEventListener('abort', onShutdown, { once: true });
   let stopWaiting: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    stopWaiting = () => reject(signal.reason);
+    stopWaiting = () => reject(abortReason(signal));
     if (signal.aborted) stopWaiting();
     else signal.addEventListener('abort', stopWaiting, { once: true });
   });

@@ -255,7 +255,7 @@ describe('ManagedReconciler', () => {
         // Waits forever unless aborted, like a query to a server that never answers.
         options?.signal?.addEventListener('abort', () => {
           cancelled++;
-          reject(options.signal!.reason);
+          reject(options.signal!.reason as Error);
         });
       });
     await h.create('blocked');
@@ -280,7 +280,7 @@ describe('ManagedReconciler', () => {
     h.external.observe = (_r, options) =>
       new Promise((_, reject) => {
         entered = true;
-        options?.signal?.addEventListener('abort', () => reject(options.signal!.reason));
+        options?.signal?.addEventListener('abort', () => reject(options.signal!.reason as Error));
       });
     await h.create('stopping');
     await until('observe running', () => (entered ? true : undefined));

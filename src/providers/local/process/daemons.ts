@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { open, readFile, realpath, rm } from 'node:fs/promises';
+import { abortReason } from '../../../machinery/abort.js';
 import { crashPoint } from '../../../machinery/crash-point.js';
 import type { RunAs } from './run-as.js';
 import { isAlive, parentPid, processCommand, processDirectory, processesIn, sleep, waitForExit, writeFileAtomic } from './processes.js';
@@ -124,7 +125,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);

@@ -1,0 +1,10 @@
+/**
+ * abortReason is why `signal` was aborted, as an Error: the reason given to `abort()` when it
+ * is one (Conductor's deadlines give CallTimeoutError or CallCancelledError; AbortSignal.timeout
+ * gives a DOMException, an Error too), else an Error naming the value.
+ */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return new Error(reason === undefined ? 'the operation was aborted' : `the operation was aborted: ${String(reason)}`);
+}
