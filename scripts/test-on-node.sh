@@ -51,23 +51,38 @@ case $version in
 esac
 
 cache=${NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conductor-node}
-nodedir=$cache/$pkg-$version
-if [ ! -x "$nodedir/bin/node" ]; then
-  mkdir -p "$cache"
-  tmp=$(mktemp -d "$cache/.unpack.XXXXXX")
-  (cd "$tmp" && npm pack --silent "$pkg@$version" >/dev/null && tar xzf "$pkg-$version.tgz")
-  rm -rf "$nodedir"
-  mv "$tmp/package" "$nodedir"
-  rm -rf "$tmp"
-fi
+# unpack <version>: the node package of that version, unpacked once into the cache; prints its directory.
+unpack() {
+  local dir=$cache/$pkg-$1
+  if [ ! -x "$dir/bin/node" ]; then
+    mkdir -p "$cache"
+    local tmp
+    tmp=$(mktemp -d "$cache/.unpack.XXXXXX")
+    (cd "$tmp" && npm pack --silent "$pkg@$1" >/dev/null && tar xzf "$pkg-$1.tgz")
+    rm -rf "$dir"
+    mv "$tmp/package" "$dir"
+    rm -rf "$tmp"
+  fi
+  echo "$dir"
+}
+nodedir=$(unpack "$version")
+
+# The headers native modules are compiled against. From Node 24.19, node::ObjectWrap's
+# destructor removes an environment cleanup hook, and better-sqlite3 12.x compiled against
+# those headers aborts when V8 collects a statement (`Assertion failed: (env) != nullptr`;
+# nodejs/node#65446, open). 24.18.0's headers build a module for the same ABI without it.
+headers_version=${NODE_HEADERS_VERSION:-}
+if [ -z "$headers_version" ] && [ "$major" = 24 ]; then headers_version=24.18.0; fi
+headersdir=$nodedir
+if [ -n "$headers_version" ] && [ "$headers_version" != "$version" ]; then headersdir=$(unpack "$headers_version"); fi
 
 PATH=$nodedir/bin:$PATH
 export PATH
 # node-gyp reads the headers from here instead of downloading them from nodejs.org.
-npm_config_nodedir=$nodedir
+npm_config_nodedir=$headersdir
 export npm_config_nodedir
 
-echo "== Node $(node --version) from $nodedir, npm $(npm --version)"
+echo "== Node $(node --version) from $nodedir (headers: $headersdir), npm $(npm --version)"
 cd "$repo"
 rm -rf node_modules
 npm ci --no-audit --no-fund
