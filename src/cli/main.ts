@@ -9,6 +9,7 @@ import { installLastResortHandler } from '../apiserver/http/last-resort.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { allCrds } from '../conductor/catalog.js';
 import { VERSION } from '../version.js';
+import { tuneServerHeap } from './heap.js';
 import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
 
@@ -53,6 +54,9 @@ program
       process.exit(2);
     }
     const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
+    // Before the caches fill: the RSS follows the heap's size (heap.ts).
+    const heapGrowingPercent = tuneServerHeap();
+    logger.debug({ heapGrowingPercent: heapGrowingPercent ?? 'set by node' }, 'V8 heap growth');
     const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
     const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
     let server;

@@ -5,7 +5,7 @@
  * those kinds (the ones carrying POLICY_KINDS_ANNOTATION) are reconciled at once, so a new
  * abstract kind is usable by developers without a restart and a deleted kind's rules go.
  */
-import { builtinRefs, errorMessage, Informer, type Client, type Logger } from '../../client/index.js';
+import { builtinRefs, dropUnreadFields, errorMessage, Informer, type Client, type Logger } from '../../client/index.js';
 import type { KObject } from '../../machinery/object.js';
 import {
   bootstrapPolicy,
@@ -32,7 +32,7 @@ const RETRY_MAX_MS = 30_000;
  */
 export async function startPolicySync(client: Client, fixed: PolicyResources, kinds: CrdKinds, opts: { logger?: Logger; signal?: AbortSignal } = {}): Promise<PolicySync> {
   const log = opts.logger;
-  const crds = new Informer<KObject>(client, builtinRefs.customresourcedefinitions, { logger: log, readOnlyObjects: true }).start();
+  const crds = new Informer<KObject>(client, builtinRefs.customresourcedefinitions, { logger: log, readOnlyObjects: true, transform: dropUnreadFields }).start();
   if (!(await crds.waitForSync(opts.signal))) {
     crds.stop();
     throw new Error('cannot reconcile the bootstrap RBAC policy: the CRD informer stopped before listing every CRD');

@@ -2,7 +2,7 @@
  * Keeps an RbacIndex current with one informer per RBAC kind (list + watch through a
  * client, normally the server's loopback client).
  */
-import { Informer, resourceRef, type Client, type Logger, type ResourceRef } from '../../client/index.js';
+import { dropUnreadFields, Informer, resourceRef, type Client, type Logger, type ResourceRef } from '../../client/index.js';
 import type { KObject } from '../../machinery/object.js';
 import { RBAC_GROUP, type RbacIndex, type RbacKind } from './rbac-index.js';
 
@@ -26,7 +26,7 @@ export interface RbacInformers {
 export async function startRbacInformers(client: Client, index: RbacIndex, opts: { logger?: Logger; signal?: AbortSignal } = {}): Promise<RbacInformers> {
   const informers: Informer[] = [];
   for (const kind of Object.keys(rbacRefs) as RbacKind[]) {
-    const inf = new Informer(client, rbacRefs[kind], { logger: opts.logger });
+    const inf = new Informer(client, rbacRefs[kind], { logger: opts.logger, transform: dropUnreadFields });
     inf.addHandler({
       onAdd: (o: KObject) => index.set(kind, o),
       onUpdate: (_old: KObject, o: KObject) => index.set(kind, o),

@@ -7,22 +7,24 @@
  * - Orphan: the owner waits (finalizer `orphan`) while its dependents lose their reference
  *   to it; they are kept.
  *
- * It keeps only what it needs in memory: the ownerReferences of objects that have some,
- * and the identity of objects being deleted with a GC finalizer.
+ * It keeps only what it needs in memory: the ownership graph of objects that have owners
+ * (compact, see OwnerGraph), the identity of objects being deleted with a GC finalizer, and
+ * the uids of owners a read found present.
  */
 import type { Logger } from 'pino';
 import type { Client, ResourceRef } from '../../client/types.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
-import type { KObject, ObjectMeta, OwnerReference } from '../../machinery/object.js';
+import type { KObject, ObjectMeta } from '../../machinery/object.js';
 import { refOf, resolveKind, uniqueResources, type ResourceCatalog } from '../catalog.js';
 import { MetadataReflector, type MetadataEvent } from './metadata-reflector.js';
+import { OwnerGraph, ownersOf, sameOwners, type Dependent, type OwnerLink } from './owner-graph.js';
 
-interface Node {
+/** Where an object is. */
+interface Located {
   ref: ResourceRef;
   namespace: string | undefined;
   name: string;
-  owners: OwnerReference[];
 }
 
 const ORPHAN = 'orphan';
@@ -32,18 +34,16 @@ const FOREGROUND = 'foregroundDeletion';
 
 export class GarbageCollector {
   private readonly reflectors = new Map<string, MetadataReflector>();
-  /** Objects with ownerReferences, by uid. */
-  private readonly dependents = new Map<string, Node>();
-  /** owner uid → dependent uids. */
-  private readonly byOwner = new Map<string, Set<string>>();
+  /** Objects with ownerReferences, and the dependents of each owner. */
+  private readonly graph = new OwnerGraph();
   /** Objects being deleted with a GC finalizer, by uid. */
-  private readonly deleting = new Map<string, Node>();
+  private readonly deleting = new Map<string, Located>();
   /**
-   * Owners a read found present and whose deletion has not been seen since: uid → its
-   * resource and the relist it was last seen in (one a relist does not report again was
-   * deleted unseen). Their other dependents need no read of them.
+   * Owners a read found present and whose deletion has not been seen since: resource → uid →
+   * the relist it was last seen in (one a relist does not report again was deleted unseen).
+   * Their other dependents need no read of them.
    */
-  private readonly knownOwners = new Map<string, { resource: string; epoch: number }>();
+  private readonly knownOwners = new Map<string, Map<string, number>>();
   /** The uids of the last objects seen deleted, so a read that raced a deletion is not trusted. */
   private readonly recentlyGone = new Set<string>();
   /** The current relist of each resource. */
@@ -99,67 +99,50 @@ export class GarbageCollector {
   private observe(type: MetadataEvent, ref: ResourceRef, meta: ObjectMeta): void {
     const uid = meta.uid;
     if (!uid) return;
-    const node: Node = { ref, namespace: meta.namespace, name: meta.name ?? '', owners: meta.ownerReferences ?? [] };
+    const ownerRefs = meta.ownerReferences ?? [];
+    const resource = resourceKey(ref);
     if (type === 'DELETED') {
-      this.knownOwners.delete(uid);
+      this.knownOwners.get(resource)?.delete(uid);
       this.recentlyGone.add(uid);
       if (this.recentlyGone.size > RECENTLY_GONE_KEPT) this.recentlyGone.delete(this.recentlyGone.values().next().value as string);
-      this.forget(uid);
+      this.graph.delete(uid);
       this.deleting.delete(uid);
       // Its dependents may now be orphans; its owners may be waiting for it.
-      for (const dep of this.byOwner.get(uid) ?? []) this.queue.add(`dependent/${dep}`);
-      for (const o of node.owners) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
+      for (const dep of this.graph.dependentsOf(uid)) this.queue.add(`dependent/${dep}`);
+      for (const o of ownerRefs) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
       return;
     }
-    const known = this.knownOwners.get(uid);
-    if (known) known.epoch = this.epochs.get(known.resource) ?? 0;
-    const before = this.dependents.get(uid);
-    if (node.owners.length > 0) {
-      this.track(uid, node);
-      if (!before || JSON.stringify(before.owners) !== JSON.stringify(node.owners)) this.queue.add(`dependent/${uid}`);
+    const known = this.knownOwners.get(resource);
+    if (known?.has(uid)) known.set(uid, this.epochs.get(resource) ?? 0);
+    const before = this.graph.get(uid);
+    const owners = this.graph.linksOf(ownerRefs);
+    if (owners) {
+      this.graph.set(uid, { ref, namespace: meta.namespace, name: meta.name ?? '', owners });
+      if (!before || !sameOwners(before.owners, owners)) this.queue.add(`dependent/${uid}`);
     } else if (before) {
-      this.forget(uid);
+      this.graph.delete(uid);
     }
     const fin = meta.finalizers ?? [];
     if (meta.deletionTimestamp && (fin.includes(ORPHAN) || fin.includes(FOREGROUND))) {
-      this.deleting.set(uid, node);
+      this.deleting.set(uid, { ref, namespace: meta.namespace, name: meta.name ?? '' });
       this.queue.add(`owner/${uid}`);
     } else {
       this.deleting.delete(uid);
     }
     // A dependent that itself is being deleted changes what a foreground owner waits for.
-    if (meta.deletionTimestamp) for (const o of node.owners) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
+    if (meta.deletionTimestamp) for (const o of ownerRefs) if (this.deleting.has(o.uid)) this.queue.add(`owner/${o.uid}`);
   }
 
   /** After a relist: objects of `ref` it did not report were deleted while nobody watched. */
   private dropUnlisted(ref: ResourceRef): void {
     const resource = resourceKey(ref);
     const epoch = this.epochs.get(resource) ?? 0;
-    for (const [uid, seen] of this.knownOwners) {
-      if (seen.resource !== resource || seen.epoch >= epoch) continue;
-      this.knownOwners.delete(uid);
-      for (const dep of this.byOwner.get(uid) ?? []) this.queue.add(`dependent/${dep}`);
-    }
-  }
-
-  private track(uid: string, node: Node): void {
-    this.forget(uid);
-    this.dependents.set(uid, node);
-    for (const o of node.owners) {
-      let set = this.byOwner.get(o.uid);
-      if (!set) this.byOwner.set(o.uid, (set = new Set()));
-      set.add(uid);
-    }
-  }
-
-  private forget(uid: string): void {
-    const old = this.dependents.get(uid);
-    if (!old) return;
-    this.dependents.delete(uid);
-    for (const o of old.owners) {
-      const set = this.byOwner.get(o.uid);
-      set?.delete(uid);
-      if (set && set.size === 0) this.byOwner.delete(o.uid);
+    const known = this.knownOwners.get(resource);
+    if (!known) return;
+    for (const [uid, seenIn] of known) {
+      if (seenIn >= epoch) continue;
+      known.delete(uid);
+      for (const dep of this.graph.dependentsOf(uid)) this.queue.add(`dependent/${dep}`);
     }
   }
 
@@ -173,21 +156,23 @@ export class GarbageCollector {
   }
 
   /** Looks an owner up by reference; undefined when it does not exist (with that uid). */
-  private async ownerState(dep: Node, o: OwnerReference): Promise<'absent' | 'present' | 'waiting'> {
-    const entry = resolveKind(this.catalog, o.apiVersion, o.kind);
+  private async ownerState(dep: Dependent, o: OwnerLink): Promise<'absent' | 'present' | 'waiting'> {
+    const entry = resolveKind(this.catalog, o.type.apiVersion, o.type.kind);
     if (!entry) return 'absent';
+    const ref = refOf(entry);
+    const resource = resourceKey(ref);
     // An owner found present before, and not seen deleted or being deleted since, is still there
     // (uids are never reused); should its deletion be on its way, that event enqueues this
     // dependent again.
-    if (this.knownOwners.has(o.uid) && !this.deleting.has(o.uid)) return 'present';
+    if (this.knownOwners.get(resource)?.has(o.uid) && !this.deleting.has(o.uid)) return 'present';
     try {
-      const ref = refOf(entry);
       const owner = await this.client.get<KObject>(ref, o.name, entry.namespaced ? dep.namespace : undefined);
       if (owner.metadata.uid !== o.uid) return 'absent';
       if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND)) return 'waiting';
       if (!owner.metadata.deletionTimestamp && !this.recentlyGone.has(o.uid)) {
-        const resource = resourceKey(ref);
-        this.knownOwners.set(ownString(o.uid), { resource, epoch: this.epochs.get(resource) ?? 0 });
+        let known = this.knownOwners.get(resource);
+        if (!known) this.knownOwners.set(resource, (known = new Map()));
+        known.set(ownString(o.uid), this.epochs.get(resource) ?? 0);
       }
       return 'present';
     } catch (err) {
@@ -197,11 +182,12 @@ export class GarbageCollector {
   }
 
   private async processDependent(uid: string): Promise<void> {
-    const dep = this.dependents.get(uid);
+    const dep = this.graph.get(uid);
     if (!dep) return;
-    const states = await Promise.all(dep.owners.map((o) => this.ownerState(dep, o)));
-    const solid = dep.owners.filter((_, i) => states[i] === 'present');
-    const gone = dep.owners.filter((_, i) => states[i] !== 'present');
+    const owners = ownersOf(dep);
+    const states = await Promise.all(owners.map((o) => this.ownerState(dep, o)));
+    const solid = owners.filter((_, i) => states[i] === 'present');
+    const gone = owners.filter((_, i) => states[i] !== 'present');
     if (gone.length === 0) return;
     const ns = dep.ref.namespaced ? dep.namespace : undefined;
     try {
@@ -236,7 +222,10 @@ export class GarbageCollector {
     }
     if (current.metadata.uid !== uid || !current.metadata.deletionTimestamp) return;
     const fin = current.metadata.finalizers ?? [];
-    const deps = [...(this.byOwner.get(uid) ?? [])].map((d) => [d, this.dependents.get(d)!] as const).filter(([, n]) => n);
+    const deps = this.graph.dependentsOf(uid).flatMap((d) => {
+      const dep = this.graph.get(d);
+      return dep ? [[d, dep] as const] : [];
+    });
     if (fin.includes(ORPHAN)) {
       for (const [depUid, dep] of deps) {
         const depNs = dep.ref.namespaced ? dep.namespace : undefined;
@@ -255,8 +244,7 @@ export class GarbageCollector {
     if (fin.includes(FOREGROUND)) {
       let blocking = 0;
       for (const [depUid, dep] of deps) {
-        const ref = dep.owners.find((o) => o.uid === uid);
-        if (ref?.blockOwnerDeletion) blocking++;
+        if (ownersOf(dep).some((o) => o.uid === uid && o.blocking)) blocking++;
         this.queue.add(`dependent/${depUid}`);
       }
       if (blocking > 0) return { requeueAfterMs: 1000 };
@@ -264,7 +252,7 @@ export class GarbageCollector {
     }
   }
 
-  private async removeFinalizer(owner: Node, current: KObject, finalizer: string): Promise<void> {
+  private async removeFinalizer(owner: Located, current: KObject, finalizer: string): Promise<void> {
     const ns = owner.ref.namespaced ? owner.namespace : undefined;
     const rest = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     try {

@@ -1,6 +1,7 @@
 import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { pageCacheBytes } from './options.js';
 
 /** The handle of an open SQLite database. */
 export type Db = Database.Database;
@@ -83,7 +84,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     }
     db.pragma('synchronous = FULL');
     if (options.deferredSync && !inMemory) db.pragma('wal_autocheckpoint = 0');
-    db.pragma('cache_size = -65536'); // 64 MiB
+    db.pragma(`cache_size = -${pageCacheBytes / 1024}`); // negative: KiB, not pages
     db.pragma('temp_store = MEMORY');
     db.pragma('journal_size_limit = 67108864'); // truncate the WAL back to 64 MiB after checkpoints
     migrate(db);
