@@ -38,7 +38,12 @@ module.exports = {
     only('client', 'client/README.md: may import machinery/ only.', '^src/client/', '^src/(client|machinery)/'),
     only('scheduler', 'scheduler/README.md: may import machinery/ only.', '^src/scheduler/', '^src/(scheduler|machinery)/'),
     only('apis', 'apis/README.md: may import machinery/, client/types and client/logger.', '^src/apis/', '^src/(apis/|machinery/|client/(types|logger)\\.ts$)'),
-    only('providers', 'providers/README.md: may import machinery/ and apis/ (schema builder, common fields, claim kinds), and each other through providers/.', '^src/providers/', '^src/(providers|machinery|apis)/'),
+    only(
+      'providers',
+      'providers/README.md: may import machinery/ and apis/ (schema builder, common fields, claim kinds), and each other through providers/.',
+      '^src/providers/',
+      '^src/(providers|machinery|apis)/',
+    ),
     only(
       'controllers',
       'controllers/README.md: may import client/, machinery/, apis/, scheduler/ and providers/; never store/, apiserver/ or the composition root.',
@@ -51,9 +56,20 @@ module.exports = {
       '^src/apiserver/',
       '^src/(apiserver/|machinery/|store/|client/|version\\.ts$)',
     ),
-    only('conductor', 'conductor/README.md: the composition root may import every layer, but not the CLI.', '^src/conductor/', '^src/(conductor|apiserver|controllers|apis|providers|client|machinery|store|scheduler)/'),
+    only(
+      'conductor',
+      'conductor/README.md: the composition root may import every layer, but not the CLI.',
+      '^src/conductor/',
+      '^src/(conductor|apiserver|controllers|apis|providers|client|machinery|store|scheduler)/',
+    ),
     never('cli-imported', 'Only the CLI entry point imports cli/.', '^(src|test|bench)/', '^src/cli/', '^src/cli/'),
-    never('conductor-imported', 'conductor/README.md: only the CLI (and tests) import the composition root.', '^src/', '^src/conductor/', '^src/(conductor|cli)/'),
+    never(
+      'conductor-imported',
+      'conductor/README.md: only the CLI (and tests) import the composition root.',
+      '^src/',
+      '^src/conductor/',
+      '^src/(conductor|cli)/',
+    ),
     never('no-tests-from-src', 'Production code never imports test support, benchmarks or test files.', '^src/', '(^test/|^bench/|\\.test\\.ts$)'),
     // Tests: a test below the composition root may start a whole Conductor (conductor/), but
     // never reaches into the API server, the controllers or the CLI. The one exception:
@@ -61,7 +77,8 @@ module.exports = {
     // compiler (apis/catalog.test.ts).
     {
       name: 'lower-tests',
-      comment: 'Tests under machinery/, store/, client/, scheduler/, providers/ import neither apiserver/, controllers/ nor cli/ (conductor/ starts a real server).',
+      comment:
+        'Tests under machinery/, store/, client/, scheduler/, providers/ import neither apiserver/, controllers/ nor cli/ (conductor/ starts a real server).',
       severity: 'error',
       from: { path: '^src/(machinery|store|client|scheduler|providers)/' },
       to: { path: '^src/(apiserver|controllers|cli)/' },
@@ -83,19 +100,44 @@ module.exports = {
 
     // --- sub-folders with their own "May import" line ---
     only('machinery/quantity', 'machinery/quantity/README.md: nothing else in the project.', '^src/machinery/quantity/', '^src/machinery/quantity/'),
-    only('machinery/apply', 'machinery/apply/README.md: object.ts, errors.ts and the schema types.', '^src/machinery/apply/', '^src/machinery/(apply/|object\\.ts$|errors\\.ts$|schema-types\\.ts$)'),
-    only('machinery/validation', 'machinery/validation/README.md: machinery/errors and machinery/object.', '^src/machinery/validation/', '^src/machinery/(validation/|object\\.ts$|errors\\.ts$)'),
-    only('machinery/selectors', 'machinery/selectors/README.md: machinery/errors, object and validation.', '^src/machinery/selectors/', '^src/machinery/(selectors/|validation/|object\\.ts$|errors\\.ts$)'),
-    only('machinery/patch', 'machinery/patch/README.md: machinery/errors, object and the schema types.', '^src/machinery/patch/', '^src/machinery/(patch/|object\\.ts$|errors\\.ts$|schema-types\\.ts$)'),
+    only(
+      'machinery/apply',
+      'machinery/apply/README.md: object.ts, errors.ts and the schema types.',
+      '^src/machinery/apply/',
+      '^src/machinery/(apply/|object\\.ts$|errors\\.ts$|schema-types\\.ts$)',
+    ),
+    only(
+      'machinery/validation',
+      'machinery/validation/README.md: machinery/errors and machinery/object.',
+      '^src/machinery/validation/',
+      '^src/machinery/(validation/|object\\.ts$|errors\\.ts$)',
+    ),
+    only(
+      'machinery/selectors',
+      'machinery/selectors/README.md: machinery/errors, object and validation.',
+      '^src/machinery/selectors/',
+      '^src/machinery/(selectors/|validation/|object\\.ts$|errors\\.ts$)',
+    ),
+    only(
+      'machinery/patch',
+      'machinery/patch/README.md: machinery/errors, object and the schema types.',
+      '^src/machinery/patch/',
+      '^src/machinery/(patch/|object\\.ts$|errors\\.ts$|schema-types\\.ts$)',
+    ),
     only('store/sqlite', 'store/sqlite/README.md: ../types.js only.', '^src/store/sqlite/', '^src/store/(sqlite/|types\\.ts$)'),
     only('scheduler-internal', 'scheduler/README.md: machinery/ only.', '^src/scheduler/', '^src/(scheduler|machinery)/'),
     only(
       'providers/local',
-      'providers/local/README.md (and its engines\' READMEs): machinery/, apis/ (schema builder, common fields, claim kinds), the provider SPI and the shared helpers beside it (providers/*.ts); the engines share process/, config-formats/ and a few PostgreSQL helpers.',
+      "providers/local/README.md (and its engines' READMEs): machinery/, apis/ (schema builder, common fields, claim kinds), the provider SPI and the shared helpers beside it (providers/*.ts); the engines share process/, config-formats/ and a few PostgreSQL helpers.",
       '^src/providers/local/',
       '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/local/)',
     ),
-    only('providers/local/config-formats', 'providers/local/config-formats/README.md: machinery/ only.', '^src/providers/local/config-formats/', '^src/(machinery/|providers/local/config-formats/)'),
+    only(
+      'providers/local/config-formats',
+      'providers/local/config-formats/README.md: machinery/ only.',
+      '^src/providers/local/config-formats/',
+      '^src/(machinery/|providers/local/config-formats/)',
+    ),
     only(
       'providers/local/process',
       'providers/local/process/: the process supervision every engine shares; machinery/, the provider SPI and the helpers beside it.',
@@ -107,25 +149,35 @@ module.exports = {
     // but no other engine's folder except the two PostgreSQL helpers redis/ and nats/ share.
     only(
       'providers/local/engines',
-      'providers/local/<engine>/README.md: machinery/, apis/ (schema builder, common fields, claim kinds), providers/spi.ts and kind-definition.ts (and the helpers beside them), ../process/, ../config-formats/, ../bound-claims.ts, ../match-helpers.ts, ../groups.ts, and PostgreSQL\'s names, version and kinds (the SQL claim fields MySQL shares).',
+      "providers/local/<engine>/README.md: machinery/, apis/ (schema builder, common fields, claim kinds), providers/spi.ts and kind-definition.ts (and the helpers beside them), ../process/, ../config-formats/, ../bound-claims.ts, ../match-helpers.ts, ../groups.ts, and PostgreSQL's names, version and kinds (the SQL claim fields MySQL shares).",
       '^src/providers/local/(postgresql|mysql|redis|nats|s3|hostpath|loadbalancer)/',
       // $1: the engine's own folder (dependency-cruiser fills in the group matched in `from`).
       '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/local/(process|config-formats)/|providers/local/(bound-claims|match-helpers|groups)\\.ts$|providers/local/postgresql/(names|version|kinds)\\.ts$)|^src/providers/local/$1/',
     ),
     only(
       'apiserver/schema/cel',
-      'apiserver/schema/cel/README.md: ../node.ts, ../causes.ts, ../formats.ts, ../regex.ts, the registry\'s resource types and machinery/errors.ts.',
+      "apiserver/schema/cel/README.md: ../node.ts, ../causes.ts, ../formats.ts, ../regex.ts, the registry's resource types and machinery/errors.ts.",
       '^src/apiserver/schema/cel/',
       '^src/(apiserver/schema/cel/|apiserver/schema/(node|causes|formats|regex)\\.ts$|apiserver/registry/resource-type\\.ts$|machinery/(errors|schema-types)\\.ts$)',
     ),
-    only('providers/memory', 'providers/memory/README.md: machinery/, apis/ (schema builder, common fields, claim kinds), the provider SPI and the shared helpers beside it (providers/*.ts).', '^src/providers/memory/', '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/memory/)'),
+    only(
+      'providers/memory',
+      'providers/memory/README.md: machinery/, apis/ (schema builder, common fields, claim kinds), the provider SPI and the shared helpers beside it (providers/*.ts).',
+      '^src/providers/memory/',
+      '^src/(machinery/|apis/|providers/[^/]+\\.ts$|providers/memory/)',
+    ),
     only(
       'controllers/managed',
       'controllers/managed/README.md: client/, machinery/, providers/spi.ts and apis/.',
       '^src/controllers/managed/',
       '^src/(controllers/managed/|controllers/events\\.ts$|client/|machinery/|apis/|providers/spi\\.ts$)',
     ),
-    only('controllers/quota', 'controllers/quota/README.md: client/, machinery/, apis/ and the binding records\' reading (../claims/binding-check.ts).', '^src/controllers/quota/', '^src/(controllers/quota/|controllers/claims/binding-check\\.ts$|client/|machinery/|apis/)'),
+    only(
+      'controllers/quota',
+      "controllers/quota/README.md: client/, machinery/, apis/ and the binding records' reading (../claims/binding-check.ts).",
+      '^src/controllers/quota/',
+      '^src/(controllers/quota/|controllers/claims/binding-check\\.ts$|client/|machinery/|apis/)',
+    ),
     only(
       'controllers/claims',
       'controllers/claims/README.md: client/, machinery/, apis/, scheduler/, providers/spi, controllers/events and the helpers it shares with managed/ (conditions, connect-context, connection-secret, broken-shares, call-deadline, reconciler-options).',
@@ -134,15 +186,25 @@ module.exports = {
     ),
     only(
       'controllers/pool',
-      'controllers/pool/README.md: client/, machinery/, apis/, providers/spi.ts, ../events.ts and the claim controller\'s class label.',
+      "controllers/pool/README.md: client/, machinery/, apis/, providers/spi.ts, ../events.ts and the claim controller's class label.",
       '^src/controllers/pool/',
       '^src/(controllers/pool/|controllers/events\\.ts$|controllers/claims/claim-controller\\.ts$|client/|machinery/|apis/|providers/spi\\.ts$)',
     ),
     only('apiserver/audit', 'apiserver/audit/README.md: nothing from the rest of the server.', '^src/apiserver/audit/', '^src/apiserver/audit/'),
     only('apiserver/auth', 'apiserver/auth/README.md: nothing else in src/.', '^src/apiserver/auth/', '^src/apiserver/auth/'),
-    only('apiserver/docs', 'apiserver/docs/README.md: registry/resource-type.ts (types) only.', '^src/apiserver/docs/', '^src/(apiserver/docs/|apiserver/registry/resource-type\\.ts$|machinery/schema-types\\.ts$)'),
+    only(
+      'apiserver/docs',
+      'apiserver/docs/README.md: registry/resource-type.ts (types) only.',
+      '^src/apiserver/docs/',
+      '^src/(apiserver/docs/|apiserver/registry/resource-type\\.ts$|machinery/schema-types\\.ts$)',
+    ),
     only('apiserver/protobuf', 'apiserver/protobuf/README.md: machinery/ only.', '^src/apiserver/protobuf/', '^src/(apiserver/protobuf/|machinery/)'),
-    only('apiserver/encryption', 'apiserver/encryption/README.md: machinery/ and store/.', '^src/apiserver/encryption/', '^src/(apiserver/encryption/|machinery/|store/)'),
+    only(
+      'apiserver/encryption',
+      'apiserver/encryption/README.md: machinery/ and store/.',
+      '^src/apiserver/encryption/',
+      '^src/(apiserver/encryption/|machinery/|store/)',
+    ),
     only(
       'apiserver/schema',
       'apiserver/schema/README.md: registry/resource-type.ts (types) and machinery/errors.ts.',
@@ -169,7 +231,7 @@ module.exports = {
     ),
     only(
       'apiserver/http',
-      'apiserver/http/README.md: machinery/, rest/, registry/, authz/, docs/, protobuf/, audit/, storage/, client/types (PatchType) and the store\'s errors.',
+      "apiserver/http/README.md: machinery/, rest/, registry/, authz/, docs/, protobuf/, audit/, storage/, client/types (PatchType) and the store's errors.",
       '^src/apiserver/http/',
       '^src/(apiserver/(http|rest|registry|authz|docs|protobuf|audit|storage)/|machinery/|store/(index|types)\\.ts$|client/types\\.ts$)',
     ),

@@ -48,7 +48,10 @@ export class BenchClient {
   private readonly timeoutMs: number;
   private readonly watches = new Set<WatchStream>();
 
-  constructor(private readonly endpoint: Endpoint, options: BenchClientOptions = {}) {
+  constructor(
+    private readonly endpoint: Endpoint,
+    options: BenchClientOptions = {},
+  ) {
     const maxSockets = options.maxSockets ?? 16;
     this.agent = new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, ca: endpoint.ca });
     this.watchAgent = new https.Agent({ keepAlive: false, maxSockets: Infinity, ca: endpoint.ca });
@@ -68,7 +71,7 @@ export class BenchClient {
         const headersAt = performance.now();
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headersAt }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), headersAt }));
         res.on('error', reject);
       });
       req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${this.timeoutMs} ms`)));

@@ -19,7 +19,10 @@ describe('runClosedLoop', () => {
       },
       { total: 50, concurrency: 4 },
     );
-    assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i));
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     assert.equal(peak, 4);
     assert.equal(r.ok, 50);
     assert.equal(r.errors, 0);
@@ -40,7 +43,13 @@ describe('runClosedLoop', () => {
     assert.equal(r.errors, 11);
     assert.equal(r.ok, 24);
     assert.equal(r.latenciesMs.length, 24);
-    assert.deepEqual(new Map(r.errorSamples.map((e) => [e.message, e.count])), new Map([['HTTP 500', 7], ['socket hang up', 4]]));
+    assert.deepEqual(
+      new Map(r.errorSamples.map((e) => [e.message, e.count])),
+      new Map([
+        ['HTTP 500', 7],
+        ['socket hang up', 4],
+      ]),
+    );
   });
 
   test('stops early when most operations fail', async () => {

@@ -24,7 +24,10 @@ describe('parseBenchArgs', () => {
     assert.equal(o.logLevel, 'warn');
   });
   test('--server-node-args is split into the flags handed to the servers', () => {
-    assert.deepEqual(parseBenchArgs(['--server-node-args= --heap-growing-percent=50  --max-semi-space-size=32 '], '/out').serverNodeArgs, ['--heap-growing-percent=50', '--max-semi-space-size=32']);
+    assert.deepEqual(parseBenchArgs(['--server-node-args= --heap-growing-percent=50  --max-semi-space-size=32 '], '/out').serverNodeArgs, [
+      '--heap-growing-percent=50',
+      '--max-semi-space-size=32',
+    ]);
   });
   test('unknown flags are refused', () => {
     assert.throws(() => parseBenchArgs(['--fast'], '/out'));

@@ -158,7 +158,15 @@ export function parseOnly(text: string): BenchmarkName[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (names.length === 0) throw new Error(`--only needs at least one of ${BENCHMARKS.join(', ')}`);
-  const aliases: Record<string, BenchmarkName> = { coldstart: 'cold-start', cold: 'cold-start', creates: 'create', gets: 'get', memory: 'rss', claim: 'claims', binding: 'claims' };
+  const aliases: Record<string, BenchmarkName> = {
+    coldstart: 'cold-start',
+    cold: 'cold-start',
+    creates: 'create',
+    gets: 'get',
+    memory: 'rss',
+    claim: 'claims',
+    binding: 'claims',
+  };
   const chosen = new Set<BenchmarkName>();
   for (const n of names) {
     const name = (BENCHMARKS as readonly string[]).includes(n) ? (n as BenchmarkName) : aliases[n];

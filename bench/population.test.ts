@@ -10,7 +10,13 @@ describe('Population.plan', () => {
   test('fills the listed namespace to exactly its size, then fill namespaces', () => {
     const p = new Population(noClient, 3, 1024);
     const got = p.plan(5).map((t) => `${t.namespace}/${t.name}`);
-    assert.deepEqual(got, [`${LIST_NAMESPACE}/cm-000000`, `${LIST_NAMESPACE}/cm-000001`, `${LIST_NAMESPACE}/cm-000002`, 'bench-fill-0/cm-000000', 'bench-fill-0/cm-000001']);
+    assert.deepEqual(got, [
+      `${LIST_NAMESPACE}/cm-000000`,
+      `${LIST_NAMESPACE}/cm-000001`,
+      `${LIST_NAMESPACE}/cm-000002`,
+      'bench-fill-0/cm-000000',
+      'bench-fill-0/cm-000001',
+    ]);
   });
   test('successive plans continue where the last stopped and never repeat a name', () => {
     const p = new Population(noClient, 10, 1024);
@@ -22,14 +28,17 @@ describe('Population.plan', () => {
   });
   test('planIn allocates within one namespace and does not disturb plan', () => {
     const p = new Population(noClient, 2, 1024);
-    assert.deepEqual(p.planIn('w', 2), [{ namespace: 'w', name: 'cm-000000' }, { namespace: 'w', name: 'cm-000001' }]);
+    assert.deepEqual(p.planIn('w', 2), [
+      { namespace: 'w', name: 'cm-000000' },
+      { namespace: 'w', name: 'cm-000001' },
+    ]);
     assert.deepEqual(p.planIn('w', 1), [{ namespace: 'w', name: 'cm-000002' }]);
-    assert.equal(p.plan(1)[0]!.namespace, LIST_NAMESPACE);
+    assert.equal(p.plan(1)[0].namespace, LIST_NAMESPACE);
   });
   test('record counts acknowledged objects only', () => {
     const p = new Population(noClient, 2, 1024);
     const [a] = p.plan(2);
-    p.record(a!);
+    p.record(a);
     assert.equal(p.total(), 1);
     assert.equal(p.count(LIST_NAMESPACE), 1);
     assert.deepEqual(p.paths, [`/api/v1/namespaces/${LIST_NAMESPACE}/configmaps/cm-000000`]);

@@ -89,7 +89,8 @@ export class Population {
     for (const ns of wanted) {
       if (this.namespaces.has(ns)) continue;
       const res = await this.client.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
-      if (res.status !== 201 && res.status !== 409) throw new Error(`cannot create namespace ${ns}: HTTP ${res.status}, expected 201: ${res.body.toString('utf8').slice(0, 300)}`);
+      if (res.status !== 201 && res.status !== 409)
+        throw new Error(`cannot create namespace ${ns}: HTTP ${res.status}, expected 201: ${res.body.toString('utf8').slice(0, 300)}`);
       this.namespaces.add(ns);
     }
   }
@@ -111,6 +112,6 @@ export class Population {
   /** create makes the targets with `concurrency` in flight (creating their namespaces first, unmeasured). */
   async create(targets: Target[], concurrency: number, deadlineMs?: number): Promise<LoadResult> {
     await this.ensureNamespaces(targets);
-    return runClosedLoop((i) => this.createOne(targets[i]!), { total: targets.length, concurrency, deadlineMs });
+    return runClosedLoop((i) => this.createOne(targets[i]), { total: targets.length, concurrency, deadlineMs });
   }
 }

@@ -30,7 +30,10 @@ export function parseProcStatCpuSeconds(text: string): number {
   // The command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'.
   const close = text.lastIndexOf(')');
   if (close === -1) throw new Error('/proc stat has no "(comm)" field: expected "<pid> (<comm>) <state> ..."');
-  const fields = text.slice(close + 2).trim().split(/\s+/);
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   // fields[0] is field 3 (state), so field n is fields[n - 3].
   const utime = Number(fields[14 - 3]);
   const stime = Number(fields[15 - 3]);
@@ -67,7 +70,7 @@ export interface SystemCpu {
 export function parseSystemCpu(text: string): SystemCpu {
   const m = /^cpu\s+(.*)$/m.exec(text);
   if (!m) throw new Error('/proc/stat has no aggregate "cpu" line');
-  const [user = 0, nice = 0, system = 0, , iowait = 0, irq = 0, softirq = 0, steal = 0] = m[1]!.trim().split(/\s+/).map(Number);
+  const [user = 0, nice = 0, system = 0, , iowait = 0, irq = 0, softirq = 0, steal = 0] = m[1].trim().split(/\s+/).map(Number);
   return { busySec: (user + nice + system + irq + softirq + steal) / CLOCK_TICKS, iowaitSec: iowait / CLOCK_TICKS, stealSec: steal / CLOCK_TICKS };
 }
 

@@ -43,7 +43,10 @@ describe('summarizeProfile with a window', () => {
     // Samples are at 2, 4, 6, 8, 10 ms: the window 3.5–8.5 ms holds the three samples in b.
     const s = summarizeProfile(profile, 30, { fromUs: 3500, toUs: 8500 });
     assert.equal(s.totalMs, 6);
-    assert.deepEqual(s.selfByFunction.map((r) => r.name), ['b (pkg/b.js:1)']);
+    assert.deepEqual(
+      s.selfByFunction.map((r) => r.name),
+      ['b (pkg/b.js:1)'],
+    );
   });
   test('phaseWindow reads a benchmark interval from a results document', () => {
     assert.deepEqual(phaseWindow({ results: { create: { cpu: { window: { startUs: 5, endUs: 9 } } } } }, 'create'), { fromUs: 5, toUs: 9 });

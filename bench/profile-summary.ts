@@ -77,7 +77,7 @@ export function summarizeProfile(p: CpuProfile, top = 30, window?: Window): Prof
     at += p.timeDeltas[i] ?? 0;
     if (window && (at < window.fromUs || at > window.toUs)) continue;
     const dt = (p.timeDeltas[i] ?? 0) / 1000;
-    const node = byId.get(p.samples[i]!);
+    const node = byId.get(p.samples[i]);
     if (!node) continue;
     total += dt;
     const name = frameName(node.callFrame);
@@ -135,10 +135,12 @@ function cli(): void {
     },
   });
   if (positionals.length !== 1) {
-    process.stderr.write('usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json] [--results <json> --phase <benchmark>] [--from <µs> --to <µs>]\n');
+    process.stderr.write(
+      'usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json] [--results <json> --phase <benchmark>] [--from <µs> --to <µs>]\n',
+    );
     process.exit(2);
   }
-  const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as CpuProfile;
+  const profile = JSON.parse(readFileSync(positionals[0], 'utf8')) as CpuProfile;
   let window: Window | undefined;
   if (values.results !== undefined || values.phase !== undefined) {
     if (values.results === undefined || values.phase === undefined) throw new Error('--results and --phase go together');

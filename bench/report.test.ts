@@ -17,12 +17,12 @@ describe('judge', () => {
   for (const c of cases) {
     test(c.reason, () => {
       const [got] = judge([c.metric], c.quick ? QUICK_SIZES : FULL_SIZES);
-      assert.equal(got!.verdict, c.want);
+      assert.equal(got.verdict, c.want);
     });
   }
   test('the target text carries the bound and unit', () => {
-    assert.equal(judge([{ id: 'create.rate', label: 'c', value: 1, unit: '/s' }], FULL_SIZES)[0]!.target, '≥ 3,000/s');
-    assert.equal(judge([{ id: 'rss.rss', label: 'r', value: 1, unit: 'MB' }], FULL_SIZES)[0]!.target, '≤ 400 MB');
+    assert.equal(judge([{ id: 'create.rate', label: 'c', value: 1, unit: '/s' }], FULL_SIZES)[0].target, '≥ 3,000/s');
+    assert.equal(judge([{ id: 'rss.rss', label: 'r', value: 1, unit: 'MB' }], FULL_SIZES)[0].target, '≤ 400 MB');
   });
 });
 
@@ -43,12 +43,20 @@ describe('formatting', () => {
   for (const c of cases) test(c.reason, () => assert.equal(formatNumber(c.input), c.want));
 
   test('the table aligns its columns', () => {
-    const t = formatTable(judge([{ id: 'create.rate', label: 'creates/s', value: 3210, unit: '/s' }, { id: 'x', label: 'longer label here', value: 2, unit: 'ms' }], FULL_SIZES));
+    const t = formatTable(
+      judge(
+        [
+          { id: 'create.rate', label: 'creates/s', value: 3210, unit: '/s' },
+          { id: 'x', label: 'longer label here', value: 2, unit: 'ms' },
+        ],
+        FULL_SIZES,
+      ),
+    );
     const lines = t.split('\n');
     assert.equal(lines.length, 4);
-    assert.match(lines[2]!, /^creates\/s\s+3,210\/s\s+≥ 3,000\/s\s+1,800\/s\s+PASS$/);
+    assert.match(lines[2], /^creates\/s\s+3,210\/s\s+≥ 3,000\/s\s+1,800\/s\s+PASS$/);
     // The result column is right-aligned: the header and the value end in the same column.
-    assert.equal(lines[0]!.indexOf('result') + 'result'.length, lines[2]!.indexOf('3,210/s') + '3,210/s'.length);
+    assert.equal(lines[0].indexOf('result') + 'result'.length, lines[2].indexOf('3,210/s') + '3,210/s'.length);
   });
 
   test('result files are latest.json and a dated copy, with a -quick suffix for quick runs', () => {

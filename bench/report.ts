@@ -55,10 +55,10 @@ export function formatValue(m: Metric): string {
 export function formatTable(rows: JudgedMetric[]): string {
   const header = ['benchmark', 'result', 'target', 'kube-apiserver+etcd', 'pass'];
   const body = rows.map((r) => [r.label, formatValue(r), r.target ?? '', r.reference ?? '', r.verdict ?? '']);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => [...row[i]!].length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => [...row[i]].length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) => (i === 1 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
@@ -66,7 +66,10 @@ export function formatTable(rows: JudgedMetric[]): string {
 
 /** resultFileNames returns the latest and dated file names for a run started at `startedAt`. */
 export function resultFileNames(startedAt: Date, quick: boolean): { latest: string; dated: string } {
-  const stamp = startedAt.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  const stamp = startedAt
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
   const suffix = quick ? '-quick' : '';
   return { latest: `latest${suffix}.json`, dated: `bench-${stamp}${suffix}.json` };
 }

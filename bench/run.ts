@@ -119,7 +119,9 @@ async function main(): Promise<number> {
     }
   }
 
-  const serverBenchmarks = options.only.filter((b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'in-process' && b !== 'watch-flood' && b !== 'claims');
+  const serverBenchmarks = options.only.filter(
+    (b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'in-process' && b !== 'watch-flood' && b !== 'claims',
+  );
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
   if (serverBenchmarks.length > 0) {
@@ -207,7 +209,7 @@ async function main(): Promise<number> {
 
   process.stdout.write(`\n${formatTable(judged)}\n\n`);
   for (const line of busyMachineNotes(results)) process.stdout.write(`${line}\n`);
-  if (options.quick) process.stdout.write('(quick run: sizes differ from the targets\', so nothing is judged)\n');
+  if (options.quick) process.stdout.write("(quick run: sizes differ from the targets', so nothing is judged)\n");
   process.stdout.write(`results: ${written.join(', ')}\n`);
   if (options.cpuProf) process.stdout.write(`CPU profiles: ${join(options.outDir, 'profiles')} (summarize: node dist/bench/profile-summary.js <file>)\n`);
 

@@ -19,7 +19,7 @@ const READY_LINE = /conductor ready on (https?:\/\/\S+) \(kubeconfig: (.+)\)/;
 /** parseReadyLine extracts the URL and kubeconfig path from the server's stdout so far, or returns undefined. */
 export function parseReadyLine(stdout: string): { url: string; kubeconfigPath: string } | undefined {
   const m = READY_LINE.exec(stdout);
-  return m ? { url: m[1]!, kubeconfigPath: m[2]!.trim() } : undefined;
+  return m ? { url: m[1], kubeconfigPath: m[2].trim() } : undefined;
 }
 
 export interface StartOptions {
@@ -61,7 +61,20 @@ export function killAll(): void {
 /** startServerProcess spawns the server and resolves once it is ready, with how long that took. */
 export async function startServerProcess(o: StartOptions): Promise<ServerProcess> {
   const logFd = openSync(o.logPath, 'a');
-  const args = [...(o.nodeArgs ?? []), CLI_MAIN, 'server', '--data-dir', o.dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', o.logLevel ?? 'info', ...(o.args ?? [])];
+  const args = [
+    ...(o.nodeArgs ?? []),
+    CLI_MAIN,
+    'server',
+    '--data-dir',
+    o.dataDir,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--log-level',
+    o.logLevel ?? 'info',
+    ...(o.args ?? []),
+  ];
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CONDUCTOR_')) delete env[k];
   Object.assign(env, o.env);

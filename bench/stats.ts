@@ -23,7 +23,7 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) throw new RangeError('cannot take a percentile of an empty sample: expected at least one value');
   if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
   const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
 /** median returns the middle value of a sample (the mean of the two middle values when even). */
@@ -31,7 +31,7 @@ export function median(values: ArrayLike<number>): number {
   if (values.length === 0) throw new RangeError('cannot take the median of an empty sample: expected at least one value');
   const s = Float64Array.from(values).sort();
   const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 /** summarize sorts a copy of the sample and returns its Summary; an empty sample gives zeros. */
@@ -42,12 +42,12 @@ export function summarize(values: ArrayLike<number>): Summary {
   for (const v of s) sum += v;
   return {
     count: s.length,
-    min: s[0]!,
+    min: s[0],
     mean: sum / s.length,
     p50: percentile(s, 50),
     p90: percentile(s, 90),
     p99: percentile(s, 99),
-    max: s[s.length - 1]!,
+    max: s[s.length - 1],
   };
 }
 

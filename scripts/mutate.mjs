@@ -137,7 +137,12 @@ async function runTests(fragments) {
   const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
   const r = { status };
   const out = Buffer.concat(chunks).toString('utf8');
-  const line = out.trim().split('\n').reverse().find((l) => /^\d+ passed, \d+ failed/.test(l)) ?? '(no result line)';
+  const line =
+    out
+      .trim()
+      .split('\n')
+      .reverse()
+      .find((l) => /^\d+ passed, \d+ failed/.test(l)) ?? '(no result line)';
   const failing = [...out.matchAll(/^✖ (.+?)(?: \(\d[\d.]*ms\))?$/gm)].map((m) => m[1]).filter((n) => n !== 'failing tests:');
   return { ok: r.status === 0, line, failing: [...new Set(failing)].slice(0, 5) };
 }
@@ -160,14 +165,23 @@ async function main() {
   const results = [];
   const startedAt = new Date();
   const outDir = join(ROOT, 'bench', 'results');
-  const out = join(outDir, `mutation-${startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  const out = join(
+    outDir,
+    `mutation-${startedAt
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  );
   /** Written after every mutation (complete: false until the end), so a stopped run keeps what it found. */
   const save = (complete) => {
     const killed = results.filter((r) => r.status === 'killed').length;
     const survived = results.filter((r) => r.status === 'survived').length;
     const score = killed + survived ? Math.round((1000 * killed) / (killed + survived)) / 10 : null;
     mkdirSync(outDir, { recursive: true });
-    writeFileSync(out, `${JSON.stringify({ startedAt: startedAt.toISOString(), complete, node: process.version, killed, survived, score, results }, null, 2)}\n`);
+    writeFileSync(
+      out,
+      `${JSON.stringify({ startedAt: startedAt.toISOString(), complete, node: process.version, killed, survived, score, results }, null, 2)}\n`,
+    );
     return { killed, survived, score };
   };
   try {
@@ -212,7 +226,9 @@ async function main() {
       }
       const seconds = Math.round((Date.now() - t0) / 1000);
       results.push({ id: m.id, file: m.file, why: m.why, tests: m.tests, seconds, ...result });
-      console.log(`[${i + 1}/${mutations.length}] ${result.status.toUpperCase().padEnd(15)} ${m.id} (${seconds} s)${result.status === 'killed' ? '' : `: ${result.detail}`}`);
+      console.log(
+        `[${i + 1}/${mutations.length}] ${result.status.toUpperCase().padEnd(15)} ${m.id} (${seconds} s)${result.status === 'killed' ? '' : `: ${result.detail}`}`,
+      );
       for (const f of result.failing ?? []) console.log(`      ✖ ${f}`);
       save(false);
     }
@@ -224,8 +240,15 @@ async function main() {
   const { killed, survived, score } = save(true);
   console.log('\nmutation                                     area                         result');
   console.log('-------------------------------------------  ---------------------------  ---------------');
-  for (const r of results) console.log(`${r.id.padEnd(43)}  ${dirname(r.file).replace(/^src\//, '').padEnd(27)}  ${r.status}`);
-  console.log(`\nscore: ${killed} killed, ${survived} survived${score === null ? '' : ` (${score}%)`}; ${results.length - killed - survived} not run (stale, invalid or baseline-failed)`);
+  for (const r of results)
+    console.log(
+      `${r.id.padEnd(43)}  ${dirname(r.file)
+        .replace(/^src\//, '')
+        .padEnd(27)}  ${r.status}`,
+    );
+  console.log(
+    `\nscore: ${killed} killed, ${survived} survived${score === null ? '' : ` (${score}%)`}; ${results.length - killed - survived} not run (stale, invalid or baseline-failed)`,
+  );
   console.log(`results: ${relative(ROOT, out)}`);
   return survived > 0 || results.some((r) => r.status !== 'killed' && r.status !== 'survived') ? 1 : 0;
 }

@@ -31,7 +31,13 @@ if (windows && (windows.length === 0 || unknown.length > 0)) {
 }
 const dir = join(repoRoot, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
-const file = join(dir, `chaos-${new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z')}.json`);
+const file = join(
+  dir,
+  `chaos-${new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z')}.json`,
+);
 const started = Date.now();
 const result = await runChaos({
   kills,

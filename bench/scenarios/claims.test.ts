@@ -4,9 +4,15 @@ import { ClaimEvents, Milestones, claimJson, countWarnings, memoryDatabaseJson, 
 
 const claimEvent = (type: string, name: string, phase?: string, ready?: boolean): WatchEvent => ({
   type,
-  object: { metadata: { name, resourceVersion: '1' }, status: { ...(phase ? { phase } : {}), ...(ready ? { conditions: [{ type: 'Ready', status: 'True' }] } : {}) } },
+  object: {
+    metadata: { name, resourceVersion: '1' },
+    status: { ...(phase ? { phase } : {}), ...(ready ? { conditions: [{ type: 'Ready', status: 'True' }] } : {}) },
+  },
 });
-const secretEvent = (type: string, name: string, secretType = 'connection.conductor.io/v1alpha1'): WatchEvent => ({ type, object: { type: secretType, metadata: { name } } });
+const secretEvent = (type: string, name: string, secretType = 'connection.conductor.io/v1alpha1'): WatchEvent => ({
+  type,
+  object: { type: secretType, metadata: { name } },
+});
 
 describe('Milestones', () => {
   test('records the first time of each name and completes when the expected count is reached', () => {
@@ -36,7 +42,11 @@ describe('Milestones', () => {
 });
 
 describe('ClaimEvents', () => {
-  const cases: { reason: string; events: [('claim' | 'secret'), WatchEvent, number][]; want: { bound: number; ready: number; secrets: number; doneAt?: number; unexpected?: number } }[] = [
+  const cases: {
+    reason: string;
+    events: ['claim' | 'secret', WatchEvent, number][];
+    want: { bound: number; ready: number; secrets: number; doneAt?: number; unexpected?: number };
+  }[] = [
     {
       reason: 'a claim counts as Bound at its first Bound event, and the set is done when every claim also has its Secret',
       events: [
@@ -69,7 +79,9 @@ describe('ClaimEvents', () => {
   for (const c of cases) {
     test(c.reason, () => {
       const e = new ClaimEvents(1);
-      for (const [stream, ev, at] of c.events) if (stream === 'claim') e.onClaim(ev, at); else e.onSecret(ev, at);
+      for (const [stream, ev, at] of c.events)
+        if (stream === 'claim') e.onClaim(ev, at);
+        else e.onSecret(ev, at);
       assert.deepEqual(
         { bound: e.bound.count, ready: e.ready.count, secrets: e.secrets.count, doneAt: e.doneAt(), unexpected: e.unexpected },
         { doneAt: undefined, unexpected: 0, ...c.want },
@@ -79,7 +91,7 @@ describe('ClaimEvents', () => {
 });
 
 describe('bodies', () => {
-  test('a static MemoryDatabase is Exclusive, profile-free, and fits the claims\' version range', () => {
+  test("a static MemoryDatabase is Exclusive, profile-free, and fits the claims' version range", () => {
     const o = JSON.parse(memoryDatabaseJson('memdb', 42));
     assert.equal(o.metadata.name, 'memdb-000042');
     assert.deepEqual(o.spec, { version: '16.4', sharing: { mode: 'Exclusive' }, rebindPolicy: 'Retain' });

@@ -359,7 +359,8 @@ async function phaseProbe(client: BenchClient, server: ServerProcess): Promise<(
 
 async function ensureNamespace(client: BenchClient, name: string): Promise<void> {
   const res = await client.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
-  if (res.status !== 201 && res.status !== 409) throw new Error(`cannot create namespace ${name}: HTTP ${res.status}, expected 201: ${res.body.toString('utf8').slice(0, 300)}`);
+  if (res.status !== 201 && res.status !== 409)
+    throw new Error(`cannot create namespace ${name}: HTTP ${res.status}, expected 201: ${res.body.toString('utf8').slice(0, 300)}`);
 }
 
 async function waitFor(done: () => boolean, deadlineMs: number): Promise<boolean> {
@@ -391,13 +392,21 @@ interface RegisterResult extends PhaseFigures {
  * register creates `count` MemoryDatabases of a batch (16 in flight) and waits until the
  * managed reconciler has made every one Ready and Available, as seen on a watch.
  */
-async function register(client: BenchClient, server: ServerProcess, batch: string, count: number, concurrency: number, log: (m: string) => void): Promise<RegisterResult> {
+async function register(
+  client: BenchClient,
+  server: ServerProcess,
+  batch: string,
+  count: number,
+  concurrency: number,
+  log: (m: string) => void,
+): Promise<RegisterResult> {
   const path = memoryDatabasesPath(RESOURCE_NAMESPACE);
   const prefix = `${batch}-`;
   const available = new Milestones(count, (name) => name.startsWith(prefix));
   const watch = new ResumingWatch(client, path, await currentRv(client, path), (ev, now) => {
     const o = ev.object;
-    if ((ev.type === 'ADDED' || ev.type === 'MODIFIED') && o?.metadata?.name && o.status?.phase === 'Available' && isReady(o)) available.reach(o.metadata.name, now);
+    if ((ev.type === 'ADDED' || ev.type === 'MODIFIED') && o?.metadata?.name && o.status?.phase === 'Available' && isReady(o))
+      available.reach(o.metadata.name, now);
   });
   try {
     await watch.ready;
@@ -456,7 +465,12 @@ interface RunningBenchServer {
 }
 
 async function startBenchServer(o: ClaimsBenchOptions, name: string): Promise<RunningBenchServer> {
-  const server = await startServerProcess({ dataDir: join(o.tmpRoot, `${name}-data`), logPath: join(o.tmpRoot, `${name}.log`), logLevel: o.logLevel, nodeArgs: o.nodeArgs });
+  const server = await startServerProcess({
+    dataDir: join(o.tmpRoot, `${name}-data`),
+    logPath: join(o.tmpRoot, `${name}.log`),
+    logLevel: o.logLevel,
+    nodeArgs: o.nodeArgs,
+  });
   o.log(`${name} ${server.pid} ready on ${server.url} in ${round(server.readyMs, 0)} ms (log: ${server.logPath})`);
   const client = new BenchClient(server.endpoint, { maxSockets: o.sizes.concurrency });
   try {
@@ -504,8 +518,11 @@ export async function benchClaims(o: ClaimsBenchOptions): Promise<ScenarioResult
     // 1. Static resources for the burst.
     const registered = await register(first.client, first.server, 'mdb-burst', sizes.claimResources, sizes.concurrency, log);
     sample(first, 'register');
-    log(`${registered.ready}/${registered.requested} MemoryDatabases Ready in ${(registered.readyMs / 1000).toFixed(1)} s (creates took ${(registered.createMs / 1000).toFixed(1)} s)`);
-    if (registered.ready < registered.requested) throw new Error(`only ${registered.ready} of ${registered.requested} MemoryDatabases became Ready; errors: ${JSON.stringify(registered.errorSamples)}`);
+    log(
+      `${registered.ready}/${registered.requested} MemoryDatabases Ready in ${(registered.readyMs / 1000).toFixed(1)} s (creates took ${(registered.createMs / 1000).toFixed(1)} s)`,
+    );
+    if (registered.ready < registered.requested)
+      throw new Error(`only ${registered.ready} of ${registered.requested} MemoryDatabases became Ready; errors: ${JSON.stringify(registered.errorSamples)}`);
 
     // 2. The burst.
     const burst = await runBurst(first.client, first.server, sizes, log);
@@ -522,23 +539,59 @@ export async function benchClaims(o: ClaimsBenchOptions): Promise<ScenarioResult
     }
     const steadyCount = sizes.claimRatePerSec * sizes.claimRateSeconds;
     const moreRegistered = await register(steadyOn.client, steadyOn.server, 'mdb-steady', steadyCount, sizes.concurrency, log);
-    if (moreRegistered.ready < moreRegistered.requested) throw new Error(`only ${moreRegistered.ready} of ${moreRegistered.requested} MemoryDatabases for the steady phase became Ready`);
+    if (moreRegistered.ready < moreRegistered.requested)
+      throw new Error(`only ${moreRegistered.ready} of ${moreRegistered.requested} MemoryDatabases for the steady phase became Ready`);
     const steady = await runSteady(steadyOn.client, steadyOn.server, sizes, log);
     sample(steadyOn, 'steady');
 
     const n = sizes.claims.toLocaleString('en-US');
     const metrics: Metric[] = [
-      { id: 'claims.register.rate', label: `MemoryDatabases Ready/s (${sizes.claimResources.toLocaleString('en-US')} registered, ${sizes.concurrency} in flight)`, value: round((registered.ready / registered.readyMs) * 1000, 0), unit: '/s' },
-      { id: 'claims.burst.seconds', label: `${n} claims → Bound + Secret (${sizes.concurrency} in flight)`, value: burst.complete ? round(burst.totalMs / 1000, 2) : null, unit: 's' },
+      {
+        id: 'claims.register.rate',
+        label: `MemoryDatabases Ready/s (${sizes.claimResources.toLocaleString('en-US')} registered, ${sizes.concurrency} in flight)`,
+        value: round((registered.ready / registered.readyMs) * 1000, 0),
+        unit: '/s',
+      },
+      {
+        id: 'claims.burst.seconds',
+        label: `${n} claims → Bound + Secret (${sizes.concurrency} in flight)`,
+        value: burst.complete ? round(burst.totalMs / 1000, 2) : null,
+        unit: 's',
+      },
       // Over the whole wait even when it ran out: a rate of claims bound is meaningful either way.
-      { id: 'claims.burst.rate', label: `claims bound/s (${n} claims, ${sizes.claimResources.toLocaleString('en-US')} resources)`, value: round(burst.ratePerSec, 0), unit: '/s' },
+      {
+        id: 'claims.burst.rate',
+        label: `claims bound/s (${n} claims, ${sizes.claimResources.toLocaleString('en-US')} resources)`,
+        value: round(burst.ratePerSec, 0),
+        unit: '/s',
+      },
       // Memory with every claim bound: the server's RSS read the moment the last claim was seen
       // Bound with its Secret, and its peak (VmHWM) since it started (registration included).
-      { id: 'claims.rss.bound', label: `server RSS, ${n} claims bound to ${sizes.claimResources.toLocaleString('en-US')} resources`, value: memory.burst?.rssMB ?? null, unit: 'MB' },
+      {
+        id: 'claims.rss.bound',
+        label: `server RSS, ${n} claims bound to ${sizes.claimResources.toLocaleString('en-US')} resources`,
+        value: memory.burst?.rssMB ?? null,
+        unit: 'MB',
+      },
       { id: 'claims.rss.peak', label: `server peak RSS (VmHWM) up to then`, value: memory.burst?.hwmMB ?? null, unit: 'MB' },
-      { id: 'claims.steady.p50', label: `claim → Bound p50 (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`, value: round(steady.latency.p50, 1), unit: 'ms' },
-      { id: 'claims.steady.p99', label: `claim → Bound p99 (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`, value: steady.complete ? round(steady.latency.p99, 1) : null, unit: 'ms' },
-      { id: 'claims.steady.max', label: `claim → Bound max (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`, value: round(steady.latency.max, 1), unit: 'ms' },
+      {
+        id: 'claims.steady.p50',
+        label: `claim → Bound p50 (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`,
+        value: round(steady.latency.p50, 1),
+        unit: 'ms',
+      },
+      {
+        id: 'claims.steady.p99',
+        label: `claim → Bound p99 (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`,
+        value: steady.complete ? round(steady.latency.p99, 1) : null,
+        unit: 'ms',
+      },
+      {
+        id: 'claims.steady.max',
+        label: `claim → Bound max (${sizes.claimRatePerSec}/s for ${sizes.claimRateSeconds} s)`,
+        value: round(steady.latency.max, 1),
+        unit: 'ms',
+      },
     ];
     return {
       metrics,
@@ -573,7 +626,11 @@ async function runBurst(client: BenchClient, server: ServerProcess, sizes: Bench
     log(`creating ${total} claims in ${ns}, ${sizes.concurrency} in flight; waiting for every one Bound with its Secret`);
     const probe = await phaseProbe(client, server);
     const start = performance.now();
-    const r = await runClosedLoop((i) => createOk(client, claimsPath(ns), claimJson(ns, names[i]!)), { total, concurrency: sizes.concurrency, deadlineMs: 240_000 });
+    const r = await runClosedLoop((i) => createOk(client, claimsPath(ns), claimJson(ns, names[i])), {
+      total,
+      concurrency: sizes.concurrency,
+      deadlineMs: 240_000,
+    });
     const createdAt = performance.now();
     events.expect(r.ok);
     log(`  ${r.ok} claims created in ${((createdAt - start) / 1000).toFixed(2)} s (${Math.round(r.ratePerSec)}/s); ${events.bound.count} Bound so far`);
@@ -645,7 +702,7 @@ async function runSteady(client: BenchClient, server: ServerProcess, sizes: Benc
       const sent = performance.now();
       sentAt[i] = sent;
       inFlight.push(
-        createOk(client, claimsPath(ns), claimJson(ns, names[i]!)).then(
+        createOk(client, claimsPath(ns), claimJson(ns, names[i])).then(
           (err) => {
             if (err === undefined) createLatencies.push(performance.now() - sent);
             else createErrors.push(err);
@@ -665,14 +722,16 @@ async function runSteady(client: BenchClient, server: ServerProcess, sizes: Benc
     const bindLatencies: number[] = [];
     const secretLatencies: number[] = [];
     for (let i = 0; i < total; i++) {
-      const b = events.bound.timeOf(names[i]!);
-      if (b !== undefined) bindLatencies.push(b - sentAt[i]!);
-      const s = events.secrets.timeOf(names[i]!);
-      if (s !== undefined) secretLatencies.push(s - sentAt[i]!);
+      const b = events.bound.timeOf(names[i]);
+      if (b !== undefined) bindLatencies.push(b - sentAt[i]);
+      const s = events.secrets.timeOf(names[i]);
+      if (s !== undefined) secretLatencies.push(s - sentAt[i]);
     }
     const latency = summarize(bindLatencies);
     const complete = events.bound.count >= total && createErrors.length === 0;
-    log(`  ${events.bound.count}/${total} Bound; claim → Bound p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`);
+    log(
+      `  ${events.bound.count}/${total} Bound; claim → Bound p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`,
+    );
     return {
       complete,
       latency,

@@ -34,7 +34,7 @@ export async function benchColdStart(o: ColdStartOptions): Promise<ScenarioResul
       await s.stop();
     }
     // The last fresh directory now holds certificates and a bootstrapped store: restart on it.
-    const reuse = dirs[dirs.length - 1]!;
+    const reuse = dirs[dirs.length - 1];
     o.log(`restarting ${o.runs} times on an existing data directory`);
     for (let i = 0; i < o.runs; i++) {
       const s = await startServerProcess({ dataDir: join(reuse, 'data'), logPath: join(reuse, 'server.log'), logLevel: o.logLevel });

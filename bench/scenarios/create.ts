@@ -12,7 +12,7 @@ export async function benchCreate(ctx: BenchContext): Promise<ScenarioResult> {
   await population.ensureNamespaces(targets);
   ctx.log(`creating ${targets.length} ConfigMaps of ${sizes.objectBytes} bytes, ${sizes.concurrency} in flight`);
   const meter = cpuMeter(ctx.server.pid);
-  const r = await runClosedLoop((i) => population.createOne(targets[i]!), {
+  const r = await runClosedLoop((i) => population.createOne(targets[i]), {
     total: targets.length,
     concurrency: sizes.concurrency,
     deadlineMs: 240_000,
@@ -20,7 +20,14 @@ export async function benchCreate(ctx: BenchContext): Promise<ScenarioResult> {
   const cpu = meter();
   const rate = errorRateTooHigh(r.ok, r.errors) ? null : r.ratePerSec;
   return {
-    metrics: [{ id: 'create.rate', label: `creates/s (${targets.length.toLocaleString('en-US')} × 1 KB, ${sizes.concurrency} in flight)`, value: rate === null ? null : round(rate, 0), unit: '/s' }],
+    metrics: [
+      {
+        id: 'create.rate',
+        label: `creates/s (${targets.length.toLocaleString('en-US')} × 1 KB, ${sizes.concurrency} in flight)`,
+        value: rate === null ? null : round(rate, 0),
+        unit: '/s',
+      },
+    ],
     details: {
       requested: targets.length,
       ok: r.ok,

@@ -18,14 +18,14 @@ export async function benchGet(ctx: BenchContext): Promise<ScenarioResult> {
   const paths = population.paths;
   ctx.log(`${sizes.gets} random GETs over ${paths.length} objects, ${sizes.concurrency} in flight`);
   // Verify once that a GET answers the object, so the loop can trust status codes.
-  const probe = await client.json<{ metadata?: { name?: string } }>('GET', paths[0]!);
+  const probe = await client.json<{ metadata?: { name?: string } }>('GET', paths[0]);
   if (!probe.value.metadata?.name) throw new Error(`GET ${paths[0]} answered without metadata.name`);
 
   let bytes = 0;
   const meter = cpuMeter(ctx.server.pid);
   const r = await runClosedLoop(
     async () => {
-      const res = await client.request('GET', paths[Math.floor(Math.random() * paths.length)]!);
+      const res = await client.request('GET', paths[Math.floor(Math.random() * paths.length)]);
       if (res.status !== 200) return `HTTP ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`;
       bytes += res.body.length;
       return undefined;
@@ -35,7 +35,14 @@ export async function benchGet(ctx: BenchContext): Promise<ScenarioResult> {
   const cpu = meter();
   const rate = errorRateTooHigh(r.ok, r.errors) ? null : r.ratePerSec;
   return {
-    metrics: [{ id: 'get.rate', label: `gets/s (${sizes.gets.toLocaleString('en-US')} random, ${sizes.concurrency} in flight)`, value: rate === null ? null : round(rate, 0), unit: '/s' }],
+    metrics: [
+      {
+        id: 'get.rate',
+        label: `gets/s (${sizes.gets.toLocaleString('en-US')} random, ${sizes.concurrency} in flight)`,
+        value: rate === null ? null : round(rate, 0),
+        unit: '/s',
+      },
+    ],
     details: {
       requested: sizes.gets,
       objects: paths.length,

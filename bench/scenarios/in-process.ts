@@ -31,7 +31,7 @@ function medianPerCallMs(batches: number, perBatch: number, call: (i: number) =>
     perCall.push((performance.now() - start) / perBatch);
   }
   perCall.sort((x, y) => x - y);
-  return perCall[Math.floor(perCall.length / 2)]!;
+  return perCall[Math.floor(perCall.length / 2)];
 }
 
 function validateCost(batches: number): number {
@@ -62,11 +62,29 @@ function validateCost(batches: number): number {
 
 function auditRecordCost(batches: number): number {
   const entry = (n: number): AuditEntry => ({
-    time: new Date(0).toISOString(), requestId: `r${n}`, user: 'u', groups: [], verb: 'get', apiGroup: '', apiVersion: 'v1', resource: 'secrets',
-    subresource: '', namespace: 'ns', name: `s${n}`, path: '/api/v1/namespaces/ns/secrets', method: 'GET', code: 200, latencyMs: 1, sourceIP: '127.0.0.1', userAgent: 'bench',
+    time: new Date(0).toISOString(),
+    requestId: `r${n}`,
+    user: 'u',
+    groups: [],
+    verb: 'get',
+    apiGroup: '',
+    apiVersion: 'v1',
+    resource: 'secrets',
+    subresource: '',
+    namespace: 'ns',
+    name: `s${n}`,
+    path: '/api/v1/namespaces/ns/secrets',
+    method: 'GET',
+    code: 200,
+    latencyMs: 1,
+    sourceIP: '127.0.0.1',
+    userAgent: 'bench',
   });
   // A sink that never finishes: every record beyond the buffer is a drop, as with a stuck disk.
-  const log = new AuditLog(() => new Promise<void>(() => undefined), { maxBufferedBytes: 64 * 1024, logger: { warn: () => undefined, error: () => undefined } as unknown as import('pino').Logger });
+  const log = new AuditLog(() => new Promise<void>(() => undefined), {
+    maxBufferedBytes: 64 * 1024,
+    logger: { warn: () => undefined, error: () => undefined } as unknown as import('pino').Logger,
+  });
   return medianPerCallMs(batches, 5_000, (i) => log.record(entry(i)));
 }
 
@@ -93,7 +111,9 @@ export async function benchInProcess(o: InProcessBenchOptions): Promise<Scenario
   const validateUs = validateCost(batches) * 1000;
   const auditUs = auditRecordCost(batches) * 1000;
   const protobufMs = protobufHostileCost(batches);
-  o.log(`in-process: validate ${round(validateUs, 2)} µs/call, audit record (stuck sink) ${round(auditUs, 2)} µs/entry, hostile protobuf pair ${round(protobufMs, 2)} ms`);
+  o.log(
+    `in-process: validate ${round(validateUs, 2)} µs/call, audit record (stuck sink) ${round(auditUs, 2)} µs/entry, hostile protobuf pair ${round(protobufMs, 2)} ms`,
+  );
   return {
     metrics: [
       { id: 'in-process.validate.us', label: 'CRD schema validate, small object', value: round(validateUs, 2), unit: 'µs' },

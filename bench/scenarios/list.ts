@@ -46,7 +46,13 @@ export async function benchList(ctx: BenchContext): Promise<ScenarioResult> {
     details: {
       objects: sizes.listObjects,
       // headersMs: request sent → response headers; bodyMs: → last byte; clientParseMs: → parsed.
-      runs: runs.map(({ totalMs, firstByteMs, parseMs, bytes }) => ({ totalMs, headersMs: firstByteMs, bodyMs: round(totalMs - firstByteMs - parseMs, 2), clientParseMs: parseMs, bytes })),
+      runs: runs.map(({ totalMs, firstByteMs, parseMs, bytes }) => ({
+        totalMs,
+        headersMs: firstByteMs,
+        bodyMs: round(totalMs - firstByteMs - parseMs, 2),
+        clientParseMs: parseMs,
+        bytes,
+      })),
       medianMs: round(med, 2),
       maxMs: round(max, 2),
       cpu,

@@ -21,8 +21,18 @@ export async function benchRss(ctx: BenchContext): Promise<ScenarioResult> {
     await population.ensureNamespaces(targets);
     const meter = cpuMeter(server.pid);
     const r = await population.create(targets, sizes.concurrency, 600_000);
-    fill = { cpu: meter(), created: r.ok, errors: r.errors, errorSamples: r.errorSamples, elapsedMs: round(r.elapsedMs, 0), ratePerSec: round(r.ratePerSec, 0) };
-    if (population.total() < sizes.rssObjects) throw new Error(`could only create ${population.total()} of ${sizes.rssObjects} objects (${r.errors} failed: ${r.errorSamples[0]?.message ?? r.stoppedEarly})`);
+    fill = {
+      cpu: meter(),
+      created: r.ok,
+      errors: r.errors,
+      errorSamples: r.errorSamples,
+      elapsedMs: round(r.elapsedMs, 0),
+      ratePerSec: round(r.ratePerSec, 0),
+    };
+    if (population.total() < sizes.rssObjects)
+      throw new Error(
+        `could only create ${population.total()} of ${sizes.rssObjects} objects (${r.errors} failed: ${r.errorSamples[0]?.message ?? r.stoppedEarly})`,
+      );
   }
   ctx.log(`holding ${population.total()} objects; letting the server settle for ${sizes.rssSettleMs} ms`);
   const samples: number[] = [];

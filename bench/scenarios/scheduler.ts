@@ -57,7 +57,7 @@ function prng(seed: number): () => number {
 }
 
 function pick<T>(rand: () => number, xs: readonly T[]): T {
-  return xs[Math.floor(rand() * xs.length)]!;
+  return xs[Math.floor(rand() * xs.length)];
 }
 
 function phaseOf(rand: () => number): ResourcePhase {
@@ -123,7 +123,7 @@ function cases(decisions: number): Case[] {
   }
   // 100k candidates of other kinds, plus 1,000 that the index lets through for every claim.
   const rand = prng(7);
-  const target = CLAIM_KINDS[0]!;
+  const target = CLAIM_KINDS[0];
   const others = CLAIM_KINDS.slice(1);
   const candidates: Candidate[] = Array.from({ length: 99_000 }, (_, i) => makeResource(rand, i, { implements: [pick(rand, others)] }));
   for (let i = 0; i < 1_000; i++) {
@@ -133,11 +133,21 @@ function cases(decisions: number): Case[] {
         phase: 'Available',
         boundCount: 0,
         profile: 'fast',
-        capabilities: { capacity: { storage: parseQuantity(`${10 + Math.floor(rand() * 490)}Gi`) }, region: pick(rand, CONTINENTS['north-america']!), cost: pick(rand, COST_TIERS) },
+        capabilities: {
+          capacity: { storage: parseQuantity(`${10 + Math.floor(rand() * 490)}Gi`) },
+          region: pick(rand, CONTINENTS['north-america']),
+          cost: pick(rand, COST_TIERS),
+        },
       }),
     );
   }
-  const claims = Array.from({ length: decisions }, (_, i) => makeClaim(rand, i, { kind: target, resourceClass: 'fast', requirements: { capacity: { storage: parseQuantity(`${1 + Math.floor(rand() * 100)}Gi`) }, region: 'north-america', cost: pick(rand, COST_TIERS) } }));
+  const claims = Array.from({ length: decisions }, (_, i) =>
+    makeClaim(rand, i, {
+      kind: target,
+      resourceClass: 'fast',
+      requirements: { capacity: { storage: parseQuantity(`${1 + Math.floor(rand() * 100)}Gi`) }, region: 'north-america', cost: pick(rand, COST_TIERS) },
+    }),
+  );
   out.push({ label: '100k candidates, 1k pass the index', id: '100k-1k-pass', candidates, claims });
   return out;
 }
@@ -169,7 +179,7 @@ export async function benchScheduler(o: SchedulerBenchOptions): Promise<Scenario
     let placed = 0;
     let feasible = 0;
     for (let i = 0; i < c.claims.length; i++) {
-      const claim = c.claims[i]!;
+      const claim = c.claims[i];
       const start = performance.now();
       const r = s.scheduleSync(claim);
       const ms = performance.now() - start;

@@ -180,23 +180,26 @@ interface Attempt {
 /** One request as the flooder; a 200 watch is left open and unread, any other answer is read whole. */
 function attempt(endpoint: { host: string; port: number }, agent: https.Agent, path: string, hold: boolean): Promise<Attempt> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: endpoint.host, port: endpoint.port, path, method: 'GET', agent, headers: { Authorization: `Bearer ${FLOOD_TOKEN}`, Accept: 'application/json' } }, (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      if (status === 200 && hold) {
-        req.setTimeout(0);
-        res.pause();
-        res.on('error', () => undefined);
-        resolve({ status, body: '', req });
-        return;
-      }
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        if (body.length < 1000) body += d;
-      });
-      res.on('end', () => resolve({ status, body, req }));
-      res.on('error', reject);
-    });
+    const req = https.request(
+      { host: endpoint.host, port: endpoint.port, path, method: 'GET', agent, headers: { Authorization: `Bearer ${FLOOD_TOKEN}`, Accept: 'application/json' } },
+      (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        if (status === 200 && hold) {
+          req.setTimeout(0);
+          res.pause();
+          res.on('error', () => undefined);
+          resolve({ status, body: '', req });
+          return;
+        }
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          if (body.length < 1000) body += d;
+        });
+        res.on('end', () => resolve({ status, body, req }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.setTimeout(120_000, () => req.destroy(new Error('no answer within 120 s')));
     req.end();

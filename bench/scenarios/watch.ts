@@ -93,7 +93,7 @@ export async function benchWatch(ctx: BenchContext): Promise<ScenarioResult> {
       const wait = due - performance.now();
       if (wait > 1) await sleep(wait);
       else if (wait < -intervalMs) lateSends++;
-      const t = targets[i]!;
+      const t = targets[i];
       const sent = performance.now();
       sentAt.set(t.name, sent);
       inFlight.push(
@@ -119,7 +119,12 @@ export async function benchWatch(ctx: BenchContext): Promise<ScenarioResult> {
     return {
       metrics: [
         { id: 'watch.p50', label: `watch latency p50 (${sizes.watchers} watchers, ${sizes.watchRatePerSec}/s)`, value: round(lat.p50, 2), unit: 'ms' },
-        { id: 'watch.p99', label: `watch latency p99 (${sizes.watchers} watchers, ${sizes.watchRatePerSec}/s)`, value: complete ? round(lat.p99, 2) : null, unit: 'ms' },
+        {
+          id: 'watch.p99',
+          label: `watch latency p99 (${sizes.watchers} watchers, ${sizes.watchRatePerSec}/s)`,
+          value: complete ? round(lat.p99, 2) : null,
+          unit: 'ms',
+        },
         { id: 'watch.max', label: `watch latency max (${sizes.watchers} watchers, ${sizes.watchRatePerSec}/s)`, value: round(lat.max, 2), unit: 'ms' },
       ],
       details: {

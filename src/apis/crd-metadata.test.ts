@@ -4,7 +4,12 @@ import fc from 'fast-check';
 import type { KObject } from '../machinery/object.js';
 import { crdNames, implementedClaimKinds, isClaimCrd, parseSupportedResource, supportsKind } from './crd-metadata.js';
 
-const crd = (meta: KObject['metadata'], spec: unknown = {}): KObject => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: meta, spec });
+const crd = (meta: KObject['metadata'], spec: unknown = {}): KObject => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: meta,
+  spec,
+});
 
 describe('parseSupportedResource', () => {
   const cases: { reason: string; input: string; want: ReturnType<typeof parseSupportedResource> }[] = [

@@ -89,9 +89,7 @@ export const DEFINITION_HASH_ANNOTATION = 'conductor.io/definition-hash';
 
 /** Whether a manager other than ours owns part of the CRD's spec: someone changed it by hand, so apply again. */
 function specChangedByOthers(crd: KObject, ours: string): boolean {
-  return (crd.metadata.managedFields ?? []).some(
-    (m) => m.manager !== ours && !m.subresource && isPlainObject(m.fieldsV1) && 'f:spec' in m.fieldsV1,
-  );
+  return (crd.metadata.managedFields ?? []).some((m) => m.manager !== ours && !m.subresource && isPlainObject(m.fieldsV1) && 'f:spec' in m.fieldsV1);
 }
 
 function withDefinitionHash(crd: KObject): KObject {
@@ -130,10 +128,7 @@ async function waitEstablished(client: Client, pending: Set<string>, timeoutMs: 
       if (err) reject(err);
       else resolve();
     };
-    const timer = setTimeout(
-      () => finish(new Error(`CRDs not Established after ${timeoutMs} ms: ${[...pending].sort().join(', ')}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => finish(new Error(`CRDs not Established after ${timeoutMs} ms: ${[...pending].sort().join(', ')}`)), timeoutMs);
     const watchFrom = (resourceVersion: string) => {
       handle = client.watch(
         ref,

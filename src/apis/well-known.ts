@@ -1,6 +1,6 @@
 /**
  * The well-known labels, annotations, finalizers and categories of Conductor's API
- * (DESIGN 3.1–3.6), so every controller spells them the same way.
+ * (docs/design.md 3.1–3.6), so every controller spells them the same way.
  */
 
 /** The API version of every Conductor kind in this release. */

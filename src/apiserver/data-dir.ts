@@ -46,7 +46,11 @@ async function checkDir(dir: string, mode: number, isDir: boolean): Promise<void
     await access(dir, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EROFS') throw new Error(`the data directory ${dir} is on a read-only file system: Conductor must write its state there; mount it read-write or choose another --data-dir`, { cause: err });
+    if (code === 'EROFS')
+      throw new Error(
+        `the data directory ${dir} is on a read-only file system: Conductor must write its state there; mount it read-write or choose another --data-dir`,
+        { cause: err },
+      );
     throw new Error(`the data directory ${dir} is not writable by this user (${describe(err)}); choose another --data-dir`, { cause: err });
   }
   for (const name of OWN_FILES) await tighten(join(dir, name), DATA_FILE_MODE);

@@ -46,7 +46,7 @@ describe('ServerOptions.extend', () => {
     });
   });
 
-  test("its admission plugins run on every write; its hooks run before ready, after ready and on close, in that order", async () => {
+  test('its admission plugins run on every write; its hooks run before ready, after ready and on close, in that order', async () => {
     await withDataDir(async (dataDir) => {
       const calls: string[] = [];
       const stamp: MutatingPlugin = {
@@ -97,7 +97,10 @@ describe('ServerOptions.extend', () => {
         assert.ok(partsGiven, 'extend is given the registry and the object store');
         const made = await server.client.create(builtinRefs.configmaps, configMap('allowed'));
         assert.equal(made.metadata.annotations?.stamped, 'yes');
-        await assert.rejects(server.client.create(builtinRefs.configmaps, configMap('refused')), (err: unknown) => isApiError(err) && err.code === 403 && /refused by the test extension/.test(err.message));
+        await assert.rejects(
+          server.client.create(builtinRefs.configmaps, configMap('refused')),
+          (err: unknown) => isApiError(err) && err.code === 403 && /refused by the test extension/.test(err.message),
+        );
       } finally {
         await server.close();
       }

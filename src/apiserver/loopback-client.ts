@@ -41,7 +41,13 @@ export class LoopbackClient implements Client {
     return new LoopbackClient(this.registry, this.rest, this.authorizer, user, userAgent, this.watchOptions);
   }
 
-  private async begin(ref: ResourceRef, verb: string, namespace: string | undefined, name: string, subresource = ''): Promise<{ rt: ResourceType; ctx: RequestContext }> {
+  private async begin(
+    ref: ResourceRef,
+    verb: string,
+    namespace: string | undefined,
+    name: string,
+    subresource = '',
+  ): Promise<{ rt: ResourceType; ctx: RequestContext }> {
     const rt = this.registry.get(ref.group, ref.version, ref.resource);
     if (!rt) throw errors.pathNotFound(`${ref.group || 'core'}/${ref.version}/${ref.resource}`);
     const attrs = {

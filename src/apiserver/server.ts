@@ -204,7 +204,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await crds.start();
   step('crd registrar');
 
-  const client = new LoopbackClient(registry, rest, authorizer, { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] }, 'conductor-controller', { bookmarkIntervalMs: opts.bookmarkIntervalMs });
+  const client = new LoopbackClient(
+    registry,
+    rest,
+    authorizer,
+    { name: 'system:conductor', groups: ['system:masters', 'system:authenticated'] },
+    'conductor-controller',
+    { bookmarkIntervalMs: opts.bookmarkIntervalMs },
+  );
   const closing = new AbortController();
   const startContext: StartContext = { client, registry, logger: log, signal: closing.signal };
   // A start that fails from here on stops what it started, so the caller may report and go on.
@@ -315,14 +322,19 @@ async function bootstrapNamespaces(rest: RestHandlers, registry: ResourceRegistr
   const ctx = systemContext('system:bootstrap');
   for (const name of BOOTSTRAP_NAMESPACES) {
     try {
-      await rest.create(ctx, nsType, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {
-        dryRun: false,
-        fieldManager: 'conductor-bootstrap',
-        fieldValidation: 'Strict',
-      });
+      await rest.create(
+        ctx,
+        nsType,
+        undefined,
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+        {
+          dryRun: false,
+          fieldManager: 'conductor-bootstrap',
+          fieldValidation: 'Strict',
+        },
+      );
     } catch (err) {
       if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
     }
   }
 }
-

@@ -7,7 +7,8 @@ import { openSqliteStore } from '../store/index.js';
 import { EncryptingStore, ensureKeySet, keyUsage, readKeySet, SECRETS_PREFIX } from '../apiserver/encryption/index.js';
 import { KeysCommandError, listKeys, pruneKeys, rewriteSecrets, rotateKeys } from './keys.js';
 
-const secret = (rev: number) => JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: String(rev) }, data: { k: 'dg==' } });
+const secret = (rev: number) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: String(rev) }, data: { k: 'dg==' } });
 
 describe('conductor keys', () => {
   test('rotate → prune refuses while a secret uses the old key → rewrite → prune retires it', async () => {
@@ -24,7 +25,10 @@ describe('conductor keys', () => {
       assert.match(await rewriteSecrets(dir), /re-encrypted 1 of 1 stored secrets under key key-2/);
       assert.match(await pruneKeys(dir), /removed key-1; key-2 remains/);
       const after = (await readKeySet(dir))!;
-      assert.deepEqual(after.keys.map((k) => k.id), ['key-2']);
+      assert.deepEqual(
+        after.keys.map((k) => k.id),
+        ['key-2'],
+      );
 
       store = openSqliteStore({ path: join(dir, 'state.db'), compactionIntervalMs: 0 });
       try {

@@ -89,7 +89,9 @@ export async function pruneKeys(dataDir: string): Promise<string> {
     const inUse = retired.filter((k) => (usage.get(k.id) ?? 0) > 0);
     if (inUse.length > 0) {
       const what = inUse.map((k) => `${k.id} (${usage.get(k.id)} values)`).join(', ');
-      throw new KeysCommandError(`refusing to prune: stored secrets still use ${what}; run "conductor keys rewrite" (server stopped) or restart the server to re-encrypt them first`);
+      throw new KeysCommandError(
+        `refusing to prune: stored secrets still use ${what}; run "conductor keys rewrite" (server stopped) or restart the server to re-encrypt them first`,
+      );
     }
     await store.compact(store.currentRevision());
     await writeKeySet(dataDir, { primary: ks.primary, keys: ks.keys.filter((k) => k.id === ks.primary) });
@@ -103,7 +105,7 @@ export async function pruneKeys(dataDir: string): Promise<string> {
 /** Adds `conductor keys ...` to the program. */
 export function registerKeysCommand(program: Command): void {
   const keys = program.command('keys').description('Manage the keys that encrypt Secrets at rest (<data-dir>/encryption/keys.json)');
-  const dataDirOption = ['--data-dir <dir>', 'the server\'s data dir (env CONDUCTOR_DATA_DIR)', process.env.CONDUCTOR_DATA_DIR ?? '.conductor'] as const;
+  const dataDirOption = ['--data-dir <dir>', "the server's data dir (env CONDUCTOR_DATA_DIR)", process.env.CONDUCTOR_DATA_DIR ?? '.conductor'] as const;
   const run = (fn: (dataDir: string) => Promise<string>) => async (o: DataDirOption) => {
     try {
       process.stdout.write(await fn(resolve(o.dataDir)));
@@ -112,7 +114,11 @@ export function registerKeysCommand(program: Command): void {
       process.exitCode = 1;
     }
   };
-  keys.command('list').description('List the keys (never their bytes) and which one is primary').option(...dataDirOption).action(run(listKeys));
+  keys
+    .command('list')
+    .description('List the keys (never their bytes) and which one is primary')
+    .option(...dataDirOption)
+    .action(run(listKeys));
   keys
     .command('rotate')
     .description('Add a new primary key; older keys still decrypt what they encrypted')

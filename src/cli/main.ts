@@ -37,83 +37,129 @@ program.name('conductor').description('A control plane for portable cloud infras
 program
   .command('server')
   .description('Run the API server and controllers on the embedded SQLite store')
-  .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live; must not be writable by group or others, files are kept 0600 (env CONDUCTOR_DATA_DIR)', process.env.CONDUCTOR_DATA_DIR ?? '.conductor')
+  .option(
+    '--data-dir <dir>',
+    'where state, certificates and the kubeconfig live; must not be writable by group or others, files are kept 0600 (env CONDUCTOR_DATA_DIR)',
+    process.env.CONDUCTOR_DATA_DIR ?? '.conductor',
+  )
   .option('--host <host>', 'address to listen on (env CONDUCTOR_HOST)', process.env.CONDUCTOR_HOST ?? '127.0.0.1')
-  .option('--port <port>', 'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)', portNumber, process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443)
+  .option(
+    '--port <port>',
+    'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)',
+    portNumber,
+    process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443,
+  )
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (env CONDUCTOR_LOG_LEVEL)', process.env.CONDUCTOR_LOG_LEVEL ?? 'info')
   .option('--token-file <path>', 'a CSV file of bearer tokens: token,user,uid,"group1,group2" (env CONDUCTOR_TOKEN_FILE)', process.env.CONDUCTOR_TOKEN_FILE)
-  .option('--audit-log <path>', 'append one JSON line per API request to this file; no bodies are logged (env CONDUCTOR_AUDIT_LOG)', process.env.CONDUCTOR_AUDIT_LOG)
-  .option('--max-requests-per-second <n>', 'sustained requests per second allowed per user, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_REQUESTS_PER_SECOND)', nonNegativeNumber, process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND) : 100)
-  .option('--max-request-burst <n>', 'requests a user may make at once before the per-second limit applies (env CONDUCTOR_MAX_REQUEST_BURST)', nonNegativeNumber, process.env.CONDUCTOR_MAX_REQUEST_BURST ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUEST_BURST) : 400)
-  .option('--request-timeout <seconds>', 'non-watch requests not answered within this get a 504; 0 = none (env CONDUCTOR_REQUEST_TIMEOUT)', nonNegativeNumber, process.env.CONDUCTOR_REQUEST_TIMEOUT ? nonNegativeNumber(process.env.CONDUCTOR_REQUEST_TIMEOUT) : 60)
-  .option('--max-watches-per-user <n>', 'concurrent watches one user may hold, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_WATCHES_PER_USER)', wholeNumber, process.env.CONDUCTOR_MAX_WATCHES_PER_USER ? wholeNumber(process.env.CONDUCTOR_MAX_WATCHES_PER_USER) : 200)
-  .action(async (o: { dataDir: string; host: string; port: number; logLevel: string; tokenFile?: string; auditLog?: string; maxRequestsPerSecond: number; maxRequestBurst: number; requestTimeout: number; maxWatchesPerUser: number }) => {
-    const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-    if (!levels.includes(o.logLevel)) {
-      console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
-      process.exit(2);
-    }
-    const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
-    // Before the caches fill: the RSS follows the heap's size (heap.ts).
-    const heapGrowingPercent = tuneServerHeap();
-    logger.debug({ heapGrowingPercent: heapGrowingPercent ?? 'set by node' }, 'V8 heap growth');
-    const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
-    const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
-    let server;
-    try {
-      server = await startConductor({
-        dataDir: o.dataDir,
-        host: o.host,
-        port: o.port,
-        logger,
-        tokenFile: o.tokenFile,
-        auditLog: o.auditLog,
-        rateLimit: { ratePerSecond: o.maxRequestsPerSecond, burst: Math.max(1, o.maxRequestBurst) },
-        requestTimeoutMs: o.requestTimeout * 1000,
-        maxWatchesPerUser: o.maxWatchesPerUser,
-        maxPausedWatchEvents: process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS ? wholeNumber(process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS) : undefined,
-        watchLingerMs: process.env.CONDUCTOR_WATCH_LINGER_MS ? wholeNumber(process.env.CONDUCTOR_WATCH_LINGER_MS) : undefined,
-        retention:
-          retentionEnv || ageEnv
-            ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) }
-            : undefined,
-        compactionIntervalMs: process.env.CONDUCTOR_COMPACTION_INTERVAL_MS ? Number(process.env.CONDUCTOR_COMPACTION_INTERVAL_MS) : undefined,
-        bookmarkIntervalMs: process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS ? Number(process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS) : undefined,
-        pollIntervalMs: process.env.CONDUCTOR_POLL_INTERVAL_MS ? Number(process.env.CONDUCTOR_POLL_INTERVAL_MS) : undefined,
-        controllers: process.env.CONDUCTOR_CONTROLLERS !== 'false',
-      });
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') console.error(`conductor: cannot listen on ${o.host}:${o.port}: the port is in use (choose another with --port, or 0 for a free one)`);
-      else console.error(`conductor: cannot start the server: ${msg}`);
-      process.exit(1);
-    }
-    // An exception thrown while serving a request answers that request, not the process.
-    installLastResortHandler(server.rescue, logger);
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal }, 'shutting down');
-      server
-        .close()
-        .then(() => process.exit(0))
-        .catch((err: unknown) => {
-          logger.error({ err }, 'error while shutting down');
-          process.exit(1);
+  .option(
+    '--audit-log <path>',
+    'append one JSON line per API request to this file; no bodies are logged (env CONDUCTOR_AUDIT_LOG)',
+    process.env.CONDUCTOR_AUDIT_LOG,
+  )
+  .option(
+    '--max-requests-per-second <n>',
+    'sustained requests per second allowed per user, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_REQUESTS_PER_SECOND)',
+    nonNegativeNumber,
+    process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUESTS_PER_SECOND) : 100,
+  )
+  .option(
+    '--max-request-burst <n>',
+    'requests a user may make at once before the per-second limit applies (env CONDUCTOR_MAX_REQUEST_BURST)',
+    nonNegativeNumber,
+    process.env.CONDUCTOR_MAX_REQUEST_BURST ? nonNegativeNumber(process.env.CONDUCTOR_MAX_REQUEST_BURST) : 400,
+  )
+  .option(
+    '--request-timeout <seconds>',
+    'non-watch requests not answered within this get a 504; 0 = none (env CONDUCTOR_REQUEST_TIMEOUT)',
+    nonNegativeNumber,
+    process.env.CONDUCTOR_REQUEST_TIMEOUT ? nonNegativeNumber(process.env.CONDUCTOR_REQUEST_TIMEOUT) : 60,
+  )
+  .option(
+    '--max-watches-per-user <n>',
+    'concurrent watches one user may hold, 0 = unlimited; system:masters is exempt (env CONDUCTOR_MAX_WATCHES_PER_USER)',
+    wholeNumber,
+    process.env.CONDUCTOR_MAX_WATCHES_PER_USER ? wholeNumber(process.env.CONDUCTOR_MAX_WATCHES_PER_USER) : 200,
+  )
+  .action(
+    async (o: {
+      dataDir: string;
+      host: string;
+      port: number;
+      logLevel: string;
+      tokenFile?: string;
+      auditLog?: string;
+      maxRequestsPerSecond: number;
+      maxRequestBurst: number;
+      requestTimeout: number;
+      maxWatchesPerUser: number;
+    }) => {
+      const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+      if (!levels.includes(o.logLevel)) {
+        console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
+        process.exit(2);
+      }
+      const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
+      // Before the caches fill: the RSS follows the heap's size (heap.ts).
+      const heapGrowingPercent = tuneServerHeap();
+      logger.debug({ heapGrowingPercent: heapGrowingPercent ?? 'set by node' }, 'V8 heap growth');
+      const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
+      const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
+      let server;
+      try {
+        server = await startConductor({
+          dataDir: o.dataDir,
+          host: o.host,
+          port: o.port,
+          logger,
+          tokenFile: o.tokenFile,
+          auditLog: o.auditLog,
+          rateLimit: { ratePerSecond: o.maxRequestsPerSecond, burst: Math.max(1, o.maxRequestBurst) },
+          requestTimeoutMs: o.requestTimeout * 1000,
+          maxWatchesPerUser: o.maxWatchesPerUser,
+          maxPausedWatchEvents: process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS ? wholeNumber(process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS) : undefined,
+          watchLingerMs: process.env.CONDUCTOR_WATCH_LINGER_MS ? wholeNumber(process.env.CONDUCTOR_WATCH_LINGER_MS) : undefined,
+          retention: retentionEnv || ageEnv ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) } : undefined,
+          compactionIntervalMs: process.env.CONDUCTOR_COMPACTION_INTERVAL_MS ? Number(process.env.CONDUCTOR_COMPACTION_INTERVAL_MS) : undefined,
+          bookmarkIntervalMs: process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS ? Number(process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS) : undefined,
+          pollIntervalMs: process.env.CONDUCTOR_POLL_INTERVAL_MS ? Number(process.env.CONDUCTOR_POLL_INTERVAL_MS) : undefined,
+          controllers: process.env.CONDUCTOR_CONTROLLERS !== 'false',
         });
-    };
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => stop('SIGINT'));
-    // Only now: whoever waits for this line may send SIGTERM at once, and without the handlers
-    // above the default action would kill the process without a clean stop.
-    process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
-  });
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE')
+          console.error(`conductor: cannot listen on ${o.host}:${o.port}: the port is in use (choose another with --port, or 0 for a free one)`);
+        else console.error(`conductor: cannot start the server: ${msg}`);
+        process.exit(1);
+      }
+      // An exception thrown while serving a request answers that request, not the process.
+      installLastResortHandler(server.rescue, logger);
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down');
+        server
+          .close()
+          .then(() => process.exit(0))
+          .catch((err: unknown) => {
+            logger.error({ err }, 'error while shutting down');
+            process.exit(1);
+          });
+      };
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      // Only now: whoever waits for this line may send SIGTERM at once, and without the handlers
+      // above the default action would kill the process without a clean stop.
+      process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
+    },
+  );
 
 program
   .command('crds')
-  .description('Print every Conductor CRD (claim and admin kinds, and the built-in providers\' concrete kinds) as a multi-document YAML stream (for kubectl apply -f -)')
+  .description(
+    "Print every Conductor CRD (claim and admin kinds, and the built-in providers' concrete kinds) as a multi-document YAML stream (for kubectl apply -f -)",
+  )
   .option('--output-dir <dir>', 'write one file per CRD into this directory instead (removing stale *.yaml there)')
   .action(async (o: { outputDir?: string }) => {
     if (o.outputDir === undefined) {

@@ -45,7 +45,12 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 /** runUserAdd does the work of `conductor user add` and returns the process exit code (0, 1 or 2 for bad input). */
-export async function runUserAdd(name: string, o: UserAddFlags, out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
+export async function runUserAdd(
+  name: string,
+  o: UserAddFlags,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  err: (s: string) => void = (s) => process.stderr.write(s),
+): Promise<number> {
   const privileged = o.group.map(privilegedGroupReason).find((r) => r !== undefined);
   if (privileged && !o.allowAdmin) {
     err(`conductor user add: ${privileged}; a certificate cannot be revoked before it expires, so pass --allow-admin to issue it on purpose\n`);

@@ -82,7 +82,12 @@ describe('HttpClient requests', () => {
     body?: unknown;
   }> = [
     { reason: 'get with a namespace', call: (c) => c.get(builtinRefs.configmaps, 'x', 'ns'), method: 'GET', url: '/api/v1/namespaces/ns/configmaps/x' },
-    { reason: 'get defaults to the context namespace', call: (c) => c.get(builtinRefs.configmaps, 'x'), method: 'GET', url: '/api/v1/namespaces/team-a/configmaps/x' },
+    {
+      reason: 'get defaults to the context namespace',
+      call: (c) => c.get(builtinRefs.configmaps, 'x'),
+      method: 'GET',
+      url: '/api/v1/namespaces/team-a/configmaps/x',
+    },
     { reason: 'get of a cluster-scoped resource', call: (c) => c.get(builtinRefs.namespaces, 'x', 'ignored'), method: 'GET', url: '/api/v1/namespaces/x' },
     {
       reason: 'list with selectors and paging',
@@ -178,7 +183,7 @@ describe('HttpClient requests', () => {
       const before = srv.seen.length;
       await c.call(client);
       assert.equal(srv.seen.length, before + 1);
-      const got = srv.seen[before]!;
+      const got = srv.seen[before];
       assert.equal(got.method, c.method);
       assert.equal(got.url, c.url);
       assert.equal(got.headers['content-type'], c.contentType);
@@ -189,7 +194,7 @@ describe('HttpClient requests', () => {
 
   test('sends the user agent, bearer token and accept header', async () => {
     await client.get(builtinRefs.configmaps, 'x', 'ns');
-    const got = srv.seen[srv.seen.length - 1]!;
+    const got = srv.seen[srv.seen.length - 1];
     assert.equal(got.headers['user-agent'], `conductor/${clientVersion}`);
     assert.match(clientVersion, /^\d+\.\d+\.\d+/);
     assert.equal(got.headers.authorization, 'Bearer tok');
@@ -228,7 +233,7 @@ describe('HttpClient connections and credentials', () => {
     const client = new HttpClient({ server: srv.url, tokenFile: file });
     try {
       await client.get(builtinRefs.namespaces, 'x');
-      assert.equal(srv.seen[0]!.headers.authorization, 'Bearer from-file');
+      assert.equal(srv.seen[0].headers.authorization, 'Bearer from-file');
     } finally {
       client.close();
       await srv.close();
@@ -245,7 +250,7 @@ describe('HttpClient connections and credentials', () => {
     const client = new HttpClient({ server: `${srv.url}/k8s/clusters/c1/` });
     try {
       await client.get(builtinRefs.namespaces, 'x');
-      assert.equal(srv.seen[0]!.url, '/k8s/clusters/c1/api/v1/namespaces/x');
+      assert.equal(srv.seen[0].url, '/k8s/clusters/c1/api/v1/namespaces/x');
     } finally {
       client.close();
       await srv.close();
@@ -258,7 +263,16 @@ describe('HttpClient errors', () => {
     {
       reason: 'a Status body becomes the ApiError',
       status: 409,
-      body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Conflict', code: 409, message: 'Operation cannot be fulfilled', details: { name: 'x', kind: 'configmaps' } }),
+      body: JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        reason: 'Conflict',
+        code: 409,
+        message: 'Operation cannot be fulfilled',
+        details: { name: 'x', kind: 'configmaps' },
+      }),
       code: 409,
       reasonWant: 'Conflict',
       message: /^Operation cannot be fulfilled$/,
@@ -271,7 +285,14 @@ describe('HttpClient errors', () => {
       reasonWant: 'NotFound',
       message: /^gone$/,
     },
-    { reason: 'a non-Status body says what was requested', status: 502, body: '<html>bad gateway</html>', code: 502, reasonWant: 'InternalError', message: /GET \/api\/v1\/namespaces\/x: HTTP 502: <html>bad gateway/ },
+    {
+      reason: 'a non-Status body says what was requested',
+      status: 502,
+      body: '<html>bad gateway</html>',
+      code: 502,
+      reasonWant: 'InternalError',
+      message: /GET \/api\/v1\/namespaces\/x: HTTP 502: <html>bad gateway/,
+    },
     { reason: 'a 429 without a Status', status: 429, body: '', code: 429, reasonWant: 'TooManyRequests', message: /HTTP 429$/ },
   ];
   for (const c of cases) {
@@ -345,10 +366,14 @@ function collectWatch(client: HttpClient, options = {}): { events: WatchEvent[];
   const events: WatchEvent[] = [];
   let resolveClosed: (err: Error | undefined) => void = () => {};
   const closed = new Promise<Error | undefined>((resolve) => (resolveClosed = resolve));
-  const handle = client.watch(builtinRefs.configmaps, { namespace: 'ns', ...options }, {
-    onEvent: (e) => events.push(e),
-    onClose: (err) => resolveClosed(err),
-  });
+  const handle = client.watch(
+    builtinRefs.configmaps,
+    { namespace: 'ns', ...options },
+    {
+      onEvent: (e) => events.push(e),
+      onClose: (err) => resolveClosed(err),
+    },
+  );
   return { events, closed, stop: () => handle.stop() };
 }
 
@@ -359,7 +384,10 @@ describe('HttpClient watch', () => {
     const lines = [
       { type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '1' }, data: { greeting: 'grüße 👋' } } },
       { type: 'BOOKMARK', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { resourceVersion: '5' } } },
-      { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' } },
+      {
+        type: 'ERROR',
+        object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' },
+      },
     ];
     const bytes = Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const emoji = bytes.indexOf(Buffer.from('👋'));
@@ -381,7 +409,7 @@ describe('HttpClient watch', () => {
       const w = collectWatch(client, { resourceVersion: '0', allowWatchBookmarks: true, timeoutSeconds: 30 });
       assert.equal(await w.closed, undefined);
       assert.deepEqual(w.events, lines);
-      assert.equal(srv.seen[0]!.url, '/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=30');
+      assert.equal(srv.seen[0].url, '/api/v1/namespaces/ns/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=30');
     } finally {
       client.close();
       await srv.close();
@@ -415,7 +443,9 @@ describe('HttpClient watch', () => {
   test('a non-2xx answer to the watch closes it with the ApiError', async () => {
     const srv = await serve((_req, res) => {
       res.statusCode = 410;
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version: 1 (5)' }));
+      res.end(
+        JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version: 1 (5)' }),
+      );
     });
     const client = new HttpClient({ server: srv.url });
     try {
@@ -468,12 +498,16 @@ describe('HttpClient watch', () => {
     const client = new HttpClient({ server: srv.url });
     try {
       const err = await new Promise<Error | undefined>((resolve) => {
-        client.watch(builtinRefs.configmaps, {}, {
-          onEvent: () => {
-            throw new Error('boom');
+        client.watch(
+          builtinRefs.configmaps,
+          {},
+          {
+            onEvent: () => {
+              throw new Error('boom');
+            },
+            onClose: resolve,
           },
-          onClose: resolve,
-        });
+        );
       });
       assert.match(err?.message ?? '', /watch event handler failed: boom/);
     } finally {

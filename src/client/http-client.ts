@@ -157,23 +157,12 @@ export class HttpClient implements Client {
     return this.updateSubresource(ref, obj, 'status', options);
   }
 
-  async updateSubresource<T extends KObject = KObject>(
-    ref: ResourceRef,
-    obj: T,
-    subresource: string,
-    options: WriteOptions = {},
-  ): Promise<T> {
+  async updateSubresource<T extends KObject = KObject>(ref: ResourceRef, obj: T, subresource: string, options: WriteOptions = {}): Promise<T> {
     const path = this.pathOf(ref, obj, `update of ${subresource}`, subresource);
     return this.exchange<T>('PUT', withQuery(path, writeQuery(options)), json(obj));
   }
 
-  async patch<T extends KObject = KObject>(
-    ref: ResourceRef,
-    name: string,
-    type: PatchType,
-    patch: unknown,
-    options: PatchOptions = {},
-  ): Promise<T> {
+  async patch<T extends KObject = KObject>(ref: ResourceRef, name: string, type: PatchType, patch: unknown, options: PatchOptions = {}): Promise<T> {
     const path = objectPath(ref, this.namespaceFor(ref, options.namespace), name, options.subresource);
     const data = typeof patch === 'string' ? patch : JSON.stringify(patch);
     return this.exchange<T>('PATCH', withQuery(path, patchQuery(options)), { data, contentType: patchContentTypes[type] });
@@ -275,8 +264,7 @@ export class HttpClient implements Client {
    */
   async discover(apiVersion: string, kind: string): Promise<ResourceRef> {
     const { group, version } = parseApiVersion(apiVersion);
-    const find = (resources: ApiResource[]): ApiResource | undefined =>
-      resources.find((r) => r.kind === kind && !r.name.includes('/'));
+    const find = (resources: ApiResource[]): ApiResource | undefined => resources.find((r) => r.kind === kind && !r.name.includes('/'));
     let found = find(await this.resources(group, version, false));
     if (!found) found = find(await this.resources(group, version, true));
     if (!found) {
@@ -328,11 +316,7 @@ export class HttpClient implements Client {
     try {
       return JSON.parse(res.text) as T;
     } catch (err) {
-      throw new ApiError(
-        500,
-        'InternalError',
-        `${method} ${path}: cannot decode the response as JSON: ${(err as Error).message}`,
-      );
+      throw new ApiError(500, 'InternalError', `${method} ${path}: cannot decode the response as JSON: ${(err as Error).message}`);
     }
   }
 
@@ -425,11 +409,7 @@ export class HttpClient implements Client {
 
   private networkError(method: string, path: string, err: Error): ApiError {
     if (err instanceof ApiError) return err;
-    const e = new ApiError(
-      503,
-      'ServiceUnavailable',
-      `${method} ${this.server.origin}${this.basePath}${path}: cannot reach the API server: ${err.message}`,
-    );
+    const e = new ApiError(503, 'ServiceUnavailable', `${method} ${this.server.origin}${this.basePath}${path}: cannot reach the API server: ${err.message}`);
     e.cause = err;
     return e;
   }

@@ -16,14 +16,7 @@ export {
   resolveKubeconfig,
   serviceAccountDir,
 } from './kubeconfig.js';
-export type {
-  ClientConfig,
-  Kubeconfig,
-  KubeconfigCluster,
-  KubeconfigContext,
-  KubeconfigUser,
-  ResolveOptions,
-} from './kubeconfig.js';
+export type { ClientConfig, Kubeconfig, KubeconfigCluster, KubeconfigContext, KubeconfigUser, ResolveOptions } from './kubeconfig.js';
 export {
   collectionPath,
   deleteOptionsBody,

@@ -137,7 +137,13 @@ describe('Informer', () => {
     await eventually(() => log.length === 3);
     assert.deepEqual(log.sort(), ['add d', 'delete b', 'update a 1→4'].sort());
     assert.equal(fake.actions.filter((x) => x.verb === 'list').length, listsBefore + 1);
-    assert.deepEqual(informer.store.list().map((o) => o.metadata.name).sort(), ['a', 'c', 'd']);
+    assert.deepEqual(
+      informer.store
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+      ['a', 'c', 'd'],
+    );
     // the new watch starts from the relist's resourceVersion: later changes arrive once
     await fake.create(widgets, widget('e'));
     await eventually(() => log.length === 4);
@@ -194,7 +200,7 @@ describe('Informer', () => {
       // the first re-watch waits until history was compacted
       if (held) {
         held = false;
-        setTimeout(() => (fake.watch = realWatch, void realWatch(ref, options, handlers)), 0);
+        setTimeout(() => ((fake.watch = realWatch), void realWatch(ref, options, handlers)), 0);
         return { stop: () => {} };
       }
       return realWatch(ref, options, handlers);
@@ -212,10 +218,10 @@ describe('Informer', () => {
     await fake.create(widgets, widget('a'));
     const realWatch = fake.watch;
     let throws = 1;
-    fake.watch = ((ref, options, handlers) => {
+    fake.watch = (ref, options, handlers) => {
       if (throws-- > 0) throw new Error('cannot open watch');
       return realWatch(ref, options, handlers);
-    }) as FakeClient['watch'];
+    };
     const informer = new Informer(fake, widgets, { backoff: { initialMs: 5 } }).start();
     await informer.waitForSync();
     await eventually(() => fake.watchCount() === 1);
@@ -230,10 +236,10 @@ describe('Informer', () => {
     await fake.create(widgets, widget('a'));
     const realList = fake.list;
     let failures = 2;
-    fake.list = (async (ref: ResourceRef, options?: ListOptions) => {
+    fake.list = async (ref: ResourceRef, options?: ListOptions) => {
       if (failures-- > 0) throw errors.internal('database is busy');
       return realList(ref, options);
-    }) as FakeClient['list'];
+    };
     const informer = new Informer(fake, widgets, { backoff: { initialMs: 5, maxMs: 20 } }).start();
     assert.equal(await informer.waitForSync(), true);
     assert.equal(informer.store.size, 1);

@@ -254,7 +254,10 @@ export class Informer<T extends KObject = KObject> {
    * are filled in from the ref), then the transform, then the freeze.
    */
   private typed(obj: T): T {
-    const typed = obj.apiVersion && obj.kind ? obj : { ...obj, apiVersion: obj.apiVersion || formatApiVersion(this.ref.group, this.ref.version), kind: obj.kind || this.ref.kind };
+    const typed =
+      obj.apiVersion && obj.kind
+        ? obj
+        : { ...obj, apiVersion: obj.apiVersion || formatApiVersion(this.ref.group, this.ref.version), kind: obj.kind || this.ref.kind };
     const kept = this.transform ? this.transform(typed) : typed;
     return this.freeze ? deepFreeze(kept) : kept;
   }

@@ -3,14 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  KubeconfigError,
-  inClusterConfig,
-  kubeconfigPathFromEnv,
-  loadKubeconfig,
-  parseKubeconfig,
-  resolveKubeconfig,
-} from './kubeconfig.js';
+import { KubeconfigError, inClusterConfig, kubeconfigPathFromEnv, loadKubeconfig, parseKubeconfig, resolveKubeconfig } from './kubeconfig.js';
 import type { ClientConfig } from './kubeconfig.js';
 
 const caPem = '-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n';
@@ -175,11 +168,18 @@ describe('parseKubeconfig', () => {
     { reason: 'clusters is not a list', text: 'clusters: {a: 1}\n', error: /clusters must be a list/ },
     { reason: 'an entry without a name', text: 'users: [{user: {token: x}}]\n', error: /users\[0\] has no name/ },
     { reason: 'a token that is not a string', text: 'users: [{name: u, user: {token: 5}}]\n', error: /token must be a string/ },
-    { reason: 'insecure-skip-tls-verify not a boolean', text: 'clusters: [{name: c, cluster: {insecure-skip-tls-verify: "yes"}}]\n', error: /must be true or false/ },
+    {
+      reason: 'insecure-skip-tls-verify not a boolean',
+      text: 'clusters: [{name: c, cluster: {insecure-skip-tls-verify: "yes"}}]\n',
+      error: /must be true or false/,
+    },
   ];
   for (const c of cases) {
     test(`rejects ${c.reason}`, () => {
-      assert.throws(() => parseKubeconfig(c.text, 'k.yaml'), (err: Error) => err instanceof KubeconfigError && c.error.test(err.message));
+      assert.throws(
+        () => parseKubeconfig(c.text, 'k.yaml'),
+        (err: Error) => err instanceof KubeconfigError && c.error.test(err.message),
+      );
     });
   }
 

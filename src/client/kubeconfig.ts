@@ -104,9 +104,9 @@ export function parseKubeconfig(text: string, source = 'kubeconfig'): Kubeconfig
   const currentContext = optionalString(doc, 'current-context', source);
   return {
     ...(currentContext ? { currentContext } : {}),
-    clusters: namedEntries(doc, 'clusters', 'cluster', source, clusterKeys) as Map<string, KubeconfigCluster>,
-    users: namedEntries(doc, 'users', 'user', source, userKeys) as Map<string, KubeconfigUser>,
-    contexts: namedEntries(doc, 'contexts', 'context', source, contextKeys) as Map<string, KubeconfigContext>,
+    clusters: namedEntries(doc, 'clusters', 'cluster', source, clusterKeys),
+    users: namedEntries(doc, 'users', 'user', source, userKeys),
+    contexts: namedEntries(doc, 'contexts', 'context', source, contextKeys),
   };
 }
 
@@ -215,9 +215,7 @@ export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveOptions)
   if (context.user) {
     const user = kc.users.get(context.user);
     if (!user) {
-      throw new KubeconfigError(
-        `${source}: user ${JSON.stringify(context.user)} (used by context ${JSON.stringify(contextName)}) not found${known(kc.users)}`,
-      );
+      throw new KubeconfigError(`${source}: user ${JSON.stringify(context.user)} (used by context ${JSON.stringify(contextName)}) not found${known(kc.users)}`);
     }
     const userWhere = `${source}: user ${JSON.stringify(context.user)}`;
     if (user.token) config.token = user.token;
@@ -299,9 +297,7 @@ export function kubeconfigPathFromEnv(env: NodeJS.ProcessEnv = process.env): str
 }
 
 /** Loads the kubeconfig the environment selects (see kubeconfigPathFromEnv). */
-export async function kubeconfigFromEnv(
-  options: { context?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<ClientConfig> {
+export async function kubeconfigFromEnv(options: { context?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ClientConfig> {
   return loadKubeconfig(kubeconfigPathFromEnv(options.env), { context: options.context });
 }
 
@@ -313,9 +309,7 @@ export const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount'
  * KUBERNETES_SERVICE_HOST/PORT, trusted with the mounted CA, authenticated by the mounted
  * (rotating) service-account token.
  */
-export async function inClusterConfig(
-  options: { env?: NodeJS.ProcessEnv; dir?: string } = {},
-): Promise<ClientConfig> {
+export async function inClusterConfig(options: { env?: NodeJS.ProcessEnv; dir?: string } = {}): Promise<ClientConfig> {
   const env = options.env ?? process.env;
   const dir = options.dir ?? serviceAccountDir;
   const host = env.KUBERNETES_SERVICE_HOST;

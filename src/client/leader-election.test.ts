@@ -113,7 +113,11 @@ describe('LeaderElector', () => {
     let offset = 0;
     const now = (): number => Date.now() + offset;
     let partitioned = false;
-    const a = candidate(partitionable(fake, () => partitioned), 'a', { now });
+    const a = candidate(
+      partitionable(fake, () => partitioned),
+      'a',
+      { now },
+    );
     const b = candidate(fake, 'b', { now });
     a.elector.start();
     await eventually(() => a.record.started === 1);
@@ -195,8 +199,16 @@ describe('LeaderElector', () => {
   });
 
   const invalid: Array<{ reason: string; options: Partial<LeaderElectionOptions>; error: RegExp }> = [
-    { reason: 'renew deadline not below the lease duration', options: { leaseDurationMs: 100, renewDeadlineMs: 100 }, error: /leaseDurationMs \(100\) must be greater than renewDeadlineMs/ },
-    { reason: 'retry period not below the renew deadline', options: { renewDeadlineMs: 100, retryPeriodMs: 100 }, error: /renewDeadlineMs \(100\) must be greater than retryPeriodMs/ },
+    {
+      reason: 'renew deadline not below the lease duration',
+      options: { leaseDurationMs: 100, renewDeadlineMs: 100 },
+      error: /leaseDurationMs \(100\) must be greater than renewDeadlineMs/,
+    },
+    {
+      reason: 'retry period not below the renew deadline',
+      options: { renewDeadlineMs: 100, retryPeriodMs: 100 },
+      error: /renewDeadlineMs \(100\) must be greater than retryPeriodMs/,
+    },
     { reason: 'an empty identity', options: { identity: '' }, error: /non-empty identity/ },
   ];
   for (const c of invalid) {
@@ -212,8 +224,16 @@ describe('leaseIsFree', () => {
     { reason: 'no spec', spec: undefined, want: true },
     { reason: 'no holder', spec: { renewTime: microTime(now) }, want: true },
     { reason: 'renewed within its duration', spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:20.000000Z' }, want: false },
-    { reason: 'renewed longer ago than its duration', spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:10.000000Z' }, want: true },
-    { reason: 'exactly at the boundary is still held', spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:15.000000Z' }, want: false },
+    {
+      reason: 'renewed longer ago than its duration',
+      spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:10.000000Z' },
+      want: true,
+    },
+    {
+      reason: 'exactly at the boundary is still held',
+      spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2025-01-01T00:00:15.000000Z' },
+      want: false,
+    },
     { reason: 'no renewTime', spec: { holderIdentity: 'a', leaseDurationSeconds: 15 }, want: true },
     { reason: 'no duration uses the fallback (10 s)', spec: { holderIdentity: 'a', renewTime: '2025-01-01T00:00:25.000000Z' }, want: false },
   ];

@@ -151,9 +151,7 @@ export class LeaderElector {
     try {
       const started = this.options.onStartedLeading(controller.signal);
       if (started instanceof Promise) {
-        started.catch((err: unknown) =>
-          this.log.error({ lease: this.leaseName(), err: errorMessage(err) }, 'onStartedLeading failed'),
-        );
+        started.catch((err: unknown) => this.log.error({ lease: this.leaseName(), err: errorMessage(err) }, 'onStartedLeading failed'));
       }
     } catch (err) {
       this.log.error({ lease: this.leaseName(), err: errorMessage(err) }, 'onStartedLeading failed');

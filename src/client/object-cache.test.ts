@@ -31,7 +31,10 @@ describe('ObjectCache', () => {
     cache.set(obj('b', 'y'));
     assert.equal(cache.get('a', 'x')?.metadata.name, 'x');
     assert.equal(cache.get('b', 'x'), undefined);
-    assert.deepEqual(cache.list('b').map((o) => o.metadata.name), ['y']);
+    assert.deepEqual(
+      cache.list('b').map((o) => o.metadata.name),
+      ['y'],
+    );
     assert.equal(cache.list().length, 2);
     assert.equal(cache.delete('a/x')?.metadata.name, 'x');
     assert.equal(cache.size, 1);
@@ -42,10 +45,16 @@ describe('ObjectCache', () => {
     const cache = new ObjectCache();
     cache.addIndexer('app', (o) => (o.metadata.labels?.app ? [o.metadata.labels.app] : []));
     cache.set(obj('a', 'x', { app: 'db' }));
-    assert.deepEqual(cache.byIndex('app', 'db').map((o) => o.metadata.name), ['x']);
+    assert.deepEqual(
+      cache.byIndex('app', 'db').map((o) => o.metadata.name),
+      ['x'],
+    );
     cache.set(obj('a', 'x', { app: 'web' }));
     assert.deepEqual(cache.byIndex('app', 'db'), []);
-    assert.deepEqual(cache.byIndex('app', 'web').map((o) => o.metadata.name), ['x']);
+    assert.deepEqual(
+      cache.byIndex('app', 'web').map((o) => o.metadata.name),
+      ['x'],
+    );
   });
 
   test('an indexer added later indexes what is cached', () => {
@@ -77,13 +86,21 @@ describe('ObjectCache', () => {
     cache.set(obj('a', 'bad'));
     cache.set(obj('a', 'good'));
     assert.equal(cache.size, 2);
-    assert.deepEqual(cache.byIndex('picky', 'ok').map((o) => o.metadata.name), ['good']);
+    assert.deepEqual(
+      cache.byIndex('picky', 'ok').map((o) => o.metadata.name),
+      ['good'],
+    );
     assert.deepEqual(reported, ['picky bad']);
   });
 
   test('indexes always agree with a scan of the objects (property)', () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('set' as const), name: fc.constantFrom('a', 'b', 'c', 'd'), ns: fc.constantFrom('x', 'y'), labels: fc.subarray(['l1', 'l2', 'l3']) }),
+      fc.record({
+        kind: fc.constant('set' as const),
+        name: fc.constantFrom('a', 'b', 'c', 'd'),
+        ns: fc.constantFrom('x', 'y'),
+        labels: fc.subarray(['l1', 'l2', 'l3']),
+      }),
       fc.record({ kind: fc.constant('delete' as const), name: fc.constantFrom('a', 'b', 'c', 'd'), ns: fc.constantFrom('x', 'y') }),
       fc.record({ kind: fc.constant('replace' as const), names: fc.subarray(['a', 'b', 'c']) }),
     );
@@ -97,7 +114,11 @@ describe('ObjectCache', () => {
           else cache.replace(o.names.map((n) => obj('x', n, { l1: 'v' })));
         }
         for (const label of ['l1', 'l2', 'l3']) {
-          const scan = cache.list().filter((o) => label in (o.metadata.labels ?? {})).map(objectKey).sort();
+          const scan = cache
+            .list()
+            .filter((o) => label in (o.metadata.labels ?? {}))
+            .map(objectKey)
+            .sort();
           const indexed = cache.byIndex('label', label).map(objectKey).sort();
           if (JSON.stringify(scan) !== JSON.stringify(indexed)) return false;
         }

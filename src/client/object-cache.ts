@@ -154,7 +154,7 @@ export class ObjectCache<T extends KObject = KObject> {
 function file<T extends KObject>(index: Index<T>, key: string, computed: string[]): void {
   const values = computed.length === 1 ? computed : [...new Set(computed)];
   if (values.length === 0) return;
-  index.valuesOf.set(key, values.length === 1 ? values[0]! : values);
+  index.valuesOf.set(key, values.length === 1 ? values[0] : values);
   for (const value of values) {
     let keys = index.byValue.get(value);
     if (!keys) index.byValue.set(value, (keys = new Set()));

@@ -6,7 +6,10 @@ import { ItemExponentialBackoff, MaxOfRateLimiter, TokenBucket, controllerRateLi
 describe('ItemExponentialBackoff', () => {
   test('doubles per retry from the base, per key, up to the cap', () => {
     const b = new ItemExponentialBackoff(5, 100);
-    assert.deepEqual([1, 2, 3, 4, 5, 6].map(() => b.when('a')), [5, 10, 20, 40, 80, 100]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6].map(() => b.when('a')),
+      [5, 10, 20, 40, 80, 100],
+    );
     assert.equal(b.when('b'), 5, 'other keys start at the base');
     assert.equal(b.numRequeues('a'), 6);
   });
@@ -55,7 +58,7 @@ describe('TokenBucket', () => {
 
 describe('controllerRateLimiter', () => {
   test('is the larger of the per-key backoff and the bucket', () => {
-    let now = 0;
+    const now = 0;
     const limiter = controllerRateLimiter({ baseDelayMs: 5, maxDelayMs: 10_000, qps: 1, burst: 2, now: () => now });
     assert.equal(limiter.when('a'), 5, 'bucket has tokens: the backoff decides');
     assert.equal(limiter.when('a'), 10);

@@ -109,7 +109,10 @@ describe('SharedInformers', () => {
     one.addIndexer('size', (o) => [String((o.spec as { size: number }).size)]);
     other.start();
     await other.waitForSync();
-    assert.deepEqual(other.store.byIndex('size', '3').map((o) => o.metadata.name), ['a']);
+    assert.deepEqual(
+      other.store.byIndex('size', '3').map((o) => o.metadata.name),
+      ['a'],
+    );
     assert.throws(() => other.addIndexer('size', () => []), /an indexer with that name exists/);
     informers.stop();
   });
@@ -137,7 +140,7 @@ describe('SharedInformers', () => {
     assert.equal(pool.store.get('ns', 'a'), claimsSaw[1]);
     // scripts/run-tests.mjs sets CONDUCTOR_FREEZE_CACHED_OBJECTS=1: a consumer that writes fails loudly.
     assert.equal(process.env.CONDUCTOR_FREEZE_CACHED_OBJECTS, '1', 'tests must run with frozen caches (scripts/run-tests.mjs)');
-    const shared = claimsSaw[1]!;
+    const shared = claimsSaw[1];
     assert.throws(() => {
       (shared.spec as { size: number }).size = 3;
     }, TypeError);
@@ -152,7 +155,9 @@ describe('SharedInformers', () => {
     const fake = new FakeClient();
     const big = widget('a');
     big.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(widget('a')), keep: 'me' };
-    big.metadata.managedFields = [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'example.conductor.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:size': {} } } }];
+    big.metadata.managedFields = [
+      { manager: 'kubectl', operation: 'Apply', apiVersion: 'example.conductor.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:size': {} } } },
+    ];
     await fake.create(widgets, big);
     const informers = new SharedInformers(fake);
     const view = informers.informer(widgets);

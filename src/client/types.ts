@@ -109,13 +109,7 @@ export interface Client {
   updateStatus<T extends KObject = KObject>(ref: ResourceRef, obj: T, options?: WriteOptions): Promise<T>;
   /** Replaces another subresource (PUT .../<subresource>), e.g. a namespace's `finalize`. */
   updateSubresource<T extends KObject = KObject>(ref: ResourceRef, obj: T, subresource: string, options?: WriteOptions): Promise<T>;
-  patch<T extends KObject = KObject>(
-    ref: ResourceRef,
-    name: string,
-    type: PatchType,
-    patch: unknown,
-    options?: PatchOptions,
-  ): Promise<T>;
+  patch<T extends KObject = KObject>(ref: ResourceRef, name: string, type: PatchType, patch: unknown, options?: PatchOptions): Promise<T>;
   /** Returns the object as it was deleted, or with deletionTimestamp set when finalizers remain. */
   delete(ref: ResourceRef, name: string, options?: DeleteOptions): Promise<KObject>;
   deleteCollection(ref: ResourceRef, options?: ListOptions & DeleteOptions): Promise<void>;
@@ -137,10 +131,5 @@ export const builtinRefs = {
   events: resourceRef('v1', 'Event', 'events', true),
   serviceaccounts: resourceRef('v1', 'ServiceAccount', 'serviceaccounts', true),
   leases: resourceRef('coordination.k8s.io/v1', 'Lease', 'leases', true),
-  customresourcedefinitions: resourceRef(
-    'apiextensions.k8s.io/v1',
-    'CustomResourceDefinition',
-    'customresourcedefinitions',
-    false,
-  ),
+  customresourcedefinitions: resourceRef('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false),
 } as const;

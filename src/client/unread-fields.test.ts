@@ -4,7 +4,12 @@ import type { KObject, ManagedFieldsEntry } from '../machinery/object.js';
 import { dropUnreadFields, LAST_APPLIED_ANNOTATION } from './unread-fields.js';
 
 const managedFields: ManagedFieldsEntry[] = [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }];
-const base = (metadata: KObject['metadata']): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', ...metadata }, data: { k: 'v' } });
+const base = (metadata: KObject['metadata']): KObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'a', namespace: 'ns', ...metadata },
+  data: { k: 'v' },
+});
 
 describe('dropUnreadFields', () => {
   const cases: { reason: string; in: KObject; want: KObject }[] = [
@@ -15,7 +20,11 @@ describe('dropUnreadFields', () => {
       want: base({ annotations: { keep: 'me' } }),
     },
     { reason: 'annotations left empty go altogether', in: base({ annotations: { [LAST_APPLIED_ANNOTATION]: '{}' }, managedFields }), want: base({}) },
-    { reason: 'an object with neither is unchanged', in: base({ labels: { a: 'b' }, annotations: { keep: 'me' } }), want: base({ labels: { a: 'b' }, annotations: { keep: 'me' } }) },
+    {
+      reason: 'an object with neither is unchanged',
+      in: base({ labels: { a: 'b' }, annotations: { keep: 'me' } }),
+      want: base({ labels: { a: 'b' }, annotations: { keep: 'me' } }),
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {

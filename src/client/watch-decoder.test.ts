@@ -12,7 +12,7 @@ const eventArb: fc.Arbitrary<WatchEvent> = fc.record({
     metadata: fc.record({ name: fc.string(), resourceVersion: fc.nat().map(String) }),
     data: fc.dictionary(fc.string(), fc.string({ unit: 'grapheme' })),
   }),
-}) as fc.Arbitrary<WatchEvent>;
+});
 
 /** Cuts `text` at the given fractions of its length. */
 function cut(text: string, cuts: number[]): string[] {
@@ -30,14 +30,19 @@ function cut(text: string, cuts: number[]): string[] {
 describe('WatchDecoder', () => {
   test('decodes the same events however the stream is chunked (property)', () => {
     fc.assert(
-      fc.property(fc.array(eventArb, { maxLength: 8 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), fc.boolean(), (events, cuts, finalNewline) => {
-        const body = events.map((e) => JSON.stringify(e)).join('\n') + (finalNewline ? '\n' : '');
-        const decoder = new WatchDecoder();
-        const got: WatchEvent[] = [];
-        for (const piece of cut(body, cuts)) got.push(...decoder.push(piece));
-        got.push(...decoder.end());
-        assert.deepEqual(got, JSON.parse(JSON.stringify(events)));
-      }),
+      fc.property(
+        fc.array(eventArb, { maxLength: 8 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+        fc.boolean(),
+        (events, cuts, finalNewline) => {
+          const body = events.map((e) => JSON.stringify(e)).join('\n') + (finalNewline ? '\n' : '');
+          const decoder = new WatchDecoder();
+          const got: WatchEvent[] = [];
+          for (const piece of cut(body, cuts)) got.push(...decoder.push(piece));
+          got.push(...decoder.end());
+          assert.deepEqual(got, JSON.parse(JSON.stringify(events)));
+        },
+      ),
     );
   });
 
@@ -52,7 +57,10 @@ describe('WatchDecoder', () => {
   test('ignores blank lines and a trailing carriage return', () => {
     const decoder = new WatchDecoder();
     const events = decoder.push(`\n\n${JSON.stringify({ type: 'DELETED', object: { metadata: {} } })}\r\n\n`);
-    assert.deepEqual(events.map((e) => e.type), ['DELETED']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['DELETED'],
+    );
     assert.deepEqual(decoder.end(), []);
   });
 });
@@ -66,7 +74,10 @@ describe('decodeWatchLine', () => {
   ];
   for (const c of bad) {
     test(`rejects ${c.reason}`, () => {
-      assert.throws(() => decodeWatchLine(c.line), (err: Error) => err instanceof WatchDecodeError && c.error.test(err.message));
+      assert.throws(
+        () => decodeWatchLine(c.line),
+        (err: Error) => err instanceof WatchDecodeError && c.error.test(err.message),
+      );
     });
   }
 

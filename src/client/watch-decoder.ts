@@ -29,9 +29,7 @@ export function decodeWatchLine(line: string): WatchEvent {
   if (!isPlainObject(parsed)) throw new WatchDecodeError(`cannot decode watch event: expected a JSON object, got ${preview(line)}`);
   const { type, object } = parsed;
   if (typeof type !== 'string' || !eventTypes.has(type)) {
-    throw new WatchDecodeError(
-      `cannot decode watch event: expected type ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, got ${JSON.stringify(type)}`,
-    );
+    throw new WatchDecodeError(`cannot decode watch event: expected type ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, got ${JSON.stringify(type)}`);
   }
   if (!isPlainObject(object)) throw new WatchDecodeError(`cannot decode watch event: ${type} event has no object`);
   return { type: type as WatchEventType, object: object as unknown as KObject };

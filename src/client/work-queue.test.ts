@@ -103,9 +103,9 @@ describe('WorkQueue', () => {
     assert.equal(q.numRequeues('k'), 0, 'success forgot the backoff');
     q.shutDown();
     await workers;
-    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
     assert.equal(errors.length, 3);
-    assert.ok(gaps[0]! >= 9 && gaps[1]! >= 19 && gaps[2]! >= 39, `gaps ${gaps.join(',')} follow 10, 20, 40 ms`);
+    assert.ok(gaps[0] >= 9 && gaps[1] >= 19 && gaps[2] >= 39, `gaps ${gaps.join(',')} follow 10, 20, 40 ms`);
   });
 
   test('a handler can ask for the key again later', async () => {
@@ -119,7 +119,7 @@ describe('WorkQueue', () => {
     await until(() => seen.length === 2);
     q.shutDown();
     await workers;
-    assert.ok(seen[1]! - seen[0]! >= 29);
+    assert.ok(seen[1] - seen[0] >= 29);
   });
 
   test('addAfter delays a key and keeps the earliest of two times', async () => {

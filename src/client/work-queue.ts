@@ -185,7 +185,7 @@ export class WorkQueue {
   }
 
   private take(): string {
-    const key = this.queue[this.head++] as string;
+    const key = this.queue[this.head++];
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.head = 0;

@@ -22,7 +22,13 @@ import { memorySampleObjects } from '../providers/memory/samples.js';
 import { localPostgreSQLInstanceKind, postgresqlServerKind, type LocalPostgreSQLInstance, type PostgreSQLServer } from '../providers/local/postgresql/kinds.js';
 import { mysqlInstanceKind, volumeKind, type MySQLInstance } from '../apis/storage/index.js';
 import { loadBalancerKind } from '../apis/network/index.js';
-import { resourceClassKind, DEFAULT_SCHEDULER_PROFILE_NAME, ensureDefaultSchedulerProfile, schedulerProfileKind, type SchedulerProfile } from '../apis/core/index.js';
+import {
+  resourceClassKind,
+  DEFAULT_SCHEDULER_PROFILE_NAME,
+  ensureDefaultSchedulerProfile,
+  schedulerProfileKind,
+  type SchedulerProfile,
+} from '../apis/core/index.js';
 import { SYSTEM_NAMESPACE } from '../apis/well-known.js';
 
 const NS = 'shop';
@@ -68,7 +74,10 @@ describe('CRDs on the API server', () => {
   test('installing again is harmless and writes nothing: the CRDs stay Established and owned by the conductor apply manager', async () => {
     const before = server.store.currentRevision();
     const result = await installCrds(server.client);
-    assert.deepEqual(result.names, allCrds().map((c) => c.metadata.name));
+    assert.deepEqual(
+      result.names,
+      allCrds().map((c) => c.metadata.name),
+    );
     assert.deepEqual(result.applied, [], 'unchanged definitions are not applied again');
     assert.equal(server.store.currentRevision(), before, 'no write at all');
     for (const name of result.names) {
@@ -88,7 +97,7 @@ describe('CRDs on the API server', () => {
     assert.deepEqual((crd.spec as { names: { shortNames: string[] } }).names.shortNames, ['mysql']);
   });
 
-  test('installing fails with the CRD\'s name when the server refuses it', async () => {
+  test("installing fails with the CRD's name when the server refuses it", async () => {
     const bad = mysqlInstanceKind.crd();
     (bad.spec as { names: { plural: string } }).names.plural = 'Not_A_Plural';
     await assert.rejects(installCrds(server.client, { crds: [bad], timeoutMs: 2000 }), /cannot install CRD mysqlinstances\.storage\.conductor\.io: .*plural/);
@@ -108,15 +117,23 @@ describe('CRDs on the API server', () => {
     }
   });
 
-  test('schema defaults fill in the common concrete fields and the shared server\'s sharing mode', async () => {
+  test("schema defaults fill in the common concrete fields and the shared server's sharing mode", async () => {
     const local = await server.client.create<LocalPostgreSQLInstance>(
       localPostgreSQLInstanceKind.ref,
-      localPostgreSQLInstanceKind.make({ metadata: { name: 'defaults', namespace: SYSTEM_NAMESPACE }, spec: { rebindPolicy: 'Retain', managementPolicy: 'Full' } }),
+      localPostgreSQLInstanceKind.make({
+        metadata: { name: 'defaults', namespace: SYSTEM_NAMESPACE },
+        spec: { rebindPolicy: 'Retain', managementPolicy: 'Full' },
+      }),
     );
     assert.equal(local.spec.rebindPolicy, 'Retain');
     assert.equal(local.spec.managementPolicy, 'Full');
     assert.equal(local.spec.sharing, undefined);
-    const bare = { apiVersion: postgresqlServerKind.apiVersion, kind: 'PostgreSQLServer', metadata: { name: 'bare', namespace: SYSTEM_NAMESPACE }, spec: { host: 'h', adminCredentialsSecretRef: { name: 's' } } };
+    const bare = {
+      apiVersion: postgresqlServerKind.apiVersion,
+      kind: 'PostgreSQLServer',
+      metadata: { name: 'bare', namespace: SYSTEM_NAMESPACE },
+      spec: { host: 'h', adminCredentialsSecretRef: { name: 's' } },
+    };
     const server2 = await server.client.create<PostgreSQLServer>(postgresqlServerKind.ref, bare as KObject as PostgreSQLServer);
     assert.equal(server2.spec.port, 5432);
     assert.equal(server2.spec.sslMode, 'prefer');
@@ -126,7 +143,7 @@ describe('CRDs on the API server', () => {
     assert.equal(server2.spec.managementPolicy, 'Full');
   });
 
-  test('a claim\'s status is written through the status subresource only', async () => {
+  test("a claim's status is written through the status subresource only", async () => {
     const ref = mysqlInstanceKind.ref;
     const claim = await server.client.create<MySQLInstance>(ref, mysqlInstanceKind.make({ metadata: { name: 'status-test', namespace: NS }, spec: {} }));
     const withStatus = await server.client.updateStatus<MySQLInstance>(ref, {
@@ -168,7 +185,13 @@ describe('CRDs on the API server', () => {
     {
       reason: 'an unknown rebindPolicy on a ResourceClass (a top-level field)',
       ref: resourceClassKind.ref,
-      obj: { apiVersion: resourceClassKind.apiVersion, kind: 'ResourceClass', metadata: { name: 'bad', namespace: SYSTEM_NAMESPACE }, rebindPolicy: 'Never', template: { apiVersion: 'a/v1', kind: 'K' } },
+      obj: {
+        apiVersion: resourceClassKind.apiVersion,
+        kind: 'ResourceClass',
+        metadata: { name: 'bad', namespace: SYSTEM_NAMESPACE },
+        rebindPolicy: 'Never',
+        template: { apiVersion: 'a/v1', kind: 'K' },
+      },
       field: 'rebindPolicy',
       message: /Unsupported value: "Never"/,
     },
@@ -210,7 +233,13 @@ describe('CRDs on the API server', () => {
     {
       reason: 'a pool whose minFree exceeds maxFree',
       ref: resourceClassKind.ref,
-      obj: { apiVersion: resourceClassKind.apiVersion, kind: 'ResourceClass', metadata: { name: 'bad', namespace: SYSTEM_NAMESPACE }, pool: { minFree: 3, maxFree: 1 }, template: { apiVersion: 'a/v1', kind: 'K' } },
+      obj: {
+        apiVersion: resourceClassKind.apiVersion,
+        kind: 'ResourceClass',
+        metadata: { name: 'bad', namespace: SYSTEM_NAMESPACE },
+        pool: { minFree: 3, maxFree: 1 },
+        template: { apiVersion: 'a/v1', kind: 'K' },
+      },
       field: 'pool',
       message: /minFree must not exceed maxFree/,
     },
@@ -243,7 +272,13 @@ describe('CRDs on the API server', () => {
     assert.deepEqual(created.spec.costTiers, ['free-tier', 'standard', 'premium']);
     assert.deepEqual(created.spec.performanceTiers, ['standard', 'performance', 'extreme']);
     assert.deepEqual(created.spec.regionHierarchy?.['north-america'], ['us-east-1', 'us-west-2', 'ca-central-1']);
-    const edited = await server.client.patch<SchedulerProfile>(schedulerProfileKind.ref, DEFAULT_SCHEDULER_PROFILE_NAME, 'merge', { spec: { costTiers: ['cheap', 'dear'] } }, { namespace: 'elsewhere' });
+    const edited = await server.client.patch<SchedulerProfile>(
+      schedulerProfileKind.ref,
+      DEFAULT_SCHEDULER_PROFILE_NAME,
+      'merge',
+      { spec: { costTiers: ['cheap', 'dear'] } },
+      { namespace: 'elsewhere' },
+    );
     const again = await ensureDefaultSchedulerProfile(server.client, 'elsewhere');
     assert.deepEqual(again.spec.costTiers, ['cheap', 'dear']);
     assert.equal(again.metadata.resourceVersion, edited.metadata.resourceVersion);

@@ -28,10 +28,10 @@ function table(out: string): string[][] {
 /** The row whose NAME column is `name`, as header → cell. */
 function row(out: string, name: string): Record<string, string> {
   const [header, ...rows] = table(out);
-  const nameAt = header!.indexOf('NAME');
+  const nameAt = header.indexOf('NAME');
   const found = rows.find((r) => r[nameAt] === name || r[nameAt]?.endsWith(`/${name}`));
   assert.ok(found, `no row named ${name} in:\n${out}`);
-  return Object.fromEntries(header!.map((h, i) => [h, found[i] ?? '']));
+  return Object.fromEntries(header.map((h, i) => [h, found[i] ?? '']));
 }
 
 describe('the kinds through kubectl', () => {
@@ -64,8 +64,20 @@ describe('the kinds through kubectl', () => {
 
   test('a bound claim shows its phase, resource and class; short names work', async () => {
     await kubectlOk(suite.server, [
-      'patch', 'mysql', 'wordpress-db', '-n', NS, '--subresource=status', '--type=merge', '-p',
-      JSON.stringify({ status: { phase: 'Bound', resourceRef: { apiVersion: 'database.aws.conductor.io/v1alpha1', kind: 'RDSInstance', namespace: 'conductor-system', name: 'rds-instance-445' } } }),
+      'patch',
+      'mysql',
+      'wordpress-db',
+      '-n',
+      NS,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: {
+          phase: 'Bound',
+          resourceRef: { apiVersion: 'database.aws.conductor.io/v1alpha1', kind: 'RDSInstance', namespace: 'conductor-system', name: 'rds-instance-445' },
+        },
+      }),
     ]);
     const out = await kubectlOk(suite.server, ['get', 'mysqlinstances', '-A']);
     assert.deepEqual(table(out)[0], ['NAMESPACE', 'NAME', 'PHASE', 'RESOURCE', 'CLASS', 'AGE']);
@@ -80,7 +92,14 @@ describe('the kinds through kubectl', () => {
 
   test('a concrete resource shows its phase, claim, class and readiness', async () => {
     await kubectlOk(suite.server, [
-      'patch', 'localpg', 'default-orders-db-1a2b3c4d', '-n', 'conductor-system', '--subresource=status', '--type=merge', '-p',
+      'patch',
+      'localpg',
+      'default-orders-db-1a2b3c4d',
+      '-n',
+      'conductor-system',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
       JSON.stringify({
         status: {
           phase: 'Bound',

@@ -18,8 +18,13 @@ describe('CRD manifests', () => {
 
   test('deploy/crds holds exactly the current CRDs (run `npm run gen:crds` after changing a kind in src/apis or src/providers)', () => {
     const want = crdFiles(allCrds());
-    const have = readdirSync(deployDir).filter((f) => f.endsWith('.yaml')).sort();
-    assert.deepEqual(have, want.map((f) => f.name));
+    const have = readdirSync(deployDir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
+    assert.deepEqual(
+      have,
+      want.map((f) => f.name),
+    );
     for (const f of want) assert.equal(readFileSync(join(deployDir, f.name), 'utf8'), f.content, `${f.name} is stale`);
   });
 

@@ -12,7 +12,19 @@ import type { KObject } from '../machinery/object.js';
 import type { JSONSchemaProps } from '../apiserver/registry/resource-type.js';
 import { validateCrd } from '../apiserver/builtins/crd-validation.js';
 import { compileSchema } from '../apiserver/schema/index.js';
-import { adminKinds, allCrds, allKinds, apiRefs, buildCatalog, builtInProviders, CatalogError, claimKinds, concreteKinds, findKind, validateCatalog } from './catalog.js';
+import {
+  adminKinds,
+  allCrds,
+  allKinds,
+  apiRefs,
+  buildCatalog,
+  builtInProviders,
+  CatalogError,
+  claimKinds,
+  concreteKinds,
+  findKind,
+  validateCatalog,
+} from './catalog.js';
 import type { ConcreteKindDefinition } from '../providers/spi.js';
 import { implementedClaimKinds, isClaimCrd } from '../apis/crd-metadata.js';
 import { sampleObjects } from '../apis/testing/index.js';
@@ -22,7 +34,7 @@ import type { Condition } from '../machinery/object.js';
 import type { Claim } from '../apis/common/claim.js';
 import type { ConcreteResource } from '../apis/common/concrete.js';
 import type { ConditionEntry } from '../apis/common/fields.js';
-import type { Bucket, MySQLInstance, PostgreSQLInstance, Volume } from '../apis/storage/index.js';
+import type { Bucket, MySQLInstance, Volume } from '../apis/storage/index.js';
 import type { RedisCluster } from '../apis/cache/index.js';
 import type { MessageQueue } from '../apis/messaging/index.js';
 import type { LoadBalancer } from '../apis/network/index.js';
@@ -75,8 +87,8 @@ describe('the catalog', () => {
 
   test('allCrds returns copies: changing one does not change the next', () => {
     const first = allCrds();
-    first[0]!.metadata.name = 'changed';
-    assert.notEqual(allCrds()[0]!.metadata.name, 'changed');
+    first[0].metadata.name = 'changed';
+    assert.notEqual(allCrds()[0].metadata.name, 'changed');
   });
 
   test('claim kinds carry the abstract label and the claim category; nothing else does', () => {
@@ -101,7 +113,7 @@ describe('the catalog', () => {
     for (const k of [...claimKinds, ...adminKinds]) assert.ok(!k.categories.includes(MANAGED_CATEGORY), k.kind);
   });
 
-  test('every CRD passes the API server\'s CRD validation (structural schema, CEL rules, defaults, columns)', () => {
+  test("every CRD passes the API server's CRD validation (structural schema, CEL rules, defaults, columns)", () => {
     for (const crd of allCrds()) {
       // The server's create strategy records the stored versions before validating.
       crd.status = { storedVersions: ['v1alpha1'] };
@@ -129,7 +141,17 @@ describe('the catalog', () => {
     const rc = findKind('core.conductor.io', 'ResourceClass')!;
     const props = Object.keys(rc.schema.properties ?? {});
     assert.ok(!props.includes('spec') && !props.includes('status'));
-    for (const f of ['resourceClass', 'capabilities', 'supportedResources', 'rebindPolicy', 'bindingMode', 'allowedNamespaces', 'pool', 'providerRef', 'template']) {
+    for (const f of [
+      'resourceClass',
+      'capabilities',
+      'supportedResources',
+      'rebindPolicy',
+      'bindingMode',
+      'allowedNamespaces',
+      'pool',
+      'providerRef',
+      'template',
+    ]) {
       assert.ok(props.includes(f), f);
     }
   });
@@ -140,8 +162,10 @@ describe('types and schemas agree', () => {
 
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {
     // Compile-time checks: these assignments fail to build if the generic types drift apart.
-    const claims: Claim[] = [] as (MySQLInstance | PostgreSQLInstance | Bucket | Volume | RedisCluster | MessageQueue | LoadBalancer)[];
-    const concrete: ConcreteResource[] = [] as (PostgreSQLServer | LocalPostgreSQLInstance | RedisServer | LocalRedisInstance | LocalListener | MemoryDatabase)[];
+    const claims: Claim[] = [] as (MySQLInstance | Bucket | Volume | RedisCluster | MessageQueue | LoadBalancer)[];
+    const concrete: ConcreteResource[] = [] as (
+      PostgreSQLServer | LocalPostgreSQLInstance | RedisServer | LocalRedisInstance | LocalListener | MemoryDatabase
+    )[];
     const condition: Condition = {} as ConditionEntry;
     const entry: ConditionEntry = {} as Condition;
     assert.ok(claims && concrete && condition && entry);
@@ -166,11 +190,15 @@ describe('types and schemas agree', () => {
 
 /** The description of a CRD's object schema (what `kubectl explain <kind>` shows). */
 function crdDescription(crd: KObject): string {
-  return (crd.spec as { versions: { schema: { openAPIV3Schema: { description: string } } }[] }).versions[0]!.schema.openAPIV3Schema.description;
+  return (crd.spec as { versions: { schema: { openAPIV3Schema: { description: string } } }[] }).versions[0].schema.openAPIV3Schema.description;
 }
 
 /** A concrete kind definition for validation tests: names, one CRD, claim kinds implemented. */
-function concreteDef(kind: string, claims: { group: string; kind: string }[], annotated = claims.map((c) => `${c.kind.toLowerCase()}s.${c.group}`)): ConcreteKindDefinition {
+function concreteDef(
+  kind: string,
+  claims: { group: string; kind: string }[],
+  annotated = claims.map((c) => `${c.kind.toLowerCase()}s.${c.group}`),
+): ConcreteKindDefinition {
   const group = 'test.example.io';
   const plural = `${kind.toLowerCase()}s`;
   return {
@@ -195,18 +223,34 @@ describe('validateCatalog and buildCatalog', () => {
   const bucket = { group: 'storage.conductor.io', kind: 'Bucket' };
   const sources = (...providers: { name: string; kinds: ConcreteKindDefinition[] }[]) => ({ claimKinds, adminKinds, providers });
   const cases: { reason: string; providers: { name: string; kinds: ConcreteKindDefinition[] }[]; want: RegExp[] }[] = [
-    { reason: 'kinds that implement known claim kinds fit', providers: [{ name: 'p', kinds: [concreteDef('Cache', [redis]), concreteDef('Store', [bucket])] }], want: [] },
-    { reason: 'a claim kind is matched by group and kind, the kind case-insensitively', providers: [{ name: 'p', kinds: [concreteDef('Cache', [{ group: 'cache.conductor.io', kind: 'rediscluster' }], ['redisclusters.cache.conductor.io'])] }], want: [] },
+    {
+      reason: 'kinds that implement known claim kinds fit',
+      providers: [{ name: 'p', kinds: [concreteDef('Cache', [redis]), concreteDef('Store', [bucket])] }],
+      want: [],
+    },
+    {
+      reason: 'a claim kind is matched by group and kind, the kind case-insensitively',
+      providers: [{ name: 'p', kinds: [concreteDef('Cache', [{ group: 'cache.conductor.io', kind: 'rediscluster' }], ['redisclusters.cache.conductor.io'])] }],
+      want: [],
+    },
     {
       reason: 'a concrete kind that names a claim kind not in the catalog',
       providers: [{ name: 'p', kinds: [concreteDef('Queue', [{ group: 'messaging.conductor.io', kind: 'Topic' }])] }],
-      want: [/provider p: test\.example\.io\/Queue implements messaging\.conductor\.io\/Topic, which is not a claim kind of the catalog \(known: .*cache\.conductor\.io\/RedisCluster/],
+      want: [
+        /provider p: test\.example\.io\/Queue implements messaging\.conductor\.io\/Topic, which is not a claim kind of the catalog \(known: .*cache\.conductor\.io\/RedisCluster/,
+      ],
     },
-    { reason: 'a concrete kind that implements nothing', providers: [{ name: 'p', kinds: [concreteDef('Idle', [])] }], want: [/provider p: test\.example\.io\/Idle implements no claim kind/] },
+    {
+      reason: 'a concrete kind that implements nothing',
+      providers: [{ name: 'p', kinds: [concreteDef('Idle', [])] }],
+      want: [/provider p: test\.example\.io\/Idle implements no claim kind/],
+    },
     {
       reason: 'a CRD whose implements annotation disagrees with the implementations',
       providers: [{ name: 'p', kinds: [concreteDef('Cache', [redis], ['buckets.storage.conductor.io'])] }],
-      want: [/the CRD of test\.example\.io\/Cache says it implements buckets\.storage\.conductor\.io, its implementations say redisclusters\.cache\.conductor\.io/],
+      want: [
+        /the CRD of test\.example\.io\/Cache says it implements buckets\.storage\.conductor\.io, its implementations say redisclusters\.cache\.conductor\.io/,
+      ],
     },
     {
       reason: 'one kind defined by two providers',
@@ -226,19 +270,35 @@ describe('validateCatalog and buildCatalog', () => {
     test(c.reason, () => {
       const got = validateCatalog(sources(...c.providers));
       assert.equal(got.length, c.want.length, `want ${c.want.length} problems, got: ${JSON.stringify(got, null, 1)}`);
-      c.want.forEach((w, i) => assert.match(got[i]!, w));
+      c.want.forEach((w, i) => assert.match(got[i], w));
       if (c.want.length === 0) assert.equal(buildCatalog(sources(...c.providers)).concreteKinds.length, c.providers.flatMap((p) => p.kinds).length);
-      else assert.throws(() => buildCatalog(sources(...c.providers)), (err: unknown) => err instanceof CatalogError && c.want.every((w) => w.test(err.message)));
+      else
+        assert.throws(
+          () => buildCatalog(sources(...c.providers)),
+          (err: unknown) => err instanceof CatalogError && c.want.every((w) => w.test(err.message)),
+        );
     });
   }
 
   test('a concrete kind that is not a KindDefinition gets its ref from its names and CRD scope', () => {
     const catalog = buildCatalog(sources({ name: 'p', kinds: [concreteDef('Cache', [redis])] }));
-    assert.deepEqual(catalog.findKind('test.example.io', 'cache')?.ref, { group: 'test.example.io', version: 'v1alpha1', resource: 'caches', namespaced: true, kind: 'Cache' });
-    assert.deepEqual(catalog.crds().map((c) => c.metadata.name).slice(-1), ['caches.test.example.io']);
+    assert.deepEqual(catalog.findKind('test.example.io', 'cache')?.ref, {
+      group: 'test.example.io',
+      version: 'v1alpha1',
+      resource: 'caches',
+      namespaced: true,
+      kind: 'Cache',
+    });
+    assert.deepEqual(
+      catalog
+        .crds()
+        .map((c) => c.metadata.name)
+        .slice(-1),
+      ['caches.test.example.io'],
+    );
   });
 
-  test('the built-in catalog holds every built-in provider\'s kinds, in provider order', () => {
+  test("the built-in catalog holds every built-in provider's kinds, in provider order", () => {
     assert.deepEqual(
       concreteKinds.map((k) => k.kind),
       builtInProviders.flatMap((p) => p.kinds.map((k) => k.kind)),

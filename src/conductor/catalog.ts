@@ -96,7 +96,9 @@ export function validateCatalog(sources: CatalogSources): string[] {
       for (const s of k.implements) {
         const c = claimsByGk.get(gk(s.claimKind).toLowerCase());
         if (!c) {
-          problems.push(`${where}: ${gk(k)} implements ${gk(s.claimKind)}, which is not a claim kind of the catalog (known: ${[...claimsByGk.values()].map(gk).join(', ')})`);
+          problems.push(
+            `${where}: ${gk(k)} implements ${gk(s.claimKind)}, which is not a claim kind of the catalog (known: ${[...claimsByGk.values()].map(gk).join(', ')})`,
+          );
           continue;
         }
         wanted.push(c.crdName);
@@ -121,7 +123,15 @@ function catalogKind(k: ConcreteKindDefinition): CatalogKind {
   if ('ref' in k && 'crdName' in k) return k as unknown as CatalogKind;
   const crd = k.crd();
   const namespaced = (crd.spec as { scope?: string } | undefined)?.scope !== 'Cluster';
-  return { group: k.group, version: k.version, kind: k.kind, plural: k.plural, crdName: crd.metadata.name ?? `${k.plural}.${k.group}`, ref: resourceRef(`${k.group}/${k.version}`, k.kind, k.plural, namespaced), crd: () => k.crd() };
+  return {
+    group: k.group,
+    version: k.version,
+    kind: k.kind,
+    plural: k.plural,
+    crdName: crd.metadata.name ?? `${k.plural}.${k.group}`,
+    ref: resourceRef(`${k.group}/${k.version}`, k.kind, k.plural, namespaced),
+    crd: () => k.crd(),
+  };
 }
 
 /** buildCatalog validates its sources and assembles the catalog; it throws a CatalogError listing every problem. */

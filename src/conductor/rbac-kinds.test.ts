@@ -15,7 +15,11 @@ const crd = (o: { plural: string; categories?: string[]; abstract?: string; scop
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: `${o.plural}.x.example.com`, ...(o.abstract ? { labels: { 'conductor.io/abstract': o.abstract } } : {}) },
-  spec: { group: 'x.example.com', scope: o.scope ?? 'Namespaced', names: { plural: o.plural, kind: 'K', ...(o.categories ? { categories: o.categories } : {}) } },
+  spec: {
+    group: 'x.example.com',
+    scope: o.scope ?? 'Namespaced',
+    names: { plural: o.plural, kind: 'K', ...(o.categories ? { categories: o.categories } : {}) },
+  },
 });
 
 describe('conductorCrdKinds', () => {
@@ -31,8 +35,14 @@ describe('conductorCrdKinds', () => {
       ],
       conductorCrdKinds,
     );
-    assert.deepEqual(got.claimResources.map((r) => r.resource), ['bycategory', 'bylabel']);
-    assert.deepEqual(got.concreteResources.map((r) => r.resource), ['concrete']);
+    assert.deepEqual(
+      got.claimResources.map((r) => r.resource),
+      ['bycategory', 'bylabel'],
+    );
+    assert.deepEqual(
+      got.concreteResources.map((r) => r.resource),
+      ['concrete'],
+    );
   });
   test('a CRD without names or categories is neither', () => {
     const bare: KObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'bare' } };
@@ -42,13 +52,19 @@ describe('conductorCrdKinds', () => {
 });
 
 describe('conductorRbacKinds', () => {
-  test("names every claim and concrete kind of the catalog, and asks the claim-type index which served types are claims", async () => {
+  test('names every claim and concrete kind of the catalog, and asks the claim-type index which served types are claims', async () => {
     const kinds = conductorKinds();
     const asked: string[] = [];
     const claimTypes = { isClaim: async (rt: { resource: string }) => (asked.push(rt.resource), rt.resource === 'widgets') } as unknown as ClaimTypeIndex;
     const rbac = conductorRbacKinds(kinds, claimTypes);
-    assert.deepEqual(rbac.resources.claimResources, kinds.claimKinds.map((k) => ({ group: k.group, resource: k.plural })));
-    assert.deepEqual(rbac.resources.concreteResources, kinds.concreteKinds.map((k) => ({ group: k.group, resource: k.plural })));
+    assert.deepEqual(
+      rbac.resources.claimResources,
+      kinds.claimKinds.map((k) => ({ group: k.group, resource: k.plural })),
+    );
+    assert.deepEqual(
+      rbac.resources.concreteResources,
+      kinds.concreteKinds.map((k) => ({ group: k.group, resource: k.plural })),
+    );
     assert.ok(rbac.resources.claimResources.length > 0 && rbac.resources.concreteResources.length > 0);
     assert.equal(await rbac.isClaim!({ resource: 'widgets' } as never), true);
     assert.equal(await rbac.isClaim!({ resource: 'gadgets' } as never), false);

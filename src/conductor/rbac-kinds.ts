@@ -1,6 +1,6 @@
 /**
  * What RBAC's built-in roles know of Conductor's kinds: the claim and concrete resources of
- * the catalog, and the rule telling claim and concrete CRDs apart (DESIGN 3.1: a claim kind is
+ * the catalog, and the rule telling claim and concrete CRDs apart (docs/design.md 3.1: a claim kind is
  * in the `claim` category or labelled `conductor.io/abstract: "true"`; a concrete kind is in
  * the `managed` category). The API server is given this; it does not know claims itself.
  */

@@ -52,7 +52,11 @@ async function conductorExtension(parts: ServerParts, opts: { dataDir: string; c
       if (!opts.controllers) return;
       try {
         const { startControllersAndProviders } = await import('./controllers.js');
-        running = await startControllersAndProviders(client, { dataDir: opts.dataDir, logger: logger.child({ component: 'controllers' }), pollIntervalMs: opts.pollIntervalMs });
+        running = await startControllersAndProviders(client, {
+          dataDir: opts.dataDir,
+          logger: logger.child({ component: 'controllers' }),
+          pollIntervalMs: opts.pollIntervalMs,
+        });
       } catch (err) {
         if (!signal.aborted) logger.error({ err }, 'cannot start the claim and managed-resource controllers');
       }

@@ -39,7 +39,11 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   const informers = new SharedInformers(client, { logger: log.child({ component: 'informers' }) });
   const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs, informers });
   const cancelProviderCalls = new AbortController();
-  const claims = new ClaimController(client, new ProviderAccess(client, providers, { shutdown: cancelProviderCalls.signal }), { logger: log.child({ controller: 'claims' }), kinds: opts.kinds, informers });
+  const claims = new ClaimController(client, new ProviderAccess(client, providers, { shutdown: cancelProviderCalls.signal }), {
+    logger: log.child({ controller: 'claims' }),
+    kinds: opts.kinds,
+    informers,
+  });
   await claims.start();
   const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }), informers });
   await quotas.start();

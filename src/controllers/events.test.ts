@@ -6,7 +6,11 @@ import { errors } from '../machinery/errors.js';
 import type { KObject } from '../machinery/object.js';
 import { EVENT_MESSAGE_LIMIT, eventName, recordEvent } from './events.js';
 
-const subject: KObject = { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', metadata: { name: 'db', namespace: 'conductor-system', uid: 'u-1' } };
+const subject: KObject = {
+  apiVersion: 'database.local.conductor.io/v1alpha1',
+  kind: 'LocalPostgreSQLInstance',
+  metadata: { name: 'db', namespace: 'conductor-system', uid: 'u-1' },
+};
 const at = (s: number) => () => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
 async function events(client: FakeClient, namespace = 'conductor-system'): Promise<KObject[]> {
@@ -19,13 +23,13 @@ describe('recordEvent', () => {
     await recordEvent(client, subject, 'Warning', 'CannotObserve', 'cannot observe: refused', { component: 'managed', now: at(1) });
     const [ev, ...rest] = await events(client);
     assert.equal(rest.length, 0);
-    assert.deepEqual(ev!.involvedObject, { apiVersion: subject.apiVersion, kind: subject.kind, namespace: 'conductor-system', name: 'db', uid: 'u-1' });
-    assert.equal(ev!.type, 'Warning');
-    assert.equal(ev!.reason, 'CannotObserve');
-    assert.equal(ev!.message, 'cannot observe: refused');
-    assert.equal(ev!.count, 1);
-    assert.equal(ev!.firstTimestamp, '2026-01-01T00:00:01Z');
-    assert.deepEqual(ev!.source, { component: 'managed' });
+    assert.deepEqual(ev.involvedObject, { apiVersion: subject.apiVersion, kind: subject.kind, namespace: 'conductor-system', name: 'db', uid: 'u-1' });
+    assert.equal(ev.type, 'Warning');
+    assert.equal(ev.reason, 'CannotObserve');
+    assert.equal(ev.message, 'cannot observe: refused');
+    assert.equal(ev.count, 1);
+    assert.equal(ev.firstTimestamp, '2026-01-01T00:00:01Z');
+    assert.deepEqual(ev.source, { component: 'managed' });
   });
 
   test('repeats are one Event whose count and lastTimestamp grow; a different message is another Event', async () => {
@@ -44,7 +48,7 @@ describe('recordEvent', () => {
     const client = new FakeClient();
     await Promise.all(Array.from({ length: 4 }, () => recordEvent(client, subject, 'Normal', 'Created', 'made it')));
     const [ev] = await events(client);
-    assert.equal(ev!.count, 4);
+    assert.equal(ev.count, 4);
   });
 
   test('never throws; a failure is logged', async () => {
@@ -63,7 +67,7 @@ describe('recordEvent', () => {
     const node: KObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', uid: 'u-2' } };
     await recordEvent(client, node, 'Normal', 'Seen', 'x'.repeat(5000));
     const [ev] = await events(client, 'default');
-    assert.equal(String(ev!.message).length, EVENT_MESSAGE_LIMIT);
+    assert.equal(String(ev.message).length, EVENT_MESSAGE_LIMIT);
   });
 
   test('event names are valid and stable, and differ by reason and message', () => {

@@ -131,10 +131,7 @@ export async function recordEvent(
     } catch (err) {
       // Someone else wrote the same event meanwhile: read it again and add to it.
       if ((isAlreadyExists(err) || isConflict(err)) && attempt < WRITE_ATTEMPTS) continue;
-      log.warn(
-        { namespace: key.namespace, event: key.name, kind: obj.kind, name: obj.metadata.name, reason, err: errorMessage(err) },
-        'cannot record event',
-      );
+      log.warn({ namespace: key.namespace, event: key.name, kind: obj.kind, name: obj.metadata.name, reason, err: errorMessage(err) }, 'cannot record event');
       return;
     }
   }

@@ -4,7 +4,13 @@ import { parseCrashPoints } from './crash-point.js';
 
 test('parseCrashPoints reads names and visit counts', () => {
   assert.deepEqual([...parseCrashPoints('')], []);
-  assert.deepEqual([...parseCrashPoints('a, b@3')], [['a', 1], ['b', 3]]);
+  assert.deepEqual(
+    [...parseCrashPoints('a, b@3')],
+    [
+      ['a', 1],
+      ['b', 3],
+    ],
+  );
 });
 
 test('parseCrashPoints refuses a count that is not a positive integer', () => {

@@ -158,7 +158,11 @@ export const errors = {
     return new ApiError(406, 'NotAcceptable', message);
   },
   unsupportedMediaType(contentType: string): ApiError {
-    return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${JSON.stringify(contentType)})`);
+    return new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${JSON.stringify(contentType)})`,
+    );
   },
   tooLarge(limit: number): ApiError {
     return new ApiError(413, 'RequestEntityTooLarge', `the request body is too large: the limit is ${limit} bytes`);
@@ -198,10 +202,5 @@ export function isAlreadyExists(err: unknown): boolean {
 
 /** Builds an ApiError from a Status received over HTTP (used by the HTTP client). */
 export function apiErrorFromStatus(status: Partial<Status> & { code?: number }, httpCode: number): ApiError {
-  return new ApiError(
-    status.code ?? httpCode,
-    (status.reason || 'InternalError') as StatusReason,
-    status.message ?? `HTTP ${httpCode}`,
-    status.details,
-  );
+  return new ApiError(status.code ?? httpCode, status.reason || 'InternalError', status.message ?? `HTTP ${httpCode}`, status.details);
 }

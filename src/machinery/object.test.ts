@@ -20,9 +20,9 @@ describe('deepCopy', () => {
     const original = { metadata: { labels: { a: '1' } }, items: [{ x: 1 }] };
     const copy = deepCopy(original);
     copy.metadata.labels.a = '2';
-    copy.items[0]!.x = 2;
+    copy.items[0].x = 2;
     assert.equal(original.metadata.labels.a, '1');
-    assert.equal(original.items[0]!.x, 1);
+    assert.equal(original.items[0].x, 1);
   });
 
   test('a __proto__ key is copied as data, not as a prototype', () => {
@@ -37,10 +37,20 @@ describe('deepCopy', () => {
 describe('sameStatusIgnoringTransitionTimes', () => {
   const cond = (status: string, time: string) => ({ type: 'Ready', status, reason: 'R', lastTransitionTime: time });
   for (const c of [
-    { reason: 'only a condition time differs: same', a: { phase: 'Bound', conditions: [cond('True', 't1')] }, b: { phase: 'Bound', conditions: [cond('True', 't2')] }, want: true },
+    {
+      reason: 'only a condition time differs: same',
+      a: { phase: 'Bound', conditions: [cond('True', 't1')] },
+      b: { phase: 'Bound', conditions: [cond('True', 't2')] },
+      want: true,
+    },
     { reason: 'a condition status differs: not the same', a: { conditions: [cond('True', 't1')] }, b: { conditions: [cond('False', 't1')] }, want: false },
     { reason: 'another field differs: not the same', a: { phase: 'Bound', conditions: [] }, b: { phase: 'Pending', conditions: [] }, want: false },
-    { reason: 'a time missing on one side: same', a: { conditions: [{ type: 'Ready', status: 'True' }] }, b: { conditions: [cond('True', 't9')].map(({ reason: _r, ...x }) => x) }, want: true },
+    {
+      reason: 'a time missing on one side: same',
+      a: { conditions: [{ type: 'Ready', status: 'True' }] },
+      b: { conditions: [cond('True', 't9')].map(({ reason: _r, ...x }) => x) },
+      want: true,
+    },
     { reason: 'no status on either side: same', a: undefined, b: undefined, want: true },
     { reason: 'status without conditions compares as is', a: { phase: 'Bound' }, b: { phase: 'Bound' }, want: true },
   ]) {

@@ -138,7 +138,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ak = Object.keys(a as object);
+  const ak = Object.keys(a);
   const bk = Object.keys(b as object);
   if (ak.length !== bk.length) return false;
   for (const k of ak) {

@@ -28,7 +28,7 @@ const cacheKind = () =>
   });
 
 const description = (def: ConcreteKindDefinition) =>
-  (def.crd().spec as { versions: { schema: { openAPIV3Schema: { description: string } } }[] }).versions[0]!.schema.openAPIV3Schema.description;
+  (def.crd().spec as { versions: { schema: { openAPIV3Schema: { description: string } } }[] }).versions[0].schema.openAPIV3Schema.description;
 
 /** A running kind that implements `claims` (claim kind name → keys) the way a provider's start would build it. */
 function running(def: ConcreteKindDefinition, overrides: Partial<ConcreteKind> = {}, keys?: readonly string[]): ConcreteKind {
@@ -52,15 +52,21 @@ describe('defineProviderKind', () => {
   test('the CRD names the implemented claim kinds and its description lists the published keys, its own ones said', () => {
     const def = cacheKind();
     assert.equal(def.crd().metadata.annotations?.[IMPLEMENTS_ANNOTATION], 'redisclusters.cache.conductor.io');
-    assert.match(description(def), /^An ExampleCache is a cache for tests\. For a RedisCluster claim it publishes the connection keys host, port, password, uri, tlsCA \(beyond the claim kind's, its own: tlsCA\)\.$/);
-    assert.deepEqual(def.implements, [{ claimKind: { group: 'cache.conductor.io', kind: 'RedisCluster' }, connectionSecretKeys: ['host', 'port', 'password', 'uri', 'tlsCA'] }]);
+    assert.match(
+      description(def),
+      /^An ExampleCache is a cache for tests\. For a RedisCluster claim it publishes the connection keys host, port, password, uri, tlsCA \(beyond the claim kind's, its own: tlsCA\)\.$/,
+    );
+    assert.deepEqual(def.implements, [
+      { claimKind: { group: 'cache.conductor.io', kind: 'RedisCluster' }, connectionSecretKeys: ['host', 'port', 'password', 'uri', 'tlsCA'] },
+    ]);
     assert.equal(def.sharing, 'Shared');
     assert.equal(def.lifecycle, 'Managed');
   });
 
   test('a Shared kind defaults spec.sharing.mode to Shared; an Exclusive kind sets no default', () => {
     const sharingOf = (def: ConcreteKindDefinition) =>
-      (def.crd().spec as { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { sharing: { default?: unknown } } } } } } }[] }).versions[0]!.schema.openAPIV3Schema.properties.spec.properties.sharing.default;
+      (def.crd().spec as { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { sharing: { default?: unknown } } } } } } }[] })
+        .versions[0].schema.openAPIV3Schema.properties.spec.properties.sharing.default;
     assert.deepEqual(sharingOf(cacheKind()), { mode: 'Shared' });
     const exclusive = defineProviderKind({
       group: 'storage.example.io',
@@ -102,22 +108,38 @@ describe('startedKindProblems', () => {
   const def = cacheKind();
   const cases: { reason: string; running: ConcreteKind[]; want: RegExp[] }[] = [
     { reason: 'the declared kind, as declared', running: [running(def)], want: [] },
-    { reason: 'a running kind without a definition has no CRD', running: [running(def), { ...running(def), kind: 'Stray' }], want: [/runs cache\.example\.io\/Stray, which it does not declare \(no CRD\)/] },
+    {
+      reason: 'a running kind without a definition has no CRD',
+      running: [running(def), { ...running(def), kind: 'Stray' }],
+      want: [/runs cache\.example\.io\/Stray, which it does not declare \(no CRD\)/],
+    },
     { reason: 'a declared kind that does not run', running: [], want: [/declares cache\.example\.io\/ExampleCache but does not run it/] },
     { reason: 'another sharing mode than declared', running: [running(def, { sharing: 'Exclusive' })], want: [/with sharing Exclusive, but declares Shared/] },
-    { reason: 'other published keys than declared', running: [running(def, {}, ['host', 'port', 'password', 'uri'])], want: [/publishes host, port, password, uri for cache\.conductor\.io\/RedisCluster, but its definition says host, port, password, uri, tlsCA/] },
+    {
+      reason: 'other published keys than declared',
+      running: [running(def, {}, ['host', 'port', 'password', 'uri'])],
+      want: [/publishes host, port, password, uri for cache\.conductor\.io\/RedisCluster, but its definition says host, port, password, uri, tlsCA/],
+    },
     {
       reason: 'an implementation of a claim kind the definition does not name',
-      running: [running(def, { implements: [...running(def).implements, { ...running(def).implements[0]!, claimKind: { group: 'storage.conductor.io', kind: 'Bucket' } }] })],
+      running: [
+        running(def, {
+          implements: [...running(def).implements, { ...running(def).implements[0], claimKind: { group: 'storage.conductor.io', kind: 'Bucket' } }],
+        }),
+      ],
       want: [/implements storage\.conductor\.io\/Bucket, which its definition does not name/],
     },
-    { reason: 'a declared claim kind without an implementation', running: [running(def, { implements: [] })], want: [/is declared to implement cache\.conductor\.io\/RedisCluster but has no implementation of it/] },
+    {
+      reason: 'a declared claim kind without an implementation',
+      running: [running(def, { implements: [] })],
+      want: [/is declared to implement cache\.conductor\.io\/RedisCluster but has no implementation of it/],
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
       const got = startedKindProblems('test', [def], c.running);
       assert.equal(got.length, c.want.length, `want ${c.want.length} problems, got: ${JSON.stringify(got)}`);
-      c.want.forEach((w, i) => assert.match(got[i]!, w));
+      c.want.forEach((w, i) => assert.match(got[i], w));
     });
   }
 });

@@ -54,7 +54,9 @@ export function defineProviderKind<P extends Shape>(opts: ProviderKindOptions<P>
   for (const s of opts.implements) {
     const missing = s.portableKeys.filter((k) => !s.connectionSecretKeys.includes(k));
     if (missing.length > 0) {
-      throw new Error(`${opts.kind} publishes no ${missing.join(', ')} for ${s.claim.kind} claims: an implementation publishes at least the claim kind's keys (${s.portableKeys.join(', ')})`);
+      throw new Error(
+        `${opts.kind} publishes no ${missing.join(', ')} for ${s.claim.kind} claims: an implementation publishes at least the claim kind's keys (${s.portableKeys.join(', ')})`,
+      );
     }
   }
   const { sharing, lifecycle, implements: supports, ...names } = opts;
@@ -108,7 +110,9 @@ export function startedKindProblems(provider: string, declared: readonly Concret
       }
       want.delete(gk(impl.claimKind));
       if (impl.connectionSecretKeys.join(',') !== s.connectionSecretKeys.join(',')) {
-        problems.push(`provider ${provider}: ${gk(kind)} publishes ${impl.connectionSecretKeys.join(', ')} for ${gk(impl.claimKind)}, but its definition says ${s.connectionSecretKeys.join(', ')}`);
+        problems.push(
+          `provider ${provider}: ${gk(kind)} publishes ${impl.connectionSecretKeys.join(', ')} for ${gk(impl.claimKind)}, but its definition says ${s.connectionSecretKeys.join(', ')}`,
+        );
       }
     }
     for (const missing of want.keys()) problems.push(`provider ${provider}: ${gk(kind)} is declared to implement ${missing} but has no implementation of it`);

@@ -14,7 +14,7 @@ export function capabilitiesWithRequirements(capabilities: JsonValue | undefined
   const merged: JsonObject = isPlainObject(capabilities) ? deepCopy(capabilities) : {};
   if (!requirements) return merged;
   if (isPlainObject(requirements.capacity)) {
-    const capacity: JsonObject = isPlainObject(merged.capacity) ? (merged.capacity as JsonObject) : {};
+    const capacity: JsonObject = isPlainObject(merged.capacity) ? merged.capacity : {};
     for (const [dimension, quantity] of Object.entries(requirements.capacity)) {
       if (typeof quantity === 'string' || typeof quantity === 'number') capacity[dimension] = quantity;
     }

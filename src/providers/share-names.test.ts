@@ -37,7 +37,11 @@ describe('sharePartsHash', () => {
 });
 
 describe('shareName', () => {
-  for (const [style, limit] of [['identifier', 32], ['identifier', 63], ['label', 63]] as const) {
+  for (const [style, limit] of [
+    ['identifier', 32],
+    ['identifier', 63],
+    ['label', 63],
+  ] as const) {
     test(`${style} names up to ${limit}: distinct parts give distinct names, within the limit and the charset`, () => {
       fc.assert(
         fc.property(fc.array(anyPart, { minLength: 1, maxLength: 3 }), fc.array(anyPart, { minLength: 1, maxLength: 3 }), (a, b) => {

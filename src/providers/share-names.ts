@@ -46,10 +46,18 @@ export function shareName(parts: readonly string[], limit: number, style: ShareN
   const hash = sharePartsHash(parts);
   const room = limit - SHARE_HASH_LENGTH - 1;
   if (style === 'label') {
-    const readable = parts.join('-').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, room).replace(/^-+|-+$/g, '');
+    const readable = parts
+      .join('-')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, room)
+      .replace(/^-+|-+$/g, '');
     return `${readable || 'claim'}-${hash}`;
   }
-  let readable = parts.join('_').toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  let readable = parts
+    .join('_')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_');
   // Names begin with a letter (valid unquoted everywhere), never with PostgreSQL's reserved pg_.
   if (!/^[a-z]/.test(readable) || readable.startsWith('pg_')) readable = `c_${readable}`;
   readable = readable.slice(0, room).replace(/_+$/, '');

@@ -1,5 +1,5 @@
 /**
- * The provider SPI (DESIGN.md 3.7): what a provider module hands the core so that claims
+ * The provider SPI (docs/design.md 3.7): what a provider module hands the core so that claims
  * can be matched to, provisioned as, and connected through its concrete kinds.
  *
  * A provider module exports its concrete kinds; each kind says which claim kinds it
@@ -84,8 +84,7 @@ export interface ResourceTemplate {
  * or a resource class (a virtual candidate that would create one from its template).
  */
 export type MatchCandidate<R extends KObject = KObject> =
-  | { type: 'resource'; resource: R }
-  | { type: 'class'; resourceClass: KObject; template: ResourceTemplate };
+  { type: 'resource'; resource: R } | { type: 'class'; resourceClass: KObject; template: ResourceTemplate };
 
 /**
  * A ClaimImplementation describes how one concrete kind implements one claim kind: the
@@ -371,11 +370,6 @@ const nothing = (): void => {};
 export const silentProviderLogger: ProviderLogger = { debug: nothing, info: nothing, warn: nothing, error: nothing };
 
 /** implementationFor finds how a concrete kind implements a claim kind, if it does. */
-export function implementationFor<R extends KObject>(
-  kind: ConcreteKind<R>,
-  claimKind: GroupKind,
-): ClaimImplementation<R> | undefined {
-  return kind.implements.find(
-    (i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase(),
-  );
+export function implementationFor<R extends KObject>(kind: ConcreteKind<R>, claimKind: GroupKind): ClaimImplementation<R> | undefined {
+  return kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
 }

@@ -4,13 +4,13 @@
  * own (apis/storage); a claim's spec is read as them.
  */
 import type { KObject } from '../machinery/object.js';
-import type { MySQLInstance, PostgreSQLInstance } from '../apis/storage/kinds.js';
+import type { PostgreSQLInstance } from '../apis/storage/kinds.js';
 
 /** The portable fields of a MySQLInstance or PostgreSQLInstance claim (an absent spec reads as empty). */
-export type SqlClaimSpec = Partial<PostgreSQLInstance['spec']> & Partial<MySQLInstance['spec']>;
+export type SqlClaimSpec = Partial<PostgreSQLInstance['spec']>;
 
 /** sqlClaimSpec reads a claim's spec as a SQL claim spec (an absent spec is empty). */
 export function sqlClaimSpec(claim: KObject): SqlClaimSpec {
   const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as SqlClaimSpec) : {};
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? spec : {};
 }

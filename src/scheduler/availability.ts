@@ -82,7 +82,10 @@ export function reservedFor(c: ResourceCandidate, claim: ClaimInfo): boolean {
   if (c.phase === 'Failed' || c.phase === 'Released' || c.deleting === true) return false;
   if (ref.namespace !== claim.namespace || ref.name !== claim.name) return false;
   if (ref.uid !== undefined && ref.uid !== '' && ref.uid !== claim.uid) return false;
-  if (ref.kind !== undefined && (ref.kind.kind.toLowerCase() !== claim.kind.kind.toLowerCase() || ref.kind.group.toLowerCase() !== claim.kind.group.toLowerCase())) {
+  if (
+    ref.kind !== undefined &&
+    (ref.kind.kind.toLowerCase() !== claim.kind.kind.toLowerCase() || ref.kind.group.toLowerCase() !== claim.kind.group.toLowerCase())
+  ) {
     return false;
   }
   return true;

@@ -21,7 +21,9 @@ function narrowingFor(c: ClaimInfo): Narrowing {
 }
 
 function names(l: Lookup): string[] {
-  return lookupCandidates(l).map((c) => `${c.type}:${c.name}`).sort();
+  return lookupCandidates(l)
+    .map((c) => `${c.type}:${c.name}`)
+    .sort();
 }
 
 function excluded(l: Lookup): Record<string, number> {
@@ -29,7 +31,7 @@ function excluded(l: Lookup): Record<string, number> {
 }
 
 describe('CandidateIndex', () => {
-  test('a lookup walks only the claim\'s kind, profile, availability and region, and counts the rest', () => {
+  test("a lookup walks only the claim's kind, profile, availability and region, and counts the rest", () => {
     const ix = new CandidateIndex();
     ix.upsert(resource({ name: 'fit', profile: 'fast', region: 'us-east-1' }));
     ix.upsert(resource({ name: 'fit-too', profile: 'fast', region: 'north-america' }));
@@ -64,7 +66,11 @@ describe('CandidateIndex', () => {
 
   test('removing everything leaves nothing behind', () => {
     const ix = new CandidateIndex();
-    const cs = [resource({ name: 'a', provider: 'p', boundCount: 2, sharing: { mode: 'Shared' } }), resource({ name: 'b', claimRef: { namespace: 'app', name: 'db' } }), resourceClass({ name: 'c' })];
+    const cs = [
+      resource({ name: 'a', provider: 'p', boundCount: 2, sharing: { mode: 'Shared' } }),
+      resource({ name: 'b', claimRef: { namespace: 'app', name: 'db' } }),
+      resourceClass({ name: 'c' }),
+    ];
     for (const c of cs) ix.upsert(c);
     assert.equal(ix.providerUsage('p'), 2);
     for (const c of cs) assert.equal(ix.remove(candidateKey(c)), true);
@@ -84,7 +90,7 @@ describe('CandidateIndex', () => {
     assert.equal(ix.size, 1);
   });
 
-  test('lookups equal a brute-force scan of the claim\'s kind', () => {
+  test("lookups equal a brute-force scan of the claim's kind", () => {
     const opt = <T>(...v: T[]) => fc.option(fc.constantFrom(...v), { nil: undefined });
     const cand = fc.oneof(
       fc
@@ -100,15 +106,18 @@ describe('CandidateIndex', () => {
           claimRef: opt({ namespace: 'app', name: 'db' }, { namespace: 'app', name: 'zz' }),
           region: opt('north-america', 'us-east-1', 'eu-west-1', 'europe', 'US-EAST-1'),
         })
-        .map(
-          (r): Candidate =>
-            resource({ ...r, sharing: r.shared ? { mode: 'Shared', maxClaims: 2 } : { mode: 'Exclusive' } }),
-        ),
+        .map((r): Candidate => resource({ ...r, sharing: r.shared ? { mode: 'Shared', maxClaims: 2 } : { mode: 'Exclusive' } })),
       fc.constantFrom('k1', 'k2').map((name): Candidate => resourceClass({ name })),
     );
     const claimArb = fc
       .record({ kind: fc.constantFrom(MYSQL, POSTGRES), resourceClass: opt('p', 'q'), region: opt('north-america', 'us-east-1', 'europe', 'mars') })
-      .map((c) => claim({ kind: c.kind, ...(c.resourceClass === undefined ? {} : { resourceClass: c.resourceClass }), ...(c.region === undefined ? {} : { region: c.region }) }));
+      .map((c) =>
+        claim({
+          kind: c.kind,
+          ...(c.resourceClass === undefined ? {} : { resourceClass: c.resourceClass }),
+          ...(c.region === undefined ? {} : { region: c.region }),
+        }),
+      );
     fc.assert(
       fc.property(fc.array(cand, { maxLength: 40 }), claimArb, (cs, c) => {
         const ix = new CandidateIndex();

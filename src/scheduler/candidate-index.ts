@@ -121,7 +121,7 @@ function unique(keys: Iterable<string>): string[] {
 
 /** placementOf says which buckets a resource goes in. */
 function placementOf(c: ResourceCandidate): Placement {
-  const kinds = c.implements.length === 1 ? [kindKey(c.implements[0]!)] : unique(c.implements.map(kindKey));
+  const kinds = c.implements.length === 1 ? [kindKey(c.implements[0])] : unique(c.implements.map(kindKey));
   const profile = resourceProfile(c);
   const group = availabilityGroup(c);
   const region = normalizeRegion(c.capabilities.region ?? '');

@@ -9,14 +9,14 @@ class SortedArrayModel {
 
   private find(key: string): number {
     let i = 0;
-    while (i < this.entries.length && this.entries[i]![0] < key) i++;
+    while (i < this.entries.length && this.entries[i][0] < key) i++;
     return i;
   }
 
   set(key: string, v: number): boolean {
     const i = this.find(key);
     if (this.entries[i]?.[0] === key) {
-      this.entries[i]![1] = v;
+      this.entries[i][1] = v;
       return false;
     }
     this.entries.splice(i, 0, [key, v]);
@@ -60,13 +60,33 @@ describe('ChunkedSortedMap', () => {
   });
 
   const cases: { reason: string; ops: (m: ChunkedSortedMap<number>) => unknown; want: unknown }[] = [
-    { reason: 'set on an existing key replaces the value and says it is not new', ops: (m) => [m.set('a', 1), m.set('a', 2), m.get('a'), m.size], want: [true, false, 2, 1] },
+    {
+      reason: 'set on an existing key replaces the value and says it is not new',
+      ops: (m) => [m.set('a', 1), m.set('a', 2), m.get('a'), m.size],
+      want: [true, false, 2, 1],
+    },
     { reason: 'delete of a missing key says so and changes nothing', ops: (m) => [m.set('a', 1), m.delete('b'), m.size], want: [true, false, 1] },
     { reason: 'delete on an empty map says so', ops: (m) => [m.delete('a'), m.size, m.chunkCount], want: [false, 0, 0] },
-    { reason: 'get and has of a missing key', ops: (m) => [m.set('b', 1), m.get('a'), m.has('a'), m.get('c'), m.has('b')], want: [true, undefined, false, undefined, true] },
-    { reason: 'deleting the last entry leaves no chunk behind', ops: (m) => [m.set('a', 1), m.delete('a'), m.size, m.chunkCount, m.keys()], want: [true, true, 0, 0, []] },
-    { reason: 'clear empties the map', ops: (m) => [m.set('a', 1), m.set('b', 2), m.clear(), m.size, m.keys(), m.get('a')], want: [true, true, undefined, 0, [], undefined] },
-    { reason: 'keys order by UTF-16 code units, as < does', ops: (m) => [m.set('b', 0), m.set('B', 0), m.set('a-b', 0), m.set('a/b', 0), m.set('é', 0), m.keys()], want: [true, true, true, true, true, ['B', 'a-b', 'a/b', 'b', 'é']] },
+    {
+      reason: 'get and has of a missing key',
+      ops: (m) => [m.set('b', 1), m.get('a'), m.has('a'), m.get('c'), m.has('b')],
+      want: [true, undefined, false, undefined, true],
+    },
+    {
+      reason: 'deleting the last entry leaves no chunk behind',
+      ops: (m) => [m.set('a', 1), m.delete('a'), m.size, m.chunkCount, m.keys()],
+      want: [true, true, 0, 0, []],
+    },
+    {
+      reason: 'clear empties the map',
+      ops: (m) => [m.set('a', 1), m.set('b', 2), m.clear(), m.size, m.keys(), m.get('a')],
+      want: [true, true, undefined, 0, [], undefined],
+    },
+    {
+      reason: 'keys order by UTF-16 code units, as < does',
+      ops: (m) => [m.set('b', 0), m.set('B', 0), m.set('a-b', 0), m.set('a/b', 0), m.set('é', 0), m.keys()],
+      want: [true, true, true, true, true, ['B', 'a-b', 'a/b', 'b', 'é']],
+    },
   ];
   for (const c of cases) test(c.reason, () => assert.deepEqual(c.ops(new ChunkedSortedMap<number>(4)), c.want));
 
@@ -147,7 +167,10 @@ describe('ChunkedSortedMap', () => {
         for (const [k, v] of model.entries) assert.equal(m.get(k), v);
         // Every chunk but a lone one holds at least a quarter of the chunk size.
         const min = chunkSize >>> 2;
-        assert.ok(m.chunkCount <= (m.size === 0 ? 0 : Math.max(1, Math.floor(m.size / min))), `${m.chunkCount} chunks for ${m.size} entries of at least ${min}`);
+        assert.ok(
+          m.chunkCount <= (m.size === 0 ? 0 : Math.max(1, Math.floor(m.size / min))),
+          `${m.chunkCount} chunks for ${m.size} entries of at least ${min}`,
+        );
       }),
       { numRuns: 300 },
     );

@@ -29,12 +29,12 @@ interface Chunk<V> {
  */
 function lowerBound(keys: readonly string[], key: string): number {
   const n = keys.length;
-  if (n === 0 || keys[n - 1]! < key) return n;
+  if (n === 0 || keys[n - 1] < key) return n;
   let lo = 0;
   let hi = n - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < key) lo = mid + 1;
+    if (keys[mid] < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -72,7 +72,7 @@ export class ChunkedSortedMap<V> {
   get(key: string): V | undefined {
     const c = this.chunkFor(key);
     if (c < 0) return undefined;
-    const chunk = this.chunks[c]!;
+    const chunk = this.chunks[c];
     const i = lowerBound(chunk.keys, key);
     return chunk.keys[i] === key ? chunk.values[i] : undefined;
   }
@@ -80,7 +80,7 @@ export class ChunkedSortedMap<V> {
   has(key: string): boolean {
     const c = this.chunkFor(key);
     if (c < 0) return false;
-    const keys = this.chunks[c]!.keys;
+    const keys = this.chunks[c].keys;
     return keys[lowerBound(keys, key)] === key;
   }
 
@@ -92,7 +92,7 @@ export class ChunkedSortedMap<V> {
       this.count = 1;
       return true;
     }
-    const chunk = this.chunks[c]!;
+    const chunk = this.chunks[c];
     const i = lowerBound(chunk.keys, key);
     if (chunk.keys[i] === key) {
       chunk.values[i] = value;
@@ -114,7 +114,7 @@ export class ChunkedSortedMap<V> {
   delete(key: string): boolean {
     const c = this.chunkFor(key);
     if (c < 0) return false;
-    const chunk = this.chunks[c]!;
+    const chunk = this.chunks[c];
     const i = lowerBound(chunk.keys, key);
     if (chunk.keys[i] !== key) return false;
     if (i === chunk.keys.length - 1) {
@@ -140,8 +140,8 @@ export class ChunkedSortedMap<V> {
   forEach(visit: (value: V, key: string) => boolean): boolean {
     const chunks = this.chunks;
     for (let c = 0; c < chunks.length; c++) {
-      const { keys, values } = chunks[c]!;
-      for (let i = 0; i < keys.length; i++) if (!visit(values[i]!, keys[i]!)) return false;
+      const { keys, values } = chunks[c];
+      for (let i = 0; i < keys.length; i++) if (!visit(values[i], keys[i])) return false;
     }
     return true;
   }
@@ -153,7 +153,7 @@ export class ChunkedSortedMap<V> {
 
   /** The entries in key order. */
   *entries(): IterableIterator<[string, V]> {
-    for (const { keys, values } of this.chunks) for (let i = 0; i < keys.length; i++) yield [keys[i]!, values[i]!];
+    for (const { keys, values } of this.chunks) for (let i = 0; i < keys.length; i++) yield [keys[i], values[i]];
   }
 
   /** The keys in order. */
@@ -171,14 +171,14 @@ export class ChunkedSortedMap<V> {
     const chunks = this.chunks;
     const n = chunks.length;
     if (n === 0) return -1;
-    const lastKeys = chunks[n - 1]!.keys;
-    if (n === 1 || lastKeys[lastKeys.length - 1]! < key) return n - 1;
+    const lastKeys = chunks[n - 1].keys;
+    if (n === 1 || lastKeys[lastKeys.length - 1] < key) return n - 1;
     let lo = 0;
     let hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const keys = chunks[mid]!.keys;
-      if (keys[keys.length - 1]! < key) lo = mid + 1;
+      const keys = chunks[mid].keys;
+      if (keys[keys.length - 1] < key) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -186,7 +186,7 @@ export class ChunkedSortedMap<V> {
 
   /** split cuts an overfull chunk in two halves. */
   private split(c: number): void {
-    const chunk = this.chunks[c]!;
+    const chunk = this.chunks[c];
     const half = chunk.keys.length >>> 1;
     this.chunks.splice(c + 1, 0, { keys: chunk.keys.splice(half), values: chunk.values.splice(half) });
   }
@@ -194,11 +194,11 @@ export class ChunkedSortedMap<V> {
   /** rebalance merges an underfull chunk with a neighbour, splitting the result again if it is overfull. */
   private rebalance(c: number): void {
     const left = c + 1 < this.chunks.length ? c : c - 1;
-    const a = this.chunks[left]!;
-    const b = this.chunks[left + 1]!;
+    const a = this.chunks[left];
+    const b = this.chunks[left + 1];
     for (let i = 0; i < b.keys.length; i++) {
-      a.keys.push(b.keys[i]!);
-      a.values.push(b.values[i]!);
+      a.keys.push(b.keys[i]);
+      a.values.push(b.values[i]);
     }
     this.chunks.splice(left + 1, 1);
     if (a.keys.length > this.max) this.split(left);

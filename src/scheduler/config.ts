@@ -25,7 +25,7 @@ export const DEFAULT_FILTERS: readonly string[] = Object.freeze([
 
 /**
  * The score weights. StaticFirst outweighs all the others together (100 × 100 against at
- * most 100 × 8), so an existing resource always beats creating one, as DESIGN 3.6 wants;
+ * most 100 × 8), so an existing resource always beats creating one, as docs/design.md 3.6 wants;
  * BinPack is off (Spread is its opposite).
  */
 export const DEFAULT_SCORE_WEIGHTS: Readonly<Record<string, number>> = Object.freeze({
@@ -76,7 +76,8 @@ export function resolveConfig(config: SchedulerConfig = {}): ResolvedConfig {
     if (typeof w !== 'number' || !Number.isFinite(w) || w < 0) throw new Error(`score weight of ${name} is ${String(w)}: expected a number ≥ 0`);
   }
   for (const e of profile.extenders ?? []) {
-    if (e.weight !== undefined && (!Number.isFinite(e.weight) || e.weight < 0)) throw new Error(`extender ${e.name} has weight ${e.weight}: expected a number ≥ 0`);
+    if (e.weight !== undefined && (!Number.isFinite(e.weight) || e.weight < 0))
+      throw new Error(`extender ${e.name} has weight ${e.weight}: expected a number ≥ 0`);
   }
   return {
     regions: config.regions ?? {},

@@ -1,7 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../machinery/object.js';
-import { claimInfoFromObject, classCandidateFromObject, implementsFromAnnotation, resourceCandidateFromObject, schedulerConfigFromProfileSpec } from './convert.js';
+import {
+  claimInfoFromObject,
+  classCandidateFromObject,
+  implementsFromAnnotation,
+  resourceCandidateFromObject,
+  schedulerConfigFromProfileSpec,
+} from './convert.js';
 import { Scheduler } from './scheduler.js';
 import { MYSQL } from './testing/index.js';
 
@@ -48,7 +54,7 @@ const rdsPerformance: KObject = {
 };
 
 describe('claimInfoFromObject', () => {
-  test('reads the seed\'s MySQLInstance', () => {
+  test("reads the seed's MySQLInstance", () => {
     const c = claimInfoFromObject(wordpressDb, { namespaceLabels: { tier: 'web' } });
     assert.deepEqual({ ns: c.namespace, name: c.name, uid: c.uid, kind: c.kind }, { ns: 'wordpress', name: 'wordpress-db', uid: 'u-1', kind: MYSQL });
     assert.equal(c.requirements.capacity['storage']?.format(), '25Gi');
@@ -61,7 +67,7 @@ describe('claimInfoFromObject', () => {
     assert.deepEqual(c.namespaceLabels, { tier: 'web' });
   });
 
-  test('a late-binding region replaces the claim\'s', () => {
+  test("a late-binding region replaces the claim's", () => {
     assert.equal(claimInfoFromObject(wordpressDb, { region: 'us-west-2' }).requirements.region, 'us-west-2');
   });
 
@@ -73,20 +79,40 @@ describe('claimInfoFromObject', () => {
   });
 
   const bad: { reason: string; spec: unknown; want: RegExp }[] = [
-    { reason: 'a bad quantity names the field', spec: { requirements: { capacity: { storage: 'lots' } } }, want: /cannot read MySQLInstance n\/x: spec\.requirements\.capacity\.storage: / },
-    { reason: 'a quantity of the wrong type', spec: { requirements: { capacity: { storage: true } } }, want: /spec\.requirements\.capacity\.storage is true, expected a quantity/ },
-    { reason: 'a bad selector names the field', spec: { resourceSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } }, want: /spec\.resourceSelector: / },
+    {
+      reason: 'a bad quantity names the field',
+      spec: { requirements: { capacity: { storage: 'lots' } } },
+      want: /cannot read MySQLInstance n\/x: spec\.requirements\.capacity\.storage: /,
+    },
+    {
+      reason: 'a quantity of the wrong type',
+      spec: { requirements: { capacity: { storage: true } } },
+      want: /spec\.requirements\.capacity\.storage is true, expected a quantity/,
+    },
+    {
+      reason: 'a bad selector names the field',
+      spec: { resourceSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } },
+      want: /spec\.resourceSelector: /,
+    },
   ];
   for (const b of bad) {
     test(b.reason, () => {
-      assert.throws(() => claimInfoFromObject({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', metadata: { name: 'x', namespace: 'n' }, spec: b.spec }), b.want);
+      assert.throws(
+        () =>
+          claimInfoFromObject({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', metadata: { name: 'x', namespace: 'n' }, spec: b.spec }),
+        b.want,
+      );
     });
   }
 });
 
 describe('resourceCandidateFromObject', () => {
   test('a resource with a deletionTimestamp is read as being deleted, and the scheduler never offers it', () => {
-    const going: KObject = { ...rds445, metadata: { ...rds445.metadata, deletionTimestamp: '2026-01-02T04:00:00Z' }, spec: { ...(rds445['spec'] as object), sharing: { mode: 'Shared', maxClaims: 5 } } };
+    const going: KObject = {
+      ...rds445,
+      metadata: { ...rds445.metadata, deletionTimestamp: '2026-01-02T04:00:00Z' },
+      spec: { ...(rds445['spec'] as object), sharing: { mode: 'Shared', maxClaims: 5 } },
+    };
     const c = resourceCandidateFromObject(going, { implements: [MYSQL] });
     assert.equal(c.deleting, true);
     assert.equal(resourceCandidateFromObject(rds445, { implements: [MYSQL] }).deleting, undefined);
@@ -97,7 +123,7 @@ describe('resourceCandidateFromObject', () => {
     assert.equal(r.explanation.message, '0/1 candidates: 1 being deleted');
   });
 
-  test('reads the seed\'s RDSInstance', () => {
+  test("reads the seed's RDSInstance", () => {
     const r = resourceCandidateFromObject(rds445, { implements: [MYSQL] });
     assert.equal(r.phase, 'Available');
     assert.equal(r.profile, 'performance');
@@ -121,7 +147,11 @@ describe('resourceCandidateFromObject', () => {
 
   test('a claimRef is read with its kind', () => {
     const r = resourceCandidateFromObject(
-      { ...rds445, spec: { claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', namespace: 'wordpress', name: 'wordpress-db', uid: 'u-1' } }, status: { phase: 'Bound' } },
+      {
+        ...rds445,
+        spec: { claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', namespace: 'wordpress', name: 'wordpress-db', uid: 'u-1' } },
+        status: { phase: 'Bound' },
+      },
       { implements: [MYSQL] },
     );
     assert.deepEqual(r.claimRef, { namespace: 'wordpress', name: 'wordpress-db', uid: 'u-1', kind: MYSQL });
@@ -134,12 +164,15 @@ describe('resourceCandidateFromObject', () => {
   });
 
   test('an unknown sharing mode is refused', () => {
-    assert.throws(() => resourceCandidateFromObject({ ...rds445, spec: { sharing: { mode: 'Sometimes' } } }, { implements: [] }), /spec\.sharing\.mode is "Sometimes", expected Exclusive or Shared/);
+    assert.throws(
+      () => resourceCandidateFromObject({ ...rds445, spec: { sharing: { mode: 'Sometimes' } } }, { implements: [] }),
+      /spec\.sharing\.mode is "Sometimes", expected Exclusive or Shared/,
+    );
   });
 });
 
 describe('classCandidateFromObject', () => {
-  test('reads the seed\'s ResourceClass with its fields at the top level', () => {
+  test("reads the seed's ResourceClass with its fields at the top level", () => {
     const c = classCandidateFromObject(rdsPerformance, { instanceCount: 1 });
     assert.equal(c.profile, 'rds-performance', 'the profile defaults to the name');
     assert.equal(c.isDefault, true);
@@ -155,11 +188,14 @@ describe('classCandidateFromObject', () => {
     assert.throws(() => classCandidateFromObject({ ...rdsPerformance, template: {} }), /template\.kind is missing/);
   });
 
-  test('the seed\'s objects schedule together: the static RDS instance wins over the class', () => {
+  test("the seed's objects schedule together: the static RDS instance wins over the class", () => {
     const s = new Scheduler({ config: { regions: { 'north-america': ['us-east-1'] }, costTiers: ['free-tier', 'standard'] } });
     s.upsert(resourceCandidateFromObject(rds445, { implements: [MYSQL] }));
     s.upsert(classCandidateFromObject(rdsPerformance));
-    const c = claimInfoFromObject({ ...wordpressDb, spec: { ...(wordpressDb['spec'] as object), resourceClass: 'performance' } }, { namespaceLabels: { tier: 'web' } });
+    const c = claimInfoFromObject(
+      { ...wordpressDb, spec: { ...(wordpressDb['spec'] as object), resourceClass: 'performance' } },
+      { namespaceLabels: { tier: 'web' } },
+    );
     const r = s.scheduleSync(c);
     assert.equal(r.decision.type === 'resource' && r.decision.candidate.name, 'rds-instance-445');
   });
@@ -169,11 +205,20 @@ describe('schedulerConfigFromProfileSpec', () => {
   test('reads a SchedulerProfile spec', () => {
     const cfg = schedulerConfigFromProfileSpec(
       {
-        plugins: { filters: ['KindCompatible', 'Capacity'], scores: [{ name: 'StaticFirst', weight: 50 }, { name: 'Spread', weight: 5 }] },
+        plugins: {
+          filters: ['KindCompatible', 'Capacity'],
+          scores: [
+            { name: 'StaticFirst', weight: 50 },
+            { name: 'Spread', weight: 5 },
+          ],
+        },
         regionHierarchy: { 'north-america': ['us-east-1'] },
         costTiers: ['free-tier', 'premium'],
         performanceTiers: ['standard'],
-        extenders: [{ name: 'gpu', filterURL: 'http://127.0.0.1:9/f', scoreURL: 'http://127.0.0.1:9/s', weight: 2, timeoutSeconds: 3, ignorable: true }, { filterURL: 'http://nameless' }],
+        extenders: [
+          { name: 'gpu', filterURL: 'http://127.0.0.1:9/f', scoreURL: 'http://127.0.0.1:9/s', weight: 2, timeoutSeconds: 3, ignorable: true },
+          { filterURL: 'http://nameless' },
+        ],
       },
       'default',
     );
@@ -198,7 +243,10 @@ describe('schedulerConfigFromProfileSpec', () => {
 });
 
 describe('implementsFromAnnotation', () => {
-  const kinds: Record<string, string> = { 'mysqlinstances.storage.conductor.io': 'MySQLInstance', 'postgresqlinstances.storage.conductor.io': 'PostgreSQLInstance' };
+  const kinds: Record<string, string> = {
+    'mysqlinstances.storage.conductor.io': 'MySQLInstance',
+    'postgresqlinstances.storage.conductor.io': 'PostgreSQLInstance',
+  };
   const kindOf = (resource: string, group: string) => kinds[`${resource}.${group}`];
   test('plural names become kinds, unknown ones are skipped', () => {
     assert.deepEqual(implementsFromAnnotation(' mysqlinstances.storage.conductor.io, postgresqlinstances.storage.conductor.io,widgets.x.io,', kindOf), [
@@ -223,7 +271,7 @@ describe('objects of one kind share what the scheduler compares per candidate', 
   test('creation times are read for each object, also when one repeats the previous', () => {
     const times = ['2026-01-02T03:04:05Z', '2026-01-02T03:04:05Z', '2026-03-04T05:06:07Z', 'not a time', '2026-01-02T03:04:05Z'];
     const got = times.map((t, i) => resourceCandidateFromObject(copy(rds445, `r${i}`, t), { implements: [MYSQL] }).createdAt);
-    assert.deepEqual(got, [Date.parse(times[0]!), Date.parse(times[0]!), Date.parse(times[2]!), 0, Date.parse(times[0]!)]);
+    assert.deepEqual(got, [Date.parse(times[0]), Date.parse(times[0]), Date.parse(times[2]), 0, Date.parse(times[0])]);
   });
   test('claims and class templates share kinds too', () => {
     const c1 = claimInfoFromObject(wordpressDb);

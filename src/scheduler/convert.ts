@@ -1,5 +1,5 @@
 /**
- * From API objects to the scheduler's model: claims (DESIGN 3.1), concrete resources (3.2),
+ * From API objects to the scheduler's model: claims (docs/design.md 3.1), concrete resources (3.2),
  * ResourceClasses (3.3) and SchedulerProfile specs (3.4). This is parsing code: objects come
  * from informers as JSON, so every field is checked; what cannot be read throws an Error
  * naming the object and the field.
@@ -74,7 +74,8 @@ function without(spec: Rec, fields: ReadonlySet<string>): Rec {
 function quantities(obj: KObject, path: string, v: unknown): ResourceList {
   const out: Record<string, Quantity> = {};
   for (const [k, x] of Object.entries(record(v))) {
-    if (typeof x !== 'string' && typeof x !== 'number') throw new Error(`cannot read ${who(obj)}: ${path}.${k} is ${JSON.stringify(x)}, expected a quantity such as 25Gi`);
+    if (typeof x !== 'string' && typeof x !== 'number')
+      throw new Error(`cannot read ${who(obj)}: ${path}.${k} is ${JSON.stringify(x)}, expected a quantity such as 25Gi`);
     try {
       out[k] = parseQuantity(x);
     } catch (err) {

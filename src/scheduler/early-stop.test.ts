@@ -77,7 +77,10 @@ describe('early stop', () => {
   });
 
   test('when nothing fits every candidate is checked and counted', () => {
-    const r = build(numbered(30, () => '1Gi'), { feasibleCandidatesToFind: 1 }).scheduleSync(claim({ capacity: { storage: '20Gi' } }));
+    const r = build(
+      numbered(30, () => '1Gi'),
+      { feasibleCandidatesToFind: 1 },
+    ).scheduleSync(claim({ capacity: { storage: '20Gi' } }));
     assert.equal(chosen(r), 'none');
     assert.equal(r.explanation.message, '0/30 candidates: 30 insufficient storage (want 20Gi)');
     assert.equal(r.explanation.unchecked, undefined);
@@ -109,7 +112,11 @@ describe('early stop', () => {
 
   test('the same contents give the same decision whatever order they were added in, across regions', () => {
     const cs: Candidate[] = Array.from({ length: 40 }, (_, i) =>
-      resource({ name: `r-${String(i).padStart(2, '0')}`, capacity: { storage: i % 3 === 0 ? '1Gi' : `${30 + (i % 7)}Gi` }, region: i % 2 === 0 ? 'us-east-1' : 'us-west-2' }),
+      resource({
+        name: `r-${String(i).padStart(2, '0')}`,
+        capacity: { storage: i % 3 === 0 ? '1Gi' : `${30 + (i % 7)}Gi` },
+        region: i % 2 === 0 ? 'us-east-1' : 'us-west-2',
+      }),
     );
     const config: SchedulerConfig = { feasibleCandidatesToFind: 5, regions: { 'north-america': ['us-east-1', 'us-west-2'] } };
     const c = claim({ capacity: { storage: '20Gi' }, region: 'north-america' });

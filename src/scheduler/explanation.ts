@@ -96,7 +96,8 @@ export function chosenMessage(
 ): string {
   let msg = `${feasible}/${total} candidates fit${unchecked > 0 ? ` (${unchecked} unchecked)` : ''}; chose ${describeCandidate(winner)}`;
   if (reserved) msg += ' (reserved for this claim)';
-  if (scores.length > 0) msg += `: ${scores.map((s) => `${s.plugin} ${formatScore(s.score)}×${formatScore(s.weight)}`).join(', ')} = ${formatScore(totalScore)}`;
+  if (scores.length > 0)
+    msg += `: ${scores.map((s) => `${s.plugin} ${formatScore(s.score)}×${formatScore(s.weight)}`).join(', ')} = ${formatScore(totalScore)}`;
   const rejected = formatFailures(failures);
   if (rejected !== '') msg += `; rejected: ${rejected}`;
   return msg;

@@ -8,7 +8,8 @@ import { claim, resource, resourceClass } from './testing/index.js';
 import type { ExtenderConfig, ScheduleResult } from './types.js';
 
 /** What the test server received, by path. */
-const received: Record<string, { claim: { name: string; requirements: { capacity: Record<string, string> } }; candidates: { key: string; name: string }[] }[]> = {};
+const received: Record<string, { claim: { name: string; requirements: { capacity: Record<string, string> } }; candidates: { key: string; name: string }[] }[]> =
+  {};
 
 /** The test server's answers, by path. */
 const routes: Record<string, (body: { candidates: { key: string; name: string }[] }) => { status?: number; body: unknown; delayMs?: number }> = {
@@ -101,7 +102,7 @@ describe('HTTP extenders', () => {
     assert.equal(chosen(await scheduleWith([{ name: 'n', filterUrl: `${base}/filter-by-name` }])), 'b');
   });
 
-  test('a score extender\'s weighted scores join the sum', async () => {
+  test("a score extender's weighted scores join the sum", async () => {
     assert.equal(chosen(await scheduleWith([])), 'a', 'without it the tie goes to a');
     const r = await scheduleWith([{ name: 'pref', scoreUrl: `${base}/score`, weight: 5 }]);
     assert.equal(chosen(r), 'b');
@@ -120,7 +121,7 @@ describe('HTTP extenders', () => {
       const strict = await scheduleWith([{ name: 'e', filterUrl: `${base}${f.path}`, timeoutMs: 200 }]);
       assert.equal(strict.decision.type, 'none');
       assert.equal(strict.explanation.failures.length, 1);
-      assert.equal(strict.explanation.failures[0]!.count, 3);
+      assert.equal(strict.explanation.failures[0].count, 3);
       assert.match(strict.explanation.message, f.want);
       const lenient = await scheduleWith([{ name: 'e', filterUrl: `${base}${f.path}`, timeoutMs: 200, ignorable: true }]);
       assert.equal(chosen(lenient), 'a');
@@ -143,7 +144,10 @@ describe('HTTP extenders', () => {
   });
 
   test('a bad URL is refused when the configuration is set', () => {
-    assert.throws(() => new Scheduler({ config: { profile: { extenders: [{ name: 'e', filterUrl: 'ftp://x/y' }] } } }), /extender e: URL "ftp:\/\/x\/y" is ftp:, expected http: or https:/);
+    assert.throws(
+      () => new Scheduler({ config: { profile: { extenders: [{ name: 'e', filterUrl: 'ftp://x/y' }] } } }),
+      /extender e: URL "ftp:\/\/x\/y" is ftp:, expected http: or https:/,
+    );
     assert.throws(() => new Scheduler({ config: { profile: { extenders: [{ name: 'e', scoreUrl: 'not a url' }] } } }), /cannot read URL "not a url"/);
   });
 });

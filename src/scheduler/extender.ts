@@ -103,7 +103,11 @@ export class HttpExtender {
     if (config.scoreUrl !== undefined) this.scoreUrl = parseUrl(config.name, config.scoreUrl);
     const secure = [this.filterUrl, this.scoreUrl].some((u) => u?.protocol === 'https:');
     this.agent = secure
-      ? new https.Agent({ keepAlive: true, ...(config.caPem === undefined ? {} : { ca: config.caPem }), rejectUnauthorized: config.insecureSkipTlsVerify !== true })
+      ? new https.Agent({
+          keepAlive: true,
+          ...(config.caPem === undefined ? {} : { ca: config.caPem }),
+          rejectUnauthorized: config.insecureSkipTlsVerify !== true,
+        })
       : new http.Agent({ keepAlive: true });
   }
 
@@ -121,8 +125,10 @@ export class HttpExtender {
     const answer = await this.post(this.filterUrl, claim, candidates);
     const failedIn = answer['failed'];
     const filteredIn = answer['filtered'];
-    if (failedIn !== undefined && failedIn !== null && !isRecord(failedIn)) throw new Error(`extender ${this.name} answered a "failed" that is not an object of key → reason`);
-    if (filteredIn !== undefined && filteredIn !== null && !Array.isArray(filteredIn)) throw new Error(`extender ${this.name} answered a "filtered" that is not a list of keys`);
+    if (failedIn !== undefined && failedIn !== null && !isRecord(failedIn))
+      throw new Error(`extender ${this.name} answered a "failed" that is not an object of key → reason`);
+    if (filteredIn !== undefined && filteredIn !== null && !Array.isArray(filteredIn))
+      throw new Error(`extender ${this.name} answered a "filtered" that is not a list of keys`);
     const passed = Array.isArray(filteredIn) ? new Set(filteredIn.filter((k): k is string => typeof k === 'string')) : undefined;
     const failed = new Map<string, string>();
     for (const c of candidates) {
@@ -176,7 +182,8 @@ function parseUrl(name: string, text: string): URL {
   } catch {
     throw new Error(`extender ${name}: cannot read URL ${JSON.stringify(text)}: expected http:// or https://`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`extender ${name}: URL ${JSON.stringify(text)} is ${u.protocol}, expected http: or https:`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`extender ${name}: URL ${JSON.stringify(text)} is ${u.protocol}, expected http: or https:`);
   return u;
 }
 

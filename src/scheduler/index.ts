@@ -1,6 +1,6 @@
 /**
  * The claim scheduler: place claims on concrete resources or on classes that create them
- * (DESIGN 3.5). See README.md.
+ * (docs/design.md 3.5). See README.md.
  */
 export * from './types.js';
 export { Scheduler, compareCandidates, effectiveOrder } from './scheduler.js';
@@ -27,13 +27,7 @@ export type {
   ScorePluginClass,
 } from './plugin.js';
 export * from './plugins/index.js';
-export {
-  BUILTIN_MATCHED_KINDS,
-  PortableMatcherRegistry,
-  builtinPortableMatchers,
-  concreteKind,
-  versionedMatcher,
-} from './portable-matchers.js';
+export { BUILTIN_MATCHED_KINDS, PortableMatcherRegistry, builtinPortableMatchers, concreteKind, versionedMatcher } from './portable-matchers.js';
 export type { PortableMatch, PortableMatcher, VersionedMatcherOptions } from './portable-matchers.js';
 export { coerceVersion, parseVersionRange, versionInRange } from './version-range.js';
 export { RegionHierarchy, normalizeRegion } from './region-hierarchy.js';

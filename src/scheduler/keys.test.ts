@@ -5,8 +5,16 @@ import { RDS, resource, resourceClass } from './testing/index.js';
 
 describe('parseSupportedResource', () => {
   const cases: { reason: string; input: string; want: { kind: string; group: string } }[] = [
-    { reason: 'Kind.version.group as in the seed', input: 'MySqlInstance.v1alpha1.storage.conductor.io', want: { kind: 'MySqlInstance', group: 'storage.conductor.io' } },
-    { reason: 'a beta version is dropped too', input: 'MySqlInstance.v1beta1.storage.conductor.io', want: { kind: 'MySqlInstance', group: 'storage.conductor.io' } },
+    {
+      reason: 'Kind.version.group as in the seed',
+      input: 'MySqlInstance.v1alpha1.storage.conductor.io',
+      want: { kind: 'MySqlInstance', group: 'storage.conductor.io' },
+    },
+    {
+      reason: 'a beta version is dropped too',
+      input: 'MySqlInstance.v1beta1.storage.conductor.io',
+      want: { kind: 'MySqlInstance', group: 'storage.conductor.io' },
+    },
     { reason: 'Kind.group without version', input: 'Bucket.storage.conductor.io', want: { kind: 'Bucket', group: 'storage.conductor.io' } },
     { reason: 'a bare kind is in the core group', input: 'ConfigMap', want: { kind: 'ConfigMap', group: '' } },
     { reason: 'surrounding spaces are ignored', input: ' Volume.v1.storage.conductor.io ', want: { kind: 'Volume', group: 'storage.conductor.io' } },

@@ -56,6 +56,6 @@ export function parseSupportedResource(entry: string): GroupKind {
   const kind = parts[0] ?? '';
   if (kind === '') throw new Error(`cannot read supported resource ${JSON.stringify(entry)}: expected Kind.version.group`);
   const rest = parts.slice(1);
-  if (rest.length > 0 && VERSION_SEGMENT.test(rest[0]!)) rest.shift();
+  if (rest.length > 0 && VERSION_SEGMENT.test(rest[0])) rest.shift();
   return { kind, group: rest.join('.') };
 }

@@ -139,7 +139,7 @@ export function versionedMatcher(options: VersionedMatcherOptions = {}): Portabl
   return Object.assign((claim: ClaimInfo, candidate: Candidate) => prepare(claim)(candidate), { prepare });
 }
 
-/** The claim kinds of DESIGN 3.1 that the built-in matchers serve. */
+/** The claim kinds of docs/design.md 3.1 that the built-in matchers serve. */
 export const BUILTIN_MATCHED_KINDS: Readonly<Record<'mysql' | 'postgresql' | 'redis', GroupKind>> = Object.freeze({
   mysql: { group: 'storage.conductor.io', kind: 'MySQLInstance' },
   postgresql: { group: 'storage.conductor.io', kind: 'PostgreSQLInstance' },

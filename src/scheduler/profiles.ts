@@ -1,5 +1,5 @@
 /**
- * Profile matching (DESIGN 3.5, ProfileMatch): a claim naming a profile matches only
+ * Profile matching (docs/design.md 3.5, ProfileMatch): a claim naming a profile matches only
  * resources and classes of that profile; a claim naming none matches resources with no
  * profile and the default classes of its kind. The filter and the index share these.
  */

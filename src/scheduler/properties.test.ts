@@ -42,7 +42,12 @@ const resourceArb = fc
     shared: fc.boolean(),
     maxClaims: opt(1, 2, 3),
     boundCount: fc.integer({ min: 0, max: 3 }),
-    claimRef: opt({ namespace: 'app', name: 'db' }, { namespace: 'app', name: 'db', uid: 'uid-app-db' }, { namespace: 'app', name: 'db', uid: 'stale' }, { namespace: 'app', name: 'other' }),
+    claimRef: opt(
+      { namespace: 'app', name: 'db' },
+      { namespace: 'app', name: 'db', uid: 'uid-app-db' },
+      { namespace: 'app', name: 'db', uid: 'stale' },
+      { namespace: 'app', name: 'other' },
+    ),
     storage,
     allocatable: storage,
     region,
@@ -109,7 +114,10 @@ const classArb = fc
   );
 
 /** Candidates with distinct keys (a repeated key would make the final set depend on order). */
-const candidatesArb = fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: resourceArb }, { weight: 1, arbitrary: classArb }), { selector: candidateKey, maxLength: 30 });
+const candidatesArb = fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: resourceArb }, { weight: 1, arbitrary: classArb }), {
+  selector: candidateKey,
+  maxLength: 30,
+});
 
 const claimArb = fc
   .record({
@@ -140,9 +148,9 @@ const claimArb = fc
   );
 
 /** Random profiles: any subset of the filters in any order, and either region matching. */
-const configArb = fc.record({ filters: fc.shuffledSubarray([...DEFAULT_FILTERS]), overlapping: fc.boolean() }).map(
-  (x): SchedulerConfig => ({ ...BASE, regionMatch: x.overlapping ? 'overlapping' : 'contained', profile: { filters: x.filters } }),
-);
+const configArb = fc
+  .record({ filters: fc.shuffledSubarray([...DEFAULT_FILTERS]), overlapping: fc.boolean() })
+  .map((x): SchedulerConfig => ({ ...BASE, regionMatch: x.overlapping ? 'overlapping' : 'contained', profile: { filters: x.filters } }));
 
 function build(cs: readonly Candidate[], config: SchedulerConfig = BASE): Scheduler {
   const s = new Scheduler({ config });
@@ -210,7 +218,8 @@ describe('scheduler properties', () => {
           assert.equal(s.explain(c, candidateKey(r.decision.candidate))?.fits, true);
           const scored = config.profile?.scoreWeights === undefined;
           if (fitting.some((x) => x.type === 'resource' && reservedFor(x, c))) assert.equal(r.explanation.reserved, true);
-          else if (scored && fitting.some((x) => x.type === 'resource')) assert.equal(r.decision.type, 'resource', 'StaticFirst: a fitting resource beats every class');
+          else if (scored && fitting.some((x) => x.type === 'resource'))
+            assert.equal(r.decision.type, 'resource', 'StaticFirst: a fitting resource beats every class');
         },
       ),
       { numRuns: 300 },
@@ -263,7 +272,9 @@ describe('scheduler properties', () => {
           assert.deepEqual(a.explanation, live.scheduleSync(c, { scan: true }).explanation);
         }
         for (const p of ['p/a', 'p/b', '']) {
-          const want = [...model.values()].filter((x): x is ResourceCandidate => x.type === 'resource' && (x.provider ?? '') === p).reduce((n, x) => n + x.boundCount, 0);
+          const want = [...model.values()]
+            .filter((x): x is ResourceCandidate => x.type === 'resource' && (x.provider ?? '') === p)
+            .reduce((n, x) => n + x.boundCount, 0);
           assert.equal(live.providerUsage(p), want);
         }
       }),

@@ -60,13 +60,19 @@ describe('explanations', () => {
 
   test('a candidate failing several filters is counted once, under the first', () => {
     // Bound (Phase) and too small (Capacity) and in the wrong region (Region): Phase runs first.
-    const r = decide(schedulerWith([resource({ name: 'r', phase: 'Bound', boundCount: 1, region: 'eu-west-1', capacity: { storage: '1Gi' } })]), claim({ region: 'us-east-1', capacity: { storage: '5Gi' } }));
+    const r = decide(
+      schedulerWith([resource({ name: 'r', phase: 'Bound', boundCount: 1, region: 'eu-west-1', capacity: { storage: '1Gi' } })]),
+      claim({ region: 'us-east-1', capacity: { storage: '5Gi' } }),
+    );
     assert.equal(r.explanation.message, '0/1 candidates: 1 already bound');
   });
 
-  test('a decision says what was chosen, the winner\'s scores and why the others were rejected', () => {
+  test("a decision says what was chosen, the winner's scores and why the others were rejected", () => {
     const r = decide(
-      schedulerWith([resource({ name: 'fit', region: 'us-east-1', cost: 'free-tier', capacity: { storage: '50Gi' } }), resource({ name: 'tiny', capacity: { storage: '1Gi' } })]),
+      schedulerWith([
+        resource({ name: 'fit', region: 'us-east-1', cost: 'free-tier', capacity: { storage: '50Gi' } }),
+        resource({ name: 'tiny', capacity: { storage: '1Gi' } }),
+      ]),
       claim({ region: 'us-east-1', capacity: { storage: '25Gi' } }),
     );
     assert.equal(chosen(r), 'fit');
@@ -87,7 +93,9 @@ describe('explanations', () => {
     // Candidate i has 5 of every dimension but 1 of dim<i>, so each fails for its own reason.
     const wants: Record<string, string> = {};
     for (let i = 0; i < 10; i++) wants[`dim${i}`] = '2';
-    const cs = Array.from({ length: 10 }, (_, i) => resource({ name: `r${i}`, profile: 'p', capacity: { ...Object.fromEntries(Object.keys(wants).map((d) => [d, '5'])), [`dim${i}`]: '1' } }));
+    const cs = Array.from({ length: 10 }, (_, i) =>
+      resource({ name: `r${i}`, profile: 'p', capacity: { ...Object.fromEntries(Object.keys(wants).map((d) => [d, '5'])), [`dim${i}`]: '1' } }),
+    );
     const r = decide(schedulerWith(cs), claim({ resourceClass: 'p', capacity: wants }));
     assert.match(r.explanation.message, /^0\/10 candidates: (1 insufficient dim\d \(want 2\), ){8}2 for 2 other reasons$/);
   });
@@ -105,7 +113,11 @@ describe('resources being deleted', () => {
   test('another resource or a class is chosen instead', () => {
     const shared = { mode: 'Shared' } as const;
     const r = decide(
-      schedulerWith([resource({ name: 'going', sharing: shared, deleting: true }), resource({ name: 'staying', sharing: shared, phase: 'Bound', boundCount: 3 }), resourceClass({ name: 'k', isDefault: true })]),
+      schedulerWith([
+        resource({ name: 'going', sharing: shared, deleting: true }),
+        resource({ name: 'staying', sharing: shared, phase: 'Bound', boundCount: 3 }),
+        resourceClass({ name: 'k', isDefault: true }),
+      ]),
       claim(),
     );
     assert.equal(chosen(r), 'staying');
@@ -114,7 +126,10 @@ describe('resources being deleted', () => {
 
   test('an Exclusive resource reserved for the claim but being deleted is not taken either', () => {
     const r = decide(
-      schedulerWith([resource({ name: 'held', phase: 'Pending', claimRef: { namespace: 'app', name: 'db', uid: 'uid-app-db' }, deleting: true }), resourceClass({ name: 'k', isDefault: true })]),
+      schedulerWith([
+        resource({ name: 'held', phase: 'Pending', claimRef: { namespace: 'app', name: 'db', uid: 'uid-app-db' }, deleting: true }),
+        resourceClass({ name: 'k', isDefault: true }),
+      ]),
       claim(),
     );
     assert.equal(chosen(r), 'class:k');
@@ -122,7 +137,10 @@ describe('resources being deleted', () => {
   });
 
   test('a class being deleted provisions nothing more', () => {
-    const r = decide(schedulerWith([resourceClass({ name: 'going', isDefault: true, deleting: true }), resourceClass({ name: 'staying', isDefault: true })]), claim());
+    const r = decide(
+      schedulerWith([resourceClass({ name: 'going', isDefault: true, deleting: true }), resourceClass({ name: 'staying', isDefault: true })]),
+      claim(),
+    );
     assert.equal(chosen(r), 'class:staying');
     assert.match(r.explanation.message, /rejected: 1 being deleted$/);
   });
@@ -183,13 +201,19 @@ describe('ExplicitName', () => {
   });
 
   test('no class is chosen for a claim naming its resource, even when the resource is bound', () => {
-    const r = decide(schedulerWith([resource({ name: 'named', phase: 'Bound', boundCount: 1 }), resourceClass({ name: 'default', isDefault: true })]), claim({ resourceName: 'named' }));
+    const r = decide(
+      schedulerWith([resource({ name: 'named', phase: 'Bound', boundCount: 1 }), resourceClass({ name: 'default', isDefault: true })]),
+      claim({ resourceName: 'named' }),
+    );
     assert.equal(r.decision.type, 'none');
     assert.equal(r.explanation.message, '0/0 candidates: no resource named "named"');
   });
 
   test('the same name in two namespaces: the first by namespace wins a tie', () => {
-    const r = decide(schedulerWith([resource({ name: 'db', namespace: 'ops-b' }), resource({ name: 'db', namespace: 'ops-a' })]), claim({ resourceName: 'db' }));
+    const r = decide(
+      schedulerWith([resource({ name: 'db', namespace: 'ops-b' }), resource({ name: 'db', namespace: 'ops-a' })]),
+      claim({ resourceName: 'db' }),
+    );
     assert.equal(r.decision.type === 'resource' && r.decision.candidate.namespace, 'ops-a');
   });
 });
@@ -210,8 +234,11 @@ describe('ProfileMatch and default classes', () => {
     assert.equal(r.decision.type, 'none');
   });
 
-  test('a claim naming a profile uses that profile\'s classes, default or not', () => {
-    const r = decide(schedulerWith([resourceClass({ name: 'std', isDefault: true }), resourceClass({ name: 'gcp-fast', profile: 'fast' })]), claim({ resourceClass: 'fast' }));
+  test("a claim naming a profile uses that profile's classes, default or not", () => {
+    const r = decide(
+      schedulerWith([resourceClass({ name: 'std', isDefault: true }), resourceClass({ name: 'gcp-fast', profile: 'fast' })]),
+      claim({ resourceClass: 'fast' }),
+    );
     assert.equal(chosen(r), 'class:gcp-fast');
   });
 
@@ -243,7 +270,11 @@ describe('ties and weights', () => {
       [b, a, c],
     ]) {
       const d = decide(schedulerWith(order), claim()).decision;
-      assert.equal(d.type === 'none' ? 'none' : candidateKey(d.candidate), candidateKey(c), `inserted as ${order.map((x) => `${x.namespace}/${x.name}`).join(', ')}`);
+      assert.equal(
+        d.type === 'none' ? 'none' : candidateKey(d.candidate),
+        candidateKey(c),
+        `inserted as ${order.map((x) => `${x.namespace}/${x.name}`).join(', ')}`,
+      );
     }
   });
 
@@ -293,7 +324,10 @@ describe('reservations', () => {
 
   test('a resource reserved for the claim must still fit it', () => {
     const r = decide(
-      schedulerWith([resource({ name: 'reserved', capacity: { storage: '1Gi' }, claimRef: { namespace: 'app', name: 'db' } }), resource({ name: 'other', capacity: { storage: '50Gi' } })]),
+      schedulerWith([
+        resource({ name: 'reserved', capacity: { storage: '1Gi' }, claimRef: { namespace: 'app', name: 'db' } }),
+        resource({ name: 'other', capacity: { storage: '50Gi' } }),
+      ]),
       claim({ capacity: { storage: '25Gi' } }),
     );
     assert.equal(chosen(r), 'other');
@@ -307,7 +341,10 @@ describe('reservations', () => {
 
 describe('configuration', () => {
   test('an unknown plugin is refused with the known names', () => {
-    assert.throws(() => new Scheduler({ config: { profile: { filters: ['Capacity', 'Nope'] } } }), /unknown filter plugin "Nope": expected one of KindCompatible, /);
+    assert.throws(
+      () => new Scheduler({ config: { profile: { filters: ['Capacity', 'Nope'] } } }),
+      /unknown filter plugin "Nope": expected one of KindCompatible, /,
+    );
     assert.throws(() => new Scheduler({ config: { profile: { scoreWeights: { Fastest: 1 } } } }), /unknown score plugin "Fastest"/);
     assert.throws(() => new Scheduler({ config: { profile: { scoreWeights: { StaticFirst: -1 } } } }), /expected a number ≥ 0/);
   });
@@ -319,7 +356,7 @@ describe('configuration', () => {
     assert.equal(chosen(decide(schedulerWith(cs, { ...CONFIG, profile: { filters: without } }), claim({ capacity: { storage: '5Gi' } }))), 'small');
   });
 
-  test('a profile listing Selector before Phase still counts the index\'s filters first', () => {
+  test("a profile listing Selector before Phase still counts the index's filters first", () => {
     const dev = labelSelectorFromObject({ matchLabels: { env: 'dev' } });
     const s = schedulerWith([resource({ name: 'r', phase: 'Pending', labels: { env: 'prod' } })], {
       profile: { filters: ['Selector', 'Capacity', 'Phase', 'ProfileMatch', 'KindCompatible'] },
@@ -393,7 +430,9 @@ describe('the candidate set', () => {
 describe('the tie-break order', () => {
   test('compareCandidates orders as the `namespace/name` strings would, then resources first, then by key', () => {
     const part = fc.string({ unit: fc.constantFrom('a', 'b', '-', '/', '.', 'é'), maxLength: 4 });
-    const cand = fc.record({ namespace: part, name: part, isClass: fc.boolean() }).map(({ namespace, name, isClass }) => (isClass ? resourceClass({ name, namespace }) : resource({ name, namespace })));
+    const cand = fc
+      .record({ namespace: part, name: part, isClass: fc.boolean() })
+      .map(({ namespace, name, isClass }) => (isClass ? resourceClass({ name, namespace }) : resource({ name, namespace })));
     const reference = (a: Candidate, b: Candidate): number => {
       const an = `${a.namespace}/${a.name}`;
       const bn = `${b.namespace}/${b.name}`;
@@ -429,7 +468,9 @@ describe('the tie-break order', () => {
 
 describe('run candidates skip the filters their bucket stands for', () => {
   test('a resource stating no region is still rejected when the hierarchy lists an empty region under the asked one', () => {
-    const s = schedulerWith([resource({ name: 'nowhere' }), resource({ name: 'east', region: 'us-east-1' })], { regions: { 'north-america': ['us-east-1', ''] } });
+    const s = schedulerWith([resource({ name: 'nowhere' }), resource({ name: 'east', region: 'us-east-1' })], {
+      regions: { 'north-america': ['us-east-1', ''] },
+    });
     const r = decide(s, claim({ region: 'north-america' }));
     assert.equal(chosen(r), 'east');
     assert.equal(r.explanation.feasible, 1);

@@ -10,7 +10,16 @@ import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js'
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
 import { candidateKey, classKey } from './keys.js';
-import { failureDetail, type CandidateFilter, type CandidateScore, type FilterPlugin, type IndexNarrowing, type PluginContext, type QuotaCheck, type ScorePlugin } from './plugin.js';
+import {
+  failureDetail,
+  type CandidateFilter,
+  type CandidateScore,
+  type FilterPlugin,
+  type IndexNarrowing,
+  type PluginContext,
+  type QuotaCheck,
+  type ScorePlugin,
+} from './plugin.js';
 import { builtinPortableMatchers, type PortableMatcherRegistry } from './portable-matchers.js';
 import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
 import { defaultRegistry, type PluginRegistry } from './registry.js';
@@ -135,7 +144,12 @@ export class Scheduler {
   async schedule(claim: ClaimInfo, options: ScheduleOptions = {}): Promise<ScheduleResult> {
     const p = this.pipeline;
     // A filtering extender may reject what was found: search everything, so a decision never misses what it did not check.
-    const ev = this.evaluate(p, claim, options.scan === true, p.extenders.some((e) => e.filters));
+    const ev = this.evaluate(
+      p,
+      claim,
+      options.scan === true,
+      p.extenders.some((e) => e.filters),
+    );
     const extra: PreparedScore[] = [];
     for (const ext of p.extenders) {
       if (!ext.filters || ev.feasible.length === 0) continue;
@@ -294,9 +308,9 @@ export class Scheduler {
     if (universe === 'named') {
       // A named resource the claim may not use is not counted at all (see FilterPlugin.conceals):
       // the concealing filters run first, whatever order the profile gives them.
-      const order = names.map((_, i) => i).sort((a, b) => Number(concealing(p, names[b]!)) - Number(concealing(p, names[a]!)));
-      const oNames = order.map((i) => names[i]!);
-      const oFns = order.map((i) => fns[i]!);
+      const order = names.map((_, i) => i).sort((a, b) => Number(concealing(p, names[b])) - Number(concealing(p, names[a])));
+      const oNames = order.map((i) => names[i]);
+      const oFns = order.map((i) => fns[i]);
       const hides = oNames.map((n) => concealing(p, n));
       for (const c of lookup.candidates) {
         const verdict = passes(c, oNames, oFns, tally, hides);
@@ -344,12 +358,12 @@ export class Scheduler {
     const n = prepared.length;
     const weights = prepared.map((s) => s.weight);
     const fns = prepared.map((s) => s.fn);
-    let best = pool[0]!;
+    let best = pool[0];
     let bestTotal = -Infinity;
     for (let i = 0; i < pool.length; i++) {
-      const c = pool[i]!;
+      const c = pool[i];
       let total = 0;
-      for (let j = 0; j < n; j++) total += weights[j]! * clampScore(fns[j]!(c));
+      for (let j = 0; j < n; j++) total += weights[j] * clampScore(fns[j](c));
       if (total > bestTotal || (total === bestTotal && compareCandidates(c, best) < 0)) {
         best = c;
         bestTotal = total;
@@ -397,10 +411,10 @@ function clampScore(s: number): number {
  */
 function passes(c: Candidate, names: readonly string[], fns: readonly CandidateFilter[], tally: FailureTally, hides?: readonly boolean[]): boolean | 'hidden' {
   for (let i = 0; i < fns.length; i++) {
-    const failure = fns[i]!(c);
+    const failure = fns[i](c);
     if (failure !== undefined) {
       if (hides?.[i] === true) return 'hidden';
-      tally.add(names[i]!, failure.summary);
+      tally.add(names[i], failure.summary);
       return false;
     }
   }

@@ -33,12 +33,34 @@ describe('forEachInKeyOrder', () => {
     { reason: 'no runs: nothing to visit, complete', runs: () => [], want: { keys: [], complete: true } },
     { reason: 'empty runs are ignored', runs: () => [chunked([]), new ArrayRun([], [])], want: { keys: [], complete: true } },
     { reason: 'one run is visited in its order', runs: () => [chunked(['c', 'a', 'b'])], want: { keys: ['a', 'b', 'c'], complete: true } },
-    { reason: 'several runs are merged', runs: () => [chunked(['a', 'd', 'g']), chunked(['b', 'e']), new ArrayRun(['c', 'f'], [r('c'), r('f')])], want: { keys: ['a', 'b', 'c', 'd', 'e', 'f', 'g'], complete: true } },
+    {
+      reason: 'several runs are merged',
+      runs: () => [chunked(['a', 'd', 'g']), chunked(['b', 'e']), new ArrayRun(['c', 'f'], [r('c'), r('f')])],
+      want: { keys: ['a', 'b', 'c', 'd', 'e', 'f', 'g'], complete: true },
+    },
     { reason: 'skipped keys are left out, alone', runs: () => [chunked(['a', 'b', 'c'])], skip: ['b'], want: { keys: ['a', 'c'], complete: true } },
-    { reason: 'skipped keys are left out, merged', runs: () => [chunked(['a', 'c']), chunked(['b', 'd'])], skip: ['a', 'd'], want: { keys: ['b', 'c'], complete: true } },
-    { reason: 'a visitor returning false stops the merge', runs: () => [chunked(['a', 'c']), chunked(['b', 'd'])], limit: 3, want: { keys: ['a', 'b', 'c'], complete: false } },
-    { reason: 'an unsorted run alone is visited as it is', runs: () => [new ArrayRun(['b', 'a'], [r('b'), r('a')], false)], want: { keys: ['b', 'a'], complete: true } },
-    { reason: 'an unsorted empty run does not count', runs: () => [new ArrayRun([], [], false), chunked(['b', 'a'])], want: { keys: ['a', 'b'], complete: true } },
+    {
+      reason: 'skipped keys are left out, merged',
+      runs: () => [chunked(['a', 'c']), chunked(['b', 'd'])],
+      skip: ['a', 'd'],
+      want: { keys: ['b', 'c'], complete: true },
+    },
+    {
+      reason: 'a visitor returning false stops the merge',
+      runs: () => [chunked(['a', 'c']), chunked(['b', 'd'])],
+      limit: 3,
+      want: { keys: ['a', 'b', 'c'], complete: false },
+    },
+    {
+      reason: 'an unsorted run alone is visited as it is',
+      runs: () => [new ArrayRun(['b', 'a'], [r('b'), r('a')], false)],
+      want: { keys: ['b', 'a'], complete: true },
+    },
+    {
+      reason: 'an unsorted empty run does not count',
+      runs: () => [new ArrayRun([], [], false), chunked(['b', 'a'])],
+      want: { keys: ['a', 'b'], complete: true },
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => assert.deepEqual(collect(c.runs(), c.skip === undefined ? undefined : new Set(c.skip), c.limit), c.want));
@@ -56,18 +78,20 @@ describe('forEachInKeyOrder', () => {
     const key = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '-', '/'), minLength: 1, maxLength: 5 });
     fc.assert(
       fc.property(
-        fc.uniqueArray(key, { maxLength: 60 }).chain((keys) =>
-          fc.tuple(
-            fc.constant(keys),
-            fc.array(fc.nat({ max: 3 }), { minLength: keys.length, maxLength: keys.length }),
-            fc.subarray(keys),
-            fc.option(fc.integer({ min: 1, max: 60 }), { nil: undefined }),
-            fc.boolean(),
+        fc
+          .uniqueArray(key, { maxLength: 60 })
+          .chain((keys) =>
+            fc.tuple(
+              fc.constant(keys),
+              fc.array(fc.nat({ max: 3 }), { minLength: keys.length, maxLength: keys.length }),
+              fc.subarray(keys),
+              fc.option(fc.integer({ min: 1, max: 60 }), { nil: undefined }),
+              fc.boolean(),
+            ),
           ),
-        ),
         ([keys, runOf, skipped, limit, asArrays]) => {
           const parts: string[][] = [[], [], [], []];
-          keys.forEach((k, i) => parts[runOf[i]!]!.push(k));
+          keys.forEach((k, i) => parts[runOf[i]].push(k));
           const runs: SortedRun[] = parts.map((p) => {
             if (!asArrays) return chunked(p);
             const sorted = [...p].sort();

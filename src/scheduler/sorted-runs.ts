@@ -38,7 +38,7 @@ export class ArrayRun implements SortedRun {
 
   forEach(visit: (c: ResourceCandidate, key: string) => boolean): boolean {
     const { keys, items } = this;
-    for (let i = 0; i < items.length; i++) if (!visit(items[i]!, keys[i]!)) return false;
+    for (let i = 0; i < items.length; i++) if (!visit(items[i], keys[i])) return false;
     return true;
   }
 
@@ -63,7 +63,11 @@ export class ArrayRun implements SortedRun {
  * unsorted run is visited as it is, and only valid alone), leaving out keys in `skip`,
  * until `visit` returns false. It returns whether it visited everything.
  */
-export function forEachInKeyOrder(runs: readonly SortedRun[], skip: ReadonlySet<string> | undefined, visit: (c: ResourceCandidate, key: string) => boolean): boolean {
+export function forEachInKeyOrder(
+  runs: readonly SortedRun[],
+  skip: ReadonlySet<string> | undefined,
+  visit: (c: ResourceCandidate, key: string) => boolean,
+): boolean {
   let only: SortedRun | undefined;
   let live = 0;
   for (const r of runs) {
@@ -81,7 +85,7 @@ export function forEachInKeyOrder(runs: readonly SortedRun[], skip: ReadonlySet<
     let best: SortedCursor<ResourceCandidate> | undefined;
     let bestKey = '';
     for (let h = 0; h < heads.length; h++) {
-      const k = heads[h]!.key;
+      const k = heads[h].key;
       if (k !== undefined && (best === undefined || k < bestKey)) {
         best = heads[h]!;
         bestKey = k;

@@ -20,7 +20,7 @@ export type ResourceList = Readonly<Record<string, Quantity>>;
 
 /**
  * Requirements are what a claim asks for, and Capabilities what a candidate offers, in the
- * generic terms every kind shares (DESIGN 3.1/3.2).
+ * generic terms every kind shares (docs/design.md 3.1/3.2).
  */
 export interface Requirements {
   readonly capacity: ResourceList;
@@ -64,7 +64,7 @@ export interface ClaimInfo {
   readonly source?: KObject;
 }
 
-/** The phases of a concrete resource (DESIGN 3.2). */
+/** The phases of a concrete resource (docs/design.md 3.2). */
 export type ResourcePhase = 'Pending' | 'Available' | 'Bound' | 'Released' | 'Failed';
 
 /** Sharing says whether a resource serves one claim or several (up to maxClaims; unlimited when absent). */

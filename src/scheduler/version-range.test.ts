@@ -21,7 +21,9 @@ describe('coerceVersion', () => {
 
   test('any major.minor.patch reads back as itself', () => {
     const n = fc.integer({ min: 0, max: 9999 });
-    fc.assert(fc.property(n, n, n, fc.constantFrom('.', '_'), (a, b, c, sep) => assert.equal(coerceVersion(`${a}${sep}${b}${sep}${c}`)?.version, `${a}.${b}.${c}`)));
+    fc.assert(
+      fc.property(n, n, n, fc.constantFrom('.', '_'), (a, b, c, sep) => assert.equal(coerceVersion(`${a}${sep}${b}${sep}${c}`)?.version, `${a}.${b}.${c}`)),
+    );
   });
 });
 

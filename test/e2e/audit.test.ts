@@ -17,7 +17,11 @@ const payload = 'audit-secret-payload-Xk93';
 
 function entries(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe('audit log', () => {
@@ -32,7 +36,10 @@ describe('audit log', () => {
       await kubectlOk(server, ['apply', '-f', '-'], { input: `apiVersion: v1\nkind: Secret\nmetadata: {name: applied}\nstringData: {token: ${payload}}\n` });
       await kubectlOk(server, ['delete', 'secret', 'creds']);
 
-      const watcher = spawn('kubectl', ['get', 'configmaps', '--watch', '-n', 'default'], { env: { ...process.env, KUBECONFIG: server.kubeconfig, KUBECACHEDIR: join(tmpdir(), `kubecache-${process.pid}`) }, stdio: 'ignore' });
+      const watcher = spawn('kubectl', ['get', 'configmaps', '--watch', '-n', 'default'], {
+        env: { ...process.env, KUBECONFIG: server.kubeconfig, KUBECACHEDIR: join(tmpdir(), `kubecache-${process.pid}`) },
+        stdio: 'ignore',
+      });
       try {
         await eventually(() => entries(path).some((e) => e.verb === 'watch' && e.resource === 'configmaps'), 'the watch is logged while it runs', 15_000);
       } finally {
@@ -76,10 +83,18 @@ describe('audit log', () => {
         for (let i = 0; i < 3; i++) {
           // No Content-Length: the body arrives in chunks until it passes the 3 MiB limit.
           const status = await new Promise<number>((resolve, reject) => {
-            const req = request(`${api.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', ca: api.ca, headers: { Authorization: `Bearer ${api.token}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-              res.resume();
-              res.on('end', () => resolve(res.statusCode ?? 0));
-            });
+            const req = request(
+              `${api.url}/api/v1/namespaces/default/configmaps`,
+              {
+                method: 'POST',
+                ca: api.ca,
+                headers: { Authorization: `Bearer ${api.token}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', () => resolve(res.statusCode ?? 0));
+              },
+            );
             req.on('error', reject);
             const chunk = Buffer.alloc(256 * 1024, 0x61);
             let sent = 0;

@@ -24,15 +24,50 @@ describe('bad input', () => {
 
   const cases: Case[] = [
     { reason: 'malformed JSON', method: 'POST', path: cms, body: '{"metadata": {"name": "x"', status: 400, message: /not valid JSON/ },
-    { reason: 'malformed YAML', method: 'POST', path: cms, body: 'metadata:\n  name: [unclosed', headers: { 'Content-Type': 'application/yaml' }, status: 400, message: /not valid YAML/ },
+    {
+      reason: 'malformed YAML',
+      method: 'POST',
+      path: cms,
+      body: 'metadata:\n  name: [unclosed',
+      headers: { 'Content-Type': 'application/yaml' },
+      status: 400,
+      message: /not valid YAML/,
+    },
     { reason: 'a JSON array instead of an object', method: 'POST', path: cms, body: '[1,2,3]', status: 400 },
     { reason: 'an empty body', method: 'POST', path: cms, body: '', status: 400, message: /empty/ },
     { reason: 'invalid UTF-8', method: 'POST', path: cms, body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), status: 400, message: /UTF-8/ },
-    { reason: 'wrong type for data', method: 'POST', path: cms, body: JSON.stringify({ metadata: { name: 'typed' }, data: 'not-a-map' }), status: 422, message: /data/ },
-    { reason: 'wrong type for a data value', method: 'POST', path: cms, body: JSON.stringify({ metadata: { name: 'typed2' }, data: { a: 5 } }), status: 422, message: /data\[a\]|data\.a/ },
+    {
+      reason: 'wrong type for data',
+      method: 'POST',
+      path: cms,
+      body: JSON.stringify({ metadata: { name: 'typed' }, data: 'not-a-map' }),
+      status: 422,
+      message: /data/,
+    },
+    {
+      reason: 'wrong type for a data value',
+      method: 'POST',
+      path: cms,
+      body: JSON.stringify({ metadata: { name: 'typed2' }, data: { a: 5 } }),
+      status: 422,
+      message: /data\[a\]|data\.a/,
+    },
     { reason: 'an invalid name', method: 'POST', path: cms, body: JSON.stringify({ metadata: { name: 'Not_Valid' } }), status: 422, message: /metadata\.name/ },
-    { reason: 'an invalid label', method: 'POST', path: cms, body: JSON.stringify({ metadata: { name: 'lbl', labels: { 'bad key!': 'v' } } }), status: 422, message: /metadata\.labels/ },
-    { reason: 'a kind that does not match the URL', method: 'POST', path: cms, body: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' } }), status: 400 },
+    {
+      reason: 'an invalid label',
+      method: 'POST',
+      path: cms,
+      body: JSON.stringify({ metadata: { name: 'lbl', labels: { 'bad key!': 'v' } } }),
+      status: 422,
+      message: /metadata\.labels/,
+    },
+    {
+      reason: 'a kind that does not match the URL',
+      method: 'POST',
+      path: cms,
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' } }),
+      status: 400,
+    },
     { reason: 'an unknown resource', method: 'GET', path: '/api/v1/namespaces/default/gizmos', status: 404 },
     { reason: 'an unknown group', method: 'GET', path: '/apis/nope.example.com/v1/things', status: 404 },
     { reason: 'a bad label selector', method: 'GET', path: `${cms}?labelSelector=${encodeURIComponent('a in (b')}`, status: 400 },
@@ -42,19 +77,80 @@ describe('bad input', () => {
     { reason: 'a bad continue token', method: 'GET', path: `${cms}?limit=1&continue=garbage`, status: 400, message: /continue/ },
     { reason: 'a bad resourceVersion', method: 'GET', path: `${cms}?resourceVersion=abc`, status: 400, message: /resourceVersion/ },
     { reason: 'an unsupported patch type', method: 'PATCH', path: `${cms}/x`, body: '{}', headers: { 'Content-Type': 'text/plain' }, status: 415 },
-    { reason: 'a JSON patch that is not a list', method: 'PATCH', path: `${cms}/target`, body: '{"op":"add"}', headers: { 'Content-Type': 'application/json-patch+json' }, status: 400 },
+    {
+      reason: 'a JSON patch that is not a list',
+      method: 'PATCH',
+      path: `${cms}/target`,
+      body: '{"op":"add"}',
+      headers: { 'Content-Type': 'application/json-patch+json' },
+      status: 400,
+    },
     { reason: 'a wrong method', method: 'POST', path: `${cms}/named`, body: '{}', status: 405 },
     { reason: 'a bad dryRun value', method: 'POST', path: `${cms}?dryRun=Some`, body: '{"metadata":{"name":"d"}}', status: 400 },
     { reason: 'a path traversal in the name', method: 'GET', path: `${cms}/..%2F..%2Fsecrets`, status: 404 },
     // Issue 10 item 3: nesting by indentation, which has no bracket to count.
-    { reason: 'YAML sequences 100,000 deep (- - - x)', method: 'POST', path: cms, body: `${'- '.repeat(100_000)}x`, headers: { 'Content-Type': 'application/yaml' }, status: 400, message: /nests deeper than 100 levels/ },
-    { reason: 'an apply patch 100,000 deep (- - - x)', method: 'PATCH', path: `${cms}/deep-apply?fieldManager=fuzz`, body: `${'- '.repeat(100_000)}x`, headers: { 'Content-Type': 'application/apply-patch+yaml' }, status: 400, message: /nests deeper than 100 levels/ },
-    { reason: 'YAML mappings nested by indentation', method: 'POST', path: cms, body: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'), headers: { 'Content-Type': 'application/yaml' }, status: 400, message: /nests deeper than 100 levels/ },
+    {
+      reason: 'YAML sequences 100,000 deep (- - - x)',
+      method: 'POST',
+      path: cms,
+      body: `${'- '.repeat(100_000)}x`,
+      headers: { 'Content-Type': 'application/yaml' },
+      status: 400,
+      message: /nests deeper than 100 levels/,
+    },
+    {
+      reason: 'an apply patch 100,000 deep (- - - x)',
+      method: 'PATCH',
+      path: `${cms}/deep-apply?fieldManager=fuzz`,
+      body: `${'- '.repeat(100_000)}x`,
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+      status: 400,
+      message: /nests deeper than 100 levels/,
+    },
+    {
+      reason: 'YAML mappings nested by indentation',
+      method: 'POST',
+      path: cms,
+      body: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'),
+      headers: { 'Content-Type': 'application/yaml' },
+      status: 400,
+      message: /nests deeper than 100 levels/,
+    },
     // Issue 10 item 14: numbers a double cannot hold.
-    { reason: 'a JSON number too large for a double', method: 'POST', path: cms, body: '{"metadata":{"name":"inf"},"data":{"a":"b"},"extra":{"size":1e400}}', status: 422, message: /extra\.size: Invalid value: Infinity/ },
-    { reason: 'a negative one', method: 'POST', path: cms, body: '{"metadata":{"name":"inf","labels":{"a":"b"}},"extra":[-1e400]}', status: 422, message: /extra\[0\]: Invalid value: -Infinity/ },
-    { reason: 'YAML .nan', method: 'POST', path: cms, body: 'metadata: {name: nan}\nextra: .nan\n', headers: { 'Content-Type': 'application/yaml' }, status: 422, message: /extra: Invalid value: NaN/ },
-    { reason: 'a merge patch with .inf', method: 'PATCH', path: `${cms}/target`, body: '{"metadata":{"annotations":null},"extra":1e999}', headers: { 'Content-Type': 'application/merge-patch+json' }, status: 422, message: /extra: Invalid value: Infinity/ },
+    {
+      reason: 'a JSON number too large for a double',
+      method: 'POST',
+      path: cms,
+      body: '{"metadata":{"name":"inf"},"data":{"a":"b"},"extra":{"size":1e400}}',
+      status: 422,
+      message: /extra\.size: Invalid value: Infinity/,
+    },
+    {
+      reason: 'a negative one',
+      method: 'POST',
+      path: cms,
+      body: '{"metadata":{"name":"inf","labels":{"a":"b"}},"extra":[-1e400]}',
+      status: 422,
+      message: /extra\[0\]: Invalid value: -Infinity/,
+    },
+    {
+      reason: 'YAML .nan',
+      method: 'POST',
+      path: cms,
+      body: 'metadata: {name: nan}\nextra: .nan\n',
+      headers: { 'Content-Type': 'application/yaml' },
+      status: 422,
+      message: /extra: Invalid value: NaN/,
+    },
+    {
+      reason: 'a merge patch with .inf',
+      method: 'PATCH',
+      path: `${cms}/target`,
+      body: '{"metadata":{"annotations":null},"extra":1e999}',
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      status: 422,
+      message: /extra: Invalid value: Infinity/,
+    },
   ];
 
   for (const c of cases) {
@@ -126,7 +222,9 @@ function rawPost(api: ApiHandle, path: string, body: Buffer, framing: 'content-l
     let sendError: Error | undefined;
     const s = connect({ host: u.hostname, port: Number(u.port), ca: api.ca, servername: 'localhost' }, () => {
       const framingHeader = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`;
-      s.write(`POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${api.token}\r\nContent-Type: application/json\r\nAccept: application/json\r\n${framingHeader}\r\n\r\n`);
+      s.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${api.token}\r\nContent-Type: application/json\r\nAccept: application/json\r\n${framingHeader}\r\n\r\n`,
+      );
       const piece = 256 * 1024;
       for (let at = 0; at < body.length; at += piece) {
         const part = body.subarray(at, at + piece);

@@ -70,13 +70,24 @@ spec: {resourceClass: orphaned}
     assert.notEqual(direct.code, 0);
     assert.match(direct.stderr, /forbidden/i);
     const events = await eventually(async () => {
-      const out = await kubectlOk(dev, ['get', 'events', '-n', 'app', '--field-selector', 'involvedObject.name=orders,type=Warning', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
+      const out = await kubectlOk(dev, [
+        'get',
+        'events',
+        '-n',
+        'app',
+        '--field-selector',
+        'involvedObject.name=orders,type=Warning',
+        '-o',
+        'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+      ]);
       return /CannotConnect: .*no-such-provider/.test(out) ? out : undefined;
     }, 'a Warning Event on the claim naming the missing Provider');
     assert.match(events, /^CannotConnect: /m);
 
     // The Provider appears: the claim becomes Ready and the failure is gone from it.
-    await kubectlOk(server, ['apply', '-f', '-'], { input: `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: no-such-provider, namespace: ${SYS}}\nspec: {type: local}\n` });
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: no-such-provider, namespace: ${SYS}}\nspec: {type: local}\n`,
+    });
     await kubectlOk(dev, ['wait', '--for=condition=Ready', `${CLAIMS}/orders`, '-n', 'app', '--timeout=90s'], { timeoutMs: 100_000 });
     assert.equal((await kubectlOk(dev, ['get', CLAIMS, 'orders', '-n', 'app', '-o', `jsonpath=${jsonpath('Ready', 'reason')}`])).trim(), 'Available');
   });

@@ -33,14 +33,31 @@ describe('MySQLInstance claims on real MariaDB', () => {
   const suite = serverForSuite({
     env: { CONDUCTOR_POLL_INTERVAL_MS: '2000' },
     setup: async ({ server }) => {
-      await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/mysqlinstances.storage.conductor.io', 'crd/mysqlservers.database.local.conductor.io', '--timeout=30s']);
+      await kubectlOk(server, [
+        'wait',
+        '--for=condition=Established',
+        'crd/mysqlinstances.storage.conductor.io',
+        'crd/mysqlservers.database.local.conductor.io',
+        '--timeout=30s',
+      ]);
       await kubectlOk(server, ['create', 'namespace', NS]);
-      await kubectlOk(server, ['create', 'secret', 'generic', 'mysql-admin', '-n', SYS, `--from-literal=username=${shared.username}`, `--from-literal=password=${shared.password}`]);
+      await kubectlOk(server, [
+        'create',
+        'secret',
+        'generic',
+        'mysql-admin',
+        '-n',
+        SYS,
+        `--from-literal=username=${shared.username}`,
+        `--from-literal=password=${shared.password}`,
+      ]);
       await apply(`apiVersion: core.conductor.io/v1alpha1
 kind: Provider
 metadata: {name: local, namespace: ${SYS}}
 spec: {type: local}
-${['Delete', 'Retain', 'Recycle'].map((policy) => `---
+${['Delete', 'Retain', 'Recycle']
+  .map(
+    (policy) => `---
 apiVersion: database.local.conductor.io/v1alpha1
 kind: MySQLServer
 metadata: {name: shared-${policy.toLowerCase()}, namespace: ${SYS}, labels: {pool: ${policy.toLowerCase()}}}
@@ -53,7 +70,9 @@ spec:
   rebindPolicy: ${policy}
   sharing: {mode: Shared, maxClaims: 10}
   capabilities: {capacity: {storage: 100Gi}}
-`).join('')}`);
+`,
+  )
+  .join('')}`);
     },
   });
 
@@ -72,7 +91,7 @@ spec:
   };
   /** Runs SQL with only the Secret's keys: its uri, as an application would. */
   const sql = async (d: Details, text: string) => {
-    const c = await mysql.createConnection(d.uri!);
+    const c = await mysql.createConnection(d.uri);
     try {
       return (await c.query(text))[0] as Record<string, unknown>[];
     } finally {
@@ -111,13 +130,13 @@ spec: ${spec}
     assert.equal(c.status.resourceRef.name, 'shared-delete');
     const d = await secret(NS, 'orders');
     assert.deepEqual(Object.keys(d).sort(), ['database', 'host', 'password', 'port', 'uri', 'username']);
-    assert.match(d.uri!, /^mysql:\/\//);
+    assert.match(d.uri, /^mysql:\/\//);
     assert.deepEqual(await sql(d, 'SELECT DATABASE() AS db'), [{ db: d.database }]);
     await sql(d, 'CREATE TABLE orders (id INT)');
     assert.match(await kubectlOk(suite.server, ['get', 'mysqlinstances', '-n', NS]), /^orders\s+Bound\s+shared-delete\s+/m);
     await deleteClaim('orders');
-    assert.equal(await schemaExists(d.database!), false, 'Delete drops the database');
-    assert.equal(await userExists(d.username!), false, 'Delete drops the user');
+    assert.equal(await schemaExists(d.database), false, 'Delete drops the database');
+    assert.equal(await userExists(d.username), false, 'Delete drops the user');
   });
 
   test('drift on the shared server: a dropped database, then a dropped user and database, come back and the unchanged Secret works', async () => {
@@ -125,27 +144,33 @@ spec: ${spec}
     await bound('drifty');
     const d = await secret(NS, 'drifty');
     await admin(`DROP DATABASE \`${d.database}\``);
-    await eventually(async () => ((await schemaExists(d.database!)) ? true : undefined), 'the dropped database to be recreated', 30_000);
+    await eventually(async () => ((await schemaExists(d.database)) ? true : undefined), 'the dropped database to be recreated', 30_000);
     await eventually(async () => (await sql(d, 'SELECT 1 AS one'))[0]?.one === 1, 'the unchanged Secret to work again', 30_000);
 
     // The user too: it is recreated with the password the claim's Secret holds (derived, not
     // stored), whether an observation falls between the two statements or after both.
     await admin(`DROP DATABASE \`${d.database}\``);
     await admin(`DROP USER '${d.username}'@'%'`);
-    await eventually(async () => {
-      try {
-        return (await sql(d, 'SELECT DATABASE() AS db'))[0]?.db === d.database ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 'the unchanged Secret to reach its recreated database', 30_000);
-    assert.ok(await userExists(d.username!), 'the user is back');
+    await eventually(
+      async () => {
+        try {
+          return (await sql(d, 'SELECT DATABASE() AS db'))[0]?.db === d.database ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      'the unchanged Secret to reach its recreated database',
+      30_000,
+    );
+    assert.ok(await userExists(d.username), 'the user is back');
     assert.deepEqual(await secret(NS, 'drifty'), d, 'the Secret did not change');
     await deleteClaim('drifty');
   });
 
-  test('Retain keeps the claim\'s database and data; Recycle empties it and keeps the user', async () => {
-    await apply(claim('kept', `{resourceSelector: {matchLabels: {pool: retain}}}`) + '---\n' + claim('recycled', `{resourceSelector: {matchLabels: {pool: recycle}}}`));
+  test("Retain keeps the claim's database and data; Recycle empties it and keeps the user", async () => {
+    await apply(
+      claim('kept', `{resourceSelector: {matchLabels: {pool: retain}}}`) + '---\n' + claim('recycled', `{resourceSelector: {matchLabels: {pool: recycle}}}`),
+    );
     await Promise.all([bound('kept'), bound('recycled')]);
     const [kept, recycled] = await Promise.all([secret(NS, 'kept'), secret(NS, 'recycled')]);
     await sql(kept, 'CREATE TABLE notes (t TEXT)');
@@ -153,9 +178,9 @@ spec: ${spec}
     await sql(recycled, 'CREATE TABLE junk (x INT)');
     await Promise.all([deleteClaim('kept'), deleteClaim('recycled')]);
     assert.deepEqual(await sql(kept, 'SELECT t FROM notes'), [{ t: 'still here' }], 'Retain keeps the database, user and data');
-    assert.equal(await schemaExists(recycled.database!), true);
+    assert.equal(await schemaExists(recycled.database), true);
     assert.deepEqual(await admin(`SHOW TABLES FROM \`${recycled.database}\``), [], 'Recycle empties the database');
-    assert.equal(await userExists(recycled.username!), true, 'Recycle keeps the user');
+    assert.equal(await userExists(recycled.username), true, 'Recycle keeps the user');
   });
 
   test('a class provisions a dedicated MariaDB; a killed server is restarted; Delete removes it', async () => {
@@ -182,10 +207,14 @@ template:
     const resourcePath = `${LOCAL}/localmysqlinstances/${c.status.resourceRef.name}`;
     const pid = await eventually(async () => (await get(resourcePath)).status?.atProvider?.pid as number | undefined, 'the server pid in atProvider');
     process.kill(pid, 'SIGKILL');
-    await eventually(async () => {
-      const r = await get(resourcePath);
-      return r.status?.atProvider?.pid !== pid && r.status?.atProvider?.running === true ? r : undefined;
-    }, 'the server to be restarted', 30_000);
+    await eventually(
+      async () => {
+        const r = await get(resourcePath);
+        return r.status?.atProvider?.pid !== pid && r.status?.atProvider?.running === true ? r : undefined;
+      },
+      'the server to be restarted',
+      30_000,
+    );
     assert.deepEqual(await sql(d, 'SELECT x FROM facts'), [{ x: 42 }], 'same port, password and data after the restart');
 
     await deleteClaim('analytics');
@@ -219,11 +248,11 @@ spec: {rebindPolicy: ${policy}, capabilities: {capacity: {storage: 10Gi}}}
       const r = await get(`${LOCAL}/localmysqlinstances/recycler`);
       return r.status?.phase === 'Available' && !r.spec.claimRef ? r : undefined;
     }, 'recycler to be Available again');
-    await assert.rejects(sql(rec, 'SELECT 1'), /denied/, 'the released claim\'s password no longer works');
+    await assert.rejects(sql(rec, 'SELECT 1'), /denied/, "the released claim's password no longer works");
     const now = await eventually(async () => {
       const s = await secret(SYS, 'recycler-connection');
       return s.password !== rec.password ? s : undefined;
-    }, 'the resource\'s rotated credentials');
+    }, "the resource's rotated credentials");
     assert.deepEqual(await sql(now, 'SHOW TABLES'), [], 'Recycle empties the database');
     await kubectlOk(suite.server, ['delete', 'localmysqlinstances', 'keeper', 'recycler', '-n', SYS, '--timeout=60s']);
   });

@@ -16,7 +16,6 @@ import { eventually } from '../support/eventually.js';
 const SYS = 'conductor-system';
 const claimsPath = (ns: string, name = '') => `/apis/storage.conductor.io/v1alpha1/namespaces/${ns}/postgresqlinstances${name ? `/${name}` : ''}`;
 
-
 describe('rebind policies, capacity and crashes', () => {
   let pgServer: ThrowawayServer;
   let server: ServerProcess;
@@ -35,7 +34,13 @@ describe('rebind policies, capacity and crashes', () => {
     return Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
   };
   const sql = async (conn: Record<string, string | number | undefined>, text: string) => {
-    const c = new pg.Client({ host: String(conn.host), port: Number(conn.port), user: String(conn.username), password: String(conn.password), database: String(conn.database) });
+    const c = new pg.Client({
+      host: String(conn.host),
+      port: Number(conn.port),
+      user: String(conn.username),
+      password: String(conn.password),
+      database: String(conn.database),
+    });
     await c.connect();
     try {
       return (await c.query(text)).rows;
@@ -43,7 +48,8 @@ describe('rebind policies, capacity and crashes', () => {
       await c.end();
     }
   };
-  const admin = (text: string) => sql({ host: pgServer.host, port: pgServer.port, username: pgServer.username, password: pgServer.password, database: 'postgres' }, text);
+  const admin = (text: string) =>
+    sql({ host: pgServer.host, port: pgServer.port, username: pgServer.username, password: pgServer.password, database: 'postgres' }, text);
   const sharedServer = (name: string, policy: string, extra = '') => `apiVersion: database.local.conductor.io/v1alpha1
 kind: PostgreSQLServer
 metadata: {name: ${name}, namespace: ${SYS}, labels: {pool: ${name}}}
@@ -69,7 +75,16 @@ spec:
     api = apiFromKubeconfig(server.kubeconfig);
     await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/postgresqlinstances.storage.conductor.io', '--timeout=30s']);
     await kubectlOk(server, ['create', 'namespace', 'team']);
-    await kubectlOk(server, ['create', 'secret', 'generic', 'pg-admin', '-n', SYS, `--from-literal=username=${pgServer.username}`, `--from-literal=password=${pgServer.password}`]);
+    await kubectlOk(server, [
+      'create',
+      'secret',
+      'generic',
+      'pg-admin',
+      '-n',
+      SYS,
+      `--from-literal=username=${pgServer.username}`,
+      `--from-literal=password=${pgServer.password}`,
+    ]);
   });
   after(async () => {
     api?.close();
@@ -108,7 +123,7 @@ spec:
     await apply(claim('kept', 'keeper'));
     await boundAndReady('team', 'kept');
     const kept = await secretOf('team', 'kept');
-    await sql(kept, 'CREATE TABLE notes (t text); INSERT INTO notes VALUES (\'still here\')');
+    await sql(kept, "CREATE TABLE notes (t text); INSERT INTO notes VALUES ('still here')");
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'kept', '-n', 'team', '--timeout=60s']);
     const rows = await sql({ ...kept, username: pgServer.username, password: pgServer.password }, 'SELECT t FROM notes');
     assert.equal(rows[0].t, 'still here', 'Retain keeps the data');
@@ -119,7 +134,10 @@ spec:
     const rec = await secretOf('team', 'recycled');
     await sql(rec, 'CREATE TABLE junk (x int); INSERT INTO junk VALUES (1)');
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'recycled', '-n', 'team', '--timeout=60s']);
-    const tables = await sql({ ...rec, username: pgServer.username, password: pgServer.password }, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'");
+    const tables = await sql(
+      { ...rec, username: pgServer.username, password: pgServer.password },
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'",
+    );
     assert.equal(tables[0].n, 0, 'Recycle empties the database');
   });
 
@@ -141,7 +159,8 @@ spec: {resourceClass: dedicated}
 `);
     // Kill Conductor as soon as the resource exists: provisioning is under way.
     const listResources = async () =>
-      (await get(`/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localpostgresqlinstances?labelSelector=conductor.io%2Fclaim-name%3Dcrashy`)).items as any[];
+      (await get(`/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localpostgresqlinstances?labelSelector=conductor.io%2Fclaim-name%3Dcrashy`))
+        .items as any[];
     await eventually(async () => ((await listResources()).length > 0 ? true : undefined), 'the provisioned resource to appear', 30_000);
     await server.kill();
     api.close();

@@ -14,7 +14,6 @@ import { eventually } from '../support/eventually.js';
 
 const SYS = 'conductor-system';
 
-
 describe('claim lifecycle on real PostgreSQL', () => {
   let pgServer: ThrowawayServer;
   let server: ServerProcess;
@@ -58,7 +57,16 @@ describe('claim lifecycle on real PostgreSQL', () => {
     api = apiFromKubeconfig(server.kubeconfig);
     await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/postgresqlinstances.storage.conductor.io', '--timeout=30s']);
     await kubectlOk(server, ['create', 'namespace', 'app']);
-    await kubectlOk(server, ['create', 'secret', 'generic', 'shared-pg-admin', '-n', SYS, `--from-literal=username=${pgServer.username}`, `--from-literal=password=${pgServer.password}`]);
+    await kubectlOk(server, [
+      'create',
+      'secret',
+      'generic',
+      'shared-pg-admin',
+      '-n',
+      SYS,
+      `--from-literal=username=${pgServer.username}`,
+      `--from-literal=password=${pgServer.password}`,
+    ]);
     await apply(`apiVersion: core.conductor.io/v1alpha1
 kind: Provider
 metadata: {name: local, namespace: ${SYS}}
@@ -102,7 +110,7 @@ spec:
     assert.equal(cm.data.host, details.host);
     assert.equal(cm.data.password, undefined, 'the ConfigMap holds no secrets');
     const shared = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/shared-pg`)).json();
-    assert.equal(shared.status.allocatable.storage, '95Gi', 'capacity minus the claim\'s 5Gi request');
+    assert.equal(shared.status.allocatable.storage, '95Gi', "capacity minus the claim's 5Gi request");
     assert.equal(shared.status.bindings.length, 1);
     const table = await kubectlOk(server, ['get', 'postgresqlinstances', '-n', 'app']);
     assert.match(table, /^orders-db\s+Bound\s+shared-pg\s+/m);
@@ -141,7 +149,12 @@ spec:
 
   test('resize: a bound claim asking for more gets it while the shared server has room, else is told why', async () => {
     const patch = (storage: string) =>
-      api.request('PATCH', claimPath('app', 'late-db'), { spec: { requirements: { capacity: { storage } } } }, { 'Content-Type': 'application/merge-patch+json' });
+      api.request(
+        'PATCH',
+        claimPath('app', 'late-db'),
+        { spec: { requirements: { capacity: { storage } } } },
+        { 'Content-Type': 'application/merge-patch+json' },
+      );
     assert.equal((await patch('20Gi')).status, 200);
     await eventually(async () => {
       const r = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/late-pg`)).json();
@@ -157,7 +170,7 @@ spec:
     assert.equal(cond.reason, 'ResizeNotPossible');
   });
 
-  test('drift on the shared server: the claim\'s dropped database, then its dropped role, come back and its unchanged Secret works', async () => {
+  test("drift on the shared server: the claim's dropped database, then its dropped role, come back and its unchanged Secret works", async () => {
     const details = await secretOf('app', 'orders-db');
     const works = async () => {
       try {
@@ -176,9 +189,27 @@ spec:
     // The server reported the broken share and stayed Ready; the claim controller repaired it.
     // (The database may also have been repaired without a report: the claim was still being
     // reconciled after the resize test when it was dropped.)
-    const events = await kubectlOk(server, ['get', 'events', '-n', SYS, '--field-selector', 'involvedObject.name=shared-pg', '-o', 'jsonpath={.items[*].message}']);
+    const events = await kubectlOk(server, [
+      'get',
+      'events',
+      '-n',
+      SYS,
+      '--field-selector',
+      'involvedObject.name=shared-pg',
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
     assert.ok(events.includes(`claim app/orders-db: role ${details.username} missing; the claim controller recreates what is missing`), events);
-    const claimEvents = await kubectlOk(server, ['get', 'events', '-n', 'app', '--field-selector', 'involvedObject.name=orders-db,reason=ShareRepaired', '-o', 'jsonpath={.items[*].message}']);
+    const claimEvents = await kubectlOk(server, [
+      'get',
+      'events',
+      '-n',
+      'app',
+      '--field-selector',
+      'involvedObject.name=orders-db,reason=ShareRepaired',
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
     assert.match(claimEvents, /PostgreSQLServer conductor-system\/shared-pg reported role \S+ missing; recreated with the claim's credentials/);
     const shared = (await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/postgresqlservers/shared-pg`)).json();
     assert.equal(shared.status.conditions.find((c: any) => c.type === 'Ready').status, 'True');
@@ -190,7 +221,10 @@ spec:
     const dbs = await adminQuery(`SELECT datname FROM pg_database WHERE datname = '${details.database}'`);
     assert.equal(dbs.length, 0, 'the database is dropped');
     const res = await api.request('GET', '/api/v1/namespaces/app/secrets/orders-db');
-    await eventually(async () => ((await api.request('GET', '/api/v1/namespaces/app/secrets/orders-db')).status === 404 ? true : undefined), 'the connection Secret to go with its claim');
+    await eventually(
+      async () => ((await api.request('GET', '/api/v1/namespaces/app/secrets/orders-db')).status === 404 ? true : undefined),
+      'the connection Secret to go with its claim',
+    );
     assert.ok(res.status === 200 || res.status === 404);
   });
 
@@ -229,7 +263,10 @@ spec:
     // Release with the class's Delete policy: the resource and its server go away.
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'analytics', '-n', 'app', '--timeout=60s']);
     await eventually(async () => {
-      const r = await api.request('GET', `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localpostgresqlinstances/${claim.status.resourceRef.name}`);
+      const r = await api.request(
+        'GET',
+        `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localpostgresqlinstances/${claim.status.resourceRef.name}`,
+      );
       return r.status === 404 ? true : undefined;
     }, 'the provisioned resource to be deleted');
     await assert.rejects(query(details, 'SELECT 1'), 'the dedicated server no longer answers');
@@ -252,10 +289,19 @@ spec:
     const racers = ['racer-a', 'racer-b'];
     const created = await Promise.all(
       racers.map((name) =>
-        api.request('POST', claimPath('app'), { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { name, namespace: 'app' }, spec: { resourceName: 'solo-pg' } }),
+        api.request('POST', claimPath('app'), {
+          apiVersion: 'storage.conductor.io/v1alpha1',
+          kind: 'PostgreSQLInstance',
+          metadata: { name, namespace: 'app' },
+          spec: { resourceName: 'solo-pg' },
+        }),
       ),
     );
-    assert.deepEqual(created.map((r) => r.status), [201, 201], 'both claims are created');
+    assert.deepEqual(
+      created.map((r) => r.status),
+      [201, 201],
+      'both claims are created',
+    );
     const scheduled = (c: any) => c.status?.conditions?.find((x: any) => x.type === 'Scheduled');
     // Judged: one Bound, the other Pending and told (as for a name nothing has: a tenant learns
     // nothing of another's binding) that no resource of that name is there for it.
@@ -284,7 +330,12 @@ spec:
     assert.equal(released.spec.claimRef.name, winner.metadata.name);
     // The loser, judged again once the resource is Released (a spec change makes the controller
     // write the generation it judged), stays Pending: a Released resource waits for an admin.
-    const touched = await api.request('PATCH', claimPath('app', loser.metadata.name), { spec: { requirements: { capacity: { storage: '1Gi' } } } }, { 'Content-Type': 'application/merge-patch+json' });
+    const touched = await api.request(
+      'PATCH',
+      claimPath('app', loser.metadata.name),
+      { spec: { requirements: { capacity: { storage: '1Gi' } } } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     assert.equal(touched.status, 200, touched.text);
     const generation = touched.json().metadata.generation;
     const judged = await eventually(async () => {

@@ -33,7 +33,6 @@ async function run(details: Record<string, string>, args: string[]): Promise<unk
   }
 }
 
-
 describe('RedisCluster claims on real Redis', () => {
   let redis: ThrowawayRedis;
   let server: ServerProcess;
@@ -42,10 +41,14 @@ describe('RedisCluster claims on real Redis', () => {
   const apply = (yaml: string) => kubectlOk(server, ['apply', '-f', '-'], { input: yaml });
   const get = async (path: string) => (await api.request('GET', path)).json();
   const boundAndReady = (name: string) =>
-    eventually(async () => {
-      const c = await get(claimsPath(name));
-      return c.status?.phase === 'Bound' && c.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
-    }, `claim app/${name} Bound and Ready`, 45_000);
+    eventually(
+      async () => {
+        const c = await get(claimsPath(name));
+        return c.status?.phase === 'Bound' && c.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
+      },
+      `claim app/${name} Bound and Ready`,
+      45_000,
+    );
   const secretOf = async (ns: string, name: string) => {
     const s = await get(`/api/v1/namespaces/${ns}/secrets/${name}`);
     return Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
@@ -72,7 +75,13 @@ spec: ${spec}
     redis = await startThrowawayRedis();
     server = await startServer({ env: { CONDUCTOR_POLL_INTERVAL_MS: '1000' } });
     api = apiFromKubeconfig(server.kubeconfig);
-    await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/redisclusters.cache.conductor.io', 'crd/redisservers.cache.local.conductor.io', '--timeout=30s']);
+    await kubectlOk(server, [
+      'wait',
+      '--for=condition=Established',
+      'crd/redisclusters.cache.conductor.io',
+      'crd/redisservers.cache.local.conductor.io',
+      '--timeout=30s',
+    ]);
     await kubectlOk(server, ['create', 'namespace', 'app']);
     await kubectlOk(server, ['create', 'secret', 'generic', 'redis-admin', '-n', SYS, `--from-literal=password=${redis.password}`]);
     await apply(`apiVersion: core.conductor.io/v1alpha1
@@ -104,11 +113,11 @@ ${shared('redis-recycle', 'Recycle')}`);
     assert.equal(await run(d, ['GET', `${d.keyPrefix}greeting`]), 'hi');
     await assert.rejects(run(d, ['GET', 'someone-else:key']), /NOPERM|permission/i, 'keys outside the prefix are refused');
 
-    await admin(['ACL', 'DELUSER', d.username!]);
+    await admin(['ACL', 'DELUSER', d.username]);
     await eventually(async () => (await run(d, ['PING'])) === 'PONG', 'the claim user to be recreated with the same password', 30_000);
 
     await deleteClaim('cache-a');
-    assert.equal(((await admin(['ACL', 'USERS'])) as string[]).includes(d.username!), false, 'the user is removed');
+    assert.equal(((await admin(['ACL', 'USERS'])) as string[]).includes(d.username), false, 'the user is removed');
     assert.deepEqual(await admin(['KEYS', `${d.keyPrefix}*`]), [], 'its keys are deleted');
   });
 
@@ -131,21 +140,33 @@ ${shared('redis-recycle', 'Recycle')}`);
     assert.ok(put.status < 300, `PUT binding Secret: ${put.status}`);
     await admin(['ACL', 'DELUSER', redisShare(ref).username]);
     await kubectlOk(server, ['annotate', 'rediscluster', 'cache-old', '-n', 'app', 'touch=1']);
-    const d = await eventually(async () => {
-      const got = await secretOf('app', 'cache-old');
-      return got.username === old.username ? got : undefined;
-    }, 'the claim Secret to carry the earlier user', 30_000);
+    const d = await eventually(
+      async () => {
+        const got = await secretOf('app', 'cache-old');
+        return got.username === old.username ? got : undefined;
+      },
+      'the claim Secret to carry the earlier user',
+      30_000,
+    );
     assert.equal(d.keyPrefix, old.keyPrefix);
     assert.equal(d.password, password);
     assert.equal(await run(d, ['GET', `${old.keyPrefix}k`]), 'kept');
     assert.ok(!((await admin(['ACL', 'USERS'])) as string[]).includes(redisShare(ref).username), 'no user under the new name');
     await deleteClaim('cache-old');
-    await eventually(async () => (!((await admin(['ACL', 'USERS'])) as string[]).includes(old.username) ? true : undefined), 'the earlier user removed on release', 30_000);
+    await eventually(
+      async () => (!((await admin(['ACL', 'USERS'])) as string[]).includes(old.username) ? true : undefined),
+      'the earlier user removed on release',
+      30_000,
+    );
     assert.equal(await admin(['EXISTS', `${old.keyPrefix}k`]), 0, 'and its keys');
   });
 
   test('Retain keeps user and keys; Recycle deletes the keys and keeps the user', async () => {
-    await apply(claim('kept', '{resourceSelector: {matchLabels: {pool: redis-keep}}}') + '---\n' + claim('recycled', '{resourceSelector: {matchLabels: {pool: redis-recycle}}}'));
+    await apply(
+      claim('kept', '{resourceSelector: {matchLabels: {pool: redis-keep}}}') +
+        '---\n' +
+        claim('recycled', '{resourceSelector: {matchLabels: {pool: redis-recycle}}}'),
+    );
     await Promise.all([boundAndReady('kept'), boundAndReady('recycled')]);
     const kept = await secretOf('app', 'kept');
     const rec = await secretOf('app', 'recycled');
@@ -153,9 +174,9 @@ ${shared('redis-recycle', 'Recycle')}`);
     await run(rec, ['SET', `${rec.keyPrefix}k`, '1']);
     await Promise.all([deleteClaim('kept'), deleteClaim('recycled')]);
     const users = (await admin(['ACL', 'USERS'])) as string[];
-    assert.ok(users.includes(kept.username!), 'Retain keeps the user');
+    assert.ok(users.includes(kept.username), 'Retain keeps the user');
     assert.equal(await admin(['GET', `${kept.keyPrefix}k`]), '1', 'Retain keeps the keys');
-    assert.ok(users.includes(rec.username!), 'Recycle keeps the user');
+    assert.ok(users.includes(rec.username), 'Recycle keeps the user');
     assert.equal(await admin(['EXISTS', `${rec.keyPrefix}k`]), 0, 'Recycle deletes the keys');
   });
 
@@ -183,16 +204,24 @@ template:
     const resource = await get(localPath(c.status.resourceRef.name));
     const pid = resource.status.atProvider.pid as number;
     process.kill(pid, 'SIGKILL');
-    const restarted = await eventually(async () => {
-      const r = await get(localPath(c.status.resourceRef.name));
-      const now = r.status?.atProvider?.pid;
-      return now && now !== pid && r.status?.atProvider?.running ? r : undefined;
-    }, 'the killed server to be restarted', 30_000);
+    const restarted = await eventually(
+      async () => {
+        const r = await get(localPath(c.status.resourceRef.name));
+        const now = r.status?.atProvider?.pid;
+        return now && now !== pid && r.status?.atProvider?.running ? r : undefined;
+      },
+      'the killed server to be restarted',
+      30_000,
+    );
     assert.ok(restarted);
     assert.equal(await eventually(async () => run(d, ['GET', 'session:1']), 'the data after a restart', 10_000), 'alice');
 
     await deleteClaim('sessions');
-    await eventually(async () => ((await api.request('GET', localPath(c.status.resourceRef.name))).status === 404 ? true : undefined), 'the resource to be deleted', 30_000);
+    await eventually(
+      async () => ((await api.request('GET', localPath(c.status.resourceRef.name))).status === 404 ? true : undefined),
+      'the resource to be deleted',
+      30_000,
+    );
     await assert.rejects(run(d, ['PING']), 'the dedicated server is gone');
   });
 
@@ -214,14 +243,24 @@ spec: {rebindPolicy: Retain, providerRef: {name: local}}
     await run(first, ['SET', 'secret', 'tenant-1 data']);
     await run(second, ['SET', 'secret', 'tenant-2 data']);
     await Promise.all([deleteClaim('tenant-1'), deleteClaim('tenant-2')]);
-    await eventually(async () => ((await get(localPath('recycled-redis'))).status?.phase === 'Available' ? true : undefined), 'the recycled instance to be Available');
-    await assert.rejects(run(first, ['PING']), 'the previous claim\'s password no longer works');
-    const fresh = await eventually(async () => {
-      const s = await secretOf(SYS, 'recycled-redis-connection');
-      return s.password !== first.password ? s : undefined;
-    }, 'the instance\'s connection Secret with its new password', 20_000);
+    await eventually(
+      async () => ((await get(localPath('recycled-redis'))).status?.phase === 'Available' ? true : undefined),
+      'the recycled instance to be Available',
+    );
+    await assert.rejects(run(first, ['PING']), "the previous claim's password no longer works");
+    const fresh = await eventually(
+      async () => {
+        const s = await secretOf(SYS, 'recycled-redis-connection');
+        return s.password !== first.password ? s : undefined;
+      },
+      "the instance's connection Secret with its new password",
+      20_000,
+    );
     assert.equal(await run(fresh, ['DBSIZE']), 0, 'Recycle empties it');
-    await eventually(async () => ((await get(localPath('retained-redis'))).status?.phase === 'Released' ? true : undefined), 'the retained instance to be Released');
+    await eventually(
+      async () => ((await get(localPath('retained-redis'))).status?.phase === 'Released' ? true : undefined),
+      'the retained instance to be Released',
+    );
     assert.equal(await run(second, ['GET', 'secret']), 'tenant-2 data', 'Retain keeps the server and its data');
     await kubectlOk(server, ['delete', 'localredisinstances', '--all', '-n', SYS, '--timeout=60s']);
   });

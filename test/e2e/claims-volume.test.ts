@@ -23,10 +23,14 @@ describe('Volume claims on a HostPathPool', () => {
   const apply = (yaml: string) => kubectlOk(server, ['apply', '-f', '-'], { input: yaml });
   const get = async (path: string) => (await api.request('GET', path)).json();
   const boundAndReady = (ns: string, name: string) =>
-    eventually(async () => {
-      const c = await get(claimPath(ns, name));
-      return c.status?.phase === 'Bound' && c.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
-    }, `${ns}/${name} Bound and Ready`, 30_000);
+    eventually(
+      async () => {
+        const c = await get(claimPath(ns, name));
+        return c.status?.phase === 'Bound' && c.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
+      },
+      `${ns}/${name} Bound and Ready`,
+      30_000,
+    );
   const secretOf = async (ns: string, name: string) => {
     const s = await get(`/api/v1/namespaces/${ns}/secrets/${name}`);
     return Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
@@ -72,13 +76,17 @@ spec:
     const secret = await secretOf('apps', 'cache');
     const dir = join(root, 'scratch', 'apps_cache');
     assert.deepEqual(secret, { path: dir, server: 'localhost', export: dir });
-    assert.ok(statSync(secret.path!).isDirectory());
+    assert.ok(statSync(secret.path).isDirectory());
     assert.equal(statSync(dir).mode & 0o777, 0o750);
-    writeFileSync(join(secret.path!, 'blob.bin'), Buffer.alloc(5000));
-    const observed = await eventually(async () => {
-      const p = await get(poolPath('scratch'));
-      return p.status?.atProvider?.usedBytes === 5000 ? p : undefined;
-    }, 'the pool to report 5000 bytes used', 20_000);
+    writeFileSync(join(secret.path, 'blob.bin'), Buffer.alloc(5000));
+    const observed = await eventually(
+      async () => {
+        const p = await get(poolPath('scratch'));
+        return p.status?.atProvider?.usedBytes === 5000 ? p : undefined;
+      },
+      'the pool to report 5000 bytes used',
+      20_000,
+    );
     assert.equal(observed.status.allocatable.storage, '8Gi', '10Gi minus the 2Gi request');
     assert.deepEqual(observed.status.atProvider.volumes, [
       { claim: 'apps/cache', path: dir, present: true, usedBytes: 5000, files: 1, complete: true, requested: '2Gi' },
@@ -87,10 +95,14 @@ spec:
 
   test('a claim asking for more than the pool has left stays Pending and says why', async () => {
     await apply(volumeClaim('huge', 'scratch', '20Gi'));
-    const why = await eventually(async () => {
-      const c = await get(claimPath('apps', 'huge'));
-      return c.status?.conditions?.find((x: any) => x.type === 'Scheduled' && x.status === 'False');
-    }, 'the Scheduled=False condition', 20_000);
+    const why = await eventually(
+      async () => {
+        const c = await get(claimPath('apps', 'huge'));
+        return c.status?.conditions?.find((x: any) => x.type === 'Scheduled' && x.status === 'False');
+      },
+      'the Scheduled=False condition',
+      20_000,
+    );
     assert.match(why.message, /^0\/\d+ candidates: .*storage/);
     await kubectlOk(server, ['delete', 'volume', 'huge', '-n', 'apps', '--timeout=30s']);
   });
@@ -107,14 +119,14 @@ spec:
       Promise.all([secretOf('apps', 'logs'), secretOf('apps', 'tmp')]),
     );
     for (const s of [logs, tmp]) {
-      mkdirSync(join(s.path!, 'nested'));
-      writeFileSync(join(s.path!, 'nested', 'f.txt'), 'kept?');
+      mkdirSync(join(s.path, 'nested'));
+      writeFileSync(join(s.path, 'nested', 'f.txt'), 'kept?');
     }
     const cache = await secretOf('apps', 'cache');
     await kubectlOk(server, ['delete', 'volumes', 'cache', 'logs', 'tmp', '-n', 'apps', '--timeout=60s']);
-    assert.equal(existsSync(cache.path!), false, 'Delete removes the directory');
-    assert.deepEqual(readdirSync(join(logs.path!, 'nested')), ['f.txt'], 'Retain keeps the files');
-    assert.deepEqual(readdirSync(tmp.path!), [], 'Recycle empties the directory');
+    assert.equal(existsSync(cache.path), false, 'Delete removes the directory');
+    assert.deepEqual(readdirSync(join(logs.path, 'nested')), ['f.txt'], 'Retain keeps the files');
+    assert.deepEqual(readdirSync(tmp.path), [], 'Recycle empties the directory');
     const scratch = await get(poolPath('scratch'));
     assert.equal(scratch.status.allocatable.storage, '10Gi');
     assert.equal(scratch.status.bindings?.length ?? 0, 0);
@@ -128,10 +140,14 @@ spec:
   root: ${join(root, 'does-not-exist')}
   capabilities: {capacity: {storage: 1Gi}}
 `);
-    const synced = await eventually(async () => {
-      const p = await get(poolPath('nowhere'));
-      return p.status?.conditions?.find((c: any) => c.type === 'Synced' && c.status === 'False');
-    }, 'Synced=False on the pool', 20_000);
+    const synced = await eventually(
+      async () => {
+        const p = await get(poolPath('nowhere'));
+        return p.status?.conditions?.find((c: any) => c.type === 'Synced' && c.status === 'False');
+      },
+      'Synced=False on the pool',
+      20_000,
+    );
     assert.match(synced.message, /does-not-exist cannot be used: .*want an existing directory/);
   });
 });

@@ -38,9 +38,12 @@ describe('@kubernetes/client-node', () => {
     );
     assert.equal(patched.data?.extra, '1');
     const listed = await core.listNamespacedConfigMap({ namespace: 'cn', labelSelector: 'a=b' });
-    assert.deepEqual(listed.items.map((i) => i.metadata?.name), ['typed']);
+    assert.deepEqual(
+      listed.items.map((i) => i.metadata?.name),
+      ['typed'],
+    );
     const secret = await core.createNamespacedSecret({ namespace: 'cn', body: { metadata: { name: 's' }, stringData: { password: 'pw' } } });
-    assert.equal(Buffer.from(secret.data!.password!, 'base64').toString(), 'pw');
+    assert.equal(Buffer.from(secret.data!.password, 'base64').toString(), 'pw');
     assert.equal(secret.stringData, undefined);
     await core.deleteNamespacedConfigMap({ name: 'typed', namespace: 'cn' });
     await assert.rejects(core.readNamespacedConfigMap({ name: 'typed', namespace: 'cn' }), (err: any) => err.code === 404);
@@ -48,7 +51,12 @@ describe('@kubernetes/client-node', () => {
 
   test('the generic object API reads any kind', async () => {
     const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-    const lease = await objects.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l1', namespace: 'cn' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 10 } } as k8s.KubernetesObject);
+    const lease = await objects.create({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'l1', namespace: 'cn' },
+      spec: { holderIdentity: 'me', leaseDurationSeconds: 10 },
+    } as k8s.KubernetesObject);
     assert.equal((lease as any).spec.holderIdentity, 'me');
     const got = await objects.read({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l1', namespace: 'cn' } });
     assert.equal((got as any).spec.leaseDurationSeconds, 10);
@@ -63,7 +71,10 @@ describe('@kubernetes/client-node', () => {
     await informer.start();
     try {
       await core.createNamespacedConfigMap({ namespace: 'cn', body: { metadata: { name: 'inf' } } });
-      await core.patchNamespacedConfigMap({ name: 'inf', namespace: 'cn', body: { data: { x: 'y' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'inf', namespace: 'cn', body: { data: { x: 'y' } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
       await core.deleteNamespacedConfigMap({ name: 'inf', namespace: 'cn' });
       const deadline = Date.now() + 10_000;
       while (!seen.includes('delete:inf') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -12,7 +12,6 @@ import type { Client, ListOptions, ResourceRef, WatchEvent, WatchHandlers, Watch
 import { removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
 
-
 describe('Conductor HttpClient against the server', () => {
   let server: ServerProcess;
   let client: HttpClient;
@@ -27,10 +26,14 @@ describe('Conductor HttpClient against the server', () => {
         handle.stop();
         resolve(v);
       };
-      const handle = client.watch(builtinRefs.configmaps, { namespace: 'cl', resourceVersion: rv }, {
-        onEvent: (e: WatchEvent) => settle(e.type === 'ERROR' && (e.object as unknown as { code?: number }).code === 410),
-        onClose: (err) => settle(isApiError(err) && err.code === 410),
-      });
+      const handle = client.watch(
+        builtinRefs.configmaps,
+        { namespace: 'cl', resourceVersion: rv },
+        {
+          onEvent: (e: WatchEvent) => settle(e.type === 'ERROR' && (e.object as unknown as { code?: number }).code === 410),
+          onClose: (err) => settle(isApiError(err) && err.code === 410),
+        },
+      );
     });
   before(async () => {
     server = await startServer({ env: { CONDUCTOR_HISTORY_MIN_REVISIONS: '5', CONDUCTOR_HISTORY_MIN_AGE_MS: '0', CONDUCTOR_COMPACTION_INTERVAL_MS: '100' } });
@@ -44,11 +47,22 @@ describe('Conductor HttpClient against the server', () => {
   });
 
   test('CRUD, patch types and errors as ApiError', async () => {
-    const cm = await client.create<KObject>(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'cl' }, data: { a: '1' } });
+    const cm = await client.create<KObject>(builtinRefs.configmaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'cl' },
+      data: { a: '1' },
+    });
     assert.ok(cm.metadata.uid);
     const merged = await client.patch(builtinRefs.configmaps, 'c', 'merge', { data: { b: '2' } }, { namespace: 'cl' });
     assert.deepEqual(merged.data, { a: '1', b: '2' });
-    const applied = await client.patch(builtinRefs.configmaps, 'c', 'apply', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'cl' }, data: { z: '9' } }, { namespace: 'cl', fieldManager: 'tester' });
+    const applied = await client.patch(
+      builtinRefs.configmaps,
+      'c',
+      'apply',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'cl' }, data: { z: '9' } },
+      { namespace: 'cl', fieldManager: 'tester' },
+    );
     assert.equal((applied.data as Record<string, string>).z, '9');
     await assert.rejects(client.create(builtinRefs.configmaps, cm), (err) => isApiError(err) && err.reason === 'AlreadyExists');
     await assert.rejects(client.update(builtinRefs.configmaps, { ...cm, data: { stale: 'yes' } }), (err) => isApiError(err) && err.code === 409);
@@ -69,21 +83,21 @@ describe('Conductor HttpClient against the server', () => {
       return client.list<T>(ref, options);
     };
     watched.watch = <T extends KObject>(ref: ResourceRef, options: WatchOptions, handlers: WatchHandlers<T>) => {
-        let dropped = false;
-        const handle = client.watch<T>(ref, options, {
-          onEvent: (e) => {
-            if (!dropped && !silenced) handlers.onEvent(e);
-          },
-          onClose: (err) => {
-            if (!dropped) handlers.onClose(err);
-          },
-        });
-        dropCurrent = () => {
-          dropped = true;
-          handle.stop();
-          handlers.onClose(new Error('the watch connection was dropped'));
-        };
-        return handle;
+      let dropped = false;
+      const handle = client.watch<T>(ref, options, {
+        onEvent: (e) => {
+          if (!dropped && !silenced) handlers.onEvent(e);
+        },
+        onClose: (err) => {
+          if (!dropped) handlers.onClose(err);
+        },
+      });
+      dropCurrent = () => {
+        dropped = true;
+        handle.stop();
+        handlers.onClose(new Error('the watch connection was dropped'));
+      };
+      return handle;
     };
     const informer = new Informer<KObject>(watched, builtinRefs.configmaps, { namespace: 'cl', backoff: { initialMs: 50, maxMs: 200 } });
     const seen: string[] = [];
@@ -105,13 +119,25 @@ describe('Conductor HttpClient against the server', () => {
       for (let i = 0; i < 20; i++) await client.patch(builtinRefs.configmaps, 'keep', 'merge', { data: { i: String(i) } }, { namespace: 'cl' });
       await eventually(() => watchFromExpires(knownRv), `the history compacted past resourceVersion ${knownRv}`);
       assert.equal(informer.lastSyncResourceVersion, knownRv, 'the informer heard nothing of the gap');
-      assert.deepEqual(informer.store.list().map((o) => o.metadata.name).sort(), ['drop', 'keep']);
+      assert.deepEqual(
+        informer.store
+          .list()
+          .map((o) => o.metadata.name)
+          .sort(),
+        ['drop', 'keep'],
+      );
 
       // The same informer re-watches from knownRv, gets 410 Expired and relists.
       silenced = false;
       dropCurrent!();
       await eventually(() => lists === 2 && informer.store.list().length === 2 && informer.store.get('cl', 'added'), 'the informer relisted');
-      assert.deepEqual(informer.store.list().map((o) => o.metadata.name).sort(), ['added', 'keep']);
+      assert.deepEqual(
+        informer.store
+          .list()
+          .map((o) => o.metadata.name)
+          .sort(),
+        ['added', 'keep'],
+      );
       assert.equal((informer.store.get('cl', 'keep')!.data as Record<string, string>).i, '19');
       assert.deepEqual(seen.slice(-2).sort(), ['add added', 'delete drop'], 'the relist delivered the difference to the handlers');
 

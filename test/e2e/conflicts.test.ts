@@ -69,7 +69,10 @@ describe('conflicts and server-side apply', () => {
   });
 
   test('apply without a field manager is a 400', async () => {
-    const r = await t.api.request('PATCH', `${cms}/nobody`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nobody}\n', { 'Content-Type': 'application/apply-patch+yaml', 'User-Agent': '' });
+    const r = await t.api.request('PATCH', `${cms}/nobody`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nobody}\n', {
+      'Content-Type': 'application/apply-patch+yaml',
+      'User-Agent': '',
+    });
     assert.equal(r.status, 400);
   });
 
@@ -90,7 +93,8 @@ describe('conflicts and server-side apply', () => {
   });
 
   test('list pagination with limit and continue returns every object once', async () => {
-    for (let i = 0; i < 25; i++) await t.api.request('POST', '/api/v1/namespaces/kube-public/configmaps', { metadata: { name: `page-${String(i).padStart(2, '0')}` } });
+    for (let i = 0; i < 25; i++)
+      await t.api.request('POST', '/api/v1/namespaces/kube-public/configmaps', { metadata: { name: `page-${String(i).padStart(2, '0')}` } });
     const seen: string[] = [];
     let cont = '';
     let pages = 0;
@@ -111,13 +115,18 @@ describe('conflicts and server-side apply', () => {
     const names: string[] = [];
     for (let i = 0; i < 1200; i++) names.push(`item-${String(i).padStart(4, '0')}`);
     for (let i = 0; i < names.length; i += 24) {
-      await Promise.all(names.slice(i, i + 24).map((name) => t.api.request('POST', '/api/v1/namespaces/long-list/configmaps', { metadata: { name }, data: { pad } })));
+      await Promise.all(
+        names.slice(i, i + 24).map((name) => t.api.request('POST', '/api/v1/namespaces/long-list/configmaps', { metadata: { name }, data: { pad } })),
+      );
     }
     const r = await t.api.request('GET', '/api/v1/namespaces/long-list/configmaps');
     assert.equal(r.status, 200);
     const list = r.json();
     assert.equal(list.kind, 'ConfigMapList');
-    assert.deepEqual(list.items.map((i: any) => i.metadata.name), names);
+    assert.deepEqual(
+      list.items.map((i: any) => i.metadata.name),
+      names,
+    );
     assert.ok(list.items.every((i: any) => i.data.pad === pad));
   });
 });

@@ -17,7 +17,13 @@ describe('connection details that change', () => {
 
   test("a resource's new user name is published to the bound claim's Secret", async () => {
     const s = suite.server;
-    await kubectlOk(s, ['wait', '--for=condition=Established', 'crd/memorydatabases.database.memory.conductor.io', 'crd/postgresqlinstances.storage.conductor.io', '--timeout=30s']);
+    await kubectlOk(s, [
+      'wait',
+      '--for=condition=Established',
+      'crd/memorydatabases.database.memory.conductor.io',
+      'crd/postgresqlinstances.storage.conductor.io',
+      '--timeout=30s',
+    ]);
     await kubectlOk(s, ['create', 'namespace', 'team']);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: `apiVersion: database.memory.conductor.io/v1alpha1
@@ -35,6 +41,11 @@ spec: {version: ">= 15"}
     await kubectlOk(s, ['patch', 'memorydatabase', 'db-1', '-n', 'conductor-system', '--type', 'merge', '-p', '{"spec":{"masterUsername":"second"}}']);
     await eventually(async () => ((await secretUser()) === 'second' ? true : undefined), 'the claim Secret carries the new user name');
     const resourceSecret = await kubectlOk(s, ['get', 'secret', '-n', 'conductor-system', '-o', 'jsonpath={.items[*].data.username}']);
-    assert.ok(resourceSecret.split(/\s+/).map((v) => Buffer.from(v, 'base64').toString()).includes('second'));
+    assert.ok(
+      resourceSecret
+        .split(/\s+/)
+        .map((v) => Buffer.from(v, 'base64').toString())
+        .includes('second'),
+    );
   });
 });

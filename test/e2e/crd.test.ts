@@ -124,12 +124,31 @@ describe('CRD lifecycle', () => {
   test('the status subresource: spec writes ignore status, status writes ignore spec; generation follows spec', async () => {
     const before = JSON.parse(await kubectlOk(server, ['get', 'widget', 'w1', '-n', 'toys', '-o', 'json']));
     assert.equal(before.metadata.generation, 1);
-    await kubectlOk(server, ['patch', 'widget', 'w1', '-n', 'toys', '--type=merge', '-p', '{"spec":{"size":4},"status":{"conditions":[{"type":"Ready","status":"True"}]}}']);
+    await kubectlOk(server, [
+      'patch',
+      'widget',
+      'w1',
+      '-n',
+      'toys',
+      '--type=merge',
+      '-p',
+      '{"spec":{"size":4},"status":{"conditions":[{"type":"Ready","status":"True"}]}}',
+    ]);
     const afterSpec = JSON.parse(await kubectlOk(server, ['get', 'widget', 'w1', '-n', 'toys', '-o', 'json']));
     assert.equal(afterSpec.spec.size, 4);
     assert.equal(afterSpec.status, undefined, 'status must not change through the main resource');
     assert.equal(afterSpec.metadata.generation, 2);
-    await kubectlOk(server, ['patch', 'widget', 'w1', '-n', 'toys', '--subresource=status', '--type=merge', '-p', '{"spec":{"size":9},"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}']);
+    await kubectlOk(server, [
+      'patch',
+      'widget',
+      'w1',
+      '-n',
+      'toys',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"spec":{"size":9},"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}',
+    ]);
     const afterStatus = JSON.parse(await kubectlOk(server, ['get', 'widget', 'w1', '-n', 'toys', '-o', 'json']));
     assert.equal(afterStatus.spec.size, 4, 'spec must not change through the status subresource');
     assert.equal(afterStatus.status.conditions[0].status, 'True');
@@ -137,11 +156,23 @@ describe('CRD lifecycle', () => {
   });
 
   test('kubectl wait --for=condition on a custom resource', async () => {
-    await kubectlOk(server, ['apply', '-f', '-'], { input: 'apiVersion: example.conductor.io/v1\nkind: Widget\nmetadata: {name: w3, namespace: toys}\nspec: {size: 1}\n' });
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: 'apiVersion: example.conductor.io/v1\nkind: Widget\nmetadata: {name: w3, namespace: toys}\nspec: {size: 1}\n',
+    });
     const waiter = kubectlWatching(server, ['wait', '--for=condition=Ready', 'widget/w3', '-n', 'toys', '--timeout=60s']);
     // The condition is set once kubectl is watching, so the wait sees it change.
     await waiter.watching;
-    await kubectlOk(server, ['patch', 'widget', 'w3', '-n', 'toys', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}']);
+    await kubectlOk(server, [
+      'patch',
+      'widget',
+      'w3',
+      '-n',
+      'toys',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}',
+    ]);
     const r = await waiter.done;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /widget\.example\.conductor\.io\/w3 condition met/);

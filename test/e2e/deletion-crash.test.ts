@@ -24,7 +24,12 @@ describe('deletion across crashes', () => {
     const dataDir = tempDir();
     let server = await startServer({ dataDir, env: { ...noControllers, CONDUCTOR_CRASH_AT: 'apiserver.finalize-delete' } });
     try {
-      const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', namespace: 'default', finalizers: ['example.com/hold'] }, data: { a: 'b' } });
+      const manifest = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'held', namespace: 'default', finalizers: ['example.com/hold'] },
+        data: { a: 'b' },
+      });
       await kubectlOk(server, ['apply', '-f', '-'], { input: manifest });
       await kubectlOk(server, ['delete', 'configmap', 'held', '-n', 'default', '--wait=false']);
       const terminating = JSON.parse(await kubectlOk(server, ['get', 'configmap', 'held', '-n', 'default', '-o', 'json']));
@@ -76,8 +81,11 @@ describe('deletion across crashes', () => {
       assert.equal(answered.metadata.uid, created.metadata.uid);
       await w.until((ev) => ev.some((e) => e.type === 'DELETED'));
       w.stop();
-      assert.deepEqual(w.events.map((e) => e.type), ['DELETED']);
-      assert.equal(w.events[0]!.object.metadata.resourceVersion, answered.metadata.resourceVersion, 'the answer carries the revision of the delete');
+      assert.deepEqual(
+        w.events.map((e) => e.type),
+        ['DELETED'],
+      );
+      assert.equal(w.events[0].object.metadata.resourceVersion, answered.metadata.resourceVersion, 'the answer carries the revision of the delete');
       assert.equal((await api.request('GET', `${path}/w`)).status, 404);
     } finally {
       api.close();
@@ -96,7 +104,15 @@ describe('deletion across crashes', () => {
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'ConfigMap',
-        metadata: { name, namespace: 'default', uid: randomUUID(), creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T00:01:00Z', deletionGracePeriodSeconds: 0, finalizers },
+        metadata: {
+          name,
+          namespace: 'default',
+          uid: randomUUID(),
+          creationTimestamp: '2026-01-01T00:00:00Z',
+          deletionTimestamp: '2026-01-01T00:01:00Z',
+          deletionGracePeriodSeconds: 0,
+          finalizers,
+        },
         data: { k: 'v' },
       });
     await store.create('/registry/core/configmaps/default/left-behind', object('left-behind', []));
@@ -106,7 +122,13 @@ describe('deletion across crashes', () => {
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'Namespace',
-        metadata: { name: 'ending', uid: randomUUID(), creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T00:01:00Z', labels: { 'kubernetes.io/metadata.name': 'ending' } },
+        metadata: {
+          name: 'ending',
+          uid: randomUUID(),
+          creationTimestamp: '2026-01-01T00:00:00Z',
+          deletionTimestamp: '2026-01-01T00:01:00Z',
+          labels: { 'kubernetes.io/metadata.name': 'ending' },
+        },
         spec: { finalizers: ['kubernetes'] },
         status: { phase: 'Terminating' },
       }),
@@ -126,7 +148,10 @@ describe('deletion across crashes', () => {
         .stderr()
         .split('\n')
         .filter((l) => l.includes('removed an object left being deleted with no finalizers'));
-      assert.ok(swept.some((l) => l.includes('/registry/core/configmaps/default/left-behind')), `the sweep logs what it removed: ${swept.join('\n')}`);
+      assert.ok(
+        swept.some((l) => l.includes('/registry/core/configmaps/default/left-behind')),
+        `the sweep logs what it removed: ${swept.join('\n')}`,
+      );
       // A terminating namespace is held by spec.finalizers: the sweep leaves it to the namespace controller.
       assert.ok(!swept.some((l) => l.includes('/registry/core/namespaces/ending')), `the sweep removed a terminating namespace: ${swept.join('\n')}`);
       await eventually(async () => (await kubectl(server, ['get', 'namespace', 'ending'])).code !== 0, 'the namespace controller to finish namespace ending');

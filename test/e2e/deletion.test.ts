@@ -11,7 +11,6 @@ import { eventually } from '../support/eventually.js';
 const ns = 'cascade';
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 
-
 describe('deletion', () => {
   const t = serverForSuite({
     setup: async (s) => {
@@ -30,7 +29,6 @@ describe('deletion', () => {
     }
   }
 
-
   test('a finalizer holds the object with a deletionTimestamp until it is removed', async () => {
     await t.api.request('POST', cms, { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
     const del = await t.api.request('DELETE', `${cms}/held`);
@@ -38,7 +36,12 @@ describe('deletion', () => {
     const held = (await t.api.request('GET', `${cms}/held`)).json();
     assert.ok(held.metadata.deletionTimestamp, 'deletionTimestamp is set');
     // New finalizers cannot be added once deleting; removing the last one deletes the object.
-    const added = await t.api.request('PATCH', `${cms}/held`, { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } }, { 'Content-Type': 'application/merge-patch+json' });
+    const added = await t.api.request(
+      'PATCH',
+      `${cms}/held`,
+      { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     assert.equal(added.status, 422);
     assert.match(added.json().message, /no new finalizers/);
     const patched = await t.api.request('PATCH', `${cms}/held`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
@@ -58,7 +61,11 @@ describe('deletion', () => {
     // A second blocking dependent held by a finalizer of its own: the owner must wait for it.
     const owner = (await t.api.request('GET', `${cms}/fg-owner`)).json();
     const held = await t.api.request('POST', cms, {
-      metadata: { name: 'fg-held', finalizers: ['example.com/hold'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-owner', uid: owner.metadata.uid, blockOwnerDeletion: true }] },
+      metadata: {
+        name: 'fg-held',
+        finalizers: ['example.com/hold'],
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-owner', uid: owner.metadata.uid, blockOwnerDeletion: true }],
+      },
     });
     assert.equal(held.status, 201, held.text);
     await kubectlOk(t.server, ['delete', 'configmap', 'fg-owner', '-n', ns, '--cascade=foreground', '--wait=false']);
@@ -94,19 +101,32 @@ describe('deletion', () => {
 
   test('a dependent created for an owner that no longer exists is collected', async () => {
     const res = await t.api.request('POST', cms, {
-      metadata: { name: 'dangling', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'never-was', uid: '00000000-0000-0000-0000-000000000000' }] },
+      metadata: {
+        name: 'dangling',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'never-was', uid: '00000000-0000-0000-0000-000000000000' }],
+      },
     });
     assert.equal(res.status, 201);
     await eventually(async () => !(await exists('dangling')), 'dangling dependent deleted');
   });
 
   test('deletecollection deletes exactly the selected objects', async () => {
-    for (const [name, tier] of [['dc-1', 'temp'], ['dc-2', 'temp'], ['dc-3', 'keep']] as const) {
+    for (const [name, tier] of [
+      ['dc-1', 'temp'],
+      ['dc-2', 'temp'],
+      ['dc-3', 'keep'],
+    ] as const) {
       await t.api.request('POST', cms, { metadata: { name, labels: { tier } } });
     }
     const r = await t.api.request('DELETE', `${cms}?labelSelector=tier%3Dtemp`);
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json().items.map((i: any) => i.metadata.name).sort(), ['dc-1', 'dc-2']);
+    assert.deepEqual(
+      r
+        .json()
+        .items.map((i: any) => i.metadata.name)
+        .sort(),
+      ['dc-1', 'dc-2'],
+    );
     assert.equal(await exists('dc-1'), false);
     assert.equal(await exists('dc-2'), false);
     assert.equal(await exists('dc-3'), true);
@@ -126,14 +146,24 @@ describe('deletion', () => {
   test('creating in a terminating namespace is forbidden; protected namespaces cannot be deleted', async () => {
     await kubectlOk(t.server, ['create', 'namespace', 'closing']);
     await kubectlOk(t.server, ['create', 'configmap', 'pin', '-n', 'closing']);
-    await t.api.request('PATCH', '/api/v1/namespaces/closing/configmaps/pin', { metadata: { finalizers: ['example.com/hold'] } }, { 'Content-Type': 'application/merge-patch+json' });
+    await t.api.request(
+      'PATCH',
+      '/api/v1/namespaces/closing/configmaps/pin',
+      { metadata: { finalizers: ['example.com/hold'] } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     await kubectlOk(t.server, ['delete', 'namespace', 'closing', '--wait=false']);
     const created = await t.api.request('POST', '/api/v1/namespaces/closing/configmaps', { metadata: { name: 'late' } });
     assert.equal(created.status, 403);
     assert.match(created.json().message, /being terminated/);
     const ns = (await t.api.request('GET', '/api/v1/namespaces/closing')).json();
     assert.equal(ns.status.phase, 'Terminating');
-    await t.api.request('PATCH', '/api/v1/namespaces/closing/configmaps/pin', { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
+    await t.api.request(
+      'PATCH',
+      '/api/v1/namespaces/closing/configmaps/pin',
+      { metadata: { finalizers: null } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     await eventually(async () => (await t.api.request('GET', '/api/v1/namespaces/closing')).status === 404, 'namespace gone');
     const del = await t.api.request('DELETE', '/api/v1/namespaces/default');
     assert.equal(del.status, 403);

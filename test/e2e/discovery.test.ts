@@ -39,7 +39,10 @@ describe('discovery and OpenAPI', () => {
     const crdGroup = doc.items.find((i: any) => i.metadata.name === 'apiextensions.k8s.io');
     const crdRes = crdGroup.versions[0].resources.find((x: any) => x.resource === 'customresourcedefinitions');
     assert.equal(crdRes.scope, 'Cluster');
-    assert.deepEqual(crdRes.subresources.map((s: any) => s.subresource), ['status']);
+    assert.deepEqual(
+      crdRes.subresources.map((s: any) => s.subresource),
+      ['status'],
+    );
     const core = (await t.api.request('GET', '/api', undefined, { Accept: AGG_V2 })).json();
     assert.equal(core.items[0].metadata.name ?? '', '');
   });
@@ -53,7 +56,16 @@ describe('discovery and OpenAPI', () => {
         group: 'disco.example.io',
         scope: 'Cluster',
         names: { plural: 'gadgets', kind: 'Gadget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer', description: 'a number' } } } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer', description: 'a number' } } } } },
+            },
+          },
+        ],
       },
     };
     assert.equal((await t.api.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
@@ -81,7 +93,10 @@ describe('discovery and OpenAPI', () => {
   test('a table is served when asked for, with PartialObjectMetadata rows', async () => {
     const table = (await t.api.request('GET', '/api/v1/namespaces', undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json();
     assert.equal(table.kind, 'Table');
-    assert.deepEqual(table.columnDefinitions.map((c: any) => c.name), ['Name', 'Status', 'Age']);
+    assert.deepEqual(
+      table.columnDefinitions.map((c: any) => c.name),
+      ['Name', 'Status', 'Age'],
+    );
     const row = table.rows.find((r: any) => r.cells[0] === 'default');
     assert.equal(row.cells[1], 'Active');
     assert.equal(row.object.kind, 'PartialObjectMetadata');

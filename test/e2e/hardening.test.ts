@@ -35,7 +35,10 @@ function rawTls(url: string, ca: string, bytes: string | Buffer): Promise<{ stat
 }
 
 describe('hardening', () => {
-  const t = serverForSuite({ args: ['--token-file', join(tokenDir, 'tokens.csv'), '--max-requests-per-second', '2', '--max-request-burst', '5'], env: { CONDUCTOR_CONTROLLERS: 'false' } });
+  const t = serverForSuite({
+    args: ['--token-file', join(tokenDir, 'tokens.csv'), '--max-requests-per-second', '2', '--max-request-burst', '5'],
+    env: { CONDUCTOR_CONTROLLERS: 'false' },
+  });
 
   test('a body over the limit is a 413 Status naming the limit', async () => {
     const r = await t.api.request('POST', cms, JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } }));
@@ -81,8 +84,8 @@ describe('hardening', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, asUser));
     const limited = answers.filter((a) => a.status === 429);
     assert.ok(limited.length >= 10, `want most of 20 requests refused, got codes ${answers.map((a) => a.status).join(',')}`);
-    assert.ok(Number(limited[0]!.retryAfter) >= 1);
-    const status = JSON.parse(limited[0]!.body);
+    assert.ok(Number(limited[0].retryAfter) >= 1);
+    const status = JSON.parse(limited[0].body);
     assert.equal(status.reason, 'TooManyRequests');
     assert.match(status.message, /limited-user/);
     const admin = await Promise.all(Array.from({ length: 50 }, () => t.api.request('GET', '/version')));
@@ -94,10 +97,13 @@ describe('hardening', () => {
     const handshake = (min: 'TLSv1' | 'TLSv1.2' | 'TLSv1.3', max: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3') =>
       new Promise<string>((resolve) => {
         // SECLEVEL=0 lets this client offer TLS 1.1 at all, so the refusal is the server's.
-        const s = connect({ host: u.hostname, port: Number(u.port), ca: t.api.ca, servername: 'localhost', minVersion: min, maxVersion: max, ciphers: 'DEFAULT:@SECLEVEL=0' }, () => {
-          resolve(s.getProtocol() ?? '');
-          s.end();
-        });
+        const s = connect(
+          { host: u.hostname, port: Number(u.port), ca: t.api.ca, servername: 'localhost', minVersion: min, maxVersion: max, ciphers: 'DEFAULT:@SECLEVEL=0' },
+          () => {
+            resolve(s.getProtocol() ?? '');
+            s.end();
+          },
+        );
         s.on('error', (err: NodeJS.ErrnoException) => resolve(`error: ${err.code ?? err.message}`));
       });
     assert.match(await handshake('TLSv1', 'TLSv1.1'), /^error: .*(VERSION|PROTOCOL|ALERT)/i);
@@ -136,7 +142,10 @@ function modes(dir: string): { path: string; mode: number; dir: boolean }[] {
 /** Runs `conductor server` expecting it to refuse to start; returns its exit code and stderr. */
 function refusedStart(dataDir: string, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--log-level', 'warn', ...args], { env: { ...process.env, CONDUCTOR_CONTROLLERS: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, 'server', '--data-dir', dataDir, '--port', '0', '--log-level', 'warn', ...args], {
+      env: { ...process.env, CONDUCTOR_CONTROLLERS: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -162,7 +171,12 @@ describe('data directory', () => {
       const r = await server.stop();
       assert.equal(r, 0);
       const all = modes(dataDir).filter((m) => m.path !== dataDir);
-      assert.ok(all.some((m) => m.path.endsWith('state.db')) && all.some((m) => m.path.endsWith('kubeconfig')) && all.some((m) => m.path.endsWith('ca.crt')) && all.some((m) => m.path.endsWith('audit.log')));
+      assert.ok(
+        all.some((m) => m.path.endsWith('state.db')) &&
+          all.some((m) => m.path.endsWith('kubeconfig')) &&
+          all.some((m) => m.path.endsWith('ca.crt')) &&
+          all.some((m) => m.path.endsWith('audit.log')),
+      );
       const loose = all.filter((m) => m.mode !== (m.dir ? 0o700 : 0o600)).map((m) => `${m.path} ${m.mode.toString(8)}`);
       assert.deepEqual(loose, []);
     } finally {
@@ -237,69 +251,73 @@ describe('data directory', () => {
 });
 
 describe('full disk', () => {
-  test('a write the full disk refuses is a 507 saying the data directory is full; reads go on; writes recover when space returns', { timeout: 180_000 }, async (t) => {
-    const mnt = tempDir('conductor-full-');
-    // A real full disk: the data directory on a small tmpfs (needs root), filled with a file.
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,mode=0700', 'tmpfs', mnt]);
-    if (mounted.status !== 0) {
-      removeDir(mnt);
-      t.skip(`cannot mount a tmpfs here (${mounted.stderr.toString().trim()}): needs root`);
-      return;
-    }
-    const dataDir = join(mnt, 'data');
-    mkdirSync(dataDir, { mode: 0o700 });
-    const server = await startServer({ dataDir, env: { CONDUCTOR_CONTROLLERS: 'false' } });
-    const api = apiFromKubeconfig(server.kubeconfig);
-    const filler = join(mnt, 'filler');
-    try {
-      const cm = (name: string) => ({ metadata: { name }, data: { blob: 'x'.repeat(200 * 1024) } });
-      assert.equal((await api.request('POST', cms, cm('before'))).status, 201);
-      // Fill the file system to the last byte.
-      const fd = openSync(filler, 'w');
-      const block = Buffer.alloc(1024 * 1024, 1);
+  test(
+    'a write the full disk refuses is a 507 saying the data directory is full; reads go on; writes recover when space returns',
+    { timeout: 180_000 },
+    async (t) => {
+      const mnt = tempDir('conductor-full-');
+      // A real full disk: the data directory on a small tmpfs (needs root), filled with a file.
+      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,mode=0700', 'tmpfs', mnt]);
+      if (mounted.status !== 0) {
+        removeDir(mnt);
+        t.skip(`cannot mount a tmpfs here (${mounted.stderr.toString().trim()}): needs root`);
+        return;
+      }
+      const dataDir = join(mnt, 'data');
+      mkdirSync(dataDir, { mode: 0o700 });
+      const server = await startServer({ dataDir, env: { CONDUCTOR_CONTROLLERS: 'false' } });
+      const api = apiFromKubeconfig(server.kubeconfig);
+      const filler = join(mnt, 'filler');
       try {
-        for (let size = block.length; size >= 1; ) {
-          try {
-            writeSync(fd, block, 0, size);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-            size = Math.floor(size / 2);
+        const cm = (name: string) => ({ metadata: { name }, data: { blob: 'x'.repeat(200 * 1024) } });
+        assert.equal((await api.request('POST', cms, cm('before'))).status, 201);
+        // Fill the file system to the last byte.
+        const fd = openSync(filler, 'w');
+        const block = Buffer.alloc(1024 * 1024, 1);
+        try {
+          for (let size = block.length; size >= 1;) {
+            try {
+              writeSync(fd, block, 0, size);
+            } catch (err) {
+              if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+              size = Math.floor(size / 2);
+            }
           }
+        } finally {
+          closeSync(fd);
         }
+        // The WAL may still have room for a write or two; then the disk refuses.
+        let refused: { status: number; text: string } | undefined;
+        const codes: number[] = [];
+        for (let i = 0; i < 200 && !refused; i++) {
+          const r = await api.request('POST', cms, cm(`full-${i}`));
+          codes.push(r.status);
+          if (r.status !== 201) refused = r;
+        }
+        assert.ok(refused, `no write was refused: ${codes.join(',')}`);
+        assert.equal(refused.status, 507, refused.text);
+        const st = JSON.parse(refused.text);
+        assert.equal(st.kind, 'Status');
+        assert.equal(st.reason, 'InsufficientStorage');
+        assert.match(st.message, /data directory is full/);
+        // An update and a delete are refused the same way, never with a 500.
+        const upd = await api.request('PATCH', `${cms}/before`, { data: { more: 'y'.repeat(200 * 1024) } }, { 'Content-Type': 'application/merge-patch+json' });
+        assert.ok(upd.status === 507 || upd.status === 200, upd.text);
+        // Reads go on.
+        assert.equal((await api.request('GET', `${cms}/before`)).status, 200);
+        assert.equal((await api.request('GET', cms)).status, 200);
+        // Space returns: writes succeed again, without a restart.
+        rmSync(filler);
+        await eventually(async () => (await api.request('POST', cms, cm('after'))).status === 201, 'a write succeeds once space is freed', 60_000);
+        assert.equal((await api.request('GET', `${cms}/after`)).status, 200);
+        assert.equal(server.child.exitCode, null);
+        assert.doesNotMatch(server.stderr(), /unexpected error while serving a request/);
       } finally {
-        closeSync(fd);
+        api.close();
+        await server.kill();
+        spawnSync('umount', [mnt]);
+        removeDir(mnt);
       }
-      // The WAL may still have room for a write or two; then the disk refuses.
-      let refused: { status: number; text: string } | undefined;
-      const codes: number[] = [];
-      for (let i = 0; i < 200 && !refused; i++) {
-        const r = await api.request('POST', cms, cm(`full-${i}`));
-        codes.push(r.status);
-        if (r.status !== 201) refused = r;
-      }
-      assert.ok(refused, `no write was refused: ${codes.join(',')}`);
-      assert.equal(refused.status, 507, refused.text);
-      const st = JSON.parse(refused.text);
-      assert.equal(st.kind, 'Status');
-      assert.equal(st.reason, 'InsufficientStorage');
-      assert.match(st.message, /data directory is full/);
-      // An update and a delete are refused the same way, never with a 500.
-      const upd = await api.request('PATCH', `${cms}/before`, { data: { more: 'y'.repeat(200 * 1024) } }, { 'Content-Type': 'application/merge-patch+json' });
-      assert.ok(upd.status === 507 || upd.status === 200, upd.text);
-      // Reads go on.
-      assert.equal((await api.request('GET', `${cms}/before`)).status, 200);
-      assert.equal((await api.request('GET', cms)).status, 200);
-      // Space returns: writes succeed again, without a restart.
-      rmSync(filler);
-      await eventually(async () => (await api.request('POST', cms, cm('after'))).status === 201, 'a write succeeds once space is freed', 60_000);
-      assert.equal((await api.request('GET', `${cms}/after`)).status, 200);
-      assert.equal(server.child.exitCode, null);
-      assert.doesNotMatch(server.stderr(), /unexpected error while serving a request/);
-    } finally {
-      api.close();
-      await server.kill();
-      spawnSync('umount', [mnt]);
-      removeDir(mnt);
-    }
-  });
+    },
+  );
 });

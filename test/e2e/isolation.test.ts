@@ -1,5 +1,5 @@
 /**
- * The isolation matrix of DESIGN section 1 with the real kubectl: an infrastructure admin,
+ * The isolation matrix of the design's section 1 with the real kubectl: an infrastructure admin,
  * a platform admin and two application developers (dev-a in team-a, dev-b in team-b), each
  * with a client certificate from `conductor user add`. Every row asserts an allow or a deny,
  * some through `kubectl auth can-i`, most through real requests. Also: a claim in a
@@ -233,7 +233,7 @@ describe('isolation matrix', () => {
     assert.match(cond.message, /namespace "team-b" not allowed by the class/);
   });
 
-  test('item 5: an infrastructure admin cannot point a shared server\'s credentials at a tenant\'s Secret', async () => {
+  test("item 5: an infrastructure admin cannot point a shared server's credentials at a tenant's Secret", async () => {
     // The server in the tenant's namespace: its Secret reference resolves there, and the controller would read
     // app-secret with its own rights and quote it back in status, Events and the log.
     const borrowed = (ns: string, ref: string) => `apiVersion: database.local.conductor.io/v1alpha1
@@ -248,14 +248,27 @@ spec:
     for (const ref of ['{name: app-secret}', '{name: app-secret, usernameKey: password}']) {
       const r = await kubectl(kc.infra, ['create', '-f', '-'], { input: borrowed('team-a', ref) });
       assert.notEqual(r.code, 0, `created: ${r.stdout}`);
-      assert.match(r.stderr, /Error from server \(Forbidden\): .*postgresqlservers\.database\.local\.conductor\.io "borrowed" is forbidden: spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-a", and User "infra" cannot get secrets there/);
+      assert.match(
+        r.stderr,
+        /Error from server \(Forbidden\): .*postgresqlservers\.database\.local\.conductor\.io "borrowed" is forbidden: spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-a", and User "infra" cannot get secrets there/,
+      );
     }
     // Nor by changing the reference of a server someone else made there.
     await kubectlOk(server, ['create', '-f', '-'], { input: borrowed('team-b', '{name: admin-made}') });
-    const moved = await kubectl(kc.infra, ['patch', 'postgresqlserver', 'borrowed', '-n', 'team-b', '--type=merge', '-p', '{"spec":{"adminCredentialsSecretRef":{"name":"app-secret"}}}']);
+    const moved = await kubectl(kc.infra, [
+      'patch',
+      'postgresqlserver',
+      'borrowed',
+      '-n',
+      'team-b',
+      '--type=merge',
+      '-p',
+      '{"spec":{"adminCredentialsSecretRef":{"name":"app-secret"}}}',
+    ]);
     assert.match(moved.stderr, /forbidden: spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-b"/);
     // A Provider's credentials likewise; in conductor-system, where the credentials belong, it is allowed.
-    const provider = (ns: string) => `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: p, namespace: ${ns}}\nspec: {type: local, credentialsSecretRef: {name: app-secret}}\n`;
+    const provider = (ns: string) =>
+      `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: p, namespace: ${ns}}\nspec: {type: local, credentialsSecretRef: {name: app-secret}}\n`;
     const prov = await kubectl(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: provider('team-a') });
     assert.match(prov.stderr, /providers\.core\.conductor\.io "p" is forbidden: spec\.credentialsSecretRef names Secret "app-secret" in namespace "team-a"/);
     await kubectlOk(kc.infra, ['create', '--dry-run=server', '-f', '-'], { input: provider(SYS) });
@@ -339,7 +352,7 @@ template:
       assert.equal(await secretAs('dev-b', 'team-b', 'thief'), undefined, "no Secret with the victim's details in team-b");
       const secrets = JSON.parse(await kubectlOk(kc['dev-b'], ['get', 'secrets', '-n', 'team-b', '-o', 'json'])).items as { data?: Record<string, string> }[];
       const everything = secrets.flatMap((s) => Object.values(s.data ?? {}).map((v) => Buffer.from(v, 'base64').toString()));
-      assert.ok(!everything.some((v) => v.includes(victimDetails.password!)), "the victim's password is nowhere in team-b");
+      assert.ok(!everything.some((v) => v.includes(victimDetails.password)), "the victim's password is nowhere in team-b");
       assert.equal(thief.status.phase, 'Lost');
       assert.match(thief.status.conditions.find((x: { type: string }) => x.type === 'Bound').message, /no longer exists or is not bound to this claim/);
 
@@ -387,8 +400,8 @@ spec:
       assert.equal(await redisRun(first, ['PING']), 'PONG');
       assert.equal(await redisRun(second, ['PING']), 'PONG');
       assert.deepEqual(await secretAs('dev-a', 'x', 'y-c'), first);
-      const binding = JSON.parse(await kubectlOk(server, ['get', 'secrets', '-n', SYS, '-o', 'json'])).items
-        .map((o: { metadata: { name: string } }) => o.metadata.name)
+      const binding = JSON.parse(await kubectlOk(server, ['get', 'secrets', '-n', SYS, '-o', 'json']))
+        .items.map((o: { metadata: { name: string } }) => o.metadata.name)
         .filter((n: string) => n.startsWith('iso-shared-redis-'));
       assert.equal(binding.length, 2, `one binding Secret per claim: ${binding.join(', ')}`);
       // One leaving (Delete) takes only its own user.
@@ -447,12 +460,17 @@ spec: {resourceName: ${target}}
         const c = await claimJson('dev-b', CLAIMS, 'team-b', name);
         const s = c.status?.conditions?.find((x: { type: string }) => x.type === 'Scheduled');
         if (s?.status !== 'False') return undefined;
-        const events = JSON.parse(await kubectlOk(kc['dev-b'], ['get', 'events', '-n', 'team-b', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'])).items;
-        const failed = events.filter((e: { reason: string }) => e.reason === 'FailedScheduling').map((e: { type: string; message: string }) => `${e.type} ${e.message}`);
+        const events = JSON.parse(
+          await kubectlOk(kc['dev-b'], ['get', 'events', '-n', 'team-b', '--field-selector', `involvedObject.name=${name}`, '-o', 'json']),
+        ).items;
+        const failed = events
+          .filter((e: { reason: string }) => e.reason === 'FailedScheduling')
+          .map((e: { type: string; message: string }) => `${e.type} ${e.message}`);
         return failed.length > 0 ? { phase: c.status.phase, reason: s.reason, message: s.message as string, events: failed as string[] } : undefined;
       }, `the Scheduled condition and Event of ${name}`);
     const [a, b] = await Promise.all([explain('probe-taken'), explain('probe-missing')]);
-    const normal = (x: { phase: string; reason: string; message: string; events: string[] }, target: string) => JSON.parse(JSON.stringify(x).split(target).join('<name>'));
+    const normal = (x: { phase: string; reason: string; message: string; events: string[] }, target: string) =>
+      JSON.parse(JSON.stringify(x).split(target).join('<name>'));
     assert.deepEqual(normal(a, taken), normal(b, 'zz-no-such-resource'));
     assert.match(a.message, /no resource named/);
   });
@@ -482,7 +500,12 @@ spec:
       assert.notEqual(r.code, 0, `${h.address} was accepted`);
       assert.match(r.stderr, new RegExp(`The LoadBalancer "${h.name}" is invalid: spec\\.targets\\[0\\]\\.address`), r.stderr);
       assert.match(r.stderr, h.why, r.stderr);
-      const body = { apiVersion: 'network.conductor.io/v1alpha1', kind: 'LoadBalancer', metadata: { name: h.name, namespace: 'team-a' }, spec: { targets: [{ address: h.address }] } };
+      const body = {
+        apiVersion: 'network.conductor.io/v1alpha1',
+        kind: 'LoadBalancer',
+        metadata: { name: h.name, namespace: 'team-a' },
+        spec: { targets: [{ address: h.address }] },
+      };
       const raw = await api.request('POST', '/apis/network.conductor.io/v1alpha1/namespaces/team-a/loadbalancers', body);
       assert.equal(raw.status, 422, `${h.address}: ${raw.text}`);
     }
@@ -500,17 +523,23 @@ spec:
     assert.notEqual(socket.code, 0);
     assert.match(socket.stderr, /is invalid: spec\.targets\[0\]\.address: .*must be host:port/, socket.stderr);
 
-    await kubectlOk(kc.infra, ['apply', '-f', '-'], { input: `apiVersion: core.conductor.io/v1alpha1
+    await kubectlOk(kc.infra, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
 kind: Provider
 metadata: {name: local, namespace: ${SYS}}
 spec: {type: local}
-` });
+`,
+    });
     await kubectlOk(kc.infra, ['create', '-f', '-'], { input: concrete('imds', '169.254.169.254:80') });
-    const refused = await eventually(async () => {
-      const r = (await api.request('GET', `/apis/network.local.conductor.io/v1alpha1/namespaces/${SYS}/haproxyloadbalancers/imds`)).json();
-      const c = (r.status?.conditions ?? []).find((x: { message?: string }) => /refusing to configure the listener/.test(x.message ?? ''));
-      return c ? String(c.message) : undefined;
-    }, 'the provider to refuse the metadata target', 30_000);
+    const refused = await eventually(
+      async () => {
+        const r = (await api.request('GET', `/apis/network.local.conductor.io/v1alpha1/namespaces/${SYS}/haproxyloadbalancers/imds`)).json();
+        const c = (r.status?.conditions ?? []).find((x: { message?: string }) => /refusing to configure the listener/.test(x.message ?? ''));
+        return c ? String(c.message) : undefined;
+      },
+      'the provider to refuse the metadata target',
+      30_000,
+    );
     assert.match(refused, /169\.254\.169\.254 is link-local/);
     // Under the data dir, or in /var/tmp when the listeners run as another user (Conductor is root).
     for (const root of instanceRoots(server.dataDir, 'loadbalancer/haproxy')) {

@@ -40,7 +40,7 @@ data:
     assert.equal(await kubectlOk(server, ['get', 'cm', 'app-config', '-n', 'basics', '-o', 'jsonpath={.data.color}']), 'green');
   });
 
-  test('get prints a table with the kind\'s columns', async () => {
+  test("get prints a table with the kind's columns", async () => {
     const out = await kubectlOk(server, ['get', 'configmaps', '-n', 'basics']);
     assert.match(out, /^NAME\s+DATA\s+AGE/m);
     assert.match(out, /^app-config\s+2\s+\d+s/m);

@@ -28,7 +28,7 @@ describe('last-resort handler', () => {
       child.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         const m = /conductor ready on \S+ \(kubeconfig: (.+)\)/.exec(out);
-        if (m) resolve(m[1]!);
+        if (m) resolve(m[1]);
       });
       child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
     });

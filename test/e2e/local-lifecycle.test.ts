@@ -84,11 +84,16 @@ async function setUp(r: Running): Promise<void> {
 const isReady = (obj: any, status = 'True') => obj?.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === status) === true;
 
 async function ready(r: Running, path: string, what: string): Promise<any> {
-  return eventually(async () => {
-    const res = await r.api.request('GET', path);
-    const obj = res.status === 200 ? res.json() : undefined;
-    return isReady(obj) ? obj : undefined;
-  }, `${what} Ready`, 90_000, 200);
+  return eventually(
+    async () => {
+      const res = await r.api.request('GET', path);
+      const obj = res.status === 200 ? res.json() : undefined;
+      return isReady(obj) ? obj : undefined;
+    },
+    `${what} Ready`,
+    90_000,
+    200,
+  );
 }
 
 /** The live processes (zombies aside) whose working directory is `dir` or under it, read from /proc. */
@@ -178,7 +183,7 @@ describe('dedicated servers across crashes', () => {
     await kubectlOk(first.server, ['apply', '-f', '-'], { input: redisInstance('orphan') });
     await crashed(first); // right after the spawn
     const root = redisRoot(dataDir);
-    assert.equal((serverProcesses(root, 'redis-server')).length, 1, 'the server spawned before the kill outlives it');
+    assert.equal(serverProcesses(root, 'redis-server').length, 1, 'the server spawned before the kill outlives it');
 
     const second = await start(dataDir);
     await ready(second, redisPath('orphan'), 'the instance');
@@ -190,7 +195,7 @@ describe('dedicated servers across crashes', () => {
     // Give a wrongly started second server every chance to show up: another reconcile.
     await kubectlOk(second.server, ['annotate', 'localredisinstances', 'orphan', '-n', SYS, 'touch=1']);
     await ready(second, redisPath('orphan'), 'the instance');
-    assert.equal((serverProcesses(root, 'redis-server')).length, 1, 'exactly one redis-server runs on the instance directory');
+    assert.equal(serverProcesses(root, 'redis-server').length, 1, 'exactly one redis-server runs on the instance directory');
 
     await kubectlOk(second.server, ['delete', 'localredisinstances', 'orphan', '-n', SYS, '--timeout=60s']);
     assert.deepEqual(serverProcesses(root, 'redis-server'), [], 'no server after the delete');
@@ -217,7 +222,12 @@ describe('dedicated servers across crashes', () => {
     assert.ok(existsSync(root) && readdirSync(root).length > 0, 'the kill left part of the directory behind');
 
     const second = await start(dataDir);
-    await eventually(async () => ((await second.api.request('GET', redisPath('doomed'))).status === 404 ? true : undefined), 'the resource to be deleted', 60_000, 200);
+    await eventually(
+      async () => ((await second.api.request('GET', redisPath('doomed'))).status === 404 ? true : undefined),
+      'the resource to be deleted',
+      60_000,
+      200,
+    );
     assert.deepEqual(existsSync(root) ? readdirSync(root) : [], [], 'no data directory and no tombstone is left');
     assert.deepEqual(processesIn(root), [], 'no server process is left');
     await stop(second);
@@ -257,41 +267,48 @@ describe('dedicated servers across crashes', () => {
     await stop(r);
   });
 
-  test('a root Conductor makes the PostgreSQL instances directory with the first instance and removes it with the last', { skip: process.getuid?.() !== 0 ? 'runs only as root' : false }, async () => {
-    const dataDir = tempDir();
-    dataDirs.push(dataDir);
-    const pgRoot = join('/var/tmp', `conductor-postgres-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
-    dataDirs.push(pgRoot);
-    const r = await start(dataDir);
-    await setUp(r);
-    assert.equal(existsSync(pgRoot), false, 'no instances directory without an instance');
-    await kubectlOk(r.server, ['apply', '-f', '-'], {
-      input: `apiVersion: database.local.conductor.io/v1alpha1
+  test(
+    'a root Conductor makes the PostgreSQL instances directory with the first instance and removes it with the last',
+    { skip: process.getuid?.() !== 0 ? 'runs only as root' : false },
+    async () => {
+      const dataDir = tempDir();
+      dataDirs.push(dataDir);
+      const pgRoot = join('/var/tmp', `conductor-postgres-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
+      dataDirs.push(pgRoot);
+      const r = await start(dataDir);
+      await setUp(r);
+      assert.equal(existsSync(pgRoot), false, 'no instances directory without an instance');
+      await kubectlOk(r.server, ['apply', '-f', '-'], {
+        input: `apiVersion: database.local.conductor.io/v1alpha1
 kind: LocalPostgreSQLInstance
 metadata: {name: pg1, namespace: ${SYS}}
 spec: {providerRef: {name: local}, rebindPolicy: Delete}
 `,
-    });
-    await ready(r, pgPath('pg1'), 'the PostgreSQL instance');
-    assert.equal(existsSync(pgRoot), true, 'the instances directory holds the instance');
-    await kubectlOk(r.server, ['delete', 'localpostgresqlinstances', 'pg1', '-n', SYS, '--timeout=120s']);
-    assert.equal(existsSync(pgRoot), false, 'the emptied instances directory is removed');
-    await stop(r);
-  });
+      });
+      await ready(r, pgPath('pg1'), 'the PostgreSQL instance');
+      assert.equal(existsSync(pgRoot), true, 'the instances directory holds the instance');
+      await kubectlOk(r.server, ['delete', 'localpostgresqlinstances', 'pg1', '-n', SYS, '--timeout=120s']);
+      assert.equal(existsSync(pgRoot), false, 'the emptied instances directory is removed');
+      await stop(r);
+    },
+  );
 
-  test('a root Conductor runs dedicated MariaDB, Redis and NATS servers as another user, with data directories of that user (0700)', { skip: process.getuid?.() !== 0 ? 'runs only as root' : false }, async () => {
-    const dataDir = tempDir();
-    dataDirs.push(dataDir);
-    const hash = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
-    const mysqlRoot = join('/var/tmp', `conductor-mysql-${hash}`);
-    const redisVarRoot = join('/var/tmp', `conductor-redis-${hash}`);
-    const natsRoot = join('/var/tmp', `conductor-nats-${hash}`);
-    dataDirs.push(mysqlRoot, redisVarRoot, natsRoot);
-    const r = await start(dataDir);
-    await setUp(r);
-    await kubectlOk(r.server, ['wait', '--for=condition=Established', 'crd/localmysqlinstances.database.local.conductor.io', '--timeout=30s']);
-    await kubectlOk(r.server, ['apply', '-f', '-'], {
-      input: `${redisInstance('cache')}---
+  test(
+    'a root Conductor runs dedicated MariaDB, Redis and NATS servers as another user, with data directories of that user (0700)',
+    { skip: process.getuid?.() !== 0 ? 'runs only as root' : false },
+    async () => {
+      const dataDir = tempDir();
+      dataDirs.push(dataDir);
+      const hash = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
+      const mysqlRoot = join('/var/tmp', `conductor-mysql-${hash}`);
+      const redisVarRoot = join('/var/tmp', `conductor-redis-${hash}`);
+      const natsRoot = join('/var/tmp', `conductor-nats-${hash}`);
+      dataDirs.push(mysqlRoot, redisVarRoot, natsRoot);
+      const r = await start(dataDir);
+      await setUp(r);
+      await kubectlOk(r.server, ['wait', '--for=condition=Established', 'crd/localmysqlinstances.database.local.conductor.io', '--timeout=30s']);
+      await kubectlOk(r.server, ['apply', '-f', '-'], {
+        input: `${redisInstance('cache')}---
 apiVersion: database.local.conductor.io/v1alpha1
 kind: LocalMySQLInstance
 metadata: {name: db, namespace: ${SYS}}
@@ -302,48 +319,49 @@ kind: NATSServer
 metadata: {name: bus, namespace: ${SYS}}
 spec: {providerRef: {name: local}, rebindPolicy: Delete, sharing: {mode: Shared, maxClaims: 10}}
 `,
-    });
-    const natsObj = await ready(r, `/apis/messaging.local.conductor.io/v1alpha1/namespaces/${SYS}/natsservers/bus`, 'the NATS server');
-    const redisObj = await ready(r, redisPath('cache'), 'the Redis instance');
-    const mysqlObj = await ready(r, `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localmysqlinstances/db`, 'the MariaDB instance');
+      });
+      const natsObj = await ready(r, `/apis/messaging.local.conductor.io/v1alpha1/namespaces/${SYS}/natsservers/bus`, 'the NATS server');
+      const redisObj = await ready(r, redisPath('cache'), 'the Redis instance');
+      const mysqlObj = await ready(r, `/apis/database.local.conductor.io/v1alpha1/namespaces/${SYS}/localmysqlinstances/db`, 'the MariaDB instance');
 
-    const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[2]);
-    const checks = [
-      { what: 'redis-server', pid: redisObj.status.atProvider.pid as number, data: join(redisVarRoot, `${SYS}_cache`, 'data') },
-      { what: 'mariadbd', pid: mysqlObj.status.atProvider.pid as number, data: join(mysqlRoot, `${SYS}_db`, 'data') },
-    ];
-    const natsPid = natsObj.status.atProvider.pid as number;
-    assert.ok(natsPid > 0, 'nats-server pid in status');
-    assert.notEqual(uidOf(natsPid), 0, 'nats-server does not run as root');
-    for (const c of checks) {
-      assert.ok(c.pid > 0, `${c.what} pid in status`);
-      const uid = uidOf(c.pid);
-      assert.notEqual(uid, 0, `${c.what} does not run as root`);
-      const st = statSync(c.data);
-      assert.equal(st.uid, uid, `${c.what}'s data directory is its user's`);
-      assert.equal(st.mode & 0o777, 0o700, `${c.what}'s data directory is 0700`);
-    }
+      const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[2]);
+      const checks = [
+        { what: 'redis-server', pid: redisObj.status.atProvider.pid as number, data: join(redisVarRoot, `${SYS}_cache`, 'data') },
+        { what: 'mariadbd', pid: mysqlObj.status.atProvider.pid as number, data: join(mysqlRoot, `${SYS}_db`, 'data') },
+      ];
+      const natsPid = natsObj.status.atProvider.pid as number;
+      assert.ok(natsPid > 0, 'nats-server pid in status');
+      assert.notEqual(uidOf(natsPid), 0, 'nats-server does not run as root');
+      for (const c of checks) {
+        assert.ok(c.pid > 0, `${c.what} pid in status`);
+        const uid = uidOf(c.pid);
+        assert.notEqual(uid, 0, `${c.what} does not run as root`);
+        const st = statSync(c.data);
+        assert.equal(st.uid, uid, `${c.what}'s data directory is its user's`);
+        assert.equal(st.mode & 0o777, 0o700, `${c.what}'s data directory is 0700`);
+      }
 
-    const redisDetails = await eventually(async () => {
-      const d = await secretOf(r.api, 'cache-connection');
-      return d.uri ? d : undefined;
-    }, 'the Redis connection Secret');
-    assert.equal(await redisLogin(redisDetails), 'ok');
-    const dbDetails = await eventually(async () => {
-      const d = await secretOf(r.api, 'db-connection');
-      return d.uri ? d : undefined;
-    }, 'the MariaDB connection Secret');
-    const c = await mysql.createConnection(dbDetails.uri!);
-    try {
-      const [rows] = await c.query('SELECT 1 AS one');
-      assert.deepEqual((rows as { one: number }[])[0]?.one, 1);
-    } finally {
-      await c.end();
-    }
-    await kubectlOk(r.server, ['delete', 'localredisinstances,localmysqlinstances,natsservers', '--all', '-n', SYS, '--timeout=120s']);
-    assert.equal(existsSync(natsRoot), false, 'the emptied NATS root is removed');
-    assert.equal(existsSync(redisVarRoot), false, 'the emptied Redis root is removed');
-    assert.equal(existsSync(mysqlRoot), false, 'the emptied MariaDB root is removed');
-    await stop(r);
-  });
+      const redisDetails = await eventually(async () => {
+        const d = await secretOf(r.api, 'cache-connection');
+        return d.uri ? d : undefined;
+      }, 'the Redis connection Secret');
+      assert.equal(await redisLogin(redisDetails), 'ok');
+      const dbDetails = await eventually(async () => {
+        const d = await secretOf(r.api, 'db-connection');
+        return d.uri ? d : undefined;
+      }, 'the MariaDB connection Secret');
+      const c = await mysql.createConnection(dbDetails.uri);
+      try {
+        const [rows] = await c.query('SELECT 1 AS one');
+        assert.deepEqual((rows as { one: number }[])[0]?.one, 1);
+      } finally {
+        await c.end();
+      }
+      await kubectlOk(r.server, ['delete', 'localredisinstances,localmysqlinstances,natsservers', '--all', '-n', SYS, '--timeout=120s']);
+      assert.equal(existsSync(natsRoot), false, 'the emptied NATS root is removed');
+      assert.equal(existsSync(redisVarRoot), false, 'the emptied Redis root is removed');
+      assert.equal(existsSync(mysqlRoot), false, 'the emptied MariaDB root is removed');
+      await stop(r);
+    },
+  );
 });

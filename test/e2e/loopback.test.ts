@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../src/apiserver/server.js';
 import { builtinRefs, HttpClient, loadKubeconfig, type WatchEvent } from '../../src/client/index.js';
-import { ApiError, isApiError } from '../../src/machinery/errors.js';
+import type { ApiError } from '../../src/machinery/errors.js';
+import { isApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/object.js';
 import { eventually } from '../support/eventually.js';
 import { removeDir, tempDir } from '../support/server.js';
@@ -56,8 +57,16 @@ describe('loopback client', () => {
   test('a loopback watch sees HTTP writes and an HTTP watch sees loopback writes', async () => {
     const seenLoop: WatchEvent[] = [];
     const seenHttp: WatchEvent[] = [];
-    const h1 = server.client.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: String(server.store.currentRevision()) }, { onEvent: (e) => seenLoop.push(e), onClose: () => {} });
-    const h2 = http.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: String(server.store.currentRevision()) }, { onEvent: (e) => seenHttp.push(e), onClose: () => {} });
+    const h1 = server.client.watch(
+      builtinRefs.configmaps,
+      { namespace: 'default', resourceVersion: String(server.store.currentRevision()) },
+      { onEvent: (e) => seenLoop.push(e), onClose: () => {} },
+    );
+    const h2 = http.watch(
+      builtinRefs.configmaps,
+      { namespace: 'default', resourceVersion: String(server.store.currentRevision()) },
+      { onEvent: (e) => seenHttp.push(e), onClose: () => {} },
+    );
     // Both watches start from a resourceVersion taken before the writes: they get the writes
     // however late they open, so no wait is needed before writing.
     await http.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-http', namespace: 'default' } });
@@ -70,17 +79,26 @@ describe('loopback client', () => {
     assert.deepEqual(names(seenHttp), names(seenLoop));
   });
 
-  test('read-only loopback watchers share the event\'s object; the others get copies of their own', async () => {
+  test("read-only loopback watchers share the event's object; the others get copies of their own", async () => {
     const rv = String(server.store.currentRevision());
     const got: Record<string, KObject[]> = { ro1: [], ro2: [], own: [] };
     const watch = (k: string, readOnly: boolean) =>
-      server.client.watch(builtinRefs.configmaps, { namespace: 'default', resourceVersion: rv, readOnly }, { onEvent: (e) => got[k]!.push(e.object), onClose: () => {} });
+      server.client.watch(
+        builtinRefs.configmaps,
+        { namespace: 'default', resourceVersion: rv, readOnly },
+        { onEvent: (e) => got[k].push(e.object), onClose: () => {} },
+      );
     const handles = [watch('ro1', true), watch('ro2', true), watch('own', false)];
-    await server.client.create(builtinRefs.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared-event', namespace: 'default' }, data: { a: '1' } });
+    await server.client.create(builtinRefs.configmaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'shared-event', namespace: 'default' },
+      data: { a: '1' },
+    });
     await eventually(() => Object.values(got).every((l) => l.length >= 1), 'every watcher saw the write');
     for (const h of handles) h.stop();
-    assert.equal(got.ro1![0], got.ro2![0], 'read-only watchers see one shared object');
-    assert.notEqual(got.own![0], got.ro1![0], 'a watcher that may change its object has its own');
-    assert.deepEqual(got.own![0], got.ro1![0]);
+    assert.equal(got.ro1[0], got.ro2[0], 'read-only watchers see one shared object');
+    assert.notEqual(got.own[0], got.ro1[0], 'a watcher that may change its object has its own');
+    assert.deepEqual(got.own[0], got.ro1[0]);
   });
 });

@@ -60,16 +60,26 @@ metadata: {name: ${name}, namespace: ${SYS}}
 spec: {rebindPolicy: ${policy}, providerRef: {name: local}}
 `;
   const boundAndReady = (name: string) =>
-    eventually(async () => {
-      const c = await get(`${CLAIMS}/${name}`);
-      return c?.status?.phase === 'Bound' && c.status.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
-    }, `claim ${name} Bound and Ready`, 90_000);
+    eventually(
+      async () => {
+        const c = await get(`${CLAIMS}/${name}`);
+        return c?.status?.phase === 'Bound' && c.status.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
+      },
+      `claim ${name} Bound and Ready`,
+      90_000,
+    );
   const condition = (o: any, type: string) => o?.status?.conditions?.find((c: any) => c.type === type);
 
   before(async () => {
     server = await startServer({ env: { CONDUCTOR_POLL_INTERVAL_MS: '2000' } });
     api = apiFromKubeconfig(server.kubeconfig);
-    await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/postgresqlinstances.storage.conductor.io', 'crd/localpostgresqlinstances.database.local.conductor.io', '--timeout=30s']);
+    await kubectlOk(server, [
+      'wait',
+      '--for=condition=Established',
+      'crd/postgresqlinstances.storage.conductor.io',
+      'crd/localpostgresqlinstances.database.local.conductor.io',
+      '--timeout=30s',
+    ]);
     await kubectlOk(server, ['create', 'namespace', NS]);
     await apply(`apiVersion: core.conductor.io/v1alpha1
 kind: Provider
@@ -97,19 +107,32 @@ template:
   spec: {}
 `);
     await apply(claim('stuck', '{resourceClass: typo}'));
-    const resource = await eventually(async () => {
-      const list = (await get(`${LOCAL}?labelSelector=conductor.io%2Fclaim-name%3Dstuck`)).items as any[];
-      const r = list[0];
-      return r && condition(r, 'Synced')?.reason === 'CannotConnect' ? r : undefined;
-    }, 'the provisioned resource failing to connect', 60_000);
+    const resource = await eventually(
+      async () => {
+        const list = (await get(`${LOCAL}?labelSelector=conductor.io%2Fclaim-name%3Dstuck`)).items as any[];
+        const r = list[0];
+        return r && condition(r, 'Synced')?.reason === 'CannotConnect' ? r : undefined;
+      },
+      'the provisioned resource failing to connect',
+      60_000,
+    );
     assert.equal(resource.spec.providerRef.name, 'no-such-provider');
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'stuck', '-n', NS, '--timeout=60s'], { timeoutMs: 90_000 });
     await gone(`${LOCAL}/${resource.metadata.name}`, 'the managed resource to be deleted');
-    const events = await kubectlOk(server, ['get', 'events', '-n', SYS, '--field-selector', `involvedObject.name=${resource.metadata.name}`, '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
+    const events = await kubectlOk(server, [
+      'get',
+      'events',
+      '-n',
+      SYS,
+      '--field-selector',
+      `involvedObject.name=${resource.metadata.name}`,
+      '-o',
+      'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+    ]);
     assert.match(events, /DependencyNotFound: Provider conductor-system\/no-such-provider does not exist; no create was ever recorded/);
   });
 
-  test('rebindPolicy Retain: deleting the Released resource keeps the server\'s data; the admin recovers it, then removes it (item 17)', async () => {
+  test("rebindPolicy Retain: deleting the Released resource keeps the server's data; the admin recovers it, then removes it (item 17)", async () => {
     await apply(instance('kept', 'Retain'));
     await apply(claim('keeper', '{resourceName: kept}'));
     await boundAndReady('keeper');
@@ -127,16 +150,29 @@ template:
     // Only the object: the server still answers with the claim's credentials, the data is there.
     assert.deepEqual(await sql(details, 'SELECT t FROM notes'), [{ t: 'outlives the object' }]);
     assert.ok(existsSync(directory), 'the data directory stays');
-    const events = await kubectlOk(server, ['get', 'events', '-n', SYS, '--field-selector', 'involvedObject.name=kept', '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}']);
+    const events = await kubectlOk(server, [
+      'get',
+      'events',
+      '-n',
+      SYS,
+      '--field-selector',
+      'involvedObject.name=kept',
+      '-o',
+      'jsonpath={range .items[*]}{.reason}{"\\n"}{end}',
+    ]);
     assert.match(events, /RetainedExternalResource/);
     assert.doesNotMatch(events, /DeletedExternalResource/);
 
     // Recovery (README of controllers/managed): the same namespace and name find the directory again.
     await apply(instance('kept', 'Delete'));
-    const recovered = await eventually(async () => {
-      const r = await get(`${LOCAL}/kept`);
-      return condition(r, 'Ready')?.status === 'True' ? r : undefined;
-    }, 'the recreated resource to adopt the kept server', 90_000);
+    const recovered = await eventually(
+      async () => {
+        const r = await get(`${LOCAL}/kept`);
+        return condition(r, 'Ready')?.status === 'True' ? r : undefined;
+      },
+      'the recreated resource to adopt the kept server',
+      90_000,
+    );
     assert.equal(recovered.status.atProvider.directory, directory);
     const raw = await secretOf(SYS, 'kept-connection');
     assert.deepEqual(await sql(raw, 'SELECT t FROM notes'), [{ t: 'outlives the object' }], 'recovered with its data');
@@ -161,7 +197,15 @@ template:
     }, 'the InUse condition on the Terminating resource');
     assert.ok(waiting.metadata.deletionTimestamp, 'it shows its deletion');
     assert.match(condition(waiting, 'InUse').message, /waiting for claim team\/user to release this resource/);
-    const shown = await kubectlOk(server, ['get', 'localpostgresqlinstance', 'guarded', '-n', SYS, '-o', 'jsonpath={.status.conditions[?(@.type=="InUse")].message}']);
+    const shown = await kubectlOk(server, [
+      'get',
+      'localpostgresqlinstance',
+      'guarded',
+      '-n',
+      SYS,
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="InUse")].message}',
+    ]);
     assert.match(shown, /waiting for claim team\/user/);
     // The claim still works, and keeps working while the deletion waits.
     assert.deepEqual(await sql(details, 'SELECT 1 AS one'), [{ one: 1 }]);
@@ -176,7 +220,16 @@ template:
 
   test('a shared server waits for every bound claim; with Retain their databases outlive the claims and the resource (items 17, 18)', async () => {
     pgServer = await startThrowawayServer();
-    await kubectlOk(server, ['create', 'secret', 'generic', 'pg-admin', '-n', SYS, `--from-literal=username=${pgServer.username}`, `--from-literal=password=${pgServer.password}`]);
+    await kubectlOk(server, [
+      'create',
+      'secret',
+      'generic',
+      'pg-admin',
+      '-n',
+      SYS,
+      `--from-literal=username=${pgServer.username}`,
+      `--from-literal=password=${pgServer.password}`,
+    ]);
     await apply(`apiVersion: database.local.conductor.io/v1alpha1
 kind: PostgreSQLServer
 metadata: {name: shared, namespace: ${SYS}}
@@ -199,14 +252,23 @@ spec:
     const inUse = async () => condition(await get(path), 'InUse')?.message as string | undefined;
     await eventually(async () => (/waiting for 2 claims \(team\/one, team\/two\)/.test((await inUse()) ?? '') ? true : undefined), 'waiting for both claims');
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'one', '-n', NS, '--timeout=60s'], { timeoutMs: 90_000 });
-    await eventually(async () => (/waiting for claim team\/two to release/.test((await inUse()) ?? '') ? true : undefined), 'waiting for the second claim only');
+    await eventually(
+      async () => (/waiting for claim team\/two to release/.test((await inUse()) ?? '') ? true : undefined),
+      'waiting for the second claim only',
+    );
     assert.deepEqual(await sql(two, 'SELECT v FROM t'), [{ v: 'two' }], 'the remaining claim still works');
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'two', '-n', NS, '--timeout=60s'], { timeoutMs: 90_000 });
     await gone(path, 'the shared server resource to go once both claims released it');
 
     // Retain: each claim's database and data are still on the server (admin login).
-    const admin = (database: string) => ({ host: pgServer!.host, port: String(pgServer!.port), username: pgServer!.username, password: pgServer!.password, database });
-    assert.deepEqual(await sql(admin(one.database!), 'SELECT v FROM t'), [{ v: 'one' }]);
-    assert.deepEqual(await sql(admin(two.database!), 'SELECT v FROM t'), [{ v: 'two' }]);
+    const admin = (database: string) => ({
+      host: pgServer!.host,
+      port: String(pgServer!.port),
+      username: pgServer!.username,
+      password: pgServer!.password,
+      database,
+    });
+    assert.deepEqual(await sql(admin(one.database), 'SELECT v FROM t'), [{ v: 'one' }]);
+    assert.deepEqual(await sql(admin(two.database), 'SELECT v FROM t'), [{ v: 'two' }]);
   });
 });

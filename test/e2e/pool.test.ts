@@ -17,7 +17,6 @@ import { eventually } from '../support/eventually.js';
 const SYS = 'conductor-system';
 const CLASS = 'warm-pg';
 
-
 describe('warm pool of dedicated PostgreSQL servers', () => {
   let server: ServerProcess;
   let api: ApiHandle;
@@ -127,11 +126,17 @@ spec:
 
   test('releasing the claim deletes its server (Delete), and the pool stays at one free', async () => {
     await kubectlOk(server, ['delete', 'postgresqlinstance', 'fast-db', '-n', 'app', '--timeout=60s']);
-    await eventually(async () => ((await api.request('GET', memberPath(`${CLASS}-pool-0`))).status === 404 ? true : undefined), 'the released server to be deleted');
+    await eventually(
+      async () => ((await api.request('GET', memberPath(`${CLASS}-pool-0`))).status === 404 ? true : undefined),
+      'the released server to be deleted',
+    );
     // Something that must NOT happen (the pool making another member although one is free)
     // takes a wait after the deletion the pool reacts to: one second of its reconciles.
     await new Promise((r) => setTimeout(r, 1000));
-    assert.deepEqual((await members()).map((m) => m.metadata.name), [`${CLASS}-pool-1`]);
+    assert.deepEqual(
+      (await members()).map((m) => m.metadata.name),
+      [`${CLASS}-pool-1`],
+    );
     assert.deepEqual(await freeMembers(), [`${CLASS}-pool-1`]);
   });
 });

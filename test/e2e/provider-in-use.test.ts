@@ -11,7 +11,13 @@ describe('a Provider in use', () => {
 
   test('kubectl delete is refused with the users named, and works once they are deleted', async () => {
     const s = suite.server;
-    await kubectlOk(s, ['wait', '--for=condition=Established', 'crd/providers.core.conductor.io', 'crd/memorydatabases.database.memory.conductor.io', '--timeout=30s']);
+    await kubectlOk(s, [
+      'wait',
+      '--for=condition=Established',
+      'crd/providers.core.conductor.io',
+      'crd/memorydatabases.database.memory.conductor.io',
+      '--timeout=30s',
+    ]);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: `apiVersion: core.conductor.io/v1alpha1
 kind: Provider

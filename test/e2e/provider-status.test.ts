@@ -31,7 +31,13 @@ describe('Provider status', () => {
 
   test('kubectl get providers shows TYPE, READY and RESOURCES; a missing program or type makes it Ready=False with the reason', async () => {
     const s = suite.server;
-    await kubectlOk(s, ['wait', '--for=condition=Established', 'crd/providers.core.conductor.io', 'crd/memorydatabases.database.memory.conductor.io', '--timeout=60s']);
+    await kubectlOk(s, [
+      'wait',
+      '--for=condition=Established',
+      'crd/providers.core.conductor.io',
+      'crd/memorydatabases.database.memory.conductor.io',
+      '--timeout=60s',
+    ]);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: `apiVersion: core.conductor.io/v1alpha1
 kind: Provider
@@ -59,7 +65,7 @@ spec: {version: "16.4", providerRef: {name: lab}}
       const out = await kubectlOk(s, ['get', 'providers', ...ns]);
       return /^lab\s+local\s+True\s+2\s+\S+$/m.test(out) && /^cloud\s+gcp\s+False\s+0\s+\S+$/m.test(out) ? out : undefined;
     }, 'lab Ready with 2 resources, cloud not Ready, in kubectl get providers');
-    assert.match(table.split('\n')[0]!, /^NAME\s+TYPE\s+READY\s+RESOURCES\s+AGE$/);
+    assert.match(table.split('\n')[0], /^NAME\s+TYPE\s+READY\s+RESOURCES\s+AGE$/);
 
     assert.equal(await ready('lab', 'reason'), 'CheckPassed');
     assert.match(await ready('lab', 'message'), /found postgres [\d.]+, mariadbd .+, redis-server [\d.]+, nats-server [\d.]+, haproxy [\d.]+/);
@@ -72,8 +78,15 @@ spec: {version: "16.4", providerRef: {name: lab}}
     await kubectlOk(s, ['annotate', 'provider', 'lab', ...ns, 'example.com/recheck=1', '--overwrite']);
     await eventually(async () => (await ready('lab', 'status')) === 'False', 'lab Ready=False after redis-server went away');
     assert.equal(await ready('lab', 'reason'), 'ProgramsMissing');
-    assert.match(await ready('lab', 'message'), new RegExp(`redis-server \\(needed by LocalRedisInstance\\): redis-server path "${redisLink}" \\(from CONDUCTOR_REDIS_BIN\\) is not an executable file`));
-    assert.doesNotMatch(await ready('lab', 'message'), /mariadbd \(needed|nats-server \(needed|haproxy \(needed|postgres\/initdb \(needed/, 'only the missing program is named');
+    assert.match(
+      await ready('lab', 'message'),
+      new RegExp(`redis-server \\(needed by LocalRedisInstance\\): redis-server path "${redisLink}" \\(from CONDUCTOR_REDIS_BIN\\) is not an executable file`),
+    );
+    assert.doesNotMatch(
+      await ready('lab', 'message'),
+      /mariadbd \(needed|nats-server \(needed|haproxy \(needed|postgres\/initdb \(needed/,
+      'only the missing program is named',
+    );
     assert.match(await kubectlOk(s, ['get', 'providers', ...ns]), /^lab\s+local\s+False\s+2\s+\S+$/m);
 
     // Back again: Ready again.

@@ -114,23 +114,37 @@ describe('the quick start provisions real infrastructure from abstract claims', 
     const out = await kubectlOk(server, ['apply', ...FILES.flatMap((f) => ['-f', join(filesDir, f)])]);
     assert.match(out, /postgresqlinstance.storage.conductor.io\/orders-db created/);
     const started = Date.now();
-    await eventually(async () => {
-      const listed = await kubectlOk(server, ['get', 'claim', '-n', NS, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.status.phase},{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}']);
-      const lines = listed.trim().split('\n').filter(Boolean);
-      return lines.length === CLAIMS.length && lines.every((l) => l.endsWith('=Bound,True')) ? lines : undefined;
-    }, 'every quick start claim Bound and Ready', 180_000, 500);
+    await eventually(
+      async () => {
+        const listed = await kubectlOk(server, [
+          'get',
+          'claim',
+          '-n',
+          NS,
+          '-o',
+          'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.status.phase},{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+        ]);
+        const lines = listed.trim().split('\n').filter(Boolean);
+        return lines.length === CLAIMS.length && lines.every((l) => l.endsWith('=Bound,True')) ? lines : undefined;
+      },
+      'every quick start claim Bound and Ready',
+      180_000,
+      500,
+    );
     // The README promises a minute; CI machines vary, so it is reported rather than asserted.
     console.log(`quick start: all ${CLAIMS.length} claims Bound and Ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     for (const [, name] of CLAIMS) {
       const s = (await api.request('GET', `/api/v1/namespaces/${NS}/secrets/${name}`)).json();
       secrets.set(name, Object.fromEntries(Object.entries((s.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()])));
     }
-    const claims = JSON.parse(await kubectlOk(server, ['get', 'claim', '-n', NS, '-o', 'json'])) as { items: { metadata: { name: string }; status: { resourceRef: ResourceRef } }[] };
+    const claims = JSON.parse(await kubectlOk(server, ['get', 'claim', '-n', NS, '-o', 'json'])) as {
+      items: { metadata: { name: string }; status: { resourceRef: ResourceRef } }[];
+    };
     for (const c of claims.items) boundTo.set(c.metadata.name, c.status.resourceRef);
     assert.equal(boundTo.size, CLAIMS.length);
   });
 
-  test('PostgreSQL: the Secret\'s uri runs a query on a dedicated server', async () => {
+  test("PostgreSQL: the Secret's uri runs a query on a dedicated server", async () => {
     const d = secrets.get('orders-db')!;
     const c = new pg.Client({ connectionString: d.uri });
     await c.connect();
@@ -143,19 +157,19 @@ describe('the quick start provisions real infrastructure from abstract claims', 
     }
   });
 
-  test('MySQL: the Secret\'s uri logs in to a dedicated MariaDB', async () => {
+  test("MySQL: the Secret's uri logs in to a dedicated MariaDB", async () => {
     const d = secrets.get('catalog-db')!;
     assert.equal(d.username, 'catalog');
-    const c = await mysql.createConnection(d.uri!);
+    const c = await mysql.createConnection(d.uri);
     try {
       const [rows] = await c.query('select 41 + 1 as n');
-      assert.equal((rows as Array<{ n: number }>)[0]!.n, 42);
+      assert.equal((rows as Array<{ n: number }>)[0].n, 42);
     } finally {
       await c.end();
     }
   });
 
-  test('Redis: the Secret\'s uri sets and gets a key', async () => {
+  test("Redis: the Secret's uri sets and gets a key", async () => {
     const c = createClient({ url: secrets.get('sessions')!.uri, socket: { reconnectStrategy: false, connectTimeout: 5000 } });
     await c.connect();
     try {
@@ -168,7 +182,12 @@ describe('the quick start provisions real infrastructure from abstract claims', 
 
   test('Bucket: an object written with the AWS SDK reads back', async () => {
     const d = secrets.get('assets')!;
-    const s3 = new S3Client({ endpoint: d.endpoint, region: d.region, forcePathStyle: true, credentials: { accessKeyId: d.accessKeyId!, secretAccessKey: d.secretAccessKey! } });
+    const s3 = new S3Client({
+      endpoint: d.endpoint,
+      region: d.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: d.accessKeyId, secretAccessKey: d.secretAccessKey },
+    });
     try {
       await s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: 'logo.txt', Body: 'a shop logo' }));
       const got = await s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: 'logo.txt' }));
@@ -180,10 +199,10 @@ describe('the quick start provisions real infrastructure from abstract claims', 
 
   test('MessageQueue: a message published on the queue is received', async () => {
     const d = secrets.get('order-events')!;
-    const nc = await connect({ servers: d.endpoint!, user: d.username!, pass: d.password!, reconnect: false, timeout: 5000 });
+    const nc = await connect({ servers: d.endpoint, user: d.username, pass: d.password, reconnect: false, timeout: 5000 });
     try {
-      const sub = nc.subscribe(d.queue!, { max: 1 });
-      nc.publish(d.queue!, 'order 1 placed');
+      const sub = nc.subscribe(d.queue, { max: 1 });
+      nc.publish(d.queue, 'order 1 placed');
       for await (const m of sub) {
         assert.equal(m.string(), 'order 1 placed');
         break;
@@ -195,53 +214,73 @@ describe('the quick start provisions real infrastructure from abstract claims', 
 
   test('Volume: the Secret names a directory of its own under the pool', async () => {
     const d = secrets.get('uploads')!;
-    assert.ok(d.path!.startsWith(`${VOLUME_ROOT}/`), d.path);
-    writeFileSync(join(d.path!, 'upload.bin'), 'bytes');
-    assert.ok(existsSync(join(d.path!, 'upload.bin')));
+    assert.ok(d.path.startsWith(`${VOLUME_ROOT}/`), d.path);
+    writeFileSync(join(d.path, 'upload.bin'), 'bytes');
+    assert.ok(existsSync(join(d.path, 'upload.bin')));
   });
 
-  test('LoadBalancer: HTTP through the Secret\'s url reaches the backend', async () => {
+  test("LoadBalancer: HTTP through the Secret's url reaches the backend", async () => {
     const d = secrets.get('web')!;
-    const body = await eventually(async () => {
-      try {
-        const r = await fetch(d.url!);
-        return r.ok ? r.text() : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 'the load balancer forwards', 30_000, 200);
+    const body = await eventually(
+      async () => {
+        try {
+          const r = await fetch(d.url);
+          return r.ok ? r.text() : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      'the load balancer forwards',
+      30_000,
+      200,
+    );
     assert.equal(body, 'hello from the shop backend');
   });
 
   // The README's last step: `kubectl delete namespace shop   # releases everything; the Delete
   // policy removes what was made`. A real step, so cleanup that leaves anything behind fails.
-  test('kubectl delete namespace shop releases everything: claims, the resources made for them, their servers, directories and accounts are gone', { timeout: 300_000 }, async () => {
-    await kubectlOk(server, ['delete', 'namespace', NS, '--wait=true', '--timeout=180s']);
-    assert.equal((await kubectlOk(server, ['get', 'namespace', NS, '--ignore-not-found', '-o', 'name'])).trim(), '', 'the namespace is gone');
-    // What the classes made for the claims (rebindPolicy Delete) is deleted; the shared servers
-    // of 01-infrastructure.yaml stay (only each claim's share of them goes, checked below).
-    const shared = new Set(['S3Server', 'NATSServer', 'HostPathPool']);
-    const present = async (ref: ResourceRef): Promise<boolean> =>
-      (await kubectlOk(server, ['get', `${ref.kind.toLowerCase()}.${ref.apiVersion.split('/')[0]}`, ref.name, '-n', ref.namespace, '--ignore-not-found', '-o', 'name'])).trim() !== '';
-    for (const [claim, ref] of boundTo) {
-      if (shared.has(ref.kind)) assert.equal(await present(ref), true, `the shared ${ref.kind} ${ref.name} (used by ${claim}) stays`);
-      else await eventually(async () => !(await present(ref)), `${ref.kind} ${ref.namespace}/${ref.name} (made for ${claim}) deleted`);
-    }
-    assert.equal([...boundTo.values()].filter((r) => !shared.has(r.kind)).length, 4, 'four resources were made for claims');
-    // The dedicated servers and the load balancer's listener stopped.
-    for (const name of ['orders-db', 'catalog-db', 'sessions']) {
-      const d = secrets.get(name)!;
-      await eventually(() => portClosed(d.host!, Number(d.port)), `the server of ${name} (${d.host}:${d.port}) stopped`);
-    }
-    const web = new URL(secrets.get('web')!.url!);
-    await eventually(() => portClosed(web.hostname, Number(web.port)), `the load balancer's listener ${web.host} closed`);
-    // The volume's directory is removed; the queue's account can no longer log in.
-    const uploads = secrets.get('uploads')!.path!;
-    assert.ok(!existsSync(uploads), `${uploads} was removed`);
-    const q = secrets.get('order-events')!;
-    await assert.rejects(
-      connect({ servers: q.endpoint!, user: q.username!, pass: q.password!, reconnect: false, timeout: 5000 }).then((nc) => nc.close()),
-      'the MessageQueue account was removed',
-    );
-  });
+  test(
+    'kubectl delete namespace shop releases everything: claims, the resources made for them, their servers, directories and accounts are gone',
+    { timeout: 300_000 },
+    async () => {
+      await kubectlOk(server, ['delete', 'namespace', NS, '--wait=true', '--timeout=180s']);
+      assert.equal((await kubectlOk(server, ['get', 'namespace', NS, '--ignore-not-found', '-o', 'name'])).trim(), '', 'the namespace is gone');
+      // What the classes made for the claims (rebindPolicy Delete) is deleted; the shared servers
+      // of 01-infrastructure.yaml stay (only each claim's share of them goes, checked below).
+      const shared = new Set(['S3Server', 'NATSServer', 'HostPathPool']);
+      const present = async (ref: ResourceRef): Promise<boolean> =>
+        (
+          await kubectlOk(server, [
+            'get',
+            `${ref.kind.toLowerCase()}.${ref.apiVersion.split('/')[0]}`,
+            ref.name,
+            '-n',
+            ref.namespace,
+            '--ignore-not-found',
+            '-o',
+            'name',
+          ])
+        ).trim() !== '';
+      for (const [claim, ref] of boundTo) {
+        if (shared.has(ref.kind)) assert.equal(await present(ref), true, `the shared ${ref.kind} ${ref.name} (used by ${claim}) stays`);
+        else await eventually(async () => !(await present(ref)), `${ref.kind} ${ref.namespace}/${ref.name} (made for ${claim}) deleted`);
+      }
+      assert.equal([...boundTo.values()].filter((r) => !shared.has(r.kind)).length, 4, 'four resources were made for claims');
+      // The dedicated servers and the load balancer's listener stopped.
+      for (const name of ['orders-db', 'catalog-db', 'sessions']) {
+        const d = secrets.get(name)!;
+        await eventually(() => portClosed(d.host, Number(d.port)), `the server of ${name} (${d.host}:${d.port}) stopped`);
+      }
+      const web = new URL(secrets.get('web')!.url);
+      await eventually(() => portClosed(web.hostname, Number(web.port)), `the load balancer's listener ${web.host} closed`);
+      // The volume's directory is removed; the queue's account can no longer log in.
+      const uploads = secrets.get('uploads')!.path;
+      assert.ok(!existsSync(uploads), `${uploads} was removed`);
+      const q = secrets.get('order-events')!;
+      await assert.rejects(
+        connect({ servers: q.endpoint, user: q.username, pass: q.password, reconnect: false, timeout: 5000 }).then((nc) => nc.close()),
+        'the MessageQueue account was removed',
+      );
+    },
+  );
 });

@@ -25,7 +25,6 @@ spec:
   hard: ${hard}
 `;
 
-
 describe('ClaimQuota with kubectl', () => {
   const suite = serverForSuite({
     setup: async ({ server }) => {
@@ -48,7 +47,10 @@ describe('ClaimQuota with kubectl', () => {
     const third = await apply(claim('team', 'third'));
     assert.notEqual(third.code, 0);
     assert.match(third.stderr, /Error from server \(Forbidden\)/);
-    assert.match(third.stderr, /mysqlinstances\.storage\.conductor\.io "third" is forbidden: exceeded quota: team-quota, requested: claims=1, used: claims=2, limited: claims=2/);
+    assert.match(
+      third.stderr,
+      /mysqlinstances\.storage\.conductor\.io "third" is forbidden: exceeded quota: team-quota, requested: claims=1, used: claims=2, limited: claims=2/,
+    );
     // Re-applying an existing claim unchanged is not a new request.
     const again = await apply(claim('team', 'first'));
     assert.equal(again.code, 0, again.stderr);
@@ -78,7 +80,10 @@ describe('ClaimQuota with kubectl', () => {
     assert.equal(small.code, 0, small.stderr);
     const grow = await apply(claim('sized', 'db1', '{resourceClass: performance, requirements: {capacity: {storage: 70Gi}}}'));
     assert.notEqual(grow.code, 0);
-    assert.match(grow.stderr, /"db1" is forbidden: exceeded quota: sized-quota, requested: requests\.storage=10Gi, used: requests\.storage=100Gi, limited: requests\.storage=100Gi/);
+    assert.match(
+      grow.stderr,
+      /"db1" is forbidden: exceeded quota: sized-quota, requested: requests\.storage=10Gi, used: requests\.storage=100Gi, limited: requests\.storage=100Gi/,
+    );
     await eventually(
       async () => JSON.stringify(await usedOf('sized', 'sized-quota')) === JSON.stringify({ 'performance.claims': '1', 'requests.storage': '100Gi' }),
       'status.used of sized-quota',
@@ -114,7 +119,8 @@ template:
   spec: {version: "16.4"}
 `,
     });
-    const scheduled = () => kubectlOk(s, ['get', 'postgresqlinstance', 'app', '-n', 'priced', '-o', 'jsonpath={.status.conditions[?(@.type=="Scheduled")].message}']);
+    const scheduled = () =>
+      kubectlOk(s, ['get', 'postgresqlinstance', 'app', '-n', 'priced', '-o', 'jsonpath={.status.conditions[?(@.type=="Scheduled")].message}']);
     const refusal = await eventually(async () => {
       const m = await scheduled();
       return /quota exceeded/.test(m) ? m : undefined;
@@ -133,12 +139,29 @@ template:
     const s = suite.server;
     // Continues the test above: priced/app is Bound to a resource its 200-a-month class made.
     await kubectlOk(s, ['patch', 'claimquota', 'budget', '-n', 'priced', '--type', 'merge', '-p', '{"spec":{"hard":{"cost.monthly":"300","claims":"10"}}}']);
-    await eventually(async () => JSON.stringify(await usedOf('priced', 'budget')) === JSON.stringify({ claims: '1', 'cost.monthly': '200' }), 'status.used claims=1, cost.monthly=200');
+    await eventually(
+      async () => JSON.stringify(await usedOf('priced', 'budget')) === JSON.stringify({ claims: '1', 'cost.monthly': '200' }),
+      'status.used claims=1, cost.monthly=200',
+    );
     // What whoever may write the claim's status could do: name a class without a price.
-    await kubectlOk(s, ['patch', 'postgresqlinstance', 'app', '-n', 'priced', '--subresource=status', '--type', 'merge', '-p', '{"status":{"classRef":{"namespace":"conductor-system","name":"no-price"}}}']);
+    await kubectlOk(s, [
+      'patch',
+      'postgresqlinstance',
+      'app',
+      '-n',
+      'priced',
+      '--subresource=status',
+      '--type',
+      'merge',
+      '-p',
+      '{"status":{"classRef":{"namespace":"conductor-system","name":"no-price"}}}',
+    ]);
     // A claim made after the write: once status.used counts it, the usage was recomputed after the write too.
     await kubectlOk(s, ['apply', '-f', '-'], { input: claim('priced', 'probe', '{resourceName: nothing-here}') });
-    await eventually(async () => ((await usedOf('priced', 'budget')) as { claims?: string } | undefined)?.claims === '2', 'status.used counting the probe claim');
+    await eventually(
+      async () => ((await usedOf('priced', 'budget')) as { claims?: string } | undefined)?.claims === '2',
+      'status.used counting the probe claim',
+    );
     assert.deepEqual(await usedOf('priced', 'budget'), { claims: '2', 'cost.monthly': '200' }, 'the bound claim still costs its class');
     // And admission counts it too: another claim of the 200 class does not fit in 300.
     const r = await kubectl(s, ['apply', '-f', '-'], {

@@ -16,17 +16,21 @@ import { eventually } from '../support/eventually.js';
 const SYS = 'conductor-system';
 const NS = 'shop';
 
-describe('the scheduler chooses between implementations by the claim\'s requirements', () => {
+describe("the scheduler chooses between implementations by the claim's requirements", () => {
   let server: ServerProcess;
   let api: ApiHandle;
   const apply = (yaml: string) => kubectlOk(server, ['apply', '-f', '-'], { input: yaml });
   const claimPath = (name: string) => `/apis/storage.conductor.io/v1alpha1/namespaces/${NS}/postgresqlinstances/${name}`;
   const readyClaim = (name: string) =>
-    eventually(async () => {
-      const c = (await api.request('GET', claimPath(name))).json();
-      const ready = c.status?.conditions?.find((x: { type: string }) => x.type === 'Ready');
-      return c.status?.phase === 'Bound' && ready?.status === 'True' ? c : undefined;
-    }, `claim ${NS}/${name} Bound and Ready`, 120_000);
+    eventually(
+      async () => {
+        const c = (await api.request('GET', claimPath(name))).json();
+        const ready = c.status?.conditions?.find((x: { type: string }) => x.type === 'Ready');
+        return c.status?.phase === 'Bound' && ready?.status === 'True' ? c : undefined;
+      },
+      `claim ${NS}/${name} Bound and Ready`,
+      120_000,
+    );
   const claim = (name: string, requirements: string) =>
     apply(`apiVersion: storage.conductor.io/v1alpha1
 kind: PostgreSQLInstance
@@ -40,7 +44,13 @@ spec:
   before(async () => {
     server = await startServer({ env: { CONDUCTOR_POLL_INTERVAL_MS: '2000' } });
     api = apiFromKubeconfig(server.kubeconfig);
-    await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/resourceclasses.core.conductor.io', 'crd/postgresqlinstances.storage.conductor.io', '--timeout=30s']);
+    await kubectlOk(server, [
+      'wait',
+      '--for=condition=Established',
+      'crd/resourceclasses.core.conductor.io',
+      'crd/postgresqlinstances.storage.conductor.io',
+      '--timeout=30s',
+    ]);
     await kubectlOk(server, ['create', 'namespace', NS]);
     await apply(`apiVersion: core.conductor.io/v1alpha1
 kind: ResourceClass
@@ -116,7 +126,11 @@ template:
     const c = await readyClaim('sessions');
     assert.deepEqual(c.status.classRef, { namespace: SYS, name: 'memory-europe' });
     const describe = await kubectlOk(server, ['describe', 'postgresqlinstance', 'sessions', '-n', NS]);
-    assert.match(describe, /2\/\d+ candidates fit; chose class conductor-system\/memory-europe/, 'both classes fit; the resources made for the first claims are taken');
+    assert.match(
+      describe,
+      /2\/\d+ candidates fit; chose class conductor-system\/memory-europe/,
+      'both classes fit; the resources made for the first claims are taken',
+    );
     assert.match(describe, /LowestCost/);
   });
   test('a class asking for WaitForFirstConsumer is accepted, and kubectl warns that it behaves as Immediate', async () => {
@@ -129,7 +143,10 @@ template: {apiVersion: database.memory.conductor.io/v1alpha1, kind: MemoryDataba
 `;
     const late = await kubectl(server, ['apply', '-f', '-'], { input: yaml('WaitForFirstConsumer') });
     assert.equal(late.code, 0, late.stderr);
-    assert.match(late.stderr, /Warning: bindingMode WaitForFirstConsumer is not implemented yet: claims of this class are provisioned as soon as they are scheduled, as with Immediate/);
+    assert.match(
+      late.stderr,
+      /Warning: bindingMode WaitForFirstConsumer is not implemented yet: claims of this class are provisioned as soon as they are scheduled, as with Immediate/,
+    );
     const immediate = await kubectl(server, ['apply', '-f', '-'], { input: yaml('Immediate') });
     assert.equal(immediate.code, 0, immediate.stderr);
     assert.doesNotMatch(immediate.stderr, /Warning/);

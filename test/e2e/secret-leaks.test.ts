@@ -59,16 +59,49 @@ spec:
     pgServer = await startThrowawayServer();
     server = await startServer({ dataDir, args: ['--log-level', 'debug', '--audit-log', auditLog], env: { CONDUCTOR_POLL_INTERVAL_MS: '2000' } });
     server.child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    await admin(['wait', '--for=condition=Established', 'crd/postgresqlservers.database.local.conductor.io', 'crd/postgresqlinstances.storage.conductor.io', '--timeout=30s']);
+    await admin([
+      'wait',
+      '--for=condition=Established',
+      'crd/postgresqlservers.database.local.conductor.io',
+      'crd/postgresqlinstances.storage.conductor.io',
+      '--timeout=30s',
+    ]);
     await admin(['create', 'namespace', 'team-a']);
     secrets.set('wrong admin user', unique('wronguser'));
     secrets.set('wrong admin password', unique('wrongpass'));
     secrets.set('tenant password', unique('tenantpass'));
     secrets.set('tenant token', unique('tenanttoken'));
     secrets.set('admin password', pgServer.password);
-    await admin(['create', 'secret', 'generic', 'wrong-admin', '-n', SYS, `--from-literal=username=${secrets.get('wrong admin user')}`, `--from-literal=password=${secrets.get('wrong admin password')}`]);
-    await admin(['create', 'secret', 'generic', 'right-admin', '-n', SYS, `--from-literal=username=${pgServer.username}`, `--from-literal=password=${pgServer.password}`]);
-    await admin(['create', 'secret', 'generic', 'app-secret', '-n', 'team-a', `--from-literal=password=${secrets.get('tenant password')}`, `--from-literal=token=${secrets.get('tenant token')}`]);
+    await admin([
+      'create',
+      'secret',
+      'generic',
+      'wrong-admin',
+      '-n',
+      SYS,
+      `--from-literal=username=${secrets.get('wrong admin user')}`,
+      `--from-literal=password=${secrets.get('wrong admin password')}`,
+    ]);
+    await admin([
+      'create',
+      'secret',
+      'generic',
+      'right-admin',
+      '-n',
+      SYS,
+      `--from-literal=username=${pgServer.username}`,
+      `--from-literal=password=${pgServer.password}`,
+    ]);
+    await admin([
+      'create',
+      'secret',
+      'generic',
+      'app-secret',
+      '-n',
+      'team-a',
+      `--from-literal=password=${secrets.get('tenant password')}`,
+      `--from-literal=token=${secrets.get('tenant token')}`,
+    ]);
   });
   after(async () => {
     await server?.stop();
@@ -99,7 +132,7 @@ spec:
       const data = Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
       assert.ok(data.password && data.password.length >= 8, `claim ${name} has a password`);
       secrets.set(`${name} password`, data.password);
-      secrets.set(`${name} uri`, data.uri!);
+      secrets.set(`${name} uri`, data.uri);
     }
     // Released: the Delete policy drops each claim's database and role.
     await admin(['delete', 'postgresqlinstance', 'orders', 'users', '-n', 'team-a', '--wait=true', '--timeout=60s']);

@@ -25,7 +25,9 @@ function storedSecrets(dataDir: string): { rev: number; live: boolean; value: st
   const db = new Database(join(dataDir, 'state.db'), { readonly: true });
   try {
     return db
-      .prepare(`SELECT l.rev AS rev, (k.mod_rev IS NOT NULL) AS live, l.value AS value FROM log l LEFT JOIN kv k ON k.key = l.key AND k.mod_rev = l.rev WHERE l.key LIKE '/registry/core/secrets/%' AND l.value IS NOT NULL`)
+      .prepare(
+        `SELECT l.rev AS rev, (k.mod_rev IS NOT NULL) AS live, l.value AS value FROM log l LEFT JOIN kv k ON k.key = l.key AND k.mod_rev = l.rev WHERE l.key LIKE '/registry/core/secrets/%' AND l.value IS NOT NULL`,
+      )
       .all()
       .map((r) => {
         const row = r as { rev: number; live: number; value: string };
@@ -38,7 +40,11 @@ function storedSecrets(dataDir: string): { rev: number; live: boolean; value: st
 
 /** The raw bytes of every file of the store (database, WAL). */
 function rawStoreBytes(dataDir: string): Buffer {
-  return Buffer.concat(readdirSync(dataDir).filter((f) => f.startsWith('state.db')).map((f) => readFileSync(join(dataDir, f))));
+  return Buffer.concat(
+    readdirSync(dataDir)
+      .filter((f) => f.startsWith('state.db'))
+      .map((f) => readFileSync(join(dataDir, f))),
+  );
 }
 
 function keyIdOf(value: string): string | undefined {

@@ -13,14 +13,21 @@ import { eventually } from '../support/eventually.js';
 
 const SEED = join(process.cwd(), 'examples', 'seed');
 
-describe('the seed\'s MySQL example', () => {
+describe("the seed's MySQL example", () => {
   let server: ServerProcess;
   let api: ApiHandle;
 
   before(async () => {
     server = await startServer({});
     api = apiFromKubeconfig(server.kubeconfig);
-    await kubectlOk(server, ['wait', '--for=condition=Established', 'crd/mysqlinstances.storage.conductor.io', 'crd/localmysqlinstances.database.local.conductor.io', 'crd/resourceclasses.core.conductor.io', '--timeout=30s']);
+    await kubectlOk(server, [
+      'wait',
+      '--for=condition=Established',
+      'crd/mysqlinstances.storage.conductor.io',
+      'crd/localmysqlinstances.database.local.conductor.io',
+      'crd/resourceclasses.core.conductor.io',
+      '--timeout=30s',
+    ]);
   });
 
   after(async () => {
@@ -36,11 +43,16 @@ describe('the seed\'s MySQL example', () => {
 
   test('kubectl apply -f examples/seed/: the claim is Bound to rds-instance-445 and its Secret works', async () => {
     await kubectlOk(server, ['apply', '-f', SEED]);
-    const claim = await eventually(async () => {
-      const c = (await api.request('GET', '/apis/storage.conductor.io/v1alpha1/namespaces/wordpress/mysqlinstances/wordpress-db')).json();
-      const ready = c.status?.conditions?.find((x: { type: string }) => x.type === 'Ready');
-      return c.status?.phase === 'Bound' && ready?.status === 'True' ? c : undefined;
-    }, 'wordpress-db Bound and Ready', 180_000, 250);
+    const claim = await eventually(
+      async () => {
+        const c = (await api.request('GET', '/apis/storage.conductor.io/v1alpha1/namespaces/wordpress/mysqlinstances/wordpress-db')).json();
+        const ready = c.status?.conditions?.find((x: { type: string }) => x.type === 'Ready');
+        return c.status?.phase === 'Bound' && ready?.status === 'True' ? c : undefined;
+      },
+      'wordpress-db Bound and Ready',
+      180_000,
+      250,
+    );
     assert.equal(claim.status.resourceRef.name, 'rds-instance-445');
     assert.equal(claim.status.resourceRef.kind, 'LocalMySQLInstance');
 

@@ -118,7 +118,10 @@ describe('watch limits', () => {
 
     // The admin (system:masters) is not limited.
     const admin = await Promise.all(Array.from({ length: 5 }, () => openWatch(t.api.token, 'resourceVersion=0')));
-    assert.deepEqual(admin.map((w) => w.status), [200, 200, 200, 200, 200]);
+    assert.deepEqual(
+      admin.map((w) => w.status),
+      [200, 200, 200, 200, 200],
+    );
     for (const w of admin) w.close();
 
     // Closing one of wanda's watches gives its slot back.
@@ -171,21 +174,28 @@ describe('watch limits', () => {
     }
     const names = (text: string) => [...text.matchAll(/"name":"(big-\d+)"/g)].map((m) => m[1]);
     await eventually(() => names(healthy.text()).length === writes, `the healthy watcher to receive all ${writes} objects`);
-    assert.deepEqual(names(healthy.text()), Array.from({ length: writes }, (_, i) => `big-${i}`));
+    assert.deepEqual(
+      names(healthy.text()),
+      Array.from({ length: writes }, (_, i) => `big-${i}`),
+    );
 
     // The slow client reads now: what it was sent, then a 410 ERROR event, then a normal end.
     slow.res.resume();
     assert.equal(await within(slow.ended, 120_000), 'end', 'the stream ended normally (terminating chunk)');
     assert.equal(slow.res.complete, true);
     const lines = slow.text().trim().split('\n');
-    const last = JSON.parse(lines[lines.length - 1]!);
+    const last = JSON.parse(lines[lines.length - 1]);
     assert.equal(last.type, 'ERROR');
     assert.equal(last.object.code, 410);
     assert.equal(last.object.reason, 'Expired');
     assert.match(last.object.message, /too far behind/);
     const got = names(slow.text());
     assert.ok(got.length < writes, `the server stopped sending to the slow client (it got ${got.length} of ${writes})`);
-    assert.deepEqual(got, Array.from({ length: got.length }, (_, i) => `big-${i}`), 'what it got is in order and without gaps');
+    assert.deepEqual(
+      got,
+      Array.from({ length: got.length }, (_, i) => `big-${i}`),
+      'what it got is in order and without gaps',
+    );
     healthy.close();
   });
 });

@@ -24,18 +24,22 @@ describe('watch streams on shutdown', () => {
       // A raw HTTPS watch: IncomingMessage.complete is true only when the terminating chunk arrived.
       const agent = new Agent({ ca: api.ca, keepAlive: false });
       const raw = await new Promise<{ complete: () => boolean; body: () => string; ended: Promise<string> }>((resolve, reject) => {
-        const req = request(`${api.url}${path}?watch=1&resourceVersion=${created.metadata.resourceVersion}`, { agent, headers: { Authorization: `Bearer ${api.token}` } }, (res) => {
-          assert.equal(res.statusCode, 200);
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (body += d));
-          const ended = new Promise<string>((r) => {
-            res.on('end', () => r('end'));
-            res.on('aborted', () => r('aborted'));
-            res.on('error', (e) => r(`error: ${e.message}`));
-          });
-          resolve({ complete: () => res.complete, body: () => body, ended });
-        });
+        const req = request(
+          `${api.url}${path}?watch=1&resourceVersion=${created.metadata.resourceVersion}`,
+          { agent, headers: { Authorization: `Bearer ${api.token}` } },
+          (res) => {
+            assert.equal(res.statusCode, 200);
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (body += d));
+            const ended = new Promise<string>((r) => {
+              res.on('end', () => r('end'));
+              res.on('aborted', () => r('aborted'));
+              res.on('error', (e) => r(`error: ${e.message}`));
+            });
+            resolve({ complete: () => res.complete, body: () => body, ended });
+          },
+        );
         req.on('error', reject);
         req.end();
       });

@@ -13,7 +13,12 @@ const cmPath = '/api/v1/namespaces/watching/configmaps';
 describe('watch', () => {
   // A short history (20 revisions, no age floor) so the test can provoke 410 Expired.
   const t = serverForSuite({
-    env: { CONDUCTOR_HISTORY_MIN_REVISIONS: '20', CONDUCTOR_HISTORY_MIN_AGE_MS: '0', CONDUCTOR_COMPACTION_INTERVAL_MS: '200', CONDUCTOR_BOOKMARK_INTERVAL_MS: '300' },
+    env: {
+      CONDUCTOR_HISTORY_MIN_REVISIONS: '20',
+      CONDUCTOR_HISTORY_MIN_AGE_MS: '0',
+      CONDUCTOR_COMPACTION_INTERVAL_MS: '200',
+      CONDUCTOR_BOOKMARK_INTERVAL_MS: '300',
+    },
     setup: async (s) => {
       assert.equal((await s.api.request('POST', '/api/v1/namespaces', { metadata: { name: 'watching' } })).status, 201);
     },
@@ -38,14 +43,17 @@ describe('watch', () => {
       ],
     );
     const rvs = w.events.map((e) => Number(e.object.metadata.resourceVersion));
-    assert.ok(rvs.every((r, i) => i === 0 || r > rvs[i - 1]!), 'resourceVersions increase');
+    assert.ok(
+      rvs.every((r, i) => i === 0 || r > rvs[i - 1]),
+      'resourceVersions increase',
+    );
   });
 
   test('a watch without resourceVersion starts with ADDED for existing objects', async () => {
     const w = t.api.watch(`${cmPath}?watch=true`);
     await w.until((ev) => ev.some((e) => e.object.metadata.name === 'a'));
     w.stop();
-    assert.equal(w.events[0]!.type, 'ADDED');
+    assert.equal(w.events[0].type, 'ADDED');
   });
 
   test('label-selector watches see objects enter (ADDED) and leave (DELETED) the selection', async () => {
@@ -58,7 +66,10 @@ describe('watch', () => {
     await t.api.request('PATCH', `${cmPath}/c`, { metadata: { labels: { tier: 'bronze' } } }, { 'Content-Type': 'application/merge-patch+json' });
     await w.until((ev) => ev.length >= 3);
     w.stop();
-    assert.deepEqual(w.events.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    assert.deepEqual(
+      w.events.map((e) => e.type),
+      ['ADDED', 'MODIFIED', 'DELETED'],
+    );
   });
 
   test('bookmarks arrive when allowed', async () => {
@@ -75,15 +86,18 @@ describe('watch', () => {
     const old = (await t.api.request('POST', cmPath, { metadata: { name: 'old' } })).json().metadata.resourceVersion;
     for (let i = 0; i < 40; i++) await t.api.request('PUT', `${cmPath}/old`, { metadata: { name: 'old' }, data: { i: String(i) } });
     // Wait for the compactor (every 200 ms) to pass that revision: a list at it becomes 410.
-    await eventually(async () => ((await t.api.request('GET', `${cmPath}?resourceVersion=${old}&resourceVersionMatch=Exact`)).status === 410 ? true : undefined), 'compaction past the old revision');
+    await eventually(
+      async () => ((await t.api.request('GET', `${cmPath}?resourceVersion=${old}&resourceVersionMatch=Exact`)).status === 410 ? true : undefined),
+      'compaction past the old revision',
+    );
     const w = t.api.watch(`${cmPath}?watch=1&resourceVersion=${old}`);
     assert.equal(await w.status, 200);
     await w.until((ev) => ev.length >= 1);
     await w.ended;
-    assert.equal(w.events[0]!.type, 'ERROR');
-    assert.equal(w.events[0]!.object.kind, 'Status');
-    assert.equal(w.events[0]!.object.code, 410);
-    assert.equal(w.events[0]!.object.reason, 'Expired');
+    assert.equal(w.events[0].type, 'ERROR');
+    assert.equal(w.events[0].object.kind, 'Status');
+    assert.equal(w.events[0].object.code, 410);
+    assert.equal(w.events[0].object.reason, 'Expired');
   });
 
   test('kubectl get -w prints changes as they happen', async () => {

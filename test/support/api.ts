@@ -117,7 +117,11 @@ export function apiFromKubeconfig(kubeconfigPath: string): ApiHandle {
       stop: () => req.destroy(),
       until(predicate, timeoutMs = 10_000) {
         return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`watch condition not met in ${timeoutMs} ms; events: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name]))}`)), timeoutMs);
+          const timer = setTimeout(
+            () =>
+              reject(new Error(`watch condition not met in ${timeoutMs} ms; events: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name]))}`)),
+            timeoutMs,
+          );
           const check = () => {
             if (predicate(events)) {
               clearTimeout(timer);

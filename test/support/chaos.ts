@@ -60,7 +60,14 @@ const engines: Record<'pg' | 'my' | 'rd', Engine> = {
     varName: 'postgres',
     isServer: (a) => /(^|\/)postgres$/.test(a),
     login: async (d) => {
-      const c = new pg.Client({ host: d.host, port: Number(d.port), user: d.username, password: d.password, database: d.database, connectionTimeoutMillis: 5000 });
+      const c = new pg.Client({
+        host: d.host,
+        port: Number(d.port),
+        user: d.username,
+        password: d.password,
+        database: d.database,
+        connectionTimeoutMillis: 5000,
+      });
       await c.connect();
       try {
         await c.query('SELECT 1');
@@ -226,7 +233,8 @@ function processesIn(dir: string): { pid: number; argv0: string }[] {
 function rootsFor(dataDir: string): Record<EngineName, string> {
   const hash = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
   const asRoot = process.getuid?.() === 0;
-  const root = (e: EngineName) => (asRoot ? join('/var/tmp', `conductor-${engines[e].varName}-${hash}`) : join(dataDir, 'providers', 'local', engines[e].dirName));
+  const root = (e: EngineName) =>
+    asRoot ? join('/var/tmp', `conductor-${engines[e].varName}-${hash}`) : join(dataDir, 'providers', 'local', engines[e].dirName);
   return { pg: root('pg'), my: root('my'), rd: root('rd') };
 }
 
@@ -279,7 +287,8 @@ async function check(r: Running, dataDir: string, live: Map<string, EngineName>,
         continue;
       }
       const ready = c.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True');
-      if (c.status?.phase !== 'Bound' || !ready) problems.push(`claim ${c.metadata.name} is ${c.status?.phase ?? 'without phase'}${ready ? '' : ', not Ready'}`);
+      if (c.status?.phase !== 'Bound' || !ready)
+        problems.push(`claim ${c.metadata.name} is ${c.status?.phase ?? 'without phase'}${ready ? '' : ', not Ready'}`);
     }
     // Managed resources: one per live claim, none else.
     const resources = (await get(engines[e].concretePath)).items as any[];
@@ -299,7 +308,8 @@ async function check(r: Running, dataDir: string, live: Map<string, EngineName>,
     }
     // Directories and processes: one directory and one server per managed resource.
     const dirs = instanceDirs(roots[e]);
-    if (dirs.length !== resources.length) problems.push(`${engines[e].concreteKind}: ${dirs.length} instance directories (${dirs.join(', ')}) for ${resources.length} resources`);
+    if (dirs.length !== resources.length)
+      problems.push(`${engines[e].concreteKind}: ${dirs.length} instance directories (${dirs.join(', ')}) for ${resources.length} resources`);
     for (const dir of dirs) {
       const servers = processesIn(join(roots[e], dir)).filter((p) => engines[e].isServer(p.argv0));
       if (servers.length !== 1) problems.push(`${engines[e].concreteKind} directory ${dir}: ${servers.length} server processes`);
@@ -357,8 +367,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await kill(r);
     r = undefined;
     for (let round = 1; round <= options.kills; round++) {
-      const window = options.cycle ? windows[(round - 1) % windows.length]! : windows[Math.floor(random() * windows.length)]!;
-      const engine = engineNames[(round - 1) % engineNames.length]!;
+      const window = options.cycle ? windows[(round - 1) % windows.length] : windows[Math.floor(random() * windows.length)];
+      const engine = engineNames[(round - 1) % engineNames.length];
       const name = `${engine}-${round}`;
       // Delete the oldest claim once `keep` live, so every round provisions and most delete.
       const victim = live.size >= (options.keep ?? 2) ? [...live.keys()][0] : undefined;
@@ -391,7 +401,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const k: ChaosKill = { round, window, fired: window === 'random' ? true : fired, killedAfterMs, recoveredAfterMs: ms, failures };
       kills.push(k);
       options.onKill?.(kills, seed);
-      log(`kill ${round}/${options.kills}: ${window}${window !== 'random' && !fired ? ' (not reached: killed at a random moment)' : ''} after ${killedAfterMs} ms; ${failures.length === 0 ? `recovered in ${ms} ms` : `FAILED: ${failures.join('; ')}`}`);
+      log(
+        `kill ${round}/${options.kills}: ${window}${window !== 'random' && !fired ? ' (not reached: killed at a random moment)' : ''} after ${killedAfterMs} ms; ${failures.length === 0 ? `recovered in ${ms} ms` : `FAILED: ${failures.join('; ')}`}`,
+      );
       await kill(r);
       r = undefined;
     }
@@ -407,7 +419,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       if (instanceDirs(roots[e]).length > 0) failures.push(`instance directories left under ${roots[e]}: ${instanceDirs(roots[e]).join(', ')}`);
     }
     finalFailures = [...new Set(failures)];
-    log(`final delete: ${finalFailures.length === 0 ? 'zero processes, zero data directories, zero managed resources' : `FAILED: ${finalFailures.join('; ')}`}`);
+    log(
+      `final delete: ${finalFailures.length === 0 ? 'zero processes, zero data directories, zero managed resources' : `FAILED: ${finalFailures.join('; ')}`}`,
+    );
     await r.server.stop();
     r.api.close();
     r = undefined;

@@ -46,19 +46,19 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerProces
   });
   let out = '';
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     err += d.toString();
     if (err.length > 200_000) err = err.slice(-100_000);
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const ready = await new Promise<{ url: string; kubeconfig: string }>((resolveReady, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not become ready in 30s; stderr:\n${err}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /conductor ready on (\S+) \(kubeconfig: (.+)\)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolveReady({ url: m[1]!, kubeconfig: m[2]! });
+        resolveReady({ url: m[1], kubeconfig: m[2] });
       }
     });
     child.once('exit', (code) => {

@@ -60,11 +60,18 @@ function sha256Hex(data: string): string {
 class Sha256 {
   private readonly hash;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    const key = secret === undefined ? undefined : typeof secret === 'string' ? secret : Buffer.from(secret instanceof ArrayBuffer ? secret : secret.buffer.slice(secret.byteOffset, secret.byteOffset + secret.byteLength));
+    const key =
+      secret === undefined
+        ? undefined
+        : typeof secret === 'string'
+          ? secret
+          : Buffer.from(secret instanceof ArrayBuffer ? secret : secret.buffer.slice(secret.byteOffset, secret.byteOffset + secret.byteLength));
     this.hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(typeof data === 'string' ? data : Buffer.from(data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)));
+    this.hash.update(
+      typeof data === 'string' ? data : Buffer.from(data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)),
+    );
   }
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.hash.digest());

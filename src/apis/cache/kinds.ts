@@ -1,5 +1,5 @@
 /**
- * cache.conductor.io/v1alpha1 — RedisCluster (DESIGN 3.1).
+ * cache.conductor.io/v1alpha1 — RedisCluster (docs/design.md 3.1).
  */
 import { s } from '../schema/builder.js';
 import type { ObjectOf } from '../schema/kind.js';

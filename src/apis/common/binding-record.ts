@@ -60,7 +60,8 @@ export function admitsClaim(ref: (RefLike & { apiVersion?: unknown; kind?: unkno
   if (ref.namespace !== claim.metadata.namespace || ref.name !== claim.metadata.name) return false;
   if (ref.uid !== undefined && ref.uid !== '' && ref.uid !== claim.metadata.uid) return false;
   if (typeof ref.kind === 'string' && ref.kind !== '' && ref.kind.toLowerCase() !== claim.kind.toLowerCase()) return false;
-  if (typeof ref.apiVersion === 'string' && ref.apiVersion !== '' && groupOf(ref.apiVersion).toLowerCase() !== groupOf(claim.apiVersion).toLowerCase()) return false;
+  if (typeof ref.apiVersion === 'string' && ref.apiVersion !== '' && groupOf(ref.apiVersion).toLowerCase() !== groupOf(claim.apiVersion).toLowerCase())
+    return false;
   return true;
 }
 
@@ -68,7 +69,7 @@ export function admitsClaim(ref: (RefLike & { apiVersion?: unknown; kind?: unkno
 export function claimUidsOf(resource: KObject): string[] {
   const uids: string[] = [];
   if (isExclusive(resource)) {
-    const uid = ((resource.spec as { claimRef?: RefLike } | undefined)?.claimRef)?.uid;
+    const uid = (resource.spec as { claimRef?: RefLike } | undefined)?.claimRef?.uid;
     if (typeof uid === 'string' && uid !== '') uids.push(uid);
     return uids;
   }

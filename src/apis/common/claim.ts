@@ -1,5 +1,5 @@
 /**
- * What every claim kind (abstract resource, DESIGN 3.1) shares: the generic spec fields
+ * What every claim kind (abstract resource, docs/design.md 3.1) shares: the generic spec fields
  * the scheduler reads, the status the binder writes, the printer columns, and the CRD
  * label and category that make a kind a claim.
  */
@@ -17,10 +17,12 @@ export const claimSpecFields = {
     .optional(),
   resourceName: s
     .string({ minLength: 1 })
-    .describe('Binds to this concrete resource only (the selector is then not applied); the claim stays Pending while it does not fit. A resource the claim may not use (another kind or profile, bound to another claim, a namespace not allowed) is reported exactly as a name nothing has.')
+    .describe(
+      'Binds to this concrete resource only (the selector is then not applied); the claim stays Pending while it does not fit. A resource the claim may not use (another kind or profile, bound to another claim, a namespace not allowed) is reported exactly as a name nothing has.',
+    )
     .optional(),
   resourceSelector: labelSelector().describe('Only concrete resources whose labels match are considered.').optional(),
-  writeConnectionSecretToRef: localRef('Secret the connection details are written to; default: the claim\'s name').optional(),
+  writeConnectionSecretToRef: localRef("Secret the connection details are written to; default: the claim's name").optional(),
 };
 
 /** A claim's lifecycle phase. */
@@ -31,7 +33,10 @@ export type ClaimPhase = (typeof CLAIM_PHASES)[number];
 export const claimStatus = () =>
   s
     .object({
-      phase: s.enumOf(CLAIM_PHASES).describe('Pending until bound; Bound; Lost when the bound resource disappeared or no longer records this claim.').optional(),
+      phase: s
+        .enumOf(CLAIM_PHASES)
+        .describe('Pending until bound; Bound; Lost when the bound resource disappeared or no longer records this claim.')
+        .optional(),
       resourceRef: objectRef('concrete resource the claim is bound to').optional(),
       classRef: namespacedRef('ResourceClass the bound resource was provisioned from').optional(),
       connectionSecretRef: localRef('Secret holding the connection details').optional(),
@@ -58,7 +63,13 @@ export const claimPrinterColumns: CrdPrinterColumn[] = [
   { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Bound or Lost.' },
   { name: 'Resource', type: 'string', jsonPath: '.status.resourceRef.name', description: 'The concrete resource the claim is bound to.' },
   { name: 'Class', type: 'string', jsonPath: '.spec.resourceClass', description: 'The profile the claim asks for.' },
-  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', priority: 1, description: 'Whether the bound resource is ready for use.' },
+  {
+    name: 'Ready',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+    priority: 1,
+    description: 'Whether the bound resource is ready for use.',
+  },
   { name: 'Resource-Kind', type: 'string', jsonPath: '.status.resourceRef.kind', priority: 1, description: 'The kind of the bound resource.' },
 ];
 

@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { claimColumn, type Binding } from './concrete.js';
 import type { ObjectReference } from './fields.js';
 
-const ref = (namespace: string, name: string): ObjectReference => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', namespace, name });
+const ref = (namespace: string, name: string): ObjectReference => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'PostgreSQLInstance',
+  namespace,
+  name,
+});
 const binding = (namespace: string, name: string): Binding => ({ claimRef: ref(namespace, name) });
 
 describe('claimColumn', () => {

@@ -1,5 +1,5 @@
 /**
- * What every concrete kind (managed infrastructure, DESIGN 3.2) shares: the spec fields the
+ * What every concrete kind (managed infrastructure, docs/design.md 3.2) shares: the spec fields the
  * scheduler, binder and release controllers read, the status the managed reconciler and the
  * binder write, the printer columns, and the CRD category and annotation that make a kind
  * concrete and say which claim kinds it implements.
@@ -51,7 +51,7 @@ export const binding = () =>
   s.object({
     claimRef: objectRef('bound claim'),
     requests: quantities('What the claim takes from the resource, e.g. {storage: 5Gi}.').optional(),
-    secretName: s.string().describe('The Secret in this namespace holding this claim\'s own connection details.').optional(),
+    secretName: s.string().describe("The Secret in this namespace holding this claim's own connection details.").optional(),
   });
 export type Binding = Infer<ReturnType<typeof binding>>;
 
@@ -60,12 +60,9 @@ export const concreteStatus = () =>
   s
     .object({
       phase: s.enumOf(CONCRETE_PHASES).describe('Pending, Available, Bound, Released or Failed.').optional(),
-      claim: s
-        .string()
-        .describe('The bound claim as namespace/name (Shared: the count and the first few), for display; see claimColumn.')
-        .optional(),
+      claim: s.string().describe('The bound claim as namespace/name (Shared: the count and the first few), for display; see claimColumn.').optional(),
       bindings: s.array(binding(), { listType: 'atomic' }).describe('The claims bound to a Shared resource.').optional(),
-      allocatable: quantities('Capacity minus the bound claims\' requests.').optional(),
+      allocatable: quantities("Capacity minus the bound claims' requests.").optional(),
       atProvider: s.freeform().describe('The observed state of the external resource.').optional(),
       conditions: conditions().optional(),
       observedGeneration: s.integer({ minimum: 0, format: 'int64' }).describe('The metadata.generation the status describes.').optional(),
@@ -92,7 +89,13 @@ export const concretePrinterColumns: CrdPrinterColumn[] = [
   { name: 'Class', type: 'string', jsonPath: '.spec.resourceClass', description: 'The profile the resource belongs to.' },
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the external resource is ready.' },
   { name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name', priority: 1, description: 'The Provider managing the resource.' },
-  { name: 'External-Name', type: 'string', jsonPath: '.metadata.annotations.conductor\\.io/external-name', priority: 1, description: 'The name at the provider.' },
+  {
+    name: 'External-Name',
+    type: 'string',
+    jsonPath: '.metadata.annotations.conductor\\.io/external-name',
+    priority: 1,
+    description: 'The name at the provider.',
+  },
 ];
 
 /** Names and provider-specific spec fields of one concrete kind. */
@@ -141,7 +144,7 @@ export function claimColumn(claimRef: ObjectReference | undefined, bindings: rea
   if (bindings && bindings.length > 0) {
     const first = bindings.slice(0, 3).map((b) => show(b.claimRef));
     const more = bindings.length > 3 ? ', …' : '';
-    return bindings.length === 1 ? first[0]! : `${bindings.length} claims: ${first.join(', ')}${more}`;
+    return bindings.length === 1 ? first[0] : `${bindings.length} claims: ${first.join(', ')}${more}`;
   }
   return claimRef ? show(claimRef) : '';
 }

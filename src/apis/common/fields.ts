@@ -3,12 +3,7 @@
  * conditions, and the generic capability/requirement vocabulary the scheduler matches.
  */
 import { s, type Infer } from '../schema/builder.js';
-import {
-  HOST_PORT_EXPECTED,
-  HOST_PORT_MAX_LENGTH,
-  HOST_PORT_PATTERN,
-  LINK_LOCAL_OR_METADATA_PATTERN,
-} from '../../machinery/validation/host-port.js';
+import { HOST_PORT_EXPECTED, HOST_PORT_MAX_LENGTH, HOST_PORT_PATTERN, LINK_LOCAL_OR_METADATA_PATTERN } from '../../machinery/validation/host-port.js';
 
 /** A LocalObjectReference: an object in the same namespace, by name. */
 export const localRef = (what: string) =>
@@ -48,10 +43,7 @@ export const labelSelector = () =>
           s.object({
             key: s.string().describe('The label key the requirement applies to.'),
             operator: s.enumOf(['In', 'NotIn', 'Exists', 'DoesNotExist']).describe('How the key relates to the values.'),
-            values: s
-              .array(s.string(), { listType: 'atomic' })
-              .describe('Values for In and NotIn (non-empty); empty for Exists and DoesNotExist.')
-              .optional(),
+            values: s.array(s.string(), { listType: 'atomic' }).describe('Values for In and NotIn (non-empty); empty for Exists and DoesNotExist.').optional(),
           }),
           { listType: 'atomic' },
         )
@@ -79,7 +71,7 @@ export const condition = () =>
 
 /** The `conditions` list of a status: one entry per type (a list map keyed by type). */
 export const conditions = () =>
-  s.array(condition(), { listType: 'map', mapKeys: ['type'] }).describe('The latest observations of the object\'s state, one per type.');
+  s.array(condition(), { listType: 'map', mapKeys: ['type'] }).describe("The latest observations of the object's state, one per type.");
 export type ConditionEntry = Infer<ReturnType<typeof condition>>;
 
 /** A map of resource names (`storage`, `memory`, ...) to non-negative quantities. */
@@ -101,7 +93,7 @@ export type Requirements = Infer<ReturnType<typeof requirements>>;
 
 /** What a concrete resource or a class offers, in the same terms. */
 export const capabilities = () =>
-  s.object(placementFields('Amounts the resource offers, e.g. {storage: 50Gi}.')).describe('Generic capabilities matched against claims\' requirements.');
+  s.object(placementFields('Amounts the resource offers, e.g. {storage: 50Gi}.')).describe("Generic capabilities matched against claims' requirements.");
 export type Capabilities = Infer<ReturnType<typeof capabilities>>;
 
 /** What happens to a concrete resource when its claim lets it go. */
@@ -111,7 +103,7 @@ export const rebindPolicy = () =>
   s
     .enumOf(REBIND_POLICIES)
     .describe(
-      'What happens when the claim is deleted, and when the resource itself is deleted. Retain: the resource becomes Released and is never rebound; deleting it removes only the object, and the external resource and its data stay for an administrator to recover or remove. Delete: the resource is deleted with its claim, and with it the external resource and its data. Recycle: the data is scrubbed and the resource is Available again; deleting the resource deletes the external resource. Shared resources apply it to each claim\'s share. A resource is not deleted while a claim uses it: its deletion waits until every claim has released it.',
+      "What happens when the claim is deleted, and when the resource itself is deleted. Retain: the resource becomes Released and is never rebound; deleting it removes only the object, and the external resource and its data stay for an administrator to recover or remove. Delete: the resource is deleted with its claim, and with it the external resource and its data. Recycle: the data is scrubbed and the resource is Available again; deleting the resource deletes the external resource. Shared resources apply it to each claim's share. A resource is not deleted while a claim uses it: its deletion waits until every claim has released it.",
     );
 
 /**
@@ -126,7 +118,8 @@ export const targetAddress = (forTenants: boolean) => {
   if (forTenants) {
     rules.push({
       rule: `!self.lowerAscii().matches(${JSON.stringify(LINK_LOCAL_OR_METADATA_PATTERN)})`,
-      message: 'must not be a link-local address (169.254.0.0/16, fe80::/10) or a cloud metadata endpoint; only a ResourceClass template with allowLinkLocalTargets may name one',
+      message:
+        'must not be a link-local address (169.254.0.0/16, fe80::/10) or a cloud metadata endpoint; only a ResourceClass template with allowLinkLocalTargets may name one',
     });
   }
   return s.string({ maxLength: HOST_PORT_MAX_LENGTH }).rules(...rules);

@@ -1,5 +1,5 @@
 /**
- * core.conductor.io/v1alpha1 — the administrators' kinds: ResourceClass (DESIGN 3.3),
+ * core.conductor.io/v1alpha1 — the administrators' kinds: ResourceClass (docs/design.md 3.3),
  * Provider, ClaimQuota and SchedulerProfile (3.4).
  */
 import { s, type Infer } from '../schema/builder.js';
@@ -25,7 +25,7 @@ export const classTemplate = () =>
         })
         .describe('Labels and annotations of the created resources.')
         .optional(),
-      spec: s.freeform().describe('The concrete spec; the claim\'s portable fields and requirements override it.').optional(),
+      spec: s.freeform().describe("The concrete spec; the claim's portable fields and requirements override it.").optional(),
     })
     .describe('The concrete resource created on dynamic provisioning.');
 export type ClassTemplate = Infer<ReturnType<typeof classTemplate>>;
@@ -39,7 +39,7 @@ export const resourceClassKind = defineKind({
   description:
     'A ResourceClass publishes a profile of concrete resources that may be provisioned on demand. Its fields sit at the top level; the annotation conductor.io/is-default-class: "true" makes it the default for the kinds it supports.',
   fields: {
-    resourceClass: s.string().describe('The profile the class serves; default: the class\'s name.').optional(),
+    resourceClass: s.string().describe("The profile the class serves; default: the class's name.").optional(),
     capabilities: capabilities().optional(),
     supportedResources: s
       .array(s.string({ pattern: '^[A-Za-z][A-Za-z0-9]*\\.[a-z0-9]+\\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' }), { listType: 'set' })
@@ -49,16 +49,25 @@ export const resourceClassKind = defineKind({
     bindingMode: s
       .enumOf(BINDING_MODES)
       .withDefault('Immediate')
-      .describe('Immediate: provision when the claim is scheduled. WaitForFirstConsumer (when an object annotated conductor.io/consumes names the claim) is accepted but not implemented yet: it behaves as Immediate, and setting it is answered with a warning.')
+      .describe(
+        'Immediate: provision when the claim is scheduled. WaitForFirstConsumer (when an object annotated conductor.io/consumes names the claim) is accepted but not implemented yet: it behaves as Immediate, and setting it is answered with a warning.',
+      )
       .optional(),
-    allowedNamespaces: labelSelector().describe('Which claim namespaces (by label) may use the class. When absent: every namespace for a class in conductor-system, only its own namespace for a class elsewhere. What a class provisions lives in conductor-system whatever the class\'s namespace.').optional(),
+    allowedNamespaces: labelSelector()
+      .describe(
+        "Which claim namespaces (by label) may use the class. When absent: every namespace for a class in conductor-system, only its own namespace for a class elsewhere. What a class provisions lives in conductor-system whatever the class's namespace.",
+      )
+      .optional(),
     pool: s
       .object({
         minFree: s.integer({ minimum: 0 }).withDefault(0).describe('Unbound resources kept provisioned so claims bind at once.').optional(),
         maxFree: s.integer({ minimum: 0 }).withDefault(0).describe('Unbound resources above this are deleted; 0 is unlimited.').optional(),
         maxInstances: s.integer({ minimum: 0 }).withDefault(0).describe('The most resources the class creates; 0 is unlimited.').optional(),
       })
-      .rules({ rule: '!has(self.minFree) || !has(self.maxFree) || self.maxFree == 0 || self.minFree <= self.maxFree', message: 'minFree must not exceed maxFree' })
+      .rules({
+        rule: '!has(self.minFree) || !has(self.maxFree) || self.maxFree == 0 || self.minFree <= self.maxFree',
+        message: 'minFree must not exceed maxFree',
+      })
       .describe('A warm pool of provisioned, unbound resources.')
       .optional(),
     providerRef: localRef('Provider the created resources use').optional(),
@@ -94,7 +103,9 @@ export const providerKind = defineKind({
             name: s.string({ minLength: 1 }).describe('Name of the Secret, in the same namespace; whoever sets it must be allowed to read that Secret.'),
             key: s.string().describe('The key holding the credentials, when the Secret has several.').optional(),
           })
-          .describe('The Secret holding the credentials; only administrators can read it, and whoever sets the reference must be allowed to read it. Its values never appear in status, Events or logs.')
+          .describe(
+            'The Secret holding the credentials; only administrators can read it, and whoever sets the reference must be allowed to read it. Its values never appear in status, Events or logs.',
+          )
           .optional(),
         endpoint: s.string().describe('The API endpoint, e.g. an emulator or an S3-compatible server.').optional(),
         project: s.string().describe('The project or account (gcp project, azure subscription, aws account).').optional(),
@@ -112,7 +123,12 @@ export const providerKind = defineKind({
   },
   printerColumns: [
     { name: 'Type', type: 'string', jsonPath: '.spec.type', description: 'The provider type.' },
-    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the type is installed and the credentials and dependencies check out.' },
+    {
+      name: 'Ready',
+      type: 'string',
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: 'Whether the type is installed and the credentials and dependencies check out.',
+    },
     { name: 'Resources', type: 'integer', jsonPath: '.status.resources', description: 'Concrete resources naming this Provider.' },
     { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1, description: 'Why it is (not) Ready.' },
     { name: 'Region', type: 'string', jsonPath: '.spec.region', priority: 1, description: 'The default region.' },
@@ -137,7 +153,7 @@ export const claimQuotaKind = defineKind({
     status: s
       .object({
         hard: quantities('The limits being enforced.').optional(),
-        used: quantities('What the namespace\'s claims use, by the same keys.').optional(),
+        used: quantities("What the namespace's claims use, by the same keys.").optional(),
       })
       .describe('The usage observed.')
       .optional(),
@@ -145,7 +161,7 @@ export const claimQuotaKind = defineKind({
 });
 export type ClaimQuota = ObjectOf<typeof claimQuotaKind>;
 
-/** The filter plugins of the scheduler (DESIGN 3.5), in the order they run by default. */
+/** The filter plugins of the scheduler (docs/design.md 3.5), in the order they run by default. */
 export const FILTER_PLUGINS = [
   'KindCompatible',
   'ExplicitName',
@@ -160,7 +176,7 @@ export const FILTER_PLUGINS = [
   'NamespacePolicy',
   'Quota',
 ] as const;
-/** The score plugins of the scheduler (DESIGN 3.5). */
+/** The score plugins of the scheduler (docs/design.md 3.5). */
 export const SCORE_PLUGINS = ['StaticFirst', 'LeastWaste', 'LowestCost', 'Locality', 'Spread', 'BinPack'] as const;
 
 const pluginName = () => s.string({ minLength: 1, pattern: '^[A-Za-z][A-Za-z0-9]*$' });
@@ -209,7 +225,10 @@ export const schedulerProfileKind = defineKind({
           .optional(),
         costTiers: s.array(s.string(), { listType: 'set' }).describe('Cost tiers from cheapest to dearest.').optional(),
         performanceTiers: s.array(s.string(), { listType: 'set' }).describe('Performance tiers from lowest to highest.').optional(),
-        extenders: s.array(schedulerExtender(), { listType: 'map', mapKeys: ['name'] }).describe('Out-of-process filter and score webhooks.').optional(),
+        extenders: s
+          .array(schedulerExtender(), { listType: 'map', mapKeys: ['name'] })
+          .describe('Out-of-process filter and score webhooks.')
+          .optional(),
       })
       .describe('The scheduler configuration.'),
   },

@@ -1,5 +1,5 @@
 /**
- * messaging.conductor.io/v1alpha1 — MessageQueue (DESIGN 3.1).
+ * messaging.conductor.io/v1alpha1 — MessageQueue (docs/design.md 3.1).
  */
 import { s } from '../schema/builder.js';
 import type { ObjectOf } from '../schema/kind.js';

@@ -1,5 +1,5 @@
 /**
- * network.conductor.io/v1alpha1 — LoadBalancer (DESIGN 3.1; the seeds' IngressClaim: "Gold"
+ * network.conductor.io/v1alpha1 — LoadBalancer (docs/design.md 3.1; the seeds' IngressClaim: "Gold"
  * a cloud load balancer, "Silver" an HAProxy/nginx, "Bronze" a port on one machine).
  */
 import { s, type Infer } from '../schema/builder.js';
@@ -22,7 +22,9 @@ export const loadBalancerTarget = () =>
   s
     .object({
       address: targetAddress(true)
-        .describe('host:port of a backend: a DNS hostname, an IPv4 address or an IPv6 address in brackets, and a port from 1 to 65535. Link-local and cloud metadata addresses are refused.')
+        .describe(
+          'host:port of a backend: a DNS hostname, an IPv4 address or an IPv6 address in brackets, and a port from 1 to 65535. Link-local and cloud metadata addresses are refused.',
+        )
         .optional(),
       claimRef: s
         .object({

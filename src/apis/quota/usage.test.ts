@@ -73,17 +73,35 @@ describe('usageOf and chargeOf', () => {
     claim('d', { resourceClass: 'performance', requirements: { capacity: { storage: 10 } } }),
   ];
   const cases: Array<{ reason: string; keys: string[]; claims: KObject[]; want: Record<string, string> }> = [
-    { reason: 'no claims use nothing, every understood key is 0', keys: ['claims', 'requests.storage', 'gold.claims'], claims: [], want: { claims: '0', 'gold.claims': '0', 'requests.storage': '0' } },
+    {
+      reason: 'no claims use nothing, every understood key is 0',
+      keys: ['claims', 'requests.storage', 'gold.claims'],
+      claims: [],
+      want: { claims: '0', 'gold.claims': '0', 'requests.storage': '0' },
+    },
     { reason: 'claims counts every claim', keys: ['claims'], claims, want: { claims: '4' } },
-    { reason: 'requests.storage sums capacities exactly, missing ones count 0', keys: ['requests.storage'], claims: claims.slice(0, 3), want: { 'requests.storage': '1049Gi' } },
-    { reason: 'mixed suffixes add exactly (10 bytes)', keys: ['requests.storage'], claims: [claims[3]!], want: { 'requests.storage': '10' } },
-    { reason: 'profile keys count claims naming that profile only', keys: ['performance.claims', 'gold.claims'], claims, want: { 'performance.claims': '2', 'gold.claims': '0' } },
+    {
+      reason: 'requests.storage sums capacities exactly, missing ones count 0',
+      keys: ['requests.storage'],
+      claims: claims.slice(0, 3),
+      want: { 'requests.storage': '1049Gi' },
+    },
+    { reason: 'mixed suffixes add exactly (10 bytes)', keys: ['requests.storage'], claims: [claims[3]], want: { 'requests.storage': '10' } },
+    {
+      reason: 'profile keys count claims naming that profile only',
+      keys: ['performance.claims', 'gold.claims'],
+      claims,
+      want: { 'performance.claims': '2', 'gold.claims': '0' },
+    },
     { reason: 'other capacities work as requests.<name>', keys: ['requests.memory'], claims, want: { 'requests.memory': '512Mi' } },
     { reason: 'keys that are not understood are left out', keys: ['pods', 'claims'], claims, want: { claims: '4' } },
   ];
   for (const c of cases) {
     test(c.reason, () => {
-      const got = usageOf(c.keys, c.claims.map((x) => chargeOf(x)));
+      const got = usageOf(
+        c.keys,
+        c.claims.map((x) => chargeOf(x)),
+      );
       assert.deepEqual(asRecord(got), c.want);
     });
   }
@@ -93,20 +111,31 @@ describe('usageOf and chargeOf', () => {
     const charge = chargeOf(claim('bad', { requirements: { capacity: { storage: 'lots' } } }), undefined, (m) => reports.push(m));
     assert.equal(charge.capacity.size, 0);
     assert.equal(reports.length, 1);
-    assert.match(reports[0]!, /spec\.requirements\.capacity\.storage is "lots", expected a quantity/);
+    assert.match(reports[0], /spec\.requirements\.capacity\.storage is "lots", expected a quantity/);
   });
 
   test('property: usage of a concatenation is the sum of the usages', () => {
     const amount = fc.integer({ min: 0, max: 1_000_000 }).map((n) => `${n}Mi`);
-    const arbClaim = fc.record({ storage: fc.option(amount, { nil: undefined }), profile: fc.option(fc.constantFrom('gold', 'silver'), { nil: undefined }) }).map((r) =>
-      claim('c', { ...(r.storage ? { requirements: { capacity: { storage: r.storage } } } : {}), ...(r.profile ? { resourceClass: r.profile } : {}) }),
-    );
+    const arbClaim = fc
+      .record({ storage: fc.option(amount, { nil: undefined }), profile: fc.option(fc.constantFrom('gold', 'silver'), { nil: undefined }) })
+      .map((r) =>
+        claim('c', { ...(r.storage ? { requirements: { capacity: { storage: r.storage } } } : {}), ...(r.profile ? { resourceClass: r.profile } : {}) }),
+      );
     const keys = ['claims', 'requests.storage', 'gold.claims', 'silver.claims'];
     fc.assert(
       fc.property(fc.array(arbClaim, { maxLength: 20 }), fc.array(arbClaim, { maxLength: 20 }), (xs, ys) => {
-        const a = usageOf(keys, xs.map((x) => chargeOf(x)));
-        const b = usageOf(keys, ys.map((y) => chargeOf(y)));
-        const ab = usageOf(keys, [...xs, ...ys].map((x) => chargeOf(x)));
+        const a = usageOf(
+          keys,
+          xs.map((x) => chargeOf(x)),
+        );
+        const b = usageOf(
+          keys,
+          ys.map((y) => chargeOf(y)),
+        );
+        const ab = usageOf(
+          keys,
+          [...xs, ...ys].map((x) => chargeOf(x)),
+        );
         for (const k of keys) assert.ok(ab.get(k)!.equals(a.get(k)!.add(b.get(k)!)), k);
         assert.equal(ab.get('claims')!.value(), BigInt(xs.length + ys.length));
       }),
@@ -133,25 +162,49 @@ describe('PriceBook.costOf', () => {
     spec: { claimRef: { namespace: NS, name: 'a', uid } },
   });
   const cases: Array<{ reason: string; claim: KObject; resources?: KObject[]; want: string }> = [
-    { reason: 'a claim bound to a resource a class made costs that class', claim: claim('a', { resourceClass: 'performance' }), resources: [resource('conductor-system.rds-perf')], want: '40' },
+    {
+      reason: 'a claim bound to a resource a class made costs that class',
+      claim: claim('a', { resourceClass: 'performance' }),
+      resources: [resource('conductor-system.rds-perf')],
+      want: '40',
+    },
     {
       reason: 'a Shared resource made by a class binds through status.bindings',
       claim: claim('a', { resourceClass: 'performance' }),
-      resources: [{ ...resource('conductor-system.rds-perf', 'x'), spec: { sharing: { mode: 'Shared' } }, status: { bindings: [{ claimRef: { namespace: NS, name: 'a', uid: 'uid-a' } }] } }],
+      resources: [
+        {
+          ...resource('conductor-system.rds-perf', 'x'),
+          spec: { sharing: { mode: 'Shared' } },
+          status: { bindings: [{ claimRef: { namespace: NS, name: 'a', uid: 'uid-a' } }] },
+        },
+      ],
       want: '40',
     },
     { reason: "a claim whose resource's class is gone costs nothing", claim: claim('a', {}), resources: [resource('conductor-system.deleted')], want: '0' },
     { reason: 'a claim bound to a static resource costs nothing', claim: claim('a', { resourceClass: 'performance' }), resources: [resource()], want: '0' },
     // The claim's status is its owner's to write: none of it lowers the price.
-    { reason: 'a forged status.classRef naming a free class is not believed', claim: claim('a', { resourceClass: 'performance' }, { classRef: { namespace: 'conductor-system', name: 'unpriced' } }), want: '55' },
-    { reason: 'a forged status.resourceRef (as if bound to a static resource) is not believed', claim: claim('a', { resourceClass: 'performance' }, { resourceRef: { name: 'static-1' } }), want: '55' },
+    {
+      reason: 'a forged status.classRef naming a free class is not believed',
+      claim: claim('a', { resourceClass: 'performance' }, { classRef: { namespace: 'conductor-system', name: 'unpriced' } }),
+      want: '55',
+    },
+    {
+      reason: 'a forged status.resourceRef (as if bound to a static resource) is not believed',
+      claim: claim('a', { resourceClass: 'performance' }, { resourceRef: { name: 'static-1' } }),
+      want: '55',
+    },
     {
       reason: 'a forged status.classRef does not override the class of the resource binding the claim',
       claim: claim('a', { resourceClass: 'performance' }, { classRef: { namespace: 'conductor-system', name: 'unpriced' } }),
       resources: [resource('conductor-system.gcp-perf')],
       want: '55',
     },
-    { reason: "a resource whose claimRef names another uid does not bind the claim", claim: claim('a', { resourceClass: 'performance' }), resources: [resource(undefined, 'uid-other')], want: '55' },
+    {
+      reason: 'a resource whose claimRef names another uid does not bind the claim',
+      claim: claim('a', { resourceClass: 'performance' }),
+      resources: [resource(undefined, 'uid-other')],
+      want: '55',
+    },
     { reason: 'a claim naming a resource never provisions', claim: claim('a', { resourceName: 'static-1', resourceClass: 'performance' }), want: '0' },
     { reason: 'a pending claim costs the dearest class of its profile', claim: claim('a', { resourceClass: 'performance' }), want: '55' },
     { reason: 'a pending claim without a profile costs the default class of its kind', claim: claim('a', {}), want: '12500m' },
@@ -165,7 +218,7 @@ describe('PriceBook.costOf', () => {
   }
   test('a malformed price is reported', () => {
     assert.equal(reports.length, 1);
-    assert.match(reports[0]!, /ResourceClass conductor-system\/broken: annotation conductor\.io\/monthly-cost is "a lot"/);
+    assert.match(reports[0], /ResourceClass conductor-system\/broken: annotation conductor\.io\/monthly-cost is "a lot"/);
   });
 });
 
@@ -173,11 +226,35 @@ describe('exceededKeys and the message', () => {
   const cases: Array<{ reason: string; hard: Record<string, string>; used: Record<string, string>; requested: Record<string, string>; want: string[] }> = [
     { reason: 'reaching the limit exactly is allowed', hard: { claims: '2' }, used: { claims: '1' }, requested: { claims: '1' }, want: [] },
     { reason: 'going over the limit is refused', hard: { claims: '2' }, used: { claims: '2' }, requested: { claims: '1' }, want: ['claims'] },
-    { reason: 'every exceeded key is named, sorted', hard: { claims: '10', 'requests.storage': '500Gi' }, used: { claims: '10', 'requests.storage': '480Gi' }, requested: { claims: '1', 'requests.storage': '50Gi' }, want: ['claims', 'requests.storage'] },
-    { reason: 'a key not asked for is not checked, even when over', hard: { claims: '1', 'requests.storage': '1Gi' }, used: { claims: '5', 'requests.storage': '0' }, requested: { claims: '0', 'requests.storage': '1Gi' }, want: [] },
-    { reason: 'a decrease is never refused', hard: { 'requests.storage': '1Gi' }, used: { 'requests.storage': '5Gi' }, requested: { 'requests.storage': '-1Gi' }, want: [] },
+    {
+      reason: 'every exceeded key is named, sorted',
+      hard: { claims: '10', 'requests.storage': '500Gi' },
+      used: { claims: '10', 'requests.storage': '480Gi' },
+      requested: { claims: '1', 'requests.storage': '50Gi' },
+      want: ['claims', 'requests.storage'],
+    },
+    {
+      reason: 'a key not asked for is not checked, even when over',
+      hard: { claims: '1', 'requests.storage': '1Gi' },
+      used: { claims: '5', 'requests.storage': '0' },
+      requested: { claims: '0', 'requests.storage': '1Gi' },
+      want: [],
+    },
+    {
+      reason: 'a decrease is never refused',
+      hard: { 'requests.storage': '1Gi' },
+      used: { 'requests.storage': '5Gi' },
+      requested: { 'requests.storage': '-1Gi' },
+      want: [],
+    },
     { reason: 'keys without a limit are never exceeded', hard: { claims: '5' }, used: {}, requested: { 'requests.storage': '1Ti', claims: '1' }, want: [] },
-    { reason: 'quantities compare by amount, not text', hard: { 'requests.storage': '1Gi' }, used: { 'requests.storage': '1000Mi' }, requested: { 'requests.storage': '25Mi' }, want: ['requests.storage'] },
+    {
+      reason: 'quantities compare by amount, not text',
+      hard: { 'requests.storage': '1Gi' },
+      used: { 'requests.storage': '1000Mi' },
+      requested: { 'requests.storage': '25Mi' },
+      want: ['requests.storage'],
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => assert.deepEqual(exceededKeys(list(c.hard), list(c.used), list(c.requested)), c.want));
@@ -201,7 +278,7 @@ describe('parseResourceList', () => {
     const got = parseResourceList({ claims: 3, 'requests.storage': '1e5000', 'cost.monthly': '300' }, 'ClaimQuota team/q: spec.hard', (m) => reports.push(m));
     assert.deepEqual(asRecord(got), { claims: '3', 'cost.monthly': '300' });
     assert.equal(reports.length, 1);
-    assert.match(reports[0]!, /^ClaimQuota team\/q: spec\.hard\.requests\.storage is "1e5000", expected a quantity/);
+    assert.match(reports[0], /^ClaimQuota team\/q: spec\.hard\.requests\.storage is "1e5000", expected a quantity/);
   });
   test('a map that is not an object is reported and read as empty', () => {
     const reports: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The arithmetic of ClaimQuota (DESIGN 3.4): which hard keys exist, what one claim counts
+ * The arithmetic of ClaimQuota (docs/design.md 3.4): which hard keys exist, what one claim counts
  * against each, sums over a namespace's claims, and which keys a request would exceed.
  * Pure functions over plain objects, shared by the admission plugin and the usage
  * controller so both count the same way.
@@ -20,11 +20,7 @@ import { IS_DEFAULT_CLASS_ANNOTATION, supportsKind } from '../index.js';
 export const MONTHLY_COST_ANNOTATION = 'conductor.io/monthly-cost';
 
 /** What a hard key limits. */
-export type QuotaResource =
-  | { type: 'claims' }
-  | { type: 'monthlyCost' }
-  | { type: 'profileClaims'; profile: string }
-  | { type: 'requests'; capacity: string };
+export type QuotaResource = { type: 'claims' } | { type: 'monthlyCost' } | { type: 'profileClaims'; profile: string } | { type: 'requests'; capacity: string };
 
 /** The label a ResourceClass puts on what it makes: `<namespace>.<name>` of the class. */
 export const RESOURCE_CLASS_LABEL = 'conductor.io/resource-class';
@@ -277,7 +273,9 @@ export class PriceBook {
       if (rawPrice !== undefined) {
         price = readQuantity(rawPrice);
         if (!price || price.sign() < 0) {
-          report(`ResourceClass ${namespace}/${name}: annotation ${MONTHLY_COST_ANNOTATION} is ${JSON.stringify(rawPrice)}, expected a non-negative quantity such as "25"; priced at 0`);
+          report(
+            `ResourceClass ${namespace}/${name}: annotation ${MONTHLY_COST_ANNOTATION} is ${JSON.stringify(rawPrice)}, expected a non-negative quantity such as "25"; priced at 0`,
+          );
           price = undefined;
         }
       }

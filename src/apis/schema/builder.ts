@@ -48,9 +48,7 @@ type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K]['isOptional'] extend
 type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K]['isOptional'] extends true ? K : never }[keyof S];
 
 /** The TypeScript object type a Shape describes: optional fields become optional properties. */
-export type InferShape<S extends Shape> = Simplify<
-  { -readonly [K in RequiredKeys<S>]: Infer<S[K]> } & { -readonly [K in OptionalKeys<S>]?: Infer<S[K]> }
->;
+export type InferShape<S extends Shape> = Simplify<{ -readonly [K in RequiredKeys<S>]: Infer<S[K]> } & { -readonly [K in OptionalKeys<S>]?: Infer<S[K]> }>;
 
 class FieldImpl<T, O extends boolean> implements Field<T, O> {
   declare readonly __type?: T;
@@ -126,8 +124,7 @@ function clean<T extends object>(o: T): T {
  * A Kubernetes quantity (`25Gi`, `500m`, `1.5`, `1e3`, or a JSON integer), never negative:
  * the grammar of machinery/quantity without its leading minus sign.
  */
-export const NON_NEGATIVE_QUANTITY_PATTERN =
-  '^\\+?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[numkMGTPE]|[KMGTPE]i|[eE][+-]?[0-9]+)?$';
+export const NON_NEGATIVE_QUANTITY_PATTERN = '^\\+?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[numkMGTPE]|[KMGTPE]i|[eE][+-]?[0-9]+)?$';
 
 /** The builders. */
 export const s = {

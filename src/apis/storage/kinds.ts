@@ -1,6 +1,6 @@
 /**
  * storage.conductor.io/v1alpha1 — the storage claim kinds: MySQLInstance,
- * PostgreSQLInstance, Bucket and Volume (DESIGN 3.1).
+ * PostgreSQLInstance, Bucket and Volume (docs/design.md 3.1).
  */
 import { s } from '../schema/builder.js';
 import type { ObjectOf } from '../schema/kind.js';
@@ -18,10 +18,7 @@ export const VOLUME_CONNECTION_KEYS = ['path', 'server', 'export'] as const;
 
 /** The portable fields of both SQL database claims. */
 const sqlDatabaseFields = {
-  version: s
-    .string()
-    .describe('A version or semver range, e.g. ">= 5.6"; loose versions such as "5.7" or "15" are coerced.')
-    .optional(),
+  version: s.string().describe('A version or semver range, e.g. ">= 5.6"; loose versions such as "5.7" or "15" are coerced.').optional(),
   masterUsername: s.string({ minLength: 1, maxLength: 63 }).describe('The user the application connects as.').optional(),
   databaseName: s.string({ minLength: 1, maxLength: 63 }).describe('The database to create for the application.').optional(),
 };
@@ -32,8 +29,7 @@ export const mysqlInstanceKind = defineClaimKind({
   kind: 'MySQLInstance',
   plural: 'mysqlinstances',
   shortNames: ['mysql'],
-  description:
-    'A MySQLInstance claims a MySQL database. Its connection Secret has the keys host, port, username, password, database and uri.',
+  description: 'A MySQLInstance claims a MySQL database. Its connection Secret has the keys host, port, username, password, database and uri.',
   portable: sqlDatabaseFields,
 });
 export type MySQLInstance = ObjectOf<typeof mysqlInstanceKind>;
@@ -44,8 +40,7 @@ export const postgresqlInstanceKind = defineClaimKind({
   kind: 'PostgreSQLInstance',
   plural: 'postgresqlinstances',
   shortNames: ['pg', 'postgres'],
-  description:
-    'A PostgreSQLInstance claims a PostgreSQL database. Its connection Secret has the keys host, port, username, password, database and uri.',
+  description: 'A PostgreSQLInstance claims a PostgreSQL database. Its connection Secret has the keys host, port, username, password, database and uri.',
   portable: sqlDatabaseFields,
 });
 export type PostgreSQLInstance = ObjectOf<typeof postgresqlInstanceKind>;
@@ -56,8 +51,7 @@ export const bucketKind = defineClaimKind({
   kind: 'Bucket',
   plural: 'buckets',
   shortNames: ['bkt'],
-  description:
-    'A Bucket claims an object storage bucket. Its connection Secret has the keys endpoint, bucket, region, accessKeyId and secretAccessKey.',
+  description: 'A Bucket claims an object storage bucket. Its connection Secret has the keys endpoint, bucket, region, accessKeyId and secretAccessKey.',
   portable: {
     versioning: s.boolean().describe('Keep every version of each object.').optional(),
     publicRead: s.boolean().describe('Anyone may read the objects.').optional(),

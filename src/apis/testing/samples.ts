@@ -31,8 +31,14 @@ export function sampleObjects(namespace = 'default'): KObject[] {
       spec: { version: '15', databaseName: 'orders', requirements: { capacity: { storage: 10 } }, resourceName: 'shared-pg' },
     }),
     bucketKind.make({ metadata: { name: 'assets', namespace }, spec: { versioning: true, publicRead: false } }),
-    volumeKind.make({ metadata: { name: 'scratch', namespace }, spec: { accessMode: 'ReadWriteMany', filesystem: 'nfs', requirements: { capacity: { storage: '1Ti' } } } }),
-    redisClusterKind.make({ metadata: { name: 'sessions', namespace }, spec: { version: '7', evictionPolicy: 'allkeys-lru', requirements: { capacity: { memory: '512Mi' } } } }),
+    volumeKind.make({
+      metadata: { name: 'scratch', namespace },
+      spec: { accessMode: 'ReadWriteMany', filesystem: 'nfs', requirements: { capacity: { storage: '1Ti' } } },
+    }),
+    redisClusterKind.make({
+      metadata: { name: 'sessions', namespace },
+      spec: { version: '7', evictionPolicy: 'allkeys-lru', requirements: { capacity: { memory: '512Mi' } } },
+    }),
     messageQueueKind.make({ metadata: { name: 'jobs', namespace }, spec: { fifo: true, retentionSeconds: 86400 } }),
     loadBalancerKind.make({
       metadata: { name: 'web', namespace },

@@ -48,7 +48,11 @@ export class NamespaceLifecycle implements ValidatingPlugin {
     if (attrs.operation === 'DELETE') {
       if (PROTECTED_NAMESPACES.includes(attrs.name)) {
         const why = attrs.name === SYSTEM_NAMESPACE ? ' (it holds the classes, Providers and provider credentials)' : '';
-        throw errors.forbidden(`namespaces "${attrs.name}" is forbidden: ${attrs.name} is a system namespace${why} and may not be deleted`, { group: '', resource: 'namespaces' }, attrs.name);
+        throw errors.forbidden(
+          `namespaces "${attrs.name}" is forbidden: ${attrs.name} is a system namespace${why} and may not be deleted`,
+          { group: '', resource: 'namespaces' },
+          attrs.name,
+        );
       }
       return;
     }
@@ -61,12 +65,17 @@ export class NamespaceLifecycle implements ValidatingPlugin {
       state = { terminating: !!found.obj.metadata.deletionTimestamp };
     }
     if (state.terminating) {
-      throw new ApiError(403, 'Forbidden', `${attrs.rt.resource}${attrs.rt.group ? '.' + attrs.rt.group : ''} "${attrs.name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
-        name: attrs.name,
-        group: attrs.rt.group,
-        kind: attrs.rt.resource,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
-      });
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `${attrs.rt.resource}${attrs.rt.group ? '.' + attrs.rt.group : ''} "${attrs.name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        {
+          name: attrs.name,
+          group: attrs.rt.group,
+          kind: attrs.rt.resource,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+        },
+      );
     }
   }
 }

@@ -10,8 +10,23 @@ import { RequestAuditor } from './request-auditor.js';
 
 function entry(n: number): AuditEntry {
   return {
-    time: new Date(0).toISOString(), requestId: `r${n}`, user: 'u', groups: [], verb: 'get', apiGroup: '', apiVersion: 'v1', resource: 'secrets',
-    subresource: '', namespace: 'ns', name: `s${n}`, path: '/api/v1/namespaces/ns/secrets', method: 'GET', code: 200, latencyMs: 1, sourceIP: '127.0.0.1', userAgent: 'test',
+    time: new Date(0).toISOString(),
+    requestId: `r${n}`,
+    user: 'u',
+    groups: [],
+    verb: 'get',
+    apiGroup: '',
+    apiVersion: 'v1',
+    resource: 'secrets',
+    subresource: '',
+    namespace: 'ns',
+    name: `s${n}`,
+    path: '/api/v1/namespaces/ns/secrets',
+    method: 'GET',
+    code: 200,
+    latencyMs: 1,
+    sourceIP: '127.0.0.1',
+    userAgent: 'test',
   };
 }
 
@@ -23,8 +38,14 @@ describe('AuditLog', () => {
       const log = await AuditLog.toFile(path);
       for (let i = 0; i < 100; i++) log.record(entry(i));
       await log.close();
-      const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
-      assert.deepEqual(lines.map((l) => l.requestId), Array.from({ length: 100 }, (_, i) => `r${i}`));
+      const lines = readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as AuditEntry);
+      assert.deepEqual(
+        lines.map((l) => l.requestId),
+        Array.from({ length: 100 }, (_, i) => `r${i}`),
+      );
       assert.equal(statSync(path).mode & 0o777, 0o600);
       log.record(entry(100)); // after close: ignored, not thrown
     } finally {
@@ -39,10 +60,13 @@ describe('AuditLog', () => {
     const warnings: unknown[] = [];
     const logger = { warn: (o: unknown) => warnings.push(o), error: () => undefined } as unknown as import('pino').Logger;
     const lineBytes = JSON.stringify(entry(0)).length + 1;
-    const log = new AuditLog(async (text) => {
-      await gate;
-      written.push(text);
-    }, { maxBufferedBytes: lineBytes * 10, logger });
+    const log = new AuditLog(
+      async (text) => {
+        await gate;
+        written.push(text);
+      },
+      { maxBufferedBytes: lineBytes * 10, logger },
+    );
     // record() is synchronous and returns while the sink is still stuck: it never waits for the disk.
     for (let i = 0; i < 1000; i++) assert.equal(log.record(entry(i)), undefined);
     assert.deepEqual(written, [], 'the sink has written nothing yet');
@@ -74,9 +98,18 @@ describe('AuditLog', () => {
 
 describe('RequestAuditor', () => {
   function fakeExchange(url: string) {
-    const req = Object.assign(new EventEmitter(), { url, method: 'GET', headers: { 'user-agent': 'kubectl/v1.32' }, socket: { remoteAddress: '10.0.0.7' } }) as unknown as IncomingMessage;
+    const req = Object.assign(new EventEmitter(), {
+      url,
+      method: 'GET',
+      headers: { 'user-agent': 'kubectl/v1.32' },
+      socket: { remoteAddress: '10.0.0.7' },
+    }) as unknown as IncomingMessage;
     const headers: Record<string, string> = {};
-    const res = Object.assign(new EventEmitter(), { statusCode: 200, headersSent: false, setHeader: (k: string, v: string) => (headers[k] = v) }) as unknown as ServerResponse;
+    const res = Object.assign(new EventEmitter(), {
+      statusCode: 200,
+      headersSent: false,
+      setHeader: (k: string, v: string) => (headers[k] = v),
+    }) as unknown as ServerResponse;
     return { req, res, headers };
   }
   async function entries(run: (a: RequestAuditor) => void): Promise<AuditEntry[]> {
@@ -84,7 +117,12 @@ describe('RequestAuditor', () => {
     const log = new AuditLog(async (t) => void out.push(t));
     run(new RequestAuditor(log));
     await log.close();
-    return out.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEntry);
+    return out
+      .join('')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as AuditEntry);
   }
 
   test('one entry per request with who, what, the code, the id it sent back and no query string', async () => {
@@ -100,10 +138,34 @@ describe('RequestAuditor', () => {
       sentId = headers['Audit-Id']!;
     });
     assert.equal(got.length, 1);
-    const e = got[0]!;
+    const e = got[0];
     assert.deepEqual(
-      { user: e.user, groups: e.groups, verb: e.verb, resource: e.resource, namespace: e.namespace, name: e.name, code: e.code, path: e.path, sourceIP: e.sourceIP, userAgent: e.userAgent, requestId: e.requestId },
-      { user: 'alice', groups: ['dev'], verb: 'get', resource: 'secrets', namespace: 'ns', name: 's', code: 404, path: '/api/v1/namespaces/ns/secrets/s', sourceIP: '10.0.0.7', userAgent: 'kubectl/v1.32', requestId: sentId },
+      {
+        user: e.user,
+        groups: e.groups,
+        verb: e.verb,
+        resource: e.resource,
+        namespace: e.namespace,
+        name: e.name,
+        code: e.code,
+        path: e.path,
+        sourceIP: e.sourceIP,
+        userAgent: e.userAgent,
+        requestId: e.requestId,
+      },
+      {
+        user: 'alice',
+        groups: ['dev'],
+        verb: 'get',
+        resource: 'secrets',
+        namespace: 'ns',
+        name: 's',
+        code: 404,
+        path: '/api/v1/namespaces/ns/secrets/s',
+        sourceIP: '10.0.0.7',
+        userAgent: 'kubectl/v1.32',
+        requestId: sentId,
+      },
     );
   });
 
@@ -118,6 +180,12 @@ describe('RequestAuditor', () => {
       a.begin(gone.req, gone.res);
       gone.res.emit('close');
     });
-    assert.deepEqual(got.map((e) => [e.verb, e.code]), [['watch', 200], ['', 0]]);
+    assert.deepEqual(
+      got.map((e) => [e.verb, e.code]),
+      [
+        ['watch', 200],
+        ['', 0],
+      ],
+    );
   });
 });

@@ -24,11 +24,7 @@ export interface EnsureAdminOptions {
  * CN conductor-admin and O system:masters. The certificate is re-issued (with a new key) when
  * it no longer verifies against the CA or expires within 30 days; the token is kept forever.
  */
-export async function ensureAdminCredentials(
-  dataDir: string,
-  pki: Pick<Pki, 'caCertPem'>,
-  opts: EnsureAdminOptions = {},
-): Promise<AdminCredentials> {
+export async function ensureAdminCredentials(dataDir: string, pki: Pick<Pki, 'caCertPem'>, opts: EnsureAdminOptions = {}): Promise<AdminCredentials> {
   const paths = pkiPaths(dataDir);
   const [tokenText, certPem0, keyPem0] = await Promise.all([paths.adminToken, paths.adminCert, paths.adminKey].map(readIfExists));
 

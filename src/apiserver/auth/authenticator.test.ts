@@ -17,11 +17,14 @@ describe('Authenticator', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'conductor-authn-'));
     tokenFile = join(dir, 'tokens.csv');
-    await writeFile(
+    await writeFile(tokenFile, ['alice-token,alice,1001,"dev,ops"', 'bob-token,bob,1002', 'shadow,mallory,666', `${ADMIN_TOKEN},impostor,0`].join('\n'));
+    auth = new Authenticator({
+      tokens: new Map([
+        [ADMIN_TOKEN, adminUser()],
+        ['shadow', { name: 'static', groups: [] }],
+      ]),
       tokenFile,
-      ['alice-token,alice,1001,"dev,ops"', 'bob-token,bob,1002', 'shadow,mallory,666', `${ADMIN_TOKEN},impostor,0`].join('\n'),
-    );
-    auth = new Authenticator({ tokens: new Map([[ADMIN_TOKEN, adminUser()], ['shadow', { name: 'static', groups: [] }]]), tokenFile });
+    });
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -31,7 +34,11 @@ describe('Authenticator', () => {
     { reason: 'the admin token', header: `Bearer ${ADMIN_TOKEN}`, want: admin },
     { reason: 'the scheme is case-insensitive', header: `bearer ${ADMIN_TOKEN}`, want: admin },
     { reason: 'surrounding whitespace is ignored', header: `  BEARER ${ADMIN_TOKEN}  `, want: admin },
-    { reason: 'a token-file user with groups', header: 'Bearer alice-token', want: { name: 'alice', uid: '1001', groups: ['dev', 'ops', 'system:authenticated'] } },
+    {
+      reason: 'a token-file user with groups',
+      header: 'Bearer alice-token',
+      want: { name: 'alice', uid: '1001', groups: ['dev', 'ops', 'system:authenticated'] },
+    },
     { reason: 'a token-file user without groups', header: 'Bearer bob-token', want: { name: 'bob', uid: '1002', groups: ['system:authenticated'] } },
     { reason: 'a static token wins over the token file', header: 'Bearer shadow', want: { name: 'static', groups: ['system:authenticated'] } },
     { reason: 'an unknown token', header: 'Bearer not-a-token', want: undefined },
@@ -66,8 +73,18 @@ describe('Authenticator', () => {
       verified: true,
       want: { name: 'dave', groups: ['dev', 'system:masters', 'system:authenticated'] },
     },
-    { reason: 'no O means only system:authenticated', cert: { subject: { CN: 'erin' } }, verified: true, want: { name: 'erin', groups: ['system:authenticated'] } },
-    { reason: 'of several CNs the last one counts', cert: { subject: { CN: ['a', 'b'] } }, verified: true, want: { name: 'b', groups: ['system:authenticated'] } },
+    {
+      reason: 'no O means only system:authenticated',
+      cert: { subject: { CN: 'erin' } },
+      verified: true,
+      want: { name: 'erin', groups: ['system:authenticated'] },
+    },
+    {
+      reason: 'of several CNs the last one counts',
+      cert: { subject: { CN: ['a', 'b'] } },
+      verified: true,
+      want: { name: 'b', groups: ['system:authenticated'] },
+    },
     { reason: 'an unverified certificate is ignored', cert: { subject: { CN: 'mallory', O: 'system:masters' } }, verified: false, want: undefined },
     { reason: 'a certificate without CN authenticates nobody', cert: { subject: { O: 'dev' } }, verified: true, want: undefined },
     { reason: 'no certificate (node gives an empty object)', cert: {}, verified: true, want: undefined },

@@ -71,11 +71,7 @@ export class Authenticator {
    * peer certificate; peerVerified says whether TLS verified that certificate against the CA
    * (an unverified certificate is ignored).
    */
-  authenticate(
-    authorizationHeader: string | undefined,
-    peerCert: PeerCertificate | undefined,
-    peerVerified: boolean,
-  ): UserInfo | undefined {
+  authenticate(authorizationHeader: string | undefined, peerCert: PeerCertificate | undefined, peerVerified: boolean): UserInfo | undefined {
     if (peerVerified) {
       const user = userFromCertificate(peerCert);
       if (user) return user;
@@ -124,8 +120,8 @@ export class Authenticator {
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const parts = header.trim().split(' ');
-  if (parts.length !== 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
-  const token = parts[1]!;
+  if (parts.length !== 2 || parts[0].toLowerCase() !== 'bearer') return undefined;
+  const token = parts[1];
   if (token === '' || /\s/.test(token)) return undefined;
   return token;
 }

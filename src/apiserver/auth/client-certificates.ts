@@ -24,29 +24,16 @@ export interface IssuedCertificate {
  * signed by the CA; the API server maps it to user CN in groups O. It blocks for ~100 ms while
  * the RSA key is generated (it serves `conductor user add`).
  */
-export function issueClientCertificate(
-  pki: Pick<Pki, 'caCertPem'>,
-  caKeyPem: string,
-  opts: ClientCertificateOptions,
-): IssuedCertificate {
+export function issueClientCertificate(pki: Pick<Pki, 'caCertPem'>, caKeyPem: string, opts: ClientCertificateOptions): IssuedCertificate {
   return signClientCertificate(pki.caCertPem, caKeyPem, opts, generateRsaKeySync());
 }
 
 /** issueClientCertificateAsync is issueClientCertificate generating the key off the event loop. */
-export async function issueClientCertificateAsync(
-  pki: Pick<Pki, 'caCertPem'>,
-  caKeyPem: string,
-  opts: ClientCertificateOptions,
-): Promise<IssuedCertificate> {
+export async function issueClientCertificateAsync(pki: Pick<Pki, 'caCertPem'>, caKeyPem: string, opts: ClientCertificateOptions): Promise<IssuedCertificate> {
   return signClientCertificate(pki.caCertPem, caKeyPem, opts, await generateRsaKey());
 }
 
-function signClientCertificate(
-  caCertPem: string,
-  caKeyPem: string,
-  opts: ClientCertificateOptions,
-  key: KeyPairPem,
-): IssuedCertificate {
+function signClientCertificate(caCertPem: string, caKeyPem: string, opts: ClientCertificateOptions, key: KeyPairPem): IssuedCertificate {
   const certPem = createCertificate(
     {
       profile: 'client',

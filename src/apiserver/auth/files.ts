@@ -45,4 +45,3 @@ export async function readIfExists(path: string): Promise<string | undefined> {
     throw new Error(`cannot read ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
-

@@ -27,8 +27,8 @@ describe('signJwt and verifyJwt', async () => {
   test('a signed token has the header {alg: ES256, kid} and verifies to its payload', async () => {
     const [h] = token.split('.') as [string];
     assert.equal(Buffer.from(h, 'base64url').toString(), `{"alg":"ES256","kid":"${key.kid}"}`);
-    assert.equal(Buffer.from(token.split('.')[1]!, 'base64url').toString(), '{"sub":"x","n":1}');
-    assert.equal(Buffer.from(token.split('.')[2]!, 'base64url').length, 64);
+    assert.equal(Buffer.from(token.split('.')[1], 'base64url').toString(), '{"sub":"x","n":1}');
+    assert.equal(Buffer.from(token.split('.')[2], 'base64url').length, 64);
     assert.deepEqual(await verifyJwt(token, keys), { ok: true, header: { alg: 'ES256', kid: key.kid }, payload: { sub: 'x', n: 1 } });
   });
 
@@ -49,15 +49,35 @@ describe('signJwt and verifyJwt', async () => {
   const cases: Array<{ reason: string; token: string; want: RegExp }> = [
     { reason: 'a changed payload no longer matches the signature', token: `${h}.${b64({ sub: 'y', n: 1 })}.${s}`, want: /does not verify/ },
     { reason: 'a token signed by another key under our key id', token: forged, want: /does not verify/ },
-    { reason: 'a token naming an unknown key id', token: await signJwt({ sub: 'x' }, other.privateKey, other.kid), want: /key id .* is not a known signing key/ },
+    {
+      reason: 'a token naming an unknown key id',
+      token: await signJwt({ sub: 'x' }, other.privateKey, other.kid),
+      want: /key id .* is not a known signing key/,
+    },
     { reason: 'alg none is never accepted', token: `${b64({ alg: 'none' })}.${p}.`, want: /algorithm "none" is not accepted/ },
     { reason: 'an HMAC algorithm is never accepted, even keyed with the public key', token: hmac, want: /algorithm "HS256" is not accepted/ },
-    { reason: 'another asymmetric algorithm is not accepted', token: `${b64({ alg: 'RS256', kid: key.kid })}.${p}.${s}`, want: /algorithm "RS256" is not accepted/ },
+    {
+      reason: 'another asymmetric algorithm is not accepted',
+      token: `${b64({ alg: 'RS256', kid: key.kid })}.${p}.${s}`,
+      want: /algorithm "RS256" is not accepted/,
+    },
     { reason: 'a truncated signature', token: `${h}.${p}.${s.slice(0, 20)}`, want: /does not verify/ },
     { reason: 'an empty signature', token: `${h}.${p}.`, want: /does not verify/ },
-    { reason: 'a DER-encoded signature (not the raw 64 bytes of JWS)', token: `${h}.${p}.${sign('sha256', Buffer.from(`${h}.${p}`), key.privateKey).toString('base64url')}`, want: /does not verify/ },
-    { reason: 'a signed payload that is a JSON string', token: es256({ alg: 'ES256', kid: key.kid }, 'x', key.privateKey), want: /payload is not a JSON object/ },
-    { reason: 'a signed payload that is a JSON array', token: es256({ alg: 'ES256', kid: key.kid }, [1], key.privateKey), want: /payload is not a JSON object/ },
+    {
+      reason: 'a DER-encoded signature (not the raw 64 bytes of JWS)',
+      token: `${h}.${p}.${sign('sha256', Buffer.from(`${h}.${p}`), key.privateKey).toString('base64url')}`,
+      want: /does not verify/,
+    },
+    {
+      reason: 'a signed payload that is a JSON string',
+      token: es256({ alg: 'ES256', kid: key.kid }, 'x', key.privateKey),
+      want: /payload is not a JSON object/,
+    },
+    {
+      reason: 'a signed payload that is a JSON array',
+      token: es256({ alg: 'ES256', kid: key.kid }, [1], key.privateKey),
+      want: /payload is not a JSON object/,
+    },
     { reason: 'two parts', token: 'a.b', want: /2 dot-separated part\(s\), expected 3/ },
     { reason: 'four parts', token: 'a.b.c.d', want: /4 dot-separated/ },
     { reason: 'characters outside base64url', token: 'a+b.c.d', want: /header is not base64url-encoded JSON/ },
@@ -76,7 +96,10 @@ describe('signJwt and verifyJwt', async () => {
 
   test('a token without a key id is tried against every key', async () => {
     const noKid = es256({ alg: 'ES256' }, { sub: 'x' }, key.privateKey);
-    const both = new Map([[other.kid, other.publicKey], [key.kid, key.publicKey]]);
+    const both = new Map([
+      [other.kid, other.publicKey],
+      [key.kid, key.publicKey],
+    ]);
     assert.equal(reasonOf(await verifyJwt(noKid, both)), 'verified');
     assert.match(reasonOf(await verifyJwt(noKid, new Map([[other.kid, other.publicKey]]))), /does not verify/);
   });
@@ -88,7 +111,8 @@ describe('signJwt and verifyJwt', async () => {
         const changed = token.slice(0, at) + ch + token.slice(at + 1);
         const verdict = await verifyJwt(changed, keys);
         // The last base64url character of a part may carry unused bits: flipping only those keeps the bytes.
-        const same = Buffer.from(changed.split('.')[2] ?? '', 'base64url').equals(Buffer.from(s, 'base64url')) && changed.split('.').slice(0, 2).join('.') === `${h}.${p}`;
+        const same =
+          Buffer.from(changed.split('.')[2] ?? '', 'base64url').equals(Buffer.from(s, 'base64url')) && changed.split('.').slice(0, 2).join('.') === `${h}.${p}`;
         if (!same) assert.equal(verdict.ok, false, `changed token verified: ${changed}`);
       }),
       { numRuns: 300 },
@@ -97,11 +121,17 @@ describe('signJwt and verifyJwt', async () => {
 
   test('arbitrary text is refused with a reason, never verified and never thrown', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 200 }), fc.array(fc.base64String({ maxLength: 60 }), { minLength: 3, maxLength: 3 }).map((a) => a.join('.').replaceAll('+', '-').replaceAll('/', '_'))), async (text) => {
-        const v = await verifyJwt(text, keys);
-        assert.equal(v.ok, false);
-        assert.ok(!v.ok && v.reason.length > 0);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.array(fc.base64String({ maxLength: 60 }), { minLength: 3, maxLength: 3 }).map((a) => a.join('.').replaceAll('+', '-').replaceAll('/', '_')),
+        ),
+        async (text) => {
+          const v = await verifyJwt(text, keys);
+          assert.equal(v.ok, false);
+          assert.ok(!v.ok && v.reason.length > 0);
+        },
+      ),
     );
   });
 });

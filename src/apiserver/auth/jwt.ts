@@ -19,7 +19,9 @@ export type JwtVerdict = { ok: true; header: JwtHeader; payload: Record<string, 
 /** keyIdOf returns the key id of a public key: base64url(SHA-256 of its SPKI DER encoding). */
 export function keyIdOf(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(pub.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 /**

@@ -42,7 +42,9 @@ describe('renderKubeconfig', () => {
 
   test('long base64 values stay on one line', () => {
     const long = { ...opts, caPem: 'x'.repeat(3000) };
-    const line = renderKubeconfig(long).split('\n').find((l) => l.includes('certificate-authority-data'));
+    const line = renderKubeconfig(long)
+      .split('\n')
+      .find((l) => l.includes('certificate-authority-data'));
     assert.equal(line?.trim(), `certificate-authority-data: ${b64(long.caPem)}`);
   });
 });

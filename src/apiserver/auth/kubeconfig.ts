@@ -64,9 +64,24 @@ export type KubeconfigUserEntry = { name: string; token: string } | { name: stri
  * renderKubeconfigYaml writes a kubeconfig for the one cluster `conductor` (server and CA
  * inline), its users and their contexts, as YAML every kubeconfig reader takes.
  */
-export function renderKubeconfigYaml(o: { server: string; caPem: string; users: KubeconfigUserEntry[]; contexts: { name: string; user: string }[]; currentContext: string }): string {
+export function renderKubeconfigYaml(o: {
+  server: string;
+  caPem: string;
+  users: KubeconfigUserEntry[];
+  contexts: { name: string; user: string }[];
+  currentContext: string;
+}): string {
   const q = yamlScalar;
-  const lines = ['apiVersion: v1', 'kind: Config', 'clusters:', `- name: ${q(KUBECONFIG_CLUSTER)}`, '  cluster:', `    server: ${q(o.server)}`, `    certificate-authority-data: ${q(b64(o.caPem))}`, 'users:'];
+  const lines = [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `- name: ${q(KUBECONFIG_CLUSTER)}`,
+    '  cluster:',
+    `    server: ${q(o.server)}`,
+    `    certificate-authority-data: ${q(b64(o.caPem))}`,
+    'users:',
+  ];
   for (const u of o.users) {
     lines.push(`- name: ${q(u.name)}`, '  user:');
     if ('token' in u) lines.push(`    token: ${q(u.token)}`);

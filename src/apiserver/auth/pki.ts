@@ -122,7 +122,7 @@ export async function ensurePki(dataDir: string, host: string, opts: EnsurePkiOp
   const serverCertPem = createCertificate(
     {
       profile: 'server',
-      commonName: names[0]!,
+      commonName: names[0],
       subjectAltNames: names,
       publicKeyPem: serverKey.publicKeyPem,
       days: LEAF_VALIDITY_DAYS,

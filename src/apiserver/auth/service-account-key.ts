@@ -36,7 +36,9 @@ export async function ensureServiceAccountKey(dataDir: string): Promise<ServiceA
       throw new Error(`cannot load the service account signing key: ${paths.key} is not a PEM private key: ${(err as Error).message}`, { cause: err });
     }
     if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-      throw new Error(`cannot load the service account signing key: ${paths.key} is not an EC P-256 key, expected one (remove it to create a new key, which invalidates issued tokens)`);
+      throw new Error(
+        `cannot load the service account signing key: ${paths.key} is not an EC P-256 key, expected one (remove it to create a new key, which invalidates issued tokens)`,
+      );
     }
     const publicKey = createPublicKey(privateKey);
     const pubPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();

@@ -38,20 +38,23 @@ const request: IssueRequest = { namespace: 'team-a', serviceAccount: { name: 'bu
 describe('ServiceAccountTokens.issue', () => {
   test('a token carries the Kubernetes claims shape', async () => {
     const issued = await tokens().issue({ ...request, expirationSeconds: 1200 });
-    const payload = JSON.parse(Buffer.from(issued.token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
-    assert.deepEqual({ ...payload, jti: 'x' }, {
-      aud: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
-      exp: T0 / 1000 + 1200,
-      iat: T0 / 1000,
-      iss: DEFAULT_SERVICE_ACCOUNT_ISSUER,
-      jti: 'x',
-      'kubernetes.io': { namespace: 'team-a', serviceaccount: { name: 'builder', uid: SA_UID } },
-      nbf: T0 / 1000,
-      sub: 'system:serviceaccount:team-a:builder',
-    });
+    const payload = JSON.parse(Buffer.from(issued.token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+    assert.deepEqual(
+      { ...payload, jti: 'x' },
+      {
+        aud: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
+        exp: T0 / 1000 + 1200,
+        iat: T0 / 1000,
+        iss: DEFAULT_SERVICE_ACCOUNT_ISSUER,
+        jti: 'x',
+        'kubernetes.io': { namespace: 'team-a', serviceaccount: { name: 'builder', uid: SA_UID } },
+        nbf: T0 / 1000,
+        sub: 'system:serviceaccount:team-a:builder',
+      },
+    );
     assert.match(String(payload.jti), /^[0-9a-f-]{36}$/);
     assert.equal(issued.expiresAt.toISOString(), '2030-01-01T00:20:00.000Z');
-    const header = JSON.parse(Buffer.from(issued.token.split('.')[0]!, 'base64url').toString()) as Record<string, unknown>;
+    const header = JSON.parse(Buffer.from(issued.token.split('.')[0], 'base64url').toString()) as Record<string, unknown>;
     assert.deepEqual(header, { alg: 'ES256', kid: key.kid });
   });
 
@@ -66,7 +69,7 @@ describe('ServiceAccountTokens.verify', async () => {
   const good = (await tokens().issue(request)).token;
   const bound = (await tokens().issue({ ...request, boundSecret: { name: 'bound', uid: SECRET_UID } })).token;
   const [h, , s] = good.split('.') as [string, string, string];
-  const payloadOf = (t: string) => JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+  const payloadOf = (t: string) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
   const tampered = `${h}.${Buffer.from(JSON.stringify({ ...payloadOf(good), sub: 'system:serviceaccount:kube-system:admin' })).toString('base64url')}.${s}`;
   const resign = (change: (p: Record<string, unknown>) => void) => {
     const p = payloadOf(good);
@@ -80,18 +83,50 @@ describe('ServiceAccountTokens.verify', async () => {
     { reason: 'an expired token is refused', token: good, verifier: tokens({ now: T0 + 3600_000 }), want: /token expired at 2030-01-01T01:00:00/ },
     { reason: 'a token signed by another key is refused', token: (await tokens({ k: otherKey }).issue(request)).token, want: /not a known signing key/ },
     { reason: 'a tampered payload is refused', token: tampered, want: /does not verify/ },
-    { reason: 'a token for another audience is refused', token: (await tokens().issue({ ...request, audiences: ['vault'] })).token, want: /audiences \["vault"\] include none/ },
-    { reason: 'a verifier with extra audiences accepts one of them', token: (await tokens().issue({ ...request, audiences: ['vault'] })).token, verifier: tokens({ audiences: ['api', 'vault'] }), want: 'ok' },
-    { reason: 'a deleted account\'s token is refused', token: good, verifier: tokens({ objects: {} }), want: /service account team-a\/builder does not exist/ },
-    { reason: 'an account deleted and re-created (new uid) is refused', token: good, verifier: tokens({ objects: { 'ServiceAccount/team-a/builder': 'new-uid' } }), want: /has uid new-uid, the token was issued for uid 1111/ },
+    {
+      reason: 'a token for another audience is refused',
+      token: (await tokens().issue({ ...request, audiences: ['vault'] })).token,
+      want: /audiences \["vault"\] include none/,
+    },
+    {
+      reason: 'a verifier with extra audiences accepts one of them',
+      token: (await tokens().issue({ ...request, audiences: ['vault'] })).token,
+      verifier: tokens({ audiences: ['api', 'vault'] }),
+      want: 'ok',
+    },
+    { reason: "a deleted account's token is refused", token: good, verifier: tokens({ objects: {} }), want: /service account team-a\/builder does not exist/ },
+    {
+      reason: 'an account deleted and re-created (new uid) is refused',
+      token: good,
+      verifier: tokens({ objects: { 'ServiceAccount/team-a/builder': 'new-uid' } }),
+      want: /has uid new-uid, the token was issued for uid 1111/,
+    },
     { reason: 'another issuer is refused', token: await resign((p) => (p.iss = 'https://elsewhere')), want: /issuer "https:\/\/elsewhere" is not/ },
     { reason: 'a token not valid yet is refused', token: await resign((p) => (p.nbf = T0 / 1000 + 600)), want: /not valid before/ },
-    { reason: 'a subject that does not match the kubernetes.io claim is refused', token: await resign((p) => (p.sub = 'system:serviceaccount:team-a:other')), want: /does not match its kubernetes.io claim/ },
-    { reason: 'a token without the kubernetes.io claim is refused', token: await resign((p) => delete p['kubernetes.io']), want: /kubernetes.io must be an object/ },
+    {
+      reason: 'a subject that does not match the kubernetes.io claim is refused',
+      token: await resign((p) => (p.sub = 'system:serviceaccount:team-a:other')),
+      want: /does not match its kubernetes.io claim/,
+    },
+    {
+      reason: 'a token without the kubernetes.io claim is refused',
+      token: await resign((p) => delete p['kubernetes.io']),
+      want: /kubernetes.io must be an object/,
+    },
     { reason: 'a token without exp is refused', token: await resign((p) => delete p.exp), want: /claim exp must be a number/ },
     { reason: 'a token bound to a live Secret authenticates', token: bound, want: 'ok' },
-    { reason: 'a token bound to a deleted Secret is refused', token: bound, verifier: tokens({ objects: { 'ServiceAccount/team-a/builder': SA_UID } }), want: /secret team-a\/bound the token is bound to does not exist/ },
-    { reason: 'a token bound to a re-created Secret is refused', token: bound, verifier: tokens({ objects: { ...live, 'Secret/team-a/bound': 'x' } }), want: /has uid x, the token is bound to uid 2222/ },
+    {
+      reason: 'a token bound to a deleted Secret is refused',
+      token: bound,
+      verifier: tokens({ objects: { 'ServiceAccount/team-a/builder': SA_UID } }),
+      want: /secret team-a\/bound the token is bound to does not exist/,
+    },
+    {
+      reason: 'a token bound to a re-created Secret is refused',
+      token: bound,
+      verifier: tokens({ objects: { ...live, 'Secret/team-a/bound': 'x' } }),
+      want: /has uid x, the token is bound to uid 2222/,
+    },
     { reason: 'garbage is refused', token: 'not.a.jwt', want: /not base64url-encoded JSON/ },
   ];
   for (const c of cases) {
@@ -131,7 +166,11 @@ describe('Authenticator.authenticateRequestAsync', async () => {
   const req = (authorization?: string) => ({ headers: authorization ? { authorization } : {}, socket: {} }) as unknown as IncomingMessage;
   const cases: Array<{ reason: string; header?: string; want?: string }> = [
     { reason: 'a static token authenticates as its user', header: 'Bearer static-token', want: 'ops' },
-    { reason: 'a ServiceAccount token authenticates as the account', header: `Bearer ${(await sa.issue(request)).token}`, want: 'system:serviceaccount:team-a:builder' },
+    {
+      reason: 'a ServiceAccount token authenticates as the account',
+      header: `Bearer ${(await sa.issue(request)).token}`,
+      want: 'system:serviceaccount:team-a:builder',
+    },
     { reason: 'an unknown opaque token is nobody', header: 'Bearer nope' },
     { reason: 'an invalid JWT is nobody', header: 'Bearer a.b.c' },
     { reason: 'no Authorization header is nobody (anonymous → 401)' },

@@ -25,7 +25,11 @@ export function serviceAccountUserName(namespace: string, name: string): string 
 
 /** serviceAccountUser returns who a ServiceAccount authenticates as. */
 export function serviceAccountUser(namespace: string, name: string, uid: string): UserInfo {
-  return { name: serviceAccountUserName(namespace, name), uid, groups: [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`, AUTHENTICATED_GROUP] };
+  return {
+    name: serviceAccountUserName(namespace, name),
+    uid,
+    groups: [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`, AUTHENTICATED_GROUP],
+  };
 }
 
 /** A NamedRef names an object and pins it by uid. */
@@ -177,7 +181,8 @@ export class ServiceAccountTokens {
     if (k8s.secret) {
       const secretUid = await this.opts.lookup('Secret', ns, k8s.secret.name);
       if (secretUid === undefined) return { ok: false, reason: `secret ${ns}/${k8s.secret.name} the token is bound to does not exist` };
-      if (secretUid !== k8s.secret.uid) return { ok: false, reason: `secret ${ns}/${k8s.secret.name} has uid ${secretUid}, the token is bound to uid ${k8s.secret.uid}` };
+      if (secretUid !== k8s.secret.uid)
+        return { ok: false, reason: `secret ${ns}/${k8s.secret.name} has uid ${secretUid}, the token is bound to uid ${k8s.secret.uid}` };
     }
     return { ok: true, user: serviceAccountUser(ns, sa.name, sa.uid), claims };
   }
@@ -208,7 +213,7 @@ export function parseClaims(p: Record<string, unknown>): ServiceAccountClaims {
   };
   let aud: string[];
   if (typeof p.aud === 'string') aud = [p.aud];
-  else if (Array.isArray(p.aud) && p.aud.every((a) => typeof a === 'string')) aud = p.aud as string[];
+  else if (Array.isArray(p.aud) && p.aud.every((a) => typeof a === 'string')) aud = p.aud;
   else throw new Error('token claim aud must be a string or a list of strings');
   const k8s = obj(p['kubernetes.io'], 'kubernetes.io');
   const secret = k8s.secret === undefined ? undefined : ref(k8s.secret, 'kubernetes.io.secret');

@@ -8,7 +8,14 @@ describe('parseCsv', () => {
   const cases: Array<{ reason: string; input: string; want?: string[][]; error?: RegExp }> = [
     { reason: 'plain fields', input: 'a,b,c\n', want: [['a', 'b', 'c']] },
     { reason: 'no final newline', input: 'a,b', want: [['a', 'b']] },
-    { reason: 'CRLF line ends', input: 'a,b\r\nc,d\r\n', want: [['a', 'b'], ['c', 'd']] },
+    {
+      reason: 'CRLF line ends',
+      input: 'a,b\r\nc,d\r\n',
+      want: [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    },
     { reason: 'empty lines are skipped', input: '\n\na\n\r\n\nb\n', want: [['a'], ['b']] },
     { reason: 'a trailing comma is an empty field', input: 'a,b,\n', want: [['a', 'b', '']] },
     { reason: 'spaces are kept', input: ' a , b\n', want: [[' a ', ' b']] },
@@ -75,7 +82,11 @@ describe('parseTokenFile', () => {
       want: [['abc', { name: 'bob', uid: '7', groups: ['system:authenticated', 'x'] }]],
     },
     { reason: 'an empty uid is left out', input: 't,carol,\n', want: [['t', { name: 'carol', groups: ['system:authenticated'] }]] },
-    { reason: 'a record with an empty token is skipped', input: ',nobody,0\nt,u,1\n', want: [['t', { name: 'u', uid: '1', groups: ['system:authenticated'] }]] },
+    {
+      reason: 'a record with an empty token is skipped',
+      input: ',nobody,0\nt,u,1\n',
+      want: [['t', { name: 'u', uid: '1', groups: ['system:authenticated'] }]],
+    },
     {
       reason: 'a later record for the same token wins',
       input: 't,first,1\nt,second,2\n',

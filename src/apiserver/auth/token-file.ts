@@ -31,7 +31,7 @@ export function parseCsv(text: string): string[][] {
         i++;
         for (;;) {
           if (i >= n) throw new Error(`line ${recordLine}: quoted field is not closed, expected a closing "`);
-          const c = text[i]!;
+          const c = text[i];
           if (c === '"') {
             if (text[i + 1] === '"') {
               field += '"';
@@ -94,9 +94,7 @@ export function parseTokenFile(text: string, source = 'token file'): Map<string,
   const users = new Map<string, UserInfo>();
   records.forEach((record, index) => {
     if (record.length < 3) {
-      throw new Error(
-        `cannot parse ${source}: record ${index + 1} has ${record.length} column(s), expected at least 3 (token, user name, user uid)`,
-      );
+      throw new Error(`cannot parse ${source}: record ${index + 1} has ${record.length} column(s), expected at least 3 (token, user name, user uid)`);
     }
     const [token, name, uid, groupList] = record as [string, string, string, string | undefined];
     if (token === '') return;

@@ -61,6 +61,9 @@ test('a token issued now has the same header and claim layout as one issued befo
   const [newHeader, newPayload] = issued.token.split('.') as [string, string];
   const [oldHeader, oldPayload] = PLAIN_TOKEN.split('.') as [string, string];
   assert.equal(newHeader, oldHeader);
-  const withoutJti = (part: string) => Buffer.from(part, 'base64url').toString().replace(/"jti":"[0-9a-f-]{36}"/, '"jti":"-"');
+  const withoutJti = (part: string) =>
+    Buffer.from(part, 'base64url')
+      .toString()
+      .replace(/"jti":"[0-9a-f-]{36}"/, '"jti":"-"');
   assert.equal(withoutJti(newPayload), withoutJti(oldPayload));
 });

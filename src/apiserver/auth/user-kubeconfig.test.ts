@@ -60,12 +60,18 @@ describe('serverUrlFromKubeconfig', () => {
 });
 
 describe('addUser', () => {
-  test('issues a certificate from the CA (CN name, O groups) and writes a 0600 kubeconfig with the admin kubeconfig\'s server', async () => {
+  test("issues a certificate from the CA (CN name, O groups) and writes a 0600 kubeconfig with the admin kubeconfig's server", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'user-add-'));
     try {
       const pki = await ensurePki(dir, '127.0.0.1');
       const admin = await ensureAdminCredentials(dir, pki);
-      await writeKubeconfig(dir, { server: 'https://127.0.0.1:7443', caPem: pki.caCertPem, token: admin.token, clientCertPem: admin.certPem, clientKeyPem: admin.keyPem });
+      await writeKubeconfig(dir, {
+        server: 'https://127.0.0.1:7443',
+        caPem: pki.caCertPem,
+        token: admin.token,
+        clientCertPem: admin.certPem,
+        clientKeyPem: admin.keyPem,
+      });
 
       const added = await addUser({ dataDir: dir, name: 'alice', groups: ['devs', 'qa', 'devs'], days: 30 });
       assert.equal(added.kubeconfigPath, join(dir, 'users', 'alice.kubeconfig'));
@@ -76,10 +82,10 @@ describe('addUser', () => {
         users: Array<{ name: string; user: Record<string, string> }>;
         'current-context': string;
       };
-      assert.equal(kc.clusters[0]!.cluster.server, 'https://127.0.0.1:7443');
-      assert.equal(Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString(), pki.caCertPem);
+      assert.equal(kc.clusters[0].cluster.server, 'https://127.0.0.1:7443');
+      assert.equal(Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), pki.caCertPem);
       assert.equal(kc['current-context'], 'alice@conductor');
-      const cert = new X509Certificate(Buffer.from(kc.users[0]!.user['client-certificate-data']!, 'base64'));
+      const cert = new X509Certificate(Buffer.from(kc.users[0].user['client-certificate-data'], 'base64'));
       assert.ok(cert.verify(new X509Certificate(pki.caCertPem).publicKey));
       assert.match(cert.subject, /CN=alice/);
       assert.match(cert.subject, /O=devs/);

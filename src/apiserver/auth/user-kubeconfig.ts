@@ -39,7 +39,8 @@ export function userNameProblem(name: string): string | undefined {
  */
 export function groupProblem(group: string): string | undefined {
   if (group.length === 0) return 'a group is empty, expected 1 to 64 characters';
-  if (group.length > MAX_IDENTITY_NAME_LENGTH) return `the group ${JSON.stringify(group)} is ${group.length} characters long, expected at most ${MAX_IDENTITY_NAME_LENGTH}`;
+  if (group.length > MAX_IDENTITY_NAME_LENGTH)
+    return `the group ${JSON.stringify(group)} is ${group.length} characters long, expected at most ${MAX_IDENTITY_NAME_LENGTH}`;
   if (!GROUP_NAME.test(group)) {
     return `the group ${JSON.stringify(group)} is not valid, expected letters, digits, '.', '_', '@', ':', '/' and '-', starting and ending with a letter or digit`;
   }
@@ -80,7 +81,7 @@ export function renderUserKubeconfig(opts: UserKubeconfigOptions): string {
 export function serverUrlFromKubeconfig(text: string): string | undefined {
   const m = /^\s+server:[ \t]*(\S.*?)[ \t]*$/m.exec(text);
   if (!m) return undefined;
-  const raw = m[1]!;
+  const raw = m[1];
   if (raw.startsWith('"')) {
     try {
       const v: unknown = JSON.parse(raw);
@@ -154,6 +155,10 @@ export async function addUser(opts: AddUserOptions): Promise<AddedUser> {
   const caKeyPem = await loadCaKey(dataDir);
   const issued = await issueClientCertificateAsync({ caCertPem }, caKeyPem, { commonName: opts.name, organizations: groups, days, now: opts.now });
   const kubeconfigPath = resolve(opts.out ?? join(dataDir, 'users', `${opts.name}.kubeconfig`));
-  await writeFileAtomic(kubeconfigPath, renderUserKubeconfig({ server, caPem: caCertPem, userName: opts.name, certPem: issued.certPem, keyPem: issued.keyPem }), SECRET_FILE_MODE);
+  await writeFileAtomic(
+    kubeconfigPath,
+    renderUserKubeconfig({ server, caPem: caCertPem, userName: opts.name, certPem: issued.certPem, keyPem: issued.keyPem }),
+    SECRET_FILE_MODE,
+  );
   return { kubeconfigPath, server, userName: opts.name, groups, certPem: issued.certPem };
 }

@@ -24,7 +24,13 @@ describe('createCertificate', () => {
 
   test('a server certificate carries IPv4, IPv6 and DNS names and the CA as issuer', () => {
     const pem = createCertificate(
-      { profile: 'server', commonName: 'h', subjectAltNames: ['h.example', '10.0.0.1', 'fd00::7', '[::1]', 'H.EXAMPLE'], publicKeyPem: leafKey.publicKeyPem, days: 1 },
+      {
+        profile: 'server',
+        commonName: 'h',
+        subjectAltNames: ['h.example', '10.0.0.1', 'fd00::7', '[::1]', 'H.EXAMPLE'],
+        publicKeyPem: leafKey.publicKeyPem,
+        days: 1,
+      },
       { keyPem: caKey.keyPem, certPem: caPem },
     );
     const cert = new X509Certificate(pem);
@@ -51,7 +57,11 @@ describe('createCertificate', () => {
   for (const c of bad) {
     test(`refuses ${c.reason}`, () => {
       assert.throws(
-        () => createCertificate({ profile: 'client', commonName: c.commonName, publicKeyPem: leafKey.publicKeyPem, days: c.days }, { keyPem: caKey.keyPem, certPem: caPem }),
+        () =>
+          createCertificate(
+            { profile: 'client', commonName: c.commonName, publicKeyPem: leafKey.publicKeyPem, days: c.days },
+            { keyPem: caKey.keyPem, certPem: caPem },
+          ),
         c.error,
       );
     });

@@ -126,9 +126,7 @@ export function createCertificate(req: CertificateRequest, signer: Signer): stri
     const issuer = f.pki.certificateFromPem(signer.certPem);
     cert.setIssuer(issuer.subject.attributes);
     const ski = issuer.getExtension('subjectKeyIdentifier') as { subjectKeyIdentifier?: string } | null;
-    authorityKeyId = ski?.subjectKeyIdentifier
-      ? f.util.hexToBytes(ski.subjectKeyIdentifier)
-      : issuer.generateSubjectKeyIdentifier().getBytes();
+    authorityKeyId = ski?.subjectKeyIdentifier ? f.util.hexToBytes(ski.subjectKeyIdentifier) : issuer.generateSubjectKeyIdentifier().getBytes();
   }
 
   cert.setExtensions(extensionsFor(req, authorityKeyId));
@@ -195,7 +193,7 @@ function uniqueNames(names: string[]): string[] {
 /** A certificate serial: 16 random bytes, positive and minimally encoded (Go rejects others). */
 function randomSerialHex(): string {
   const b = randomBytes(16);
-  b[0] = (b[0]! & 0x3f) | 0x40;
+  b[0] = (b[0] & 0x3f) | 0x40;
   return b.toString('hex');
 }
 

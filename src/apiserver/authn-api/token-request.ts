@@ -41,7 +41,8 @@ export function parseTokenRequest(body: unknown, name: string): TokenRequestSpec
     if (!Array.isArray(s.audiences)) causes.push({ reason: 'FieldValueInvalid', field: 'spec.audiences', message: 'must be a list of strings' });
     else {
       s.audiences.forEach((a, i) => {
-        if (typeof a !== 'string' || a === '') causes.push({ reason: 'FieldValueInvalid', field: `spec.audiences[${i}]`, message: 'must be a non-empty string' });
+        if (typeof a !== 'string' || a === '')
+          causes.push({ reason: 'FieldValueInvalid', field: `spec.audiences[${i}]`, message: 'must be a non-empty string' });
       });
       audiences = s.audiences.filter((a): a is string => typeof a === 'string' && a !== '');
     }
@@ -50,9 +51,16 @@ export function parseTokenRequest(body: unknown, name: string): TokenRequestSpec
   // Protobuf bodies carry 0 for an unset duration (kubectl create token without --duration).
   if (s.expirationSeconds !== undefined && s.expirationSeconds !== null && s.expirationSeconds !== 0) {
     const v = s.expirationSeconds;
-    if (typeof v !== 'number' || !Number.isInteger(v)) causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: 'must be a whole number of seconds' });
-    else if (v < MIN_TOKEN_EXPIRATION_SECONDS) causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `may not specify a duration less than ${MIN_TOKEN_EXPIRATION_SECONDS} seconds (10 minutes)` });
-    else if (v > MAX_TOKEN_EXPIRATION_SECONDS) causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: 'may not specify a duration larger than 2^32 seconds' });
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: 'must be a whole number of seconds' });
+    else if (v < MIN_TOKEN_EXPIRATION_SECONDS)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.expirationSeconds',
+        message: `may not specify a duration less than ${MIN_TOKEN_EXPIRATION_SECONDS} seconds (10 minutes)`,
+      });
+    else if (v > MAX_TOKEN_EXPIRATION_SECONDS)
+      causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: 'may not specify a duration larger than 2^32 seconds' });
     else expirationSeconds = v;
   }
   let boundObjectRef: TokenRequestSpec['boundObjectRef'];
@@ -60,9 +68,17 @@ export function parseTokenRequest(body: unknown, name: string): TokenRequestSpec
     const r = s.boundObjectRef as Record<string, unknown>;
     if (typeof r !== 'object' || Array.isArray(r)) causes.push({ reason: 'FieldValueInvalid', field: 'spec.boundObjectRef', message: 'must be an object' });
     else if (r.kind !== 'Secret') {
-      causes.push({ reason: 'FieldValueNotSupported', field: 'spec.boundObjectRef.kind', message: `Unsupported value: ${JSON.stringify(r.kind ?? '')}: supported values: "Secret"` });
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'spec.boundObjectRef.kind',
+        message: `Unsupported value: ${JSON.stringify(r.kind ?? '')}: supported values: "Secret"`,
+      });
     } else if (r.apiVersion !== undefined && r.apiVersion !== '' && r.apiVersion !== 'v1') {
-      causes.push({ reason: 'FieldValueNotSupported', field: 'spec.boundObjectRef.apiVersion', message: `Unsupported value: ${JSON.stringify(r.apiVersion)}: supported values: "v1"` });
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'spec.boundObjectRef.apiVersion',
+        message: `Unsupported value: ${JSON.stringify(r.apiVersion)}: supported values: "v1"`,
+      });
     } else if (typeof r.name !== 'string' || r.name === '') {
       causes.push({ reason: 'FieldValueRequired', field: 'spec.boundObjectRef.name', message: 'Required value' });
     } else {
@@ -103,11 +119,21 @@ export function tokenRequestEndpoint(deps: TokenRequestDeps): CreateEndpoint {
         const secret = await deps.get('secrets', namespace, spec.boundObjectRef.name);
         const uid = String(secret.metadata.uid ?? '');
         if (spec.boundObjectRef.uid !== undefined && spec.boundObjectRef.uid !== uid) {
-          throw errors.conflict({ group: '', resource: 'secrets' }, spec.boundObjectRef.name, `the UID in the bound object reference (${spec.boundObjectRef.uid}) does not match the UID in record (${uid}); the object might have been deleted and then recreated`);
+          throw errors.conflict(
+            { group: '', resource: 'secrets' },
+            spec.boundObjectRef.name,
+            `the UID in the bound object reference (${spec.boundObjectRef.uid}) does not match the UID in record (${uid}); the object might have been deleted and then recreated`,
+          );
         }
         boundSecret = { name: spec.boundObjectRef.name, uid };
       }
-      const issued = await deps.tokens.issue({ namespace, serviceAccount, audiences: spec.audiences, expirationSeconds: spec.expirationSeconds, ...(boundSecret ? { boundSecret } : {}) });
+      const issued = await deps.tokens.issue({
+        namespace,
+        serviceAccount,
+        audiences: spec.audiences,
+        expirationSeconds: spec.expirationSeconds,
+        ...(boundSecret ? { boundSecret } : {}),
+      });
       const now = deps.now?.() ?? new Date();
       return {
         code: 201,

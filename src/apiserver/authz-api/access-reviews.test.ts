@@ -9,12 +9,23 @@ import { authorizationResourceTypes } from './resource-types.js';
 
 const G = 'rbac.authorization.k8s.io';
 const index = new RbacIndex();
-index.set('ClusterRole', { apiVersion: `${G}/v1`, kind: 'ClusterRole', metadata: { name: 'edit' }, rules: [{ verbs: ['get', 'create'], apiGroups: [''], resources: ['secrets'] }] });
-index.set('RoleBinding', { apiVersion: `${G}/v1`, kind: 'RoleBinding', metadata: { name: 'b', namespace: 'ns' }, roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'edit' }, subjects: [{ kind: 'User', name: 'dev' }] });
+index.set('ClusterRole', {
+  apiVersion: `${G}/v1`,
+  kind: 'ClusterRole',
+  metadata: { name: 'edit' },
+  rules: [{ verbs: ['get', 'create'], apiGroups: [''], resources: ['secrets'] }],
+});
+index.set('RoleBinding', {
+  apiVersion: `${G}/v1`,
+  kind: 'RoleBinding',
+  metadata: { name: 'b', namespace: 'ns' },
+  roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'edit' },
+  subjects: [{ kind: 'User', name: 'dev' }],
+});
 const endpoints = Object.fromEntries(accessReviewEndpoints({ authorizer: new RbacAuthorizer(index), index }).map((e) => [e.resource, e]));
 const ctx = (name: string, groups: string[] = ['system:authenticated']): RequestContext => ({ user: { name, groups }, userAgent: '', warnings: [] });
 const call = async (resource: string, c: RequestContext, body: unknown, namespace?: string) =>
-  (await endpoints[resource]!.create(c, { namespace, name: undefined }, body, new URLSearchParams())) as { code: number; object: Record<string, any> };
+  (await endpoints[resource].create(c, { namespace, name: undefined }, body, new URLSearchParams())) as { code: number; object: Record<string, any> };
 const ra = (verb: string, namespace: string) => ({ resourceAttributes: { verb, resource: 'secrets', namespace } });
 
 describe('access reviews', () => {
@@ -45,11 +56,19 @@ describe('access reviews', () => {
     const r = await call('localsubjectaccessreviews', ctx('admin'), { spec: { user: 'dev', resourceAttributes: { verb: 'get', resource: 'secrets' } } }, 'ns');
     assert.equal(r.object.status.allowed, true);
     assert.equal(r.object.metadata.namespace, 'ns');
-    await assert.rejects(call('localsubjectaccessreviews', ctx('admin'), { spec: { user: 'dev', ...ra('get', 'other') } }, 'ns'), (e) => isApiError(e) && e.code === 422);
+    await assert.rejects(
+      call('localsubjectaccessreviews', ctx('admin'), { spec: { user: 'dev', ...ra('get', 'other') } }, 'ns'),
+      (e) => isApiError(e) && e.code === 422,
+    );
   });
 
   const bad: Array<{ reason: string; resource: string; body: unknown; code: number }> = [
-    { reason: 'both attribute kinds', resource: 'selfsubjectaccessreviews', body: { spec: { ...ra('get', 'ns'), nonResourceAttributes: { path: '/', verb: 'get' } } }, code: 422 },
+    {
+      reason: 'both attribute kinds',
+      resource: 'selfsubjectaccessreviews',
+      body: { spec: { ...ra('get', 'ns'), nonResourceAttributes: { path: '/', verb: 'get' } } },
+      code: 422,
+    },
     { reason: 'no attributes', resource: 'selfsubjectaccessreviews', body: { spec: {} }, code: 422 },
     { reason: 'another kind', resource: 'selfsubjectaccessreviews', body: { kind: 'Pod', spec: ra('get', 'ns') }, code: 400 },
     { reason: 'not an object', resource: 'selfsubjectaccessreviews', body: [1], code: 400 },
@@ -63,7 +82,11 @@ describe('access reviews', () => {
 
   test('SelfSubjectRulesReview lists the rules in the namespace', async () => {
     const r = await call('selfsubjectrulesreviews', ctx('dev'), { spec: { namespace: 'ns' } });
-    assert.deepEqual(r.object.status, { resourceRules: [{ verbs: ['get', 'create'], apiGroups: [''], resources: ['secrets'] }], nonResourceRules: [], incomplete: false });
+    assert.deepEqual(r.object.status, {
+      resourceRules: [{ verbs: ['get', 'create'], apiGroups: [''], resources: ['secrets'] }],
+      nonResourceRules: [],
+      incomplete: false,
+    });
     const none = await call('selfsubjectrulesreviews', ctx('dev'), { spec: { namespace: 'other' } });
     assert.deepEqual(none.object.status.resourceRules, []);
   });

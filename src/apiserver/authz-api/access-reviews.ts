@@ -51,14 +51,33 @@ export function reviewAttributes(kind: string, spec: Record<string, unknown>, us
   const na = isPlainObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
   const causes: StatusCause[] = [];
   if (ra && na) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: "": cannot be specified in combination with resourceAttributes' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.nonResourceAttributes',
+      message: 'Invalid value: "": cannot be specified in combination with resourceAttributes',
+    });
   }
   if (!ra && !na) {
-    causes.push({ reason: 'FieldValueRequired', field: 'spec.resourceAttributes', message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: 'spec.resourceAttributes',
+      message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
   }
   if (causes.length) throw errors.invalid(kind, AUTHORIZATION_GROUP, '', causes);
   if (na) {
-    return { user, verb: str(na.verb), resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path: str(na.path) };
+    return {
+      user,
+      verb: str(na.verb),
+      resourceRequest: false,
+      group: '',
+      version: '',
+      resource: '',
+      subresource: '',
+      namespace: '',
+      name: '',
+      path: str(na.path),
+    };
   }
   return {
     user,
@@ -133,7 +152,10 @@ function specOf(body: Record<string, unknown>): Record<string, unknown> {
 /** The endpoints of the four reviews. Each needs the `create` verb on its resource. */
 export function accessReviewEndpoints(deps: { authorizer: Authorizer; index: RbacIndex }): CreateEndpoint[] {
   const { authorizer, index } = deps;
-  const endpoint = (resource: keyof typeof reviewKinds, create: (ctx: RequestContext, body: Record<string, unknown>, namespace: string | undefined) => Promise<KObject>): CreateEndpoint => ({
+  const endpoint = (
+    resource: keyof typeof reviewKinds,
+    create: (ctx: RequestContext, body: Record<string, unknown>, namespace: string | undefined) => Promise<KObject>,
+  ): CreateEndpoint => ({
     group: AUTHORIZATION_GROUP,
     resource,
     subresource: '',
@@ -155,15 +177,23 @@ export function accessReviewEndpoints(deps: { authorizer: Authorizer; index: Rba
       const spec = specOf(body);
       const ns = namespace ?? '';
       if (isPlainObject(body.metadata) && body.metadata.namespace !== undefined && body.metadata.namespace !== ns) {
-        throw errors.badRequest(`the namespace of the LocalSubjectAccessReview (${JSON.stringify(body.metadata.namespace)}) does not match the namespace of the request (${JSON.stringify(ns)})`);
+        throw errors.badRequest(
+          `the namespace of the LocalSubjectAccessReview (${JSON.stringify(body.metadata.namespace)}) does not match the namespace of the request (${JSON.stringify(ns)})`,
+        );
       }
       if (isPlainObject(spec.nonResourceAttributes)) {
-        throw errors.invalid(kind, AUTHORIZATION_GROUP, '', [{ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: "": disallowed on this kind of request' }]);
+        throw errors.invalid(kind, AUTHORIZATION_GROUP, '', [
+          { reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: "": disallowed on this kind of request' },
+        ]);
       }
       const attrs = reviewAttributes(kind, spec, subjectOf(kind, spec));
       if (attrs.namespace && attrs.namespace !== ns) {
         throw errors.invalid(kind, AUTHORIZATION_GROUP, '', [
-          { reason: 'FieldValueInvalid', field: 'spec.resourceAttributes.namespace', message: `Invalid value: ${JSON.stringify(attrs.namespace)}: must match metadata.namespace` },
+          {
+            reason: 'FieldValueInvalid',
+            field: 'spec.resourceAttributes.namespace',
+            message: `Invalid value: ${JSON.stringify(attrs.namespace)}: must match metadata.namespace`,
+          },
         ]);
       }
       attrs.namespace = ns;

@@ -25,7 +25,11 @@ function resourceAttributes(): JSONSchemaProps {
 }
 
 function nonResourceAttributes(): JSONSchemaProps {
-  return { type: 'object', description: 'The non-resource request asked about.', properties: { path: s('The URL path.'), verb: s('The HTTP verb, lower case.') } };
+  return {
+    type: 'object',
+    description: 'The non-resource request asked about.',
+    properties: { path: s('The URL path.'), verb: s('The HTTP verb, lower case.') },
+  };
 }
 
 function status(rules: boolean): JSONSchemaProps {

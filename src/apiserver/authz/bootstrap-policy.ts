@@ -1,7 +1,7 @@
 /**
  * The bootstrap RBAC policy: the ClusterRoles and bindings every Conductor server has
  * (cluster-admin, discovery and self-review for everyone authenticated, and the roles of
- * DESIGN's three parties), reconciled at every start: missing objects are created, missing
+ * the three parties), reconciled at every start: missing objects are created, missing
  * rules and subjects are added, and additions made by users are kept. An object annotated
  * `rbac.authorization.kubernetes.io/autoupdate: "false"` is left alone.
  */
@@ -169,11 +169,23 @@ function group(name: string) {
 }
 
 function clusterRoleBinding(name: string, role: string, subjects: ReturnType<typeof group>[]): KObject {
-  return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRoleBinding', metadata: meta(name), roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role }, subjects };
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: meta(name),
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
+    subjects,
+  };
 }
 
 function roleBinding(name: string, namespace: string, role: string, subjects: ReturnType<typeof group>[]): KObject {
-  return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(name, namespace), roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role }, subjects };
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'RoleBinding',
+    metadata: meta(name, namespace),
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
+    subjects,
+  };
 }
 
 /** The bootstrap policy for the given claim and concrete resources. */
@@ -192,42 +204,53 @@ export function bootstrapPolicy(given: PolicyResources): BootstrapPolicy {
         { nonResourceURLs: ['*'], verbs: ALL },
       ]),
       clusterRole('system:discovery', [
-        { nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/version', '/version/', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*'], verbs: ['get'] },
+        {
+          nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/version', '/version/', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*'],
+          verbs: ['get'],
+        },
       ]),
       clusterRole('system:basic-user', [
         { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
         { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
       ]),
-      clusterRole('conductor:infrastructure-admin', [
-        { apiGroups: [CORE], resources: ['providers'], verbs: ALL },
-        { apiGroups: [CORE], resources: ['providers/status'], verbs: READ },
-        ...resourceRules(kinds.concreteResources, ALL),
-        { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: READ },
-        ...readClaims,
-        { apiGroups: [''], resources: ['namespaces', 'events'], verbs: READ },
-        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-      ], annotation),
-      clusterRole('conductor:provider-credentials', [
-        { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL },
-      ]),
-      clusterRole('conductor:platform-admin', [
-        { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: ALL },
-        { apiGroups: [CORE], resources: ['providers'], verbs: READ },
-        { apiGroups: [''], resources: ['namespaces'], verbs: ALL },
-        { apiGroups: [''], resources: ['events'], verbs: READ },
-        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-        ...readClaims,
-        ...readConcrete,
-      ], annotation),
-      clusterRole('conductor:app-developer', [
-        ...resourceRules(kinds.claimResources, ALL),
-        { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL },
-        { apiGroups: [''], resources: ['events'], verbs: READ },
-        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
-      ], annotation),
-      clusterRole('conductor:app-developer-classes', [
-        { apiGroups: [CORE], resources: ['resourceclasses'], verbs: READ },
-      ]),
+      clusterRole(
+        'conductor:infrastructure-admin',
+        [
+          { apiGroups: [CORE], resources: ['providers'], verbs: ALL },
+          { apiGroups: [CORE], resources: ['providers/status'], verbs: READ },
+          ...resourceRules(kinds.concreteResources, ALL),
+          { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: READ },
+          ...readClaims,
+          { apiGroups: [''], resources: ['namespaces', 'events'], verbs: READ },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
+        ],
+        annotation,
+      ),
+      clusterRole('conductor:provider-credentials', [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL }]),
+      clusterRole(
+        'conductor:platform-admin',
+        [
+          { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: ALL },
+          { apiGroups: [CORE], resources: ['providers'], verbs: READ },
+          { apiGroups: [''], resources: ['namespaces'], verbs: ALL },
+          { apiGroups: [''], resources: ['events'], verbs: READ },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
+          ...readClaims,
+          ...readConcrete,
+        ],
+        annotation,
+      ),
+      clusterRole(
+        'conductor:app-developer',
+        [
+          ...resourceRules(kinds.claimResources, ALL),
+          { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL },
+          { apiGroups: [''], resources: ['events'], verbs: READ },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
+        ],
+        annotation,
+      ),
+      clusterRole('conductor:app-developer-classes', [{ apiGroups: [CORE], resources: ['resourceclasses'], verbs: READ }]),
     ],
     clusterRoleBindings: [
       clusterRoleBinding('cluster-admin', 'cluster-admin', [group('system:masters')]),
@@ -237,7 +260,9 @@ export function bootstrapPolicy(given: PolicyResources): BootstrapPolicy {
       clusterRoleBinding('conductor:infrastructure-admin', 'conductor:infrastructure-admin', [group(INFRASTRUCTURE_ADMINS_GROUP)]),
       clusterRoleBinding('conductor:platform-admin', 'conductor:platform-admin', [group(PLATFORM_ADMINS_GROUP)]),
     ],
-    roleBindings: [roleBinding('conductor:provider-credentials', CREDENTIALS_NAMESPACE, 'conductor:provider-credentials', [group(INFRASTRUCTURE_ADMINS_GROUP)])],
+    roleBindings: [
+      roleBinding('conductor:provider-credentials', CREDENTIALS_NAMESPACE, 'conductor:provider-credentials', [group(INFRASTRUCTURE_ADMINS_GROUP)]),
+    ],
   };
 }
 
@@ -258,7 +283,9 @@ export function reconcileObject(stored: KObject, wanted: KObject): { update: KOb
     const wantedRules = rulesOf(wanted);
     const stale = generatedBefore(stored, wanted).filter((p) => !wantedRules.some((w) => sameRule(p, w)));
     const storedRules = Array.isArray(stored.rules) ? (stored.rules as unknown[]) : [];
-    const kept = storedRules.filter((r) => !(isPlainObject(r) && (isRetiredRule(role, r as unknown as PolicyRule) || stale.some((s) => sameRule(s, r as unknown as PolicyRule)))));
+    const kept = storedRules.filter(
+      (r) => !(isPlainObject(r) && (isRetiredRule(role, r as unknown as PolicyRule) || stale.some((s) => sameRule(s, r as unknown as PolicyRule)))),
+    );
     const have = rulesOf({ ...stored, rules: kept });
     const add = wantedRules.filter((r) => uncoveredRules(have, [r]).length > 0);
     if (add.length > 0 || kept.length !== storedRules.length) {
@@ -273,7 +300,9 @@ export function reconcileObject(stored: KObject, wanted: KObject): { update: KOb
   } else {
     if (JSON.stringify(stored.roleRef) !== JSON.stringify(wanted.roleRef)) return { recreate: wanted };
     const have = Array.isArray(stored.subjects) ? stored.subjects.filter(isPlainObject) : [];
-    const add = (wanted.subjects as Array<Record<string, unknown>>).filter((w) => !have.some((h) => h.kind === w.kind && h.name === w.name && (h.namespace ?? '') === (w.namespace ?? '')));
+    const add = (wanted.subjects as Array<Record<string, unknown>>).filter(
+      (w) => !have.some((h) => h.kind === w.kind && h.name === w.name && (h.namespace ?? '') === (w.namespace ?? '')),
+    );
     if (add.length > 0) {
       next.subjects = [...have, ...add];
       changed = true;

@@ -37,7 +37,7 @@ export class RbacEscalationCheck implements ValidatingPlugin {
     switch (a.rt.kind) {
       case 'Role':
       case 'ClusterRole': {
-        if (await this.may(user, 'escalate', roleResources[a.rt.kind]!, a.name, ns)) return;
+        if (await this.may(user, 'escalate', roleResources[a.rt.kind], a.name, ns)) return;
         const missing = uncoveredRules(this.index.rulesFor(user, ns), rulesOf(obj));
         if (missing.length > 0) throw this.refuse(a, user, obj, `is attempting to grant RBAC permissions not currently held`, missing);
         return;
@@ -56,7 +56,14 @@ export class RbacEscalationCheck implements ValidatingPlugin {
           );
         }
         const missing = uncoveredRules(this.index.rulesFor(user, ns), rules);
-        if (missing.length > 0) throw this.refuse(a, user, obj, `is attempting to bind ${ref.kind} "${ref.name}" with RBAC permissions not currently held (and lacks the "bind" verb on it)`, missing);
+        if (missing.length > 0)
+          throw this.refuse(
+            a,
+            user,
+            obj,
+            `is attempting to bind ${ref.kind} "${ref.name}" with RBAC permissions not currently held (and lacks the "bind" verb on it)`,
+            missing,
+          );
         return;
       }
       default:

@@ -39,7 +39,12 @@ describe('impersonatedUser', () => {
 
   const refused: Array<{ reason: string; headers: Record<string, string[]>; allowed: string[]; code: number }> = [
     { reason: 'user not allowed', headers: { 'impersonate-user': ['dev'] }, allowed: [], code: 403 },
-    { reason: 'group not allowed', headers: { 'impersonate-user': ['dev'], 'impersonate-group': ['system:masters'] }, allowed: ['impersonate users/dev'], code: 403 },
+    {
+      reason: 'group not allowed',
+      headers: { 'impersonate-user': ['dev'], 'impersonate-group': ['system:masters'] },
+      allowed: ['impersonate users/dev'],
+      code: 403,
+    },
     { reason: 'group without user', headers: { 'impersonate-group': ['g'] }, allowed: [], code: 400 },
     { reason: 'two users', headers: { 'impersonate-user': ['a', 'b'] }, allowed: [], code: 400 },
   ];

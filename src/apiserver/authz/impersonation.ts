@@ -31,21 +31,39 @@ export async function impersonatedUser(h: DistinctHeaders, user: UserInfo, autho
   const extras = Object.keys(h).filter((k) => k.startsWith('impersonate-extra-'));
   if (names.length !== 1 || names[0] === '') {
     throw errors.badRequest(
-      names.length > 1 ? 'only one Impersonate-User header may be sent' : 'Impersonate-Group, Impersonate-Uid and Impersonate-Extra-* need an Impersonate-User header',
+      names.length > 1
+        ? 'only one Impersonate-User header may be sent'
+        : 'Impersonate-Group, Impersonate-Uid and Impersonate-Extra-* need an Impersonate-User header',
     );
   }
   if (uids.length > 1) throw errors.badRequest('only one Impersonate-Uid header may be sent');
-  const name = names[0]!;
+  const name = names[0];
   const check = async (resource: string, what: string, namespace = '', subresource = '') => {
-    const d = await authorizer.authorize({ user, verb: 'impersonate', resourceRequest: true, group: '', version: 'v1', resource, subresource, namespace, name: what, path: '' });
+    const d = await authorizer.authorize({
+      user,
+      verb: 'impersonate',
+      resourceRequest: true,
+      group: '',
+      version: 'v1',
+      resource,
+      subresource,
+      namespace,
+      name: what,
+      path: '',
+    });
     if (!d.allowed) {
-      throw errors.forbidden(`${resource}${subresource ? `/${subresource}` : ''} "${what}" is forbidden: User "${user.name}" cannot impersonate resource "${resource}" in API group ""${namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope'}${d.reason ? `: ${d.reason}` : ''}`);
+      throw errors.forbidden(
+        `${resource}${subresource ? `/${subresource}` : ''} "${what}" is forbidden: User "${user.name}" cannot impersonate resource "${resource}" in API group ""${namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope'}${d.reason ? `: ${d.reason}` : ''}`,
+      );
     }
   };
   const out: UserInfo = { name, groups: [] };
   if (name.startsWith(SA_PREFIX)) {
     const [ns, sa] = name.slice(SA_PREFIX.length).split(':');
-    if (!ns || !sa) throw errors.badRequest(`Impersonate-User ${JSON.stringify(name)} is not a valid ServiceAccount user name, expected system:serviceaccount:<namespace>:<name>`);
+    if (!ns || !sa)
+      throw errors.badRequest(
+        `Impersonate-User ${JSON.stringify(name)} is not a valid ServiceAccount user name, expected system:serviceaccount:<namespace>:<name>`,
+      );
     await check('serviceaccounts', sa, ns);
     out.groups.push('system:serviceaccounts', `system:serviceaccounts:${ns}`);
   } else {

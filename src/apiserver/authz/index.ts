@@ -20,7 +20,19 @@ export {
   type PolicyRule,
   type RuleRequest,
 } from './rules.js';
-export { RbacIndex, RBAC_GROUP, bindingOf, serviceAccountUserName, subjectKey, userKeys, type Binding, type RbacKind, type RoleRef, type RuleSource, type Subject } from './rbac-index.js';
+export {
+  RbacIndex,
+  RBAC_GROUP,
+  bindingOf,
+  serviceAccountUserName,
+  subjectKey,
+  userKeys,
+  type Binding,
+  type RbacKind,
+  type RoleRef,
+  type RuleSource,
+  type Subject,
+} from './rbac-index.js';
 export { RbacAuthorizer, MASTERS_GROUP, allowReason } from './rbac-authorizer.js';
 export { startRbacInformers, rbacRefs, type RbacInformers } from './rbac-informers.js';
 export { RbacEscalationCheck } from './escalation.js';

@@ -30,9 +30,18 @@ const RETRY_MAX_MS = 30_000;
  * plus the claim and concrete kinds among them, then follows CRD changes. Resolves once the
  * first reconcile is stored; rejects if it fails (the server must not serve without its roles).
  */
-export async function startPolicySync(client: Client, fixed: PolicyResources, kinds: CrdKinds, opts: { logger?: Logger; signal?: AbortSignal } = {}): Promise<PolicySync> {
+export async function startPolicySync(
+  client: Client,
+  fixed: PolicyResources,
+  kinds: CrdKinds,
+  opts: { logger?: Logger; signal?: AbortSignal } = {},
+): Promise<PolicySync> {
   const log = opts.logger;
-  const crds = new Informer<KObject>(client, builtinRefs.customresourcedefinitions, { logger: log, readOnlyObjects: true, transform: dropUnreadFields }).start();
+  const crds = new Informer<KObject>(client, builtinRefs.customresourcedefinitions, {
+    logger: log,
+    readOnlyObjects: true,
+    transform: dropUnreadFields,
+  }).start();
   if (!(await crds.waitForSync(opts.signal))) {
     crds.stop();
     throw new Error('cannot reconcile the bootstrap RBAC policy: the CRD informer stopped before listing every CRD');

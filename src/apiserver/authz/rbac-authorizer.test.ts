@@ -13,7 +13,13 @@ const role = (kind: 'Role' | 'ClusterRole', name: string, rules: PolicyRule[], n
   metadata: { name, ...(namespace ? { namespace } : {}) },
   rules,
 });
-const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, ref: [string, string], subjects: Array<Record<string, string>>, namespace?: string): KObject => ({
+const binding = (
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  ref: [string, string],
+  subjects: Array<Record<string, string>>,
+  namespace?: string,
+): KObject => ({
   apiVersion: `${RBAC_GROUP}/v1`,
   kind,
   metadata: { name, ...(namespace ? { namespace } : {}) },
@@ -31,7 +37,10 @@ function fixture(): RbacIndex {
   ix.set('ClusterRoleBinding', binding('ClusterRoleBinding', 'urls', ['ClusterRole', 'urls'], [{ kind: 'User', name: 'ops' }]));
   ix.set('RoleBinding', binding('RoleBinding', 'dev', ['ClusterRole', 'secret-admin'], [{ kind: 'User', name: 'dev' }], 'team-a'));
   ix.set('RoleBinding', binding('RoleBinding', 'sa', ['Role', 'one-secret'], [{ kind: 'ServiceAccount', name: 'app' }], 'team-a'));
-  ix.set('RoleBinding', binding('RoleBinding', 'sa-elsewhere', ['ClusterRole', 'secret-admin'], [{ kind: 'ServiceAccount', name: 'app', namespace: 'team-a' }], 'team-b'));
+  ix.set(
+    'RoleBinding',
+    binding('RoleBinding', 'sa-elsewhere', ['ClusterRole', 'secret-admin'], [{ kind: 'ServiceAccount', name: 'app', namespace: 'team-a' }], 'team-b'),
+  );
   ix.set('RoleBinding', binding('RoleBinding', 'dangling', ['Role', 'missing'], [{ kind: 'User', name: 'dev' }], 'team-c'));
   return ix;
 }
@@ -49,7 +58,18 @@ const req = (user: UserInfo, verb: string, resource: string, namespace = '', nam
   name,
   path: '',
 });
-const nonRes = (user: UserInfo, path: string): AuthorizationAttributes => ({ user, verb: 'get', resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path });
+const nonRes = (user: UserInfo, path: string): AuthorizationAttributes => ({
+  user,
+  verb: 'get',
+  resourceRequest: false,
+  group: '',
+  version: '',
+  resource: '',
+  subresource: '',
+  namespace: '',
+  name: '',
+  path,
+});
 
 describe('RbacAuthorizer', () => {
   const sa = u('system:serviceaccount:team-a:app', 'system:serviceaccounts', 'system:serviceaccounts:team-a');

@@ -183,7 +183,7 @@ export class RbacIndex {
           if (!b) continue;
           const rules = this.roleRules(b.roleRef.kind, b.roleRef.name, b.namespace);
           if (!rules) continue;
-          const subject = b.subjects.find((s) => subjectKey(s, b.namespace) === k) ?? b.subjects[0]!;
+          const subject = b.subjects.find((s) => subjectKey(s, b.namespace) === k) ?? b.subjects[0];
           if (!visit({ binding: b, subject, rules })) return;
         }
       }

@@ -41,7 +41,8 @@ describe('SecretReferenceCheck', () => {
     },
   };
   const check = new SecretReferenceCheck(authorizer);
-  const rt = (resource: string, kind: string, group: string, categories: string[] = [], namespaced = true) => ({ resource, kind, group, categories, namespaced }) as unknown as ResourceType;
+  const rt = (resource: string, kind: string, group: string, categories: string[] = [], namespaced = true) =>
+    ({ resource, kind, group, categories, namespaced }) as unknown as ResourceType;
   const pgServers = rt('postgresqlservers', 'PostgreSQLServer', 'database.local.conductor.io', ['managed']);
   const classes = rt('resourceclasses', 'ResourceClass', 'core.conductor.io');
   const infra: UserInfo = { name: 'infra', groups: ['conductor:infrastructure-admins'] };
@@ -52,7 +53,7 @@ describe('SecretReferenceCheck', () => {
     name: 'x',
     subresource: '',
     object: { apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...obj },
-    oldObject: old ? ({ apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...old }) : undefined,
+    oldObject: old ? { apiVersion: 'v1', kind: r.kind, metadata: { name: 'x', namespace: ns }, ...old } : undefined,
     dryRun: false,
     ctx: { user, userAgent: 't', warnings: [] },
   });
@@ -60,13 +61,41 @@ describe('SecretReferenceCheck', () => {
 
   const cases: Array<{ reason: string; a: AdmissionAttributes; want: number | undefined; message?: RegExp }> = [
     { reason: 'a Secret the writer may read', a: attrs(pgServers, 'conductor-system', ref('pg-admin')), want: undefined },
-    { reason: "a tenant's Secret", a: attrs(pgServers, 'team-a', ref('app-secret')), want: 403, message: /spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-a", and User "infra" cannot get secrets there/ },
+    {
+      reason: "a tenant's Secret",
+      a: attrs(pgServers, 'team-a', ref('app-secret')),
+      want: 403,
+      message: /spec\.adminCredentialsSecretRef names Secret "app-secret" in namespace "team-a", and User "infra" cannot get secrets there/,
+    },
     { reason: 'system:masters (root) may', a: attrs(pgServers, 'team-a', ref('app-secret'), undefined, { name: 'root', groups: [] }), want: undefined },
-    { reason: 'an unchanged reference on update is not asked again', a: attrs(pgServers, 'team-a', { ...ref('made-by-root'), metadata: {} }, ref('made-by-root')), want: undefined },
-    { reason: 'a changed key is a new reference', a: attrs(pgServers, 'team-a', ref('made-by-root', { usernameKey: 'password' }), ref('made-by-root')), want: 403 },
-    { reason: 'a reference into another namespace is invalid', a: attrs(pgServers, 'conductor-system', ref('x', { namespace: 'team-a' })), want: 422, message: /spec\.adminCredentialsSecretRef\.namespace: Invalid value: "team-a"/ },
-    { reason: 'a class template is checked in the class namespace and conductor-system', a: attrs(classes, 'team-a', { template: { spec: { adminCredentialsSecretRef: { name: 's' } } } }), want: 403, message: /template\.spec\.adminCredentialsSecretRef names Secret "s" in namespace "team-a"/ },
-    { reason: 'a written Secret needs create', a: attrs(pgServers, 'team-a', { spec: { writeConnectionSecretToRef: { name: 'out' } } }), want: 403, message: /cannot create secrets there/ },
+    {
+      reason: 'an unchanged reference on update is not asked again',
+      a: attrs(pgServers, 'team-a', { ...ref('made-by-root'), metadata: {} }, ref('made-by-root')),
+      want: undefined,
+    },
+    {
+      reason: 'a changed key is a new reference',
+      a: attrs(pgServers, 'team-a', ref('made-by-root', { usernameKey: 'password' }), ref('made-by-root')),
+      want: 403,
+    },
+    {
+      reason: 'a reference into another namespace is invalid',
+      a: attrs(pgServers, 'conductor-system', ref('x', { namespace: 'team-a' })),
+      want: 422,
+      message: /spec\.adminCredentialsSecretRef\.namespace: Invalid value: "team-a"/,
+    },
+    {
+      reason: 'a class template is checked in the class namespace and conductor-system',
+      a: attrs(classes, 'team-a', { template: { spec: { adminCredentialsSecretRef: { name: 's' } } } }),
+      want: 403,
+      message: /template\.spec\.adminCredentialsSecretRef names Secret "s" in namespace "team-a"/,
+    },
+    {
+      reason: 'a written Secret needs create',
+      a: attrs(pgServers, 'team-a', { spec: { writeConnectionSecretToRef: { name: 'out' } } }),
+      want: 403,
+      message: /cannot create secrets there/,
+    },
   ];
   for (const c of cases) {
     test(c.reason, async () => {
@@ -90,7 +119,10 @@ describe('SecretReferenceCheck', () => {
   });
 
   test('a claim kind known by its label only (no claim category) is checked too', async () => {
-    const labelled = { ...rt('warehouses', 'Warehouse', 'analytics.conductor.io'), source: { type: 'crd', crdName: 'warehouses.analytics.conductor.io' } } as unknown as ResourceType;
+    const labelled = {
+      ...rt('warehouses', 'Warehouse', 'analytics.conductor.io'),
+      source: { type: 'crd', crdName: 'warehouses.analytics.conductor.io' },
+    } as unknown as ResourceType;
     const other = { ...rt('widgets', 'Widget', 'example.com'), source: { type: 'crd', crdName: 'widgets.example.com' } } as unknown as ResourceType;
     const withIndex = new SecretReferenceCheck(authorizer, async (r) => r.resource === 'warehouses');
     const a = attrs(labelled, 'team-a', ref('app-secret'));

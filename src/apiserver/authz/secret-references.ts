@@ -75,7 +75,7 @@ export class SecretReferenceCheck implements ValidatingPlugin {
 
   /**
    * `isClaim` tells claim kinds that are not in the `claim` category (a CRD labelled
-   * `conductor.io/abstract: "true"` is one, DESIGN 3.1); without it only categories count.
+   * `conductor.io/abstract: "true"` is one, docs/design.md 3.1); without it only categories count.
    */
   constructor(
     private readonly authorizer: Authorizer,
@@ -111,13 +111,17 @@ export class SecretReferenceCheck implements ValidatingPlugin {
       // An update that leaves a reference exactly as it was asks for nothing new.
       if (before.some((b) => b.field === ref.field && deepEqual(b.ref, ref.ref))) continue;
       if (ref.namespace !== undefined && !where.includes(ref.namespace)) {
-        invalid.push({ field: `${ref.field}.namespace`, message: `Invalid value: "${ref.namespace}": a Secret reference may only name a Secret in the namespace of the ${a.rt.kind} ("${own}")` });
+        invalid.push({
+          field: `${ref.field}.namespace`,
+          message: `Invalid value: "${ref.namespace}": a Secret reference may only name a Secret in the namespace of the ${a.rt.kind} ("${own}")`,
+        });
         continue;
       }
       for (const ns of where) {
         const attrs = secretAttributes(a.ctx.user, ref.verb, ns, ref.name);
         const decision = await this.authorizer.authorize(attrs);
-        if (!decision.allowed) denied.push(`${ref.field} names Secret "${ref.name}" in namespace "${ns}", and User "${a.ctx.user.name}" cannot ${ref.verb} secrets there`);
+        if (!decision.allowed)
+          denied.push(`${ref.field} names Secret "${ref.name}" in namespace "${ns}", and User "${a.ctx.user.name}" cannot ${ref.verb} secrets there`);
       }
     }
     if (invalid.length > 0) {
@@ -140,5 +144,16 @@ export class SecretReferenceCheck implements ValidatingPlugin {
 }
 
 function secretAttributes(user: UserInfo, verb: string, namespace: string, name: string): AuthorizationAttributes {
-  return { user, verb, resourceRequest: true, group: '', version: 'v1', resource: 'secrets', subresource: '', namespace, name: verb === 'create' ? '' : name, path: '' };
+  return {
+    user,
+    verb,
+    resourceRequest: true,
+    group: '',
+    version: 'v1',
+    resource: 'secrets',
+    subresource: '',
+    namespace,
+    name: verb === 'create' ? '' : name,
+    path: '',
+  };
 }

@@ -34,7 +34,7 @@ describe('builtinResourceTypes', () => {
     for (const rt of types) {
       assert.deepEqual([...rt.verbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], rt.kind);
     }
-    assert.deepEqual(verbsFor('Anything'), types[0]!.verbs);
+    assert.deepEqual(verbsFor('Anything'), types[0].verbs);
   });
   test('list kinds and singulars follow the kind', () => {
     for (const rt of types) {
@@ -49,7 +49,10 @@ describe('builtinResourceTypes', () => {
     }
   });
   test('only namespaces and CRDs have a status subresource', () => {
-    assert.deepEqual(types.filter((rt) => rt.subresources.status).map((rt) => rt.kind), ['Namespace', 'CustomResourceDefinition']);
+    assert.deepEqual(
+      types.filter((rt) => rt.subresources.status).map((rt) => rt.kind),
+      ['Namespace', 'CustomResourceDefinition'],
+    );
   });
 });
 

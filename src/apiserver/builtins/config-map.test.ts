@@ -21,7 +21,11 @@ describe('ConfigMap validation on create', () => {
     { reason: 'an empty config map is valid', obj: cm({}), want: [] },
     { reason: 'data keys must be config keys', obj: cm({ data: { 'a/b': 'x' } }), want: ['data[a/b] FieldValueInvalid'] },
     { reason: 'binary keys must be config keys', obj: cm({ binaryData: { '.': 'eA==' } }), want: ['binaryData[.] FieldValueInvalid'] },
-    { reason: 'keys named like object methods are ordinary keys', obj: cm({ data: { toString: 'x', constructor: 'y' }, binaryData: { valueOf: 'eA==' } }), want: [] },
+    {
+      reason: 'keys named like object methods are ordinary keys',
+      obj: cm({ data: { toString: 'x', constructor: 'y' }, binaryData: { valueOf: 'eA==' } }),
+      want: [],
+    },
     { reason: 'a key may not be in both maps', obj: cm({ data: { k: 'x' }, binaryData: { k: 'eA==' } }), want: ['data[k] FieldValueInvalid'] },
     {
       reason: 'both maps share the 1 MiB limit, which concerns the whole object',
@@ -35,14 +39,19 @@ describe('ConfigMap validation on create', () => {
   }
   test('the duplicate message names the other map', () => {
     const [cause] = validate(cm({ data: { k: 'x' }, binaryData: { k: 'eA==' } }), { operation: 'create', subresource: '' });
-    assert.equal(cause!.message, 'Invalid value: "k": duplicate of key present in binaryData');
+    assert.equal(cause.message, 'Invalid value: "k": duplicate of key present in binaryData');
   });
 });
 
 describe('ConfigMap validation on update', () => {
   const cases: { reason: string; old: KObject; next: KObject; want: string[] }[] = [
     { reason: 'mutable data may change', old: cm({ data: { a: '1' } }), next: cm({ data: { a: '2' } }), want: [] },
-    { reason: 'immutable data may not change', old: cm({ immutable: true, data: { a: '1' } }), next: cm({ immutable: true, data: { a: '2' } }), want: ['data FieldValueForbidden'] },
+    {
+      reason: 'immutable data may not change',
+      old: cm({ immutable: true, data: { a: '1' } }),
+      next: cm({ immutable: true, data: { a: '2' } }),
+      want: ['data FieldValueForbidden'],
+    },
     {
       reason: 'immutable binary data may not change',
       old: cm({ immutable: true, binaryData: { a: 'eA==' } }),
@@ -59,8 +68,11 @@ describe('ConfigMap validation on update', () => {
 
 describe('ConfigMap table', () => {
   test('DATA counts entries of both maps', () => {
-    assert.deepEqual(rt.printerColumns.map((c) => c.name), ['Data']);
-    assert.equal(rt.printerColumns[0]!.cell!(cm({ data: { a: '1', b: '2' }, binaryData: { c: 'eA==' } })), 3);
-    assert.equal(rt.printerColumns[0]!.cell!(cm({})), 0);
+    assert.deepEqual(
+      rt.printerColumns.map((c) => c.name),
+      ['Data'],
+    );
+    assert.equal(rt.printerColumns[0].cell!(cm({ data: { a: '1', b: '2' }, binaryData: { c: 'eA==' } })), 3);
+    assert.equal(rt.printerColumns[0].cell!(cm({})), 0);
   });
 });

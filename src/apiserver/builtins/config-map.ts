@@ -23,9 +23,7 @@ function configMapSchema() {
       'Binary configuration entries, base64-encoded in JSON and YAML. Keys follow the same rules as data and may not repeat a key of data.',
       'One value, base64-encoded.',
     ),
-    immutable: bool(
-      'When true, data and binaryData can no longer be changed and immutable cannot be unset; only metadata may change.',
-    ),
+    immutable: bool('When true, data and binaryData can no longer be changed and immutable cannot be unset; only metadata may change.'),
   });
 }
 

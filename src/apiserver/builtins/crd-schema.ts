@@ -16,10 +16,7 @@ function namesSchema(description: string): JSONSchemaProps {
       shortNames: atomicStringList('Short aliases for kubectl, lower case, e.g. `kubectl get cm`.', 'A short name.'),
       kind: str('The CamelCase kind of the objects, used in their `kind` field and in manifests.'),
       listKind: str('The kind of a list of these objects. Defaults to the kind followed by "List".'),
-      categories: atomicStringList(
-        'Groups of resources this one belongs to, for `kubectl get <category>` (e.g. all).',
-        'A category name, lower case.',
-      ),
+      categories: atomicStringList('Groups of resources this one belongs to, for `kubectl get <category>` (e.g. all).', 'A category name, lower case.'),
     },
     { required: ['plural', 'kind'] },
   );
@@ -136,9 +133,7 @@ export function crdSchema(): JSONSchemaProps {
             'x-kubernetes-list-type': 'atomic',
           }),
           conversion: conversionSchema(),
-          preserveUnknownFields: bool(
-            'Deprecated and must be false: use x-kubernetes-preserve-unknown-fields in the schema to keep unknown fields.',
-          ),
+          preserveUnknownFields: bool('Deprecated and must be false: use x-kubernetes-preserve-unknown-fields in the schema to keep unknown fields.'),
         },
         { required: ['group', 'names', 'scope', 'versions'] },
       ),
@@ -169,4 +164,3 @@ export function crdSchema(): JSONSchemaProps {
     ['spec'],
   );
 }
-

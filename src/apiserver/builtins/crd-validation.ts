@@ -13,18 +13,7 @@ import { deepEqual, isPlainObject } from '../../machinery/object.js';
 import type { StatusCause } from '../../machinery/errors.js';
 import type { JSONSchemaProps, ValidationContext } from '../registry/resource-type.js';
 import { validateStructuralSchema } from '../schema/index.js';
-import {
-  child,
-  duplicate,
-  forbidden,
-  immutable,
-  index,
-  invalid,
-  key,
-  notSupported,
-  required,
-  tooMany,
-} from './field-errors.js';
+import { child, duplicate, forbidden, immutable, index, invalid, key, notSupported, required, tooMany } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './names.js';
 
 type Rec = Record<string, unknown>;
@@ -153,7 +142,7 @@ function resolvePath(schema: JSONSchemaProps, path: string): JSONSchemaProps | u
     if (!cur || seg === '') return undefined;
     const props: Record<string, JSONSchemaProps> | undefined = isPlainObject(cur.properties) ? cur.properties : undefined;
     if (props && Object.prototype.hasOwnProperty.call(props, seg)) cur = props[seg];
-    else if (isPlainObject(cur.additionalProperties)) cur = cur.additionalProperties as JSONSchemaProps;
+    else if (isPlainObject(cur.additionalProperties)) cur = cur.additionalProperties;
     else return undefined;
   }
   return cur;
@@ -176,7 +165,7 @@ function validateSelectableFields(fields: unknown[], schema: unknown, p: string)
       causes.push(invalid(fp, path, 'must not point to fields in metadata'));
       return;
     }
-    const target = resolvePath(schema as JSONSchemaProps, path);
+    const target = resolvePath(schema, path);
     if (!target) {
       causes.push(invalid(fp, path, 'is an invalid path: does not refer to a valid field'));
       return;
@@ -208,7 +197,7 @@ function validateVersion(v: Rec, p: string): StatusCause[] {
   const causes: StatusCause[] = [];
   causes.push(...validateDeprecationWarning(v, child(p, 'deprecationWarning')));
   const schema = rec(v.schema).openAPIV3Schema;
-  if (isPlainObject(schema)) causes.push(...validateStructuralSchema(schema as JSONSchemaProps, child(p, 'schema', 'openAPIV3Schema')));
+  if (isPlainObject(schema)) causes.push(...validateStructuralSchema(schema, child(p, 'schema', 'openAPIV3Schema')));
   causes.push(...validateScale(rec(v.subresources).scale, child(p, 'subresources', 'scale')));
   list(v.additionalPrinterColumns).forEach((c, i) => causes.push(...validatePrinterColumn(c, index(child(p, 'additionalPrinterColumns'), i))));
   const selectable = list(v.selectableFields);

@@ -53,7 +53,7 @@ function crd(mutate: (spec: Spec, o: KObject) => void = () => {}): KObject {
       versions: [version('v1', true)],
     },
   };
-  mutate(o.spec as unknown as Spec, o);
+  mutate(o.spec as Spec, o);
   return o;
 }
 
@@ -104,7 +104,7 @@ describe('CRD prepare', () => {
       obj.status = { conditions: [{ type: 'Established', status: 'True' }] };
     });
     strategy.prepareForCreate!(o);
-    const spec = o.spec as unknown as Spec;
+    const spec = o.spec as Spec;
     assert.equal(spec.names.singular, 'widget');
     assert.equal(spec.names.listKind, 'WidgetList');
     assert.deepEqual(spec.conversion, { strategy: 'None' });
@@ -193,19 +193,59 @@ describe('CRD validation on create', () => {
       obj: crd((s) => (s.versions = [version('v1', false)])),
       want: ['spec.versions FieldValueInvalid', 'status.storedVersions FieldValueInvalid'],
     },
-    { reason: 'version names are unique', obj: crd((s) => (s.versions = [version('v1', true), version('v1', false)])), want: ['spec.versions FieldValueInvalid'] },
+    {
+      reason: 'version names are unique',
+      obj: crd((s) => (s.versions = [version('v1', true), version('v1', false)])),
+      want: ['spec.versions FieldValueInvalid'],
+    },
     { reason: 'version names are DNS-1035 labels', obj: crd((s) => (s.versions = [version('1v', true)])), want: ['spec.versions[0].name FieldValueInvalid'] },
-    { reason: 'every version has a schema', obj: crd((s) => delete s.versions[0].schema), want: ['spec.versions[0].schema.openAPIV3Schema FieldValueRequired'] },
-    { reason: 'the plural is required', obj: crd((s, o) => { s.names.plural = ''; o.metadata.name = '.example.com'; }), want: ['spec.names.plural FieldValueRequired'] },
-    { reason: 'the kind may not be empty', obj: crd((s) => (s.names.kind = '')), want: ['spec.names.kind FieldValueRequired', 'spec.names.singular FieldValueRequired', 'spec.names.listKind FieldValueRequired'] },
-    { reason: 'the plural is lower case', obj: crd((s, o) => { s.names.plural = 'Widgets'; o.metadata.name = 'Widgets.example.com'; }), want: ['spec.names.plural FieldValueInvalid'] },
-    { reason: 'the kind is alphanumeric', obj: crd((s) => (s.names.kind = 'My_Widget')), want: ['spec.names.singular FieldValueInvalid', 'spec.names.kind FieldValueInvalid', 'spec.names.listKind FieldValueInvalid'] },
+    {
+      reason: 'every version has a schema',
+      obj: crd((s) => delete s.versions[0].schema),
+      want: ['spec.versions[0].schema.openAPIV3Schema FieldValueRequired'],
+    },
+    {
+      reason: 'the plural is required',
+      obj: crd((s, o) => {
+        s.names.plural = '';
+        o.metadata.name = '.example.com';
+      }),
+      want: ['spec.names.plural FieldValueRequired'],
+    },
+    {
+      reason: 'the kind may not be empty',
+      obj: crd((s) => (s.names.kind = '')),
+      want: ['spec.names.kind FieldValueRequired', 'spec.names.singular FieldValueRequired', 'spec.names.listKind FieldValueRequired'],
+    },
+    {
+      reason: 'the plural is lower case',
+      obj: crd((s, o) => {
+        s.names.plural = 'Widgets';
+        o.metadata.name = 'Widgets.example.com';
+      }),
+      want: ['spec.names.plural FieldValueInvalid'],
+    },
+    {
+      reason: 'the kind is alphanumeric',
+      obj: crd((s) => (s.names.kind = 'My_Widget')),
+      want: ['spec.names.singular FieldValueInvalid', 'spec.names.kind FieldValueInvalid', 'spec.names.listKind FieldValueInvalid'],
+    },
     { reason: 'kind and listKind differ', obj: crd((s) => (s.names.listKind = 'Widget')), want: ['spec.names.listKind FieldValueInvalid'] },
     { reason: 'short names are DNS-1035 labels', obj: crd((s) => (s.names.shortNames = ['wd', 'W'])), want: ['spec.names.shortNames[1] FieldValueInvalid'] },
-    { reason: 'categories are DNS-1035 labels', obj: crd((s) => (s.names.categories = ['all', 'my_cat'])), want: ['spec.names.categories[1] FieldValueInvalid'] },
+    {
+      reason: 'categories are DNS-1035 labels',
+      obj: crd((s) => (s.names.categories = ['all', 'my_cat'])),
+      want: ['spec.names.categories[1] FieldValueInvalid'],
+    },
     {
       reason: 'printer columns need a name, a known type and a path',
-      obj: crd((s) => (s.versions[0].additionalPrinterColumns = [{ name: '', type: 'float', jsonPath: 'spec.color' }, { name: 'Size', type: 'integer', format: 'huge', jsonPath: '' }])),
+      obj: crd(
+        (s) =>
+          (s.versions[0].additionalPrinterColumns = [
+            { name: '', type: 'float', jsonPath: 'spec.color' },
+            { name: 'Size', type: 'integer', format: 'huge', jsonPath: '' },
+          ]),
+      ),
       want: [
         'spec.versions[0].additionalPrinterColumns[0].name FieldValueRequired',
         'spec.versions[0].additionalPrinterColumns[0].type FieldValueInvalid',
@@ -248,14 +288,20 @@ describe('CRD validation on create', () => {
       obj: crd((s) => {
         const props: Record<string, JSONSchemaProps> = {};
         for (let i = 0; i < 9; i++) props[`f${i}`] = { type: 'string' };
-        s.versions[0]!.schema!.openAPIV3Schema.properties.spec.properties = props;
+        s.versions[0].schema!.openAPIV3Schema.properties.spec.properties = props;
         s.versions[0].selectableFields = Object.keys(props).map((k) => ({ jsonPath: `.spec.${k}` }));
       }),
       want: ['spec.versions[0].selectableFields FieldValueTooMany'],
     },
     {
       reason: 'scale paths point under spec and status',
-      obj: crd((s) => (s.versions[0].subresources = { status: {}, scale: { specReplicasPath: '.status.replicas', statusReplicasPath: 'status.replicas', labelSelectorPath: '.x' } })),
+      obj: crd(
+        (s) =>
+          (s.versions[0].subresources = {
+            status: {},
+            scale: { specReplicasPath: '.status.replicas', statusReplicasPath: 'status.replicas', labelSelectorPath: '.x' },
+          }),
+      ),
       want: [
         'spec.versions[0].subresources.scale.specReplicasPath FieldValueInvalid',
         'spec.versions[0].subresources.scale.statusReplicasPath FieldValueInvalid',
@@ -275,26 +321,50 @@ describe('CRD validation on create', () => {
       }),
       want: ['spec.versions[0].deprecationWarning FieldValueInvalid'],
     },
-    { reason: 'the conversion strategy is None or Webhook', obj: crd((s) => (s.conversion = { strategy: 'Magic' })), want: ['spec.conversion.strategy FieldValueNotSupported'] },
-    { reason: 'a webhook strategy needs a webhook', obj: crd((s) => (s.conversion = { strategy: 'Webhook' })), want: ['spec.conversion.webhook FieldValueRequired'] },
+    {
+      reason: 'the conversion strategy is None or Webhook',
+      obj: crd((s) => (s.conversion = { strategy: 'Magic' })),
+      want: ['spec.conversion.strategy FieldValueNotSupported'],
+    },
+    {
+      reason: 'a webhook strategy needs a webhook',
+      obj: crd((s) => (s.conversion = { strategy: 'Webhook' })),
+      want: ['spec.conversion.webhook FieldValueRequired'],
+    },
     {
       reason: 'a webhook has exactly one of url and service',
-      obj: crd((s) => (s.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://a', service: { name: 'a', namespace: 'b' } }, conversionReviewVersions: ['v1'] } })),
+      obj: crd(
+        (s) =>
+          (s.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { url: 'https://a', service: { name: 'a', namespace: 'b' } }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
       want: ['spec.conversion.webhook.clientConfig FieldValueRequired'],
     },
     {
       reason: 'a webhook URL is https without a query',
-      obj: crd((s) => (s.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://conv.example.com/?a=b' }, conversionReviewVersions: ['v1'] } })),
+      obj: crd(
+        (s) => (s.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://conv.example.com/?a=b' }, conversionReviewVersions: ['v1'] } }),
+      ),
       want: ['spec.conversion.webhook.clientConfig.url FieldValueInvalid', 'spec.conversion.webhook.clientConfig.url FieldValueInvalid'],
     },
     {
       reason: 'a webhook speaks a known review version',
-      obj: crd((s) => (s.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://conv.example.com' }, conversionReviewVersions: ['v9'] } })),
+      obj: crd(
+        (s) => (s.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://conv.example.com' }, conversionReviewVersions: ['v9'] } }),
+      ),
       want: ['spec.conversion.webhook.conversionReviewVersions FieldValueInvalid'],
     },
     {
       reason: 'a valid webhook conversion',
-      obj: crd((s) => (s.conversion = { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'conv', namespace: 'ns', path: '/convert' } }, conversionReviewVersions: ['v1', 'v1beta1'] } })),
+      obj: crd(
+        (s) =>
+          (s.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { service: { name: 'conv', namespace: 'ns', path: '/convert' } }, conversionReviewVersions: ['v1', 'v1beta1'] },
+          }),
+      ),
       want: [],
     },
     {
@@ -302,7 +372,11 @@ describe('CRD validation on create', () => {
       obj: crd((s) => (s.conversion = { strategy: 'None', webhook: { conversionReviewVersions: ['v1'] } })),
       want: ['spec.conversion.webhook FieldValueForbidden'],
     },
-    { reason: 'preserveUnknownFields cannot be true', obj: crd((s) => (s.preserveUnknownFields = true)), want: ['spec.preserveUnknownFields FieldValueInvalid'] },
+    {
+      reason: 'preserveUnknownFields cannot be true',
+      obj: crd((s) => (s.preserveUnknownFields = true)),
+      want: ['spec.preserveUnknownFields FieldValueInvalid'],
+    },
     {
       reason: 'Kubernetes-owned groups need an approval annotation',
       obj: crd((s, o) => {
@@ -330,17 +404,16 @@ describe('CRD validation on create', () => {
       'Invalid value: "x.example.com": must be spec.names.plural+"."+spec.group',
     );
     assert.equal(
-      byField(crd((s, o) => { s.group = 'example'; o.metadata.name = 'widgets.example'; })).get('spec.group'),
+      byField(
+        crd((s, o) => {
+          s.group = 'example';
+          o.metadata.name = 'widgets.example';
+        }),
+      ).get('spec.group'),
       'Invalid value: "example": should be a domain with at least one dot',
     );
-    assert.equal(
-      byField(crd((s) => (s.scope = 'Global'))).get('spec.scope'),
-      'Unsupported value: "Global": supported values: "Cluster", "Namespaced"',
-    );
-    assert.equal(
-      byField(crd((s) => delete s.versions[0].schema)).get('spec.versions[0].schema.openAPIV3Schema'),
-      'Required value: schemas are required',
-    );
+    assert.equal(byField(crd((s) => (s.scope = 'Global'))).get('spec.scope'), 'Unsupported value: "Global": supported values: "Cluster", "Namespaced"');
+    assert.equal(byField(crd((s) => delete s.versions[0].schema)).get('spec.versions[0].schema.openAPIV3Schema'), 'Required value: schemas are required');
   });
 
   test('each version schema is checked as a structural schema at its path', () => {
@@ -348,10 +421,12 @@ describe('CRD validation on create', () => {
     // Used only when the schema package is stubbed out; the real checker finds the missing type itself.
     g.__structural = (s, p) => {
       const spec = (s as JSONSchemaProps).properties?.spec;
-      return spec && !spec.type ? [{ reason: 'FieldValueRequired', message: 'Required value: must not be empty for specified object fields', field: `${p}.properties[spec].type` }] : [];
+      return spec && !spec.type
+        ? [{ reason: 'FieldValueRequired', message: 'Required value: must not be empty for specified object fields', field: `${p}.properties[spec].type` }]
+        : [];
     };
     try {
-      const causes = create(crd((s) => (s.versions[0]!.schema!.openAPIV3Schema.properties.spec = { properties: { a: { type: 'string' } } })));
+      const causes = create(crd((s) => (s.versions[0].schema!.openAPIV3Schema.properties.spec = { properties: { a: { type: 'string' } } })));
       assert.ok(causes.length > 0);
       for (const c of causes) assert.ok(c.field?.startsWith('spec.versions[0].schema.openAPIV3Schema'), c.field);
     } finally {
@@ -368,7 +443,12 @@ describe('CRD validation on update', () => {
     return o;
   }
   const cases: { reason: string; old: KObject; next: KObject; want: string[] }[] = [
-    { reason: 'adding a printer column is fine', old: created(), next: crd((s) => (s.versions[0].additionalPrinterColumns = [{ name: 'C', type: 'string', jsonPath: '.spec.color' }])), want: [] },
+    {
+      reason: 'adding a printer column is fine',
+      old: created(),
+      next: crd((s) => (s.versions[0].additionalPrinterColumns = [{ name: 'C', type: 'string', jsonPath: '.spec.color' }])),
+      want: [],
+    },
     {
       reason: 'the group is immutable',
       old: created(),
@@ -378,10 +458,25 @@ describe('CRD validation on update', () => {
       }),
       want: ['metadata.name FieldValueInvalid', 'spec.group FieldValueInvalid'],
     },
-    { reason: 'the plural is immutable', old: created(), next: crd((s) => (s.names.plural = 'gizmos')), want: ['metadata.name FieldValueInvalid', 'spec.names.plural FieldValueInvalid'] },
+    {
+      reason: 'the plural is immutable',
+      old: created(),
+      next: crd((s) => (s.names.plural = 'gizmos')),
+      want: ['metadata.name FieldValueInvalid', 'spec.names.plural FieldValueInvalid'],
+    },
     { reason: 'the scope may change before the CRD is established', old: created(), next: crd((s) => (s.scope = 'Cluster')), want: [] },
-    { reason: 'the scope is immutable once established', old: created(undefined, true), next: crd((s) => (s.scope = 'Cluster')), want: ['spec.scope FieldValueInvalid'] },
-    { reason: 'the kind is immutable once established', old: created(undefined, true), next: crd((s) => (s.names.kind = 'Gizmo')), want: ['spec.names.kind FieldValueInvalid'] },
+    {
+      reason: 'the scope is immutable once established',
+      old: created(undefined, true),
+      next: crd((s) => (s.scope = 'Cluster')),
+      want: ['spec.scope FieldValueInvalid'],
+    },
+    {
+      reason: 'the kind is immutable once established',
+      old: created(undefined, true),
+      next: crd((s) => (s.names.kind = 'Gizmo')),
+      want: ['spec.names.kind FieldValueInvalid'],
+    },
     { reason: 'a new storage version may be added', old: created(), next: crd((s) => (s.versions = [version('v1', false), version('v2', true)])), want: [] },
     {
       reason: 'a stored version may not be dropped',
@@ -401,7 +496,9 @@ describe('CRD validation on update', () => {
   test('the status subresource checks the accepted names', () => {
     const o = crd();
     o.status = { acceptedNames: { plural: 'Widgets', kind: 'Widget' }, storedVersions: ['v1'] };
-    assert.deepEqual(summary(strategy.validate!(o, { operation: 'update', old: crd(), subresource: 'status' })), ['status.acceptedNames.plural FieldValueInvalid']);
+    assert.deepEqual(summary(strategy.validate!(o, { operation: 'update', old: crd(), subresource: 'status' })), [
+      'status.acceptedNames.plural FieldValueInvalid',
+    ]);
   });
 });
 
@@ -414,14 +511,17 @@ describe('CRD type', () => {
     assert.equal(rt.tracksGeneration, true);
   });
   test('the table shows CREATED AT instead of AGE', () => {
-    assert.deepEqual(rt.printerColumns.map((c) => c.name), ['Created At']);
+    assert.deepEqual(
+      rt.printerColumns.map((c) => c.name),
+      ['Created At'],
+    );
     const o = crd((_, obj) => (obj.metadata.creationTimestamp = '2024-05-01T10:00:00Z'));
-    assert.equal(rt.printerColumns[0]!.cell!(o), '2024-05-01T10:00:00Z');
+    assert.equal(rt.printerColumns[0].cell!(o), '2024-05-01T10:00:00Z');
     assert.deepEqual(tableLayoutFor(rt), { nameColumn: true, ageColumn: false });
   });
   test('the embedded schema is kept as opaque JSON', () => {
-    const v = rt.schema.properties!.spec!.properties!.versions!.items!;
-    assert.equal(v.properties!.schema!.properties!.openAPIV3Schema!['x-kubernetes-preserve-unknown-fields'], true);
-    assert.equal(v.properties!.schema!.properties!.openAPIV3Schema!.type, 'object');
+    const v = rt.schema.properties!.spec.properties!.versions.items!;
+    assert.equal(v.properties!.schema.properties!.openAPIV3Schema['x-kubernetes-preserve-unknown-fields'], true);
+    assert.equal(v.properties!.schema.properties!.openAPIV3Schema.type, 'object');
   });
 });

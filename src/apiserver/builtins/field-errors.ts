@@ -5,20 +5,9 @@
  * come from `src/machinery/validation`; this adds paths and the few kinds it lacks.
  */
 import type { StatusCause } from '../../machinery/errors.js';
-import {
-  fieldForbidden,
-  fieldInvalid,
-  fieldNotSupported,
-  fieldRequired,
-  formatBadValue,
-} from '../../machinery/validation/index.js';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, formatBadValue } from '../../machinery/validation/index.js';
 
-export {
-  fieldForbidden as forbidden,
-  fieldInvalid as invalid,
-  fieldNotSupported as notSupported,
-  fieldRequired as required,
-};
+export { fieldForbidden as forbidden, fieldInvalid as invalid, fieldNotSupported as notSupported, fieldRequired as required };
 
 /** A field path under `base`: `child('spec', 'group')` gives `spec.group`. */
 export function child(base: string, ...names: string[]): string {

@@ -33,7 +33,7 @@ describe('Lease validation', () => {
   }
   test('the duration message states the bound', () => {
     const [cause] = rt.strategy.validate!(lease({ leaseDurationSeconds: -5 }), { operation: 'create', subresource: '' });
-    assert.equal(cause!.message, 'Invalid value: -5: must be greater than 0');
+    assert.equal(cause.message, 'Invalid value: -5: must be greater than 0');
   });
 });
 
@@ -44,8 +44,8 @@ describe('Lease type', () => {
     assert.equal(rt.namespaced, true);
   });
   test('HOLDER shows the holder identity', () => {
-    assert.equal(rt.printerColumns[0]!.name, 'Holder');
-    assert.equal(rt.printerColumns[0]!.cell!(lease({ holderIdentity: 'pod-1' })), 'pod-1');
-    assert.equal(rt.printerColumns[0]!.cell!(lease({})), '');
+    assert.equal(rt.printerColumns[0].name, 'Holder');
+    assert.equal(rt.printerColumns[0].cell!(lease({ holderIdentity: 'pod-1' })), 'pod-1');
+    assert.equal(rt.printerColumns[0].cell!(lease({})), '');
   });
 });

@@ -18,9 +18,7 @@ function leaseSchema() {
   return resourceSchema('A Lease is a named lock with a holder and an expiry, used for leader election and heartbeats.', {
     spec: obj('The state of the lease.', {
       holderIdentity: str('The identity of the current holder, e.g. a process or pod name.'),
-      leaseDurationSeconds: int32(
-        'How long, in seconds, candidates wait after the last renewal before they may take the lease over. Must be greater than 0.',
-      ),
+      leaseDurationSeconds: int32('How long, in seconds, candidates wait after the last renewal before they may take the lease over. Must be greater than 0.'),
       acquireTime: microTime('When the current holder acquired the lease.'),
       renewTime: microTime('When the current holder last renewed the lease.'),
       leaseTransitions: int32('How many times the lease has changed holders.'),

@@ -42,9 +42,7 @@ export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
   if (!configKeyRe.test(value)) {
-    errs.push(
-      regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configKeyFmt, 'key.name', 'KEY_NAME', 'key-name'),
-    );
+    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
   }
   if (value === '.') errs.push("must not be '.'");
   else if (value === '..') errs.push("must not be '..'");

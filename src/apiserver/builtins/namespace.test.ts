@@ -44,10 +44,25 @@ describe('Namespace prepare', () => {
 describe('Namespace validation', () => {
   const cases: { reason: string; obj: KObject; subresource: string; want: string[] }[] = [
     { reason: 'standard and qualified finalizers are valid', obj: ns({ spec: { finalizers: ['kubernetes', 'example.com/x'] } }), subresource: '', want: [] },
-    { reason: 'a bare finalizer must be a standard one', obj: ns({ spec: { finalizers: ['kubernetes', 'mine'] } }), subresource: '', want: ['spec.finalizers[1] FieldValueInvalid'] },
-    { reason: 'the finalize subresource checks the names too', obj: ns({ spec: { finalizers: ['a/b/c'] } }), subresource: 'finalize', want: ['spec.finalizers[0] FieldValueInvalid'] },
+    {
+      reason: 'a bare finalizer must be a standard one',
+      obj: ns({ spec: { finalizers: ['kubernetes', 'mine'] } }),
+      subresource: '',
+      want: ['spec.finalizers[1] FieldValueInvalid'],
+    },
+    {
+      reason: 'the finalize subresource checks the names too',
+      obj: ns({ spec: { finalizers: ['a/b/c'] } }),
+      subresource: 'finalize',
+      want: ['spec.finalizers[0] FieldValueInvalid'],
+    },
     { reason: 'a live namespace is Active', obj: ns({ status: { phase: 'Active' } }), subresource: 'status', want: [] },
-    { reason: 'a live namespace cannot be Terminating', obj: ns({ status: { phase: 'Terminating' } }), subresource: 'status', want: ['status.phase FieldValueInvalid'] },
+    {
+      reason: 'a live namespace cannot be Terminating',
+      obj: ns({ status: { phase: 'Terminating' } }),
+      subresource: 'status',
+      want: ['status.phase FieldValueInvalid'],
+    },
     {
       reason: 'a namespace being deleted is Terminating',
       obj: ns({ status: { phase: 'Terminating' } }, { deletionTimestamp: '2024-01-01T00:00:00Z' }),
@@ -69,7 +84,7 @@ describe('Namespace validation', () => {
   }
   test('the finalizer message explains the rule', () => {
     const [cause] = strategy.validate!(ns({ spec: { finalizers: ['mine'] } }), { operation: 'create', subresource: '' });
-    assert.equal(cause!.message, 'Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified');
+    assert.equal(cause.message, 'Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified');
   });
 });
 
@@ -80,8 +95,8 @@ describe('Namespace type', () => {
     assert.deepEqual(rt.shortNames, ['ns']);
   });
   test('STATUS shows the phase', () => {
-    assert.equal(rt.printerColumns[0]!.name, 'Status');
-    assert.equal(rt.printerColumns[0]!.cell!(ns({ status: { phase: 'Terminating' } })), 'Terminating');
+    assert.equal(rt.printerColumns[0].name, 'Status');
+    assert.equal(rt.printerColumns[0].cell!(ns({ status: { phase: 'Terminating' } })), 'Terminating');
   });
   test('status.phase and name are selectable', () => {
     assert.deepEqual(strategy.selectableFields!(ns({ status: { phase: 'Active' } })), { 'status.phase': 'Active', name: 'team-a' });

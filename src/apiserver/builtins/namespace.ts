@@ -21,34 +21,37 @@ export const kubernetesFinalizer = 'kubernetes';
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
 
 function namespaceSchema() {
-  return resourceSchema('A Namespace gives names a scope: objects of namespaced kinds live in exactly one namespace, and deleting a namespace deletes everything in it.', {
-    spec: obj('The desired state of the namespace.', {
-      finalizers: atomicStringList(
-        'Cleanup steps that must finish before the namespace is removed. The server adds `kubernetes`, which the namespace controller removes after deleting the contents. Changed only through the finalize subresource.',
-        'A finalizer name.',
-      ),
-    }),
-    status: obj('The observed state of the namespace.', {
-      phase: str('The lifecycle phase: Active while in use, Terminating once deletion has started.', {
-        enum: ['Active', 'Terminating'],
-      }),
-      conditions: mapList(
-        'The latest observations about the namespace, e.g. whether its contents could be discovered and deleted.',
-        obj(
-          'A NamespaceCondition reports one aspect of the namespace state.',
-          {
-            type: str('The kind of condition, e.g. NamespaceDeletionContentFailure.'),
-            status: str('Whether the condition holds: True, False or Unknown.'),
-            lastTransitionTime: time('When the status last changed.'),
-            reason: str('A CamelCase word saying why the condition is in this state.'),
-            message: str('A human-readable explanation.'),
-          },
-          { required: ['type', 'status'] },
+  return resourceSchema(
+    'A Namespace gives names a scope: objects of namespaced kinds live in exactly one namespace, and deleting a namespace deletes everything in it.',
+    {
+      spec: obj('The desired state of the namespace.', {
+        finalizers: atomicStringList(
+          'Cleanup steps that must finish before the namespace is removed. The server adds `kubernetes`, which the namespace controller removes after deleting the contents. Changed only through the finalize subresource.',
+          'A finalizer name.',
         ),
-        ['type'],
-      ),
-    }),
-  });
+      }),
+      status: obj('The observed state of the namespace.', {
+        phase: str('The lifecycle phase: Active while in use, Terminating once deletion has started.', {
+          enum: ['Active', 'Terminating'],
+        }),
+        conditions: mapList(
+          'The latest observations about the namespace, e.g. whether its contents could be discovered and deleted.',
+          obj(
+            'A NamespaceCondition reports one aspect of the namespace state.',
+            {
+              type: str('The kind of condition, e.g. NamespaceDeletionContentFailure.'),
+              status: str('Whether the condition holds: True, False or Unknown.'),
+              lastTransitionTime: time('When the status last changed.'),
+              reason: str('A CamelCase word saying why the condition is in this state.'),
+              message: str('A human-readable explanation.'),
+            },
+            { required: ['type', 'status'] },
+          ),
+          ['type'],
+        ),
+      }),
+    },
+  );
 }
 
 function specOf(o: KObject): Record<string, unknown> {

@@ -22,20 +22,70 @@ describe('validateObjectMeta', () => {
     { reason: 'a plain namespaced object is valid', meta: { name: 'a.b-c', namespace: 'ns' }, opts: namespaced, want: [] },
     { reason: 'a name is required', meta: { namespace: 'ns' }, opts: namespaced, want: ['metadata.name FieldValueRequired'] },
     { reason: 'a subdomain name may not have capitals', meta: { name: 'Bad', namespace: 'ns' }, opts: namespaced, want: ['metadata.name FieldValueInvalid'] },
-    { reason: 'a label name may not have dots', meta: { name: 'a.b' }, opts: { namespaced: false, nameFormat: 'label' }, want: ['metadata.name FieldValueInvalid'] },
+    {
+      reason: 'a label name may not have dots',
+      meta: { name: 'a.b' },
+      opts: { namespaced: false, nameFormat: 'label' },
+      want: ['metadata.name FieldValueInvalid'],
+    },
     { reason: 'a path segment name may have capitals', meta: { name: 'Admin:Role' }, opts: { namespaced: false, nameFormat: 'path-segment' }, want: [] },
-    { reason: 'a path segment name may not contain a slash', meta: { name: 'a/b' }, opts: { namespaced: false, nameFormat: 'path-segment' }, want: ['metadata.name FieldValueInvalid'] },
+    {
+      reason: 'a path segment name may not contain a slash',
+      meta: { name: 'a/b' },
+      opts: { namespaced: false, nameFormat: 'path-segment' },
+      want: ['metadata.name FieldValueInvalid'],
+    },
     { reason: 'a generateName may end with a dash', meta: { name: 'web-x1', generateName: 'web-', namespace: 'ns' }, opts: namespaced, want: [] },
-    { reason: 'a generateName must still be a valid prefix', meta: { name: 'a', generateName: 'Web-', namespace: 'ns' }, opts: namespaced, want: ['metadata.generateName FieldValueInvalid'] },
+    {
+      reason: 'a generateName must still be a valid prefix',
+      meta: { name: 'a', generateName: 'Web-', namespace: 'ns' },
+      opts: namespaced,
+      want: ['metadata.generateName FieldValueInvalid'],
+    },
     { reason: 'namespaced objects need a namespace', meta: { name: 'a' }, opts: namespaced, want: ['metadata.namespace FieldValueRequired'] },
     { reason: 'the namespace must be a DNS label', meta: { name: 'a', namespace: 'a.b' }, opts: namespaced, want: ['metadata.namespace FieldValueInvalid'] },
-    { reason: 'cluster-scoped objects may not have a namespace', meta: { name: 'a', namespace: 'ns' }, opts: cluster, want: ['metadata.namespace FieldValueForbidden'] },
-    { reason: 'label keys must be qualified names', meta: { name: 'a', labels: { 'bad key': 'v' } }, opts: cluster, want: ['metadata.labels FieldValueInvalid'] },
-    { reason: 'label values are limited to 63 characters', meta: { name: 'a', labels: { k: 'v'.repeat(64) } }, opts: cluster, want: ['metadata.labels FieldValueInvalid'] },
-    { reason: 'annotation keys must be qualified names', meta: { name: 'a', annotations: { '/x': 'v' } }, opts: cluster, want: ['metadata.annotations FieldValueInvalid'] },
-    { reason: 'annotations may hold at most 256 KiB', meta: { name: 'a', annotations: { k: 'v'.repeat(256 * 1024) } }, opts: cluster, want: ['metadata.annotations FieldValueTooLong'] },
-    { reason: 'finalizers must be qualified names', meta: { name: 'a', finalizers: ['ok.io/x', 'a/b/c'] }, opts: cluster, want: ['metadata.finalizers[1] FieldValueInvalid'] },
-    { reason: 'orphan and foregroundDeletion exclude each other', meta: { name: 'a', finalizers: ['orphan', 'foregroundDeletion'] }, opts: cluster, want: ['metadata.finalizers FieldValueInvalid'] },
+    {
+      reason: 'cluster-scoped objects may not have a namespace',
+      meta: { name: 'a', namespace: 'ns' },
+      opts: cluster,
+      want: ['metadata.namespace FieldValueForbidden'],
+    },
+    {
+      reason: 'label keys must be qualified names',
+      meta: { name: 'a', labels: { 'bad key': 'v' } },
+      opts: cluster,
+      want: ['metadata.labels FieldValueInvalid'],
+    },
+    {
+      reason: 'label values are limited to 63 characters',
+      meta: { name: 'a', labels: { k: 'v'.repeat(64) } },
+      opts: cluster,
+      want: ['metadata.labels FieldValueInvalid'],
+    },
+    {
+      reason: 'annotation keys must be qualified names',
+      meta: { name: 'a', annotations: { '/x': 'v' } },
+      opts: cluster,
+      want: ['metadata.annotations FieldValueInvalid'],
+    },
+    {
+      reason: 'annotations may hold at most 256 KiB',
+      meta: { name: 'a', annotations: { k: 'v'.repeat(256 * 1024) } },
+      opts: cluster,
+      want: ['metadata.annotations FieldValueTooLong'],
+    },
+    {
+      reason: 'finalizers must be qualified names',
+      meta: { name: 'a', finalizers: ['ok.io/x', 'a/b/c'] },
+      opts: cluster,
+      want: ['metadata.finalizers[1] FieldValueInvalid'],
+    },
+    {
+      reason: 'orphan and foregroundDeletion exclude each other',
+      meta: { name: 'a', finalizers: ['orphan', 'foregroundDeletion'] },
+      opts: cluster,
+      want: ['metadata.finalizers FieldValueInvalid'],
+    },
     {
       reason: 'core kinds accept only standard finalizers without a domain',
       meta: { name: 'a', finalizers: ['kubernetes', 'custom', 'example.com/x'] },
@@ -80,7 +130,7 @@ describe('validateObjectMeta', () => {
 
   test('messages read like Kubernetes field errors', () => {
     const [cause] = validateObjectMeta(obj({ name: 'Bad', namespace: 'ns' }), namespaced);
-    assert.match(cause!.message, /^Invalid value: "Bad": a lowercase RFC 1123 subdomain/);
+    assert.match(cause.message, /^Invalid value: "Bad": a lowercase RFC 1123 subdomain/);
     const [two] = validateObjectMeta(
       obj({
         name: 'a',
@@ -91,7 +141,7 @@ describe('validateObjectMeta', () => {
       }),
       cluster,
     );
-    assert.match(two!.message, /Only one reference can have Controller set to true\. Found "true" in references for A\/x and B\/y$/);
+    assert.match(two.message, /Only one reference can have Controller set to true\. Found "true" in references for A\/x and B\/y$/);
   });
 });
 
@@ -103,9 +153,18 @@ describe('validateObjectMetaUpdate', () => {
     { reason: 'the namespace is immutable', change: { namespace: 'other' }, want: ['metadata.namespace FieldValueInvalid'] },
     { reason: 'the uid is immutable', change: { uid: 'u2' }, want: ['metadata.uid FieldValueInvalid'] },
     { reason: 'the creation time is immutable', change: { creationTimestamp: '2025-01-01T00:00:00Z' }, want: ['metadata.creationTimestamp FieldValueInvalid'] },
-    { reason: 'the deletion time cannot be set by an update', change: { deletionTimestamp: '2025-01-01T00:00:00Z' }, want: ['metadata.deletionTimestamp FieldValueInvalid'] },
+    {
+      reason: 'the deletion time cannot be set by an update',
+      change: { deletionTimestamp: '2025-01-01T00:00:00Z' },
+      want: ['metadata.deletionTimestamp FieldValueInvalid'],
+    },
     { reason: 'generation never goes down', change: { generation: 1 }, want: ['metadata.generation FieldValueInvalid'] },
-    { reason: 'an object being deleted may drop finalizers', old: { deletionTimestamp: '2025-01-01T00:00:00Z' }, change: { deletionTimestamp: '2025-01-01T00:00:00Z', finalizers: [] }, want: [] },
+    {
+      reason: 'an object being deleted may drop finalizers',
+      old: { deletionTimestamp: '2025-01-01T00:00:00Z' },
+      change: { deletionTimestamp: '2025-01-01T00:00:00Z', finalizers: [] },
+      want: [],
+    },
     {
       reason: 'an object being deleted takes no new finalizers',
       old: { deletionTimestamp: '2025-01-01T00:00:00Z' },
@@ -122,7 +181,7 @@ describe('validateObjectMetaUpdate', () => {
   }
   test('the immutable message names the new value', () => {
     const [cause] = validateObjectMetaUpdate(obj({ ...base, name: 'b' }), obj(base));
-    assert.equal(cause!.message, 'Invalid value: "b": field is immutable');
+    assert.equal(cause.message, 'Invalid value: "b": field is immutable');
   });
 });
 
@@ -130,9 +189,17 @@ describe('objectMetaOptionsFor', () => {
   const byKind = new Map(builtinResourceTypes().map((rt) => [rt.kind, rt]));
   const cases = [
     { reason: 'namespace names are DNS labels', kind: 'Namespace', want: { namespaced: false, nameFormat: 'label', standardFinalizersOnly: true } },
-    { reason: 'secrets use subdomains and core finalizer rules', kind: 'Secret', want: { namespaced: true, nameFormat: 'subdomain', standardFinalizersOnly: true } },
+    {
+      reason: 'secrets use subdomains and core finalizer rules',
+      kind: 'Secret',
+      want: { namespaced: true, nameFormat: 'subdomain', standardFinalizersOnly: true },
+    },
     { reason: 'leases follow the core rules', kind: 'Lease', want: { namespaced: true, nameFormat: 'subdomain', standardFinalizersOnly: true } },
-    { reason: 'CRDs accept any qualified finalizer', kind: 'CustomResourceDefinition', want: { namespaced: false, nameFormat: 'subdomain', standardFinalizersOnly: false } },
+    {
+      reason: 'CRDs accept any qualified finalizer',
+      kind: 'CustomResourceDefinition',
+      want: { namespaced: false, nameFormat: 'subdomain', standardFinalizersOnly: false },
+    },
   ];
   for (const c of cases) test(c.reason, () => assert.deepEqual(objectMetaOptionsFor(byKind.get(c.kind)!), c.want));
 

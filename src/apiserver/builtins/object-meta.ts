@@ -8,14 +8,7 @@ import { deepEqual, isPlainObject, parseApiVersion } from '../../machinery/objec
 import type { StatusCause } from '../../machinery/errors.js';
 import type { ResourceType } from '../registry/resource-type.js';
 import { child, forbidden, immutable, index, invalid, required } from './field-errors.js';
-import {
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  isValidPathSegmentName,
-  validateAnnotations,
-  validateLabels,
-} from './names.js';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, validateAnnotations, validateLabels } from './names.js';
 
 /** How a kind's names are checked. */
 export type NameFormat = 'subdomain' | 'label' | 'path-segment';
@@ -162,11 +155,7 @@ export function validateOwnerReferences(refs: unknown[], fieldPath: string): Sta
       const current = `${kind}/${name}`;
       if (firstController) {
         causes.push(
-          invalid(
-            fieldPath,
-            refs,
-            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
-          ),
+          invalid(fieldPath, refs, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
         );
       } else {
         firstController = current;
@@ -199,7 +188,10 @@ export function validateObjectMetaUpdate(next: KObject, old: KObject): StatusCau
     const before = new Set(Array.isArray(o.finalizers) ? o.finalizers : []);
     const added = (Array.isArray(n.finalizers) ? n.finalizers : []).filter((f) => !before.has(f));
     if (added.length > 0) {
-      const list = [...new Set(added)].sort().map((f) => JSON.stringify(f)).join(', ');
+      const list = [...new Set(added)]
+        .sort()
+        .map((f) => JSON.stringify(f))
+        .join(', ');
       causes.push(
         forbidden(child(path, 'finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers []string{${list}}`),
       );

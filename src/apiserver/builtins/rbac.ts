@@ -27,7 +27,10 @@ function policyRuleSchema(): JSONSchemaProps {
     {
       verbs: atomicStringList('The verbs granted, e.g. get, list, create; "*" is every verb.', 'A verb.'),
       apiGroups: atomicStringList('The API groups of the resources; "" is the core group and "*" every group.', 'An API group.'),
-      resources: atomicStringList('The resources, e.g. secrets, "pods/log" for a subresource, "*/status" for a subresource of every resource, "*" for all.', 'A resource.'),
+      resources: atomicStringList(
+        'The resources, e.g. secrets, "pods/log" for a subresource, "*/status" for a subresource of every resource, "*" for all.',
+        'A resource.',
+      ),
       resourceNames: atomicStringList('When set, only the objects with these names.', 'An object name.'),
       nonResourceURLs: atomicStringList('Non-resource URL paths such as /healthz; a trailing "*" matches any suffix. Only in ClusterRoles.', 'A URL path.'),
     },
@@ -44,11 +47,15 @@ function labelSelectorSchema(): JSONSchemaProps {
     matchLabels: { type: 'object', description: 'Labels that must all match.', additionalProperties: { type: 'string' } },
     matchExpressions: arr(
       'Label requirements that must all match.',
-      obj('A label requirement.', {
-        key: str('The label key.'),
-        operator: str('In, NotIn, Exists or DoesNotExist.'),
-        values: atomicStringList('The values for In and NotIn.', 'A value.'),
-      }, { required: ['key', 'operator'] }),
+      obj(
+        'A label requirement.',
+        {
+          key: str('The label key.'),
+          operator: str('In, NotIn, Exists or DoesNotExist.'),
+          values: atomicStringList('The values for In and NotIn.', 'A value.'),
+        },
+        { required: ['key', 'operator'] },
+      ),
     ),
   });
 }
@@ -60,7 +67,7 @@ function subjectSchema(): JSONSchemaProps {
       kind: str('User, Group or ServiceAccount.'),
       apiGroup: str('rbac.authorization.k8s.io for User and Group; "" for ServiceAccount.'),
       name: str('The name of the user, group or ServiceAccount.'),
-      namespace: str('The namespace of a ServiceAccount; defaults to the binding\'s namespace in a RoleBinding.'),
+      namespace: str("The namespace of a ServiceAccount; defaults to the binding's namespace in a RoleBinding."),
     },
     { required: ['kind', 'name'] },
   );
@@ -97,7 +104,7 @@ function bindingSchema(cluster: boolean): JSONSchemaProps {
   return resourceSchema(
     cluster
       ? 'A ClusterRoleBinding grants a ClusterRole to subjects in every namespace and at the cluster scope.'
-      : 'A RoleBinding grants a Role or ClusterRole to subjects within the binding\'s namespace.',
+      : "A RoleBinding grants a Role or ClusterRole to subjects within the binding's namespace.",
     {
       subjects: arr('Who is granted the role.', subjectSchema(), { 'x-kubernetes-list-type': 'atomic' }),
       roleRef: roleRefSchema(),
@@ -265,10 +272,22 @@ function bindingType(cluster: boolean): ResourceType {
     printerColumns: [
       { name: 'Role', type: 'string', description: 'The role granted, as Kind/name.', cell: roleOf },
       // kubectl shows AGE before the wide-only subject columns for bindings.
-      { name: 'Age', type: 'date', description: 'Time since the binding was created.', jsonPath: '.metadata.creationTimestamp', cell: (o) => timestampAge(o.metadata.creationTimestamp) },
+      {
+        name: 'Age',
+        type: 'date',
+        description: 'Time since the binding was created.',
+        jsonPath: '.metadata.creationTimestamp',
+        cell: (o) => timestampAge(o.metadata.creationTimestamp),
+      },
       { name: 'Users', type: 'string', priority: 1, description: 'The users granted the role.', cell: (o) => subjectNames(o, 'User') },
       { name: 'Groups', type: 'string', priority: 1, description: 'The groups granted the role.', cell: (o) => subjectNames(o, 'Group') },
-      { name: 'ServiceAccounts', type: 'string', priority: 1, description: 'The ServiceAccounts granted the role, as namespace/name.', cell: (o) => subjectNames(o, 'ServiceAccount') },
+      {
+        name: 'ServiceAccounts',
+        type: 'string',
+        priority: 1,
+        description: 'The ServiceAccounts granted the role, as namespace/name.',
+        cell: (o) => subjectNames(o, 'ServiceAccount'),
+      },
     ],
     tracksGeneration: false,
     structural: false,

@@ -47,11 +47,7 @@ export function byteMap(description: string, valueDescription = 'The bytes, base
 }
 
 /** A struct with named properties. */
-export function obj(
-  description: string,
-  properties: Record<string, JSONSchemaProps>,
-  extra: Extra = {},
-): JSONSchemaProps {
+export function obj(description: string, properties: Record<string, JSONSchemaProps>, extra: Extra = {}): JSONSchemaProps {
   return { type: 'object', description, properties, ...extra };
 }
 

@@ -58,15 +58,24 @@ describe('built-in schemas', () => {
   test('each call returns schemas that share no objects', () => {
     const [a] = builtinResourceTypes();
     const [b] = builtinResourceTypes();
-    assert.notEqual(a!.schema, b!.schema);
-    assert.notEqual(a!.schema.properties!.metadata, b!.schema.properties!.metadata);
+    assert.notEqual(a.schema, b.schema);
+    assert.notEqual(a.schema.properties!.metadata, b.schema.properties!.metadata);
   });
 });
 
 describe('ObjectMeta schema', () => {
   const props = objectMetaSchema.properties!;
   const cases = [
-    { reason: 'owner references merge on uid', path: 'ownerReferences', want: { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'uid', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['uid'] } },
+    {
+      reason: 'owner references merge on uid',
+      path: 'ownerReferences',
+      want: {
+        'x-kubernetes-patch-strategy': 'merge',
+        'x-kubernetes-patch-merge-key': 'uid',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['uid'],
+      },
+    },
     { reason: 'finalizers are a merged set', path: 'finalizers', want: { 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' } },
     { reason: 'managed fields are replaced whole', path: 'managedFields', want: { 'x-kubernetes-list-type': 'atomic' } },
     { reason: 'timestamps are date-times', path: 'creationTimestamp', want: { format: 'date-time' } },
@@ -79,13 +88,13 @@ describe('ObjectMeta schema', () => {
     });
   }
   test('labels have a description kubectl explain can show', () => {
-    assert.match(props.labels!.description!, /select/);
+    assert.match(props.labels.description!, /select/);
   });
   test('fieldsV1 keeps its free-form content', () => {
-    assert.equal(props.managedFields!.items!.properties!.fieldsV1!['x-kubernetes-preserve-unknown-fields'], true);
+    assert.equal(props.managedFields.items!.properties!.fieldsV1['x-kubernetes-preserve-unknown-fields'], true);
   });
   test('owner references require apiVersion, kind, name and uid', () => {
-    assert.deepEqual(props.ownerReferences!.items!.required, ['apiVersion', 'kind', 'name', 'uid']);
+    assert.deepEqual(props.ownerReferences.items!.required, ['apiVersion', 'kind', 'name', 'uid']);
   });
 });
 
@@ -99,10 +108,30 @@ describe('kind schemas accept valid objects and reject wrong types', () => {
     managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }],
   };
   const cases: { reason: string; kind: string; obj: unknown; valid: boolean }[] = [
-    { reason: 'a Secret with base64 data', kind: 'Secret', obj: { apiVersion: 'v1', kind: 'Secret', metadata: meta, data: { a: 'aGVsbG8=' }, type: 'Opaque' }, valid: true },
-    { reason: 'a Secret whose data is not base64', kind: 'Secret', obj: { apiVersion: 'v1', kind: 'Secret', metadata: meta, data: { a: '!!!' } }, valid: false },
-    { reason: 'a ConfigMap with a number value', kind: 'ConfigMap', obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { a: 1 } }, valid: false },
-    { reason: 'a Namespace in an unknown phase', kind: 'Namespace', obj: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' }, status: { phase: 'Gone' } }, valid: false },
+    {
+      reason: 'a Secret with base64 data',
+      kind: 'Secret',
+      obj: { apiVersion: 'v1', kind: 'Secret', metadata: meta, data: { a: 'aGVsbG8=' }, type: 'Opaque' },
+      valid: true,
+    },
+    {
+      reason: 'a Secret whose data is not base64',
+      kind: 'Secret',
+      obj: { apiVersion: 'v1', kind: 'Secret', metadata: meta, data: { a: '!!!' } },
+      valid: false,
+    },
+    {
+      reason: 'a ConfigMap with a number value',
+      kind: 'ConfigMap',
+      obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { a: 1 } },
+      valid: false,
+    },
+    {
+      reason: 'a Namespace in an unknown phase',
+      kind: 'Namespace',
+      obj: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' }, status: { phase: 'Gone' } },
+      valid: false,
+    },
     {
       reason: 'an Event with times and a series',
       kind: 'Event',
@@ -117,7 +146,12 @@ describe('kind schemas accept valid objects and reject wrong types', () => {
       valid: true,
     },
     { reason: 'an Event without involvedObject', kind: 'Event', obj: { apiVersion: 'v1', kind: 'Event', metadata: meta }, valid: false },
-    { reason: 'a Lease with a fractional duration', kind: 'Lease', obj: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: meta, spec: { leaseDurationSeconds: 1.5 } }, valid: false },
+    {
+      reason: 'a Lease with a fractional duration',
+      kind: 'Lease',
+      obj: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: meta, spec: { leaseDurationSeconds: 1.5 } },
+      valid: false,
+    },
     {
       reason: 'a CRD with an arbitrary embedded schema',
       kind: 'CustomResourceDefinition',

@@ -61,7 +61,7 @@ describe('Secret prepare', () => {
         const s = secret({ stringData: sd });
         strategy.prepareForCreate!(s);
         const data = (s.data ?? {}) as Record<string, string>;
-        for (const [k, v] of Object.entries(sd)) assert.equal(Buffer.from(data[k]!, 'base64').toString('utf8'), v);
+        for (const [k, v] of Object.entries(sd)) assert.equal(Buffer.from(data[k], 'base64').toString('utf8'), v);
         assert.equal('stringData' in s, false);
       }),
     );
@@ -74,17 +74,37 @@ describe('Secret validation on create', () => {
     { reason: 'keys may not contain spaces', obj: secret({ type: 'Opaque', data: { 'a b': b64('x') } }), want: ['data[a b] FieldValueInvalid'] },
     { reason: 'keys may not be ..', obj: secret({ type: 'Opaque', data: { '..': b64('x') } }), want: ['data[..] FieldValueInvalid'] },
     { reason: 'keys may not start with ..', obj: secret({ type: 'Opaque', data: { '..a': b64('x') } }), want: ['data[..a] FieldValueInvalid'] },
-    { reason: 'keys are at most 253 characters', obj: secret({ type: 'Opaque', data: { ['k'.repeat(254)]: b64('x') } }), want: [`data[${'k'.repeat(254)}] FieldValueInvalid`] },
+    {
+      reason: 'keys are at most 253 characters',
+      obj: secret({ type: 'Opaque', data: { ['k'.repeat(254)]: b64('x') } }),
+      want: [`data[${'k'.repeat(254)}] FieldValueInvalid`],
+    },
     {
       reason: 'data may not exceed 1 MiB decoded',
       obj: secret({ type: 'Opaque', data: { a: Buffer.alloc(600 * 1024).toString('base64'), b: Buffer.alloc(500 * 1024).toString('base64') } }),
       want: ['data FieldValueTooLong'],
     },
     { reason: 'exactly 1 MiB is allowed', obj: secret({ type: 'Opaque', data: { a: Buffer.alloc(1024 * 1024).toString('base64') } }), want: [] },
-    { reason: 'TLS secrets need a certificate and a key', obj: secret({ type: 'kubernetes.io/tls', data: { 'tls.crt': b64('c') } }), want: ['data[tls.key] FieldValueRequired'] },
-    { reason: 'docker config secrets need valid JSON', obj: secret({ type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{nope') } }), want: ['data[.dockerconfigjson] FieldValueInvalid'] },
-    { reason: 'docker config secrets with JSON are valid', obj: secret({ type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{"auths":{}}') } }), want: [] },
-    { reason: 'basic auth needs a username or a password', obj: secret({ type: 'kubernetes.io/basic-auth', data: {} }), want: ['data[username] FieldValueRequired', 'data[password] FieldValueRequired'] },
+    {
+      reason: 'TLS secrets need a certificate and a key',
+      obj: secret({ type: 'kubernetes.io/tls', data: { 'tls.crt': b64('c') } }),
+      want: ['data[tls.key] FieldValueRequired'],
+    },
+    {
+      reason: 'docker config secrets need valid JSON',
+      obj: secret({ type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{nope') } }),
+      want: ['data[.dockerconfigjson] FieldValueInvalid'],
+    },
+    {
+      reason: 'docker config secrets with JSON are valid',
+      obj: secret({ type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{"auths":{}}') } }),
+      want: [],
+    },
+    {
+      reason: 'basic auth needs a username or a password',
+      obj: secret({ type: 'kubernetes.io/basic-auth', data: {} }),
+      want: ['data[username] FieldValueRequired', 'data[password] FieldValueRequired'],
+    },
     { reason: 'basic auth with only a password is valid', obj: secret({ type: 'kubernetes.io/basic-auth', data: { password: b64('p') } }), want: [] },
     { reason: 'ssh auth needs a private key', obj: secret({ type: 'kubernetes.io/ssh-auth', data: {} }), want: ['data[ssh-privatekey] FieldValueRequired'] },
     {
@@ -103,17 +123,22 @@ describe('Secret validation on create', () => {
   }
   test('the key message says what a valid key is', () => {
     const [cause] = strategy.validate!(secret({ data: { 'a b': b64('x') } }), { operation: 'create', subresource: '' });
-    assert.match(cause!.message, /^Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '\.'/);
+    assert.match(cause.message, /^Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '\.'/);
   });
   test('the size message states the limit', () => {
     const [cause] = strategy.validate!(secret({ data: { a: Buffer.alloc(1024 * 1024 + 1).toString('base64') } }), { operation: 'create', subresource: '' });
-    assert.equal(cause!.message, 'Too long: may not be more than 1048576 bytes');
+    assert.equal(cause.message, 'Too long: may not be more than 1048576 bytes');
   });
 });
 
 describe('Secret validation on update', () => {
   const cases: { reason: string; old: KObject; next: KObject; want: string[] }[] = [
-    { reason: 'mutable data may change', old: secret({ type: 'Opaque', data: { a: b64('1') } }), next: secret({ type: 'Opaque', data: { a: b64('2') } }), want: [] },
+    {
+      reason: 'mutable data may change',
+      old: secret({ type: 'Opaque', data: { a: b64('1') } }),
+      next: secret({ type: 'Opaque', data: { a: b64('2') } }),
+      want: [],
+    },
     { reason: 'the type is immutable', old: secret({ type: 'Opaque' }), next: secret({ type: 'example.com/other' }), want: ['type FieldValueInvalid'] },
     {
       reason: 'immutable data may not change',
@@ -148,15 +173,21 @@ describe('Secret validation on update', () => {
     const next = secret({ type: 'Opaque', immutable: true, data: { a: b64('1') }, stringData: { a: '2' } });
     strategy.prepareForUpdate!(next, old);
     const [cause] = strategy.validate!(next, { operation: 'update', old, subresource: '' });
-    assert.equal(cause!.message, 'Forbidden: field is immutable when `immutable` is set');
+    assert.equal(cause.message, 'Forbidden: field is immutable when `immutable` is set');
   });
 });
 
 describe('Secret table and selectors', () => {
   const s = secret({ type: 'kubernetes.io/tls', data: { 'tls.crt': 'eA==', 'tls.key': 'eA==' } });
   test('columns show the type and the number of keys', () => {
-    assert.deepEqual(rt.printerColumns.map((c) => c.name), ['Type', 'Data']);
-    assert.deepEqual(rt.printerColumns.map((c) => c.cell!(s)), ['kubernetes.io/tls', 2]);
+    assert.deepEqual(
+      rt.printerColumns.map((c) => c.name),
+      ['Type', 'Data'],
+    );
+    assert.deepEqual(
+      rt.printerColumns.map((c) => c.cell!(s)),
+      ['kubernetes.io/tls', 2],
+    );
   });
   test('type is selectable', () => {
     assert.deepEqual(strategy.selectableFields!(s), { type: 'kubernetes.io/tls' });

@@ -91,9 +91,7 @@ function validateType(o: KObject): StatusCause[] {
     case 'kubernetes.io/dockerconfigjson':
       return requireJsonKey(o, '.dockerconfigjson');
     case 'kubernetes.io/basic-auth':
-      return dataValue(o, 'username') === undefined && dataValue(o, 'password') === undefined
-        ? requireKeys(o, ['username', 'password'])
-        : [];
+      return dataValue(o, 'username') === undefined && dataValue(o, 'password') === undefined ? requireKeys(o, ['username', 'password']) : [];
     case 'kubernetes.io/ssh-auth':
       return dataValue(o, 'ssh-privatekey') ? [] : [required(key('data', 'ssh-privatekey'))];
     case 'kubernetes.io/tls':

@@ -18,9 +18,7 @@ function serviceAccountSchema() {
       'Secrets in the same namespace holding registry credentials, used to pull images for workloads running as this account.',
       localObjectReferenceSchema('A reference to a Secret in the same namespace.'),
     ),
-    automountServiceAccountToken: bool(
-      'Whether workloads running as this account get an API token mounted automatically; a workload setting overrides it.',
-    ),
+    automountServiceAccountToken: bool('Whether workloads running as this account get an API token mounted automatically; a workload setting overrides it.'),
   });
 }
 
@@ -59,4 +57,3 @@ export function serviceAccountResourceType(): ResourceType {
     source: { type: 'builtin' },
   };
 }
-

@@ -127,15 +127,33 @@ export class CrdRegistrar {
       if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) return;
       const remaining = await this.deleteInstances(current);
       if (remaining > 0) throw new Error(`${remaining} custom objects are still being deleted`);
-      await this.rest.patch(ctx, this.crdType, undefined, name, 'merge', {
-        metadata: { resourceVersion: meta.resourceVersion, finalizers: finalizers.filter((f) => f !== CRD_CLEANUP_FINALIZER) },
-      }, '', { dryRun: false, fieldManager: 'conductor-apiextensions', fieldValidation: 'Ignore', force: false, fieldManagerGiven: true });
+      await this.rest.patch(
+        ctx,
+        this.crdType,
+        undefined,
+        name,
+        'merge',
+        {
+          metadata: { resourceVersion: meta.resourceVersion, finalizers: finalizers.filter((f) => f !== CRD_CLEANUP_FINALIZER) },
+        },
+        '',
+        { dryRun: false, fieldManager: 'conductor-apiextensions', fieldValidation: 'Ignore', force: false, fieldManagerGiven: true },
+      );
       return;
     }
     if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) {
-      await this.rest.patch(ctx, this.crdType, undefined, name, 'merge', {
-        metadata: { resourceVersion: meta.resourceVersion, finalizers: [...finalizers, CRD_CLEANUP_FINALIZER] },
-      }, '', { dryRun: false, fieldManager: 'conductor-apiextensions', fieldValidation: 'Ignore', force: false, fieldManagerGiven: true });
+      await this.rest.patch(
+        ctx,
+        this.crdType,
+        undefined,
+        name,
+        'merge',
+        {
+          metadata: { resourceVersion: meta.resourceVersion, finalizers: [...finalizers, CRD_CLEANUP_FINALIZER] },
+        },
+        '',
+        { dryRun: false, fieldManager: 'conductor-apiextensions', fieldValidation: 'Ignore', force: false, fieldManagerGiven: true },
+      );
       return; // the write comes back through the watch
     }
     const status = this.desiredStatus(current);
@@ -173,10 +191,22 @@ export class CrdRegistrar {
     return {
       conditions: [
         cond('NamesAccepted', accepted, accepted ? 'NoConflicts' : 'NameConflict', accepted ? 'no conflicts found' : conflicts.join(', ')),
-        cond('Established', accepted, accepted ? 'InitialNamesAccepted' : 'NotAccepted', accepted ? 'the initial names have been accepted' : 'not all names are accepted'),
+        cond(
+          'Established',
+          accepted,
+          accepted ? 'InitialNamesAccepted' : 'NotAccepted',
+          accepted ? 'the initial names have been accepted' : 'not all names are accepted',
+        ),
       ],
       acceptedNames: accepted
-        ? { plural: spec.names.plural, singular: spec.names.singular ?? spec.names.kind.toLowerCase(), kind: spec.names.kind, listKind: spec.names.listKind ?? `${spec.names.kind}List`, ...(spec.names.shortNames ? { shortNames: spec.names.shortNames } : {}), ...(spec.names.categories ? { categories: spec.names.categories } : {}) }
+        ? {
+            plural: spec.names.plural,
+            singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
+            kind: spec.names.kind,
+            listKind: spec.names.listKind ?? `${spec.names.kind}List`,
+            ...(spec.names.shortNames ? { shortNames: spec.names.shortNames } : {}),
+            ...(spec.names.categories ? { categories: spec.names.categories } : {}),
+          }
         : { plural: '', kind: '' },
       storedVersions: [...new Set([...stored, ...storage])],
     };
@@ -188,12 +218,24 @@ export class CrdRegistrar {
     const rt = this.registry.anyVersion(spec.group, spec.names.plural);
     if (!rt) return 0;
     const ctx = systemContext('system:apiextensions-controller');
-    const listed = await this.rest.list(rt, undefined, { labelSelector: '', fieldSelector: '', limit: 0, continueToken: '', resourceVersion: '', resourceVersionMatch: '' });
+    const listed = await this.rest.list(rt, undefined, {
+      labelSelector: '',
+      fieldSelector: '',
+      limit: 0,
+      continueToken: '',
+      resourceVersion: '',
+      resourceVersionMatch: '',
+    });
     let remaining = 0;
     for (const item of listed.items) {
       const o = item.obj();
       try {
-        const res = await this.rest.delete(ctx, rt, o.metadata.namespace, o.metadata.name!, { dryRun: false, propagationPolicy: 'Background', gracePeriodSeconds: undefined, preconditions: {} });
+        const res = await this.rest.delete(ctx, rt, o.metadata.namespace, o.metadata.name!, {
+          dryRun: false,
+          propagationPolicy: 'Background',
+          gracePeriodSeconds: undefined,
+          preconditions: {},
+        });
         if (!res.deleted) remaining++;
       } catch (err) {
         if (!(isApiError(err) && err.code === 404)) remaining++;
@@ -202,4 +244,3 @@ export class CrdRegistrar {
     return remaining;
   }
 }
-

@@ -36,21 +36,19 @@ describe('ApiDocuments', () => {
 
   test('invalidate() with a new CRD kind: discovery shows it and the group-version hash changes', () => {
     const s = setup([mysqlInstance(), providerKind()]);
-    const before = s.docs.openApiV3Index().paths['apis/storage.conductor.io/v1alpha1']!.serverRelativeURL;
-    const unrelated = s.docs.openApiV3Index().paths['apis/core.conductor.io/v1alpha1']!.serverRelativeURL;
+    const before = s.docs.openApiV3Index().paths['apis/storage.conductor.io/v1alpha1'].serverRelativeURL;
+    const unrelated = s.docs.openApiV3Index().paths['apis/core.conductor.io/v1alpha1'].serverRelativeURL;
     const bucket = { ...mysqlInstance(), kind: 'Bucket', listKind: 'BucketList', resource: 'buckets', singular: 'bucket', shortNames: [] };
     s.set([mysqlInstance(), bucket, providerKind()]);
-    assert.equal(s.docs.openApiV3Index().paths['apis/storage.conductor.io/v1alpha1']!.serverRelativeURL, before, 'cached until invalidated');
+    assert.equal(s.docs.openApiV3Index().paths['apis/storage.conductor.io/v1alpha1'].serverRelativeURL, before, 'cached until invalidated');
     s.docs.invalidate();
-    const after = s.docs.openApiV3Index().paths['apis/storage.conductor.io/v1alpha1']!.serverRelativeURL;
+    const after = s.docs.openApiV3Index().paths['apis/storage.conductor.io/v1alpha1'].serverRelativeURL;
     assert.notEqual(after, before);
-    assert.equal(s.docs.openApiV3Index().paths['apis/core.conductor.io/v1alpha1']!.serverRelativeURL, unrelated, 'other group-versions keep their hash');
-    assert.deepEqual(s.docs.apiResourceList('storage.conductor.io', 'v1alpha1')?.resources.map((r) => r.name), [
-      'buckets',
-      'buckets/status',
-      'mysqlinstances',
-      'mysqlinstances/status',
-    ]);
+    assert.equal(s.docs.openApiV3Index().paths['apis/core.conductor.io/v1alpha1'].serverRelativeURL, unrelated, 'other group-versions keep their hash');
+    assert.deepEqual(
+      s.docs.apiResourceList('storage.conductor.io', 'v1alpha1')?.resources.map((r) => r.name),
+      ['buckets', 'buckets/status', 'mysqlinstances', 'mysqlinstances/status'],
+    );
   });
 
   test('the hash is stable across rebuilds of the same set, whatever the registration order', () => {
@@ -69,7 +67,7 @@ describe('ApiDocuments', () => {
     assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/core.conductor.io/v1alpha1', 'apis/storage.conductor.io/v1alpha1']);
     const doc = docs.openApiV3('apis/storage.conductor.io/v1alpha1')!;
     assert.match(doc.hash, /^[0-9A-F]{64}$/);
-    assert.equal(index.paths['apis/storage.conductor.io/v1alpha1']!.serverRelativeURL, `/openapi/v3/apis/storage.conductor.io/v1alpha1?hash=${doc.hash}`);
+    assert.equal(index.paths['apis/storage.conductor.io/v1alpha1'].serverRelativeURL, `/openapi/v3/apis/storage.conductor.io/v1alpha1?hash=${doc.hash}`);
     assert.equal(doc.json, JSON.stringify(doc.body), 'json is the serialized body');
   });
 

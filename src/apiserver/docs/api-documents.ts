@@ -172,8 +172,8 @@ export class ApiDocuments {
     if (cached) return cached;
     const m = /^(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
     if (!m) return undefined;
-    const group = m[1] !== undefined ? '' : m[2]!;
-    const version = m[1] ?? m[3]!;
+    const group = m[1] !== undefined ? '' : m[2];
+    const version = m[1] ?? m[3];
     const gv = c.set.byGroupVersion.get(group ? `${group}/${version}` : version);
     if (!gv || gv.group !== group) return undefined;
     const doc = serialize(buildOpenApiV3(gv, this.#version.gitVersion));

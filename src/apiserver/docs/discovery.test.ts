@@ -1,13 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  buildAggregated,
-  buildApiGroup,
-  buildApiGroupList,
-  buildApiResourceList,
-  buildApiVersions,
-  storageVersionHash,
-} from './discovery.js';
+import { buildAggregated, buildApiGroup, buildApiGroupList, buildApiResourceList, buildApiVersions, storageVersionHash } from './discovery.js';
 import { buildServedSet } from './served-set.js';
 import { configMap, fixtureTypes, mysqlInstance } from './test-fixtures.js';
 
@@ -49,7 +42,10 @@ describe('legacy discovery', () => {
   test('several versions: the preferred (highest priority) version comes first', () => {
     const multi = buildServedSet([mysqlInstance('v1alpha1', false), mysqlInstance('v1beta1', true), mysqlInstance('v1alpha2', false)]);
     const g = buildApiGroup(multi, 'storage.conductor.io');
-    assert.deepEqual(g?.versions.map((v) => v.version), ['v1beta1', 'v1alpha2', 'v1alpha1']);
+    assert.deepEqual(
+      g?.versions.map((v) => v.version),
+      ['v1beta1', 'v1alpha2', 'v1alpha1'],
+    );
     assert.equal(g?.preferredVersion.version, 'v1beta1');
   });
 
@@ -61,7 +57,7 @@ describe('legacy discovery', () => {
       list?.resources.map((r) => r.name),
       ['configmaps', 'namespaces', 'namespaces/finalize', 'namespaces/status'],
     );
-    const [cm, ns, finalize, status] = list!.resources;
+    const [cm, ns, finalize, status] = list.resources;
     assert.deepEqual(cm, {
       name: 'configmaps',
       singularName: 'configmap',
@@ -79,7 +75,10 @@ describe('legacy discovery', () => {
   test('a CRD resource carries categories and short names; its status subresource follows it', () => {
     const list = buildApiResourceList(set, types, 'storage.conductor.io', 'v1alpha1');
     assert.equal(list?.groupVersion, 'storage.conductor.io/v1alpha1');
-    assert.deepEqual(list?.resources.map((r) => r.name), ['mysqlinstances', 'mysqlinstances/status']);
+    assert.deepEqual(
+      list?.resources.map((r) => r.name),
+      ['mysqlinstances', 'mysqlinstances/status'],
+    );
     assert.deepEqual(list?.resources[0]?.categories, ['claim', 'all']);
     assert.deepEqual(list?.resources[0]?.shortNames, ['mysql']);
     assert.equal(list?.resources[1]?.kind, 'MySQLInstance');
@@ -87,8 +86,8 @@ describe('legacy discovery', () => {
 
   test('empty short names and categories are left out', () => {
     const list = buildApiResourceList(set, types, 'core.conductor.io', 'v1alpha1');
-    assert.equal('shortNames' in list!.resources[0]!, false);
-    assert.equal('categories' in list!.resources[0]!, false);
+    assert.equal('shortNames' in list!.resources[0], false);
+    assert.equal('categories' in list!.resources[0], false);
   });
 
   test('unknown group-versions are undefined', () => {
@@ -100,8 +99,8 @@ describe('legacy discovery', () => {
   test('storageVersionHash names the storage version for every served version of a CRD', () => {
     const all = [mysqlInstance('v1alpha1', false), mysqlInstance('v1beta1', true)];
     const s = buildServedSet(all);
-    const alpha = buildApiResourceList(s, all, 'storage.conductor.io', 'v1alpha1')!.resources[0]!;
-    const beta = buildApiResourceList(s, all, 'storage.conductor.io', 'v1beta1')!.resources[0]!;
+    const alpha = buildApiResourceList(s, all, 'storage.conductor.io', 'v1alpha1')!.resources[0];
+    const beta = buildApiResourceList(s, all, 'storage.conductor.io', 'v1beta1')!.resources[0];
     assert.equal(alpha.storageVersionHash, beta.storageVersionHash);
     assert.equal(beta.storageVersionHash, storageVersionHash('storage.conductor.io', 'v1beta1', 'MySQLInstance'));
   });
@@ -122,7 +121,10 @@ describe('aggregated discovery', () => {
     assert.deepEqual(doc.metadata, {});
     assert.equal(doc.items.length, 1);
     assert.equal(doc.items[0]?.metadata.name, '');
-    assert.deepEqual(doc.items[0]?.versions.map((v) => [v.version, v.freshness]), [['v1', 'Current']]);
+    assert.deepEqual(
+      doc.items[0]?.versions.map((v) => [v.version, v.freshness]),
+      [['v1', 'Current']],
+    );
   });
 
   test('a namespaced resource with status: scope, responseKind, singular, verbs, subresources', () => {
@@ -152,17 +154,20 @@ describe('aggregated discovery', () => {
     const r = core?.versions[0]?.resources[0];
     assert.equal(r?.scope, 'Cluster');
     assert.equal(r?.resource, 'clusterprofiles');
-    assert.equal('subresources' in r!, false);
+    assert.equal('subresources' in r, false);
   });
 
   test('namespaces carry finalize and status subresources', () => {
     const doc = buildAggregated(set, 'api', 'v2beta1');
     assert.equal(doc.apiVersion, 'apidiscovery.k8s.io/v2beta1');
     const ns = doc.items[0]?.versions[0]?.resources.find((r) => r.resource === 'namespaces');
-    assert.deepEqual(ns?.subresources?.map((s) => [s.subresource, s.verbs.join(',')]), [
-      ['finalize', 'update'],
-      ['status', 'get,patch,update'],
-    ]);
+    assert.deepEqual(
+      ns?.subresources?.map((s) => [s.subresource, s.verbs.join(',')]),
+      [
+        ['finalize', 'update'],
+        ['status', 'get,patch,update'],
+      ],
+    );
   });
 
   test('/apis lists the same groups in the same order as the legacy APIGroupList', () => {
@@ -176,6 +181,9 @@ describe('aggregated discovery', () => {
   test('built-in groups come before CRD groups', () => {
     const lease = { ...configMap(), group: 'coordination.k8s.io', kind: 'Lease', listKind: 'LeaseList', resource: 'leases' };
     const s = buildServedSet([mysqlInstance(), lease]);
-    assert.deepEqual(buildAggregated(s, 'apis', 'v2').items.map((i) => i.metadata.name), ['coordination.k8s.io', 'storage.conductor.io']);
+    assert.deepEqual(
+      buildAggregated(s, 'apis', 'v2').items.map((i) => i.metadata.name),
+      ['coordination.k8s.io', 'storage.conductor.io'],
+    );
   });
 });

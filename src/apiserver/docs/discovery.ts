@@ -104,7 +104,7 @@ export function buildApiVersions(set: ServedSet, serverAddress: string): APIVers
 
 function groupOf(group: ServedGroup): APIGroup {
   const versions = group.versions.map((v) => ({ groupVersion: v.groupVersion, version: v.version }));
-  return { name: group.name, versions, preferredVersion: versions[0]! };
+  return { name: group.name, versions, preferredVersion: versions[0] };
 }
 
 /** buildApiGroupList is the legacy `/apis` answer. */
@@ -129,12 +129,7 @@ function nonEmpty(list: string[]): string[] | undefined {
  * before its subresources (`namespaces`, `namespaces/finalize`, `namespaces/status`),
  * which clients that pick the first entry of a kind rely on.
  */
-export function buildApiResourceList(
-  set: ServedSet,
-  all: readonly ResourceType[],
-  group: string,
-  version: string,
-): APIResourceList | undefined {
+export function buildApiResourceList(set: ServedSet, all: readonly ResourceType[], group: string, version: string): APIResourceList | undefined {
   const gv = set.byGroupVersion.get(group ? `${group}/${version}` : version);
   if (!gv || gv.group !== group) return undefined;
   const resources: APIResource[] = [];

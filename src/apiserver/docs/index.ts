@@ -3,13 +3,7 @@
  * served ResourceTypes, cached until the served set changes. The HTTP layer maps routes to
  * these bodies and content types.
  */
-export {
-  ApiDocuments,
-  type ApiDocumentsOptions,
-  type OpenApiV3Answer,
-  type OpenApiV3Index,
-  type Serialized,
-} from './api-documents.js';
+export { ApiDocuments, type ApiDocumentsOptions, type OpenApiV3Answer, type OpenApiV3Index, type Serialized } from './api-documents.js';
 export type {
   APIGroup,
   APIGroupDiscovery,

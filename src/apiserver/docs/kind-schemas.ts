@@ -34,9 +34,7 @@ export function kindSchema(rt: ResourceType): SchemaObject {
   const properties: SchemaObject = isObject(source.properties) ? { ...source.properties } : {};
   const metadata = properties.metadata;
   const metaDescription =
-    isObject(metadata) && typeof metadata.description === 'string' && metadata.description !== ''
-      ? metadata.description
-      : OBJECT_META_DESCRIPTION;
+    isObject(metadata) && typeof metadata.description === 'string' && metadata.description !== '' ? metadata.description : OBJECT_META_DESCRIPTION;
   properties.apiVersion = withDescription(properties.apiVersion, 'string', API_VERSION_DESCRIPTION);
   properties.kind = withDescription(properties.kind, 'string', KIND_DESCRIPTION);
   properties.metadata = refWith(metaName('ObjectMeta'), metaDescription, { default: {} });

@@ -37,21 +37,16 @@ export const API_VERSION_DESCRIPTION =
   'The versioned schema this object is written in (group/version, or just the version for the core group). ' +
   'The server converts known versions to the version it stores and rejects unknown ones.';
 export const KIND_DESCRIPTION =
-  'The kind of object this is, in CamelCase. The server can infer it from the endpoint a request is sent to; ' +
-  'it cannot be changed.';
-export const OBJECT_META_DESCRIPTION =
-  "Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the server's bookkeeping.";
+  'The kind of object this is, in CamelCase. The server can infer it from the endpoint a request is sent to; ' + 'it cannot be changed.';
+export const OBJECT_META_DESCRIPTION = "Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the server's bookkeeping.";
 export const LIST_META_DESCRIPTION = 'Standard list metadata: the resource version of the list and the continue token.';
 
 const objectMeta: SchemaObject = {
   description:
-    'ObjectMeta is the metadata every persisted object carries: its identity, labels and annotations, ' +
-    'ownership and the fields the server maintains.',
+    'ObjectMeta is the metadata every persisted object carries: its identity, labels and annotations, ' + 'ownership and the fields the server maintains.',
   type: 'object',
   properties: {
-    annotations: stringMap(
-      'Unstructured key/value data set by tools and controllers. Not used to select objects.',
-    ),
+    annotations: stringMap('Unstructured key/value data set by tools and controllers. Not used to select objects.'),
     creationTimestamp: time('When the server created the object (RFC 3339, UTC). Set by the server; read-only.'),
     deletionGracePeriodSeconds: int64(
       'Seconds the object is allowed to take to terminate gracefully before it is removed. Set with deletionTimestamp; read-only.',
@@ -62,27 +57,21 @@ const objectMeta: SchemaObject = {
     finalizers: {
       type: 'array',
       items: { type: 'string', default: '' },
-      description:
-        'Keys that must all be removed before a deleted object is removed from storage. Each names the controller responsible for clearing it.',
+      description: 'Keys that must all be removed before a deleted object is removed from storage. Each names the controller responsible for clearing it.',
       'x-kubernetes-list-type': 'set',
       'x-kubernetes-patch-strategy': 'merge',
     },
-    generateName: str(
-      'A prefix the server uses to generate a unique name when name is empty. The generated name is the prefix followed by random characters.',
-    ),
+    generateName: str('A prefix the server uses to generate a unique name when name is empty. The generated name is the prefix followed by random characters.'),
     generation: int64('A sequence number for the desired state (spec), incremented by the server. Read-only.'),
     labels: stringMap('Key/value pairs used to organise and select objects (label selectors).'),
     managedFields: {
       type: 'array',
       items: refTo(metaName('ManagedFieldsEntry')),
-      description:
-        'Which field managers own which fields, maintained by the server for server-side apply. Rarely edited by hand.',
+      description: 'Which field managers own which fields, maintained by the server for server-side apply. Rarely edited by hand.',
       'x-kubernetes-list-type': 'atomic',
     },
     name: str('The name of the object, unique within its namespace (or cluster-wide for cluster-scoped kinds). Cannot be changed.'),
-    namespace: str(
-      'The namespace the object lives in. Empty for cluster-scoped kinds; defaults to "default" for namespaced ones. Cannot be changed.',
-    ),
+    namespace: str('The namespace the object lives in. Empty for cluster-scoped kinds; defaults to "default" for namespaced ones. Cannot be changed.'),
     ownerReferences: {
       type: 'array',
       items: refTo(metaName('OwnerReference')),
@@ -93,9 +82,7 @@ const objectMeta: SchemaObject = {
       'x-kubernetes-patch-merge-key': 'uid',
       'x-kubernetes-patch-strategy': 'merge',
     },
-    resourceVersion: str(
-      'An opaque value that changes whenever the object changes; used for optimistic concurrency and to start watches. Read-only.',
-    ),
+    resourceVersion: str('An opaque value that changes whenever the object changes; used for optimistic concurrency and to start watches. Read-only.'),
     selfLink: str('Deprecated and always empty.'),
     uid: str('A unique identifier for this incarnation of the object, set by the server. Read-only.'),
   },
@@ -118,9 +105,7 @@ const ownerReference: SchemaObject = {
   required: ['apiVersion', 'kind', 'name', 'uid'],
   properties: {
     apiVersion: str('API version of the owner.'),
-    blockOwnerDeletion: bool(
-      'When true and the owner has the foregroundDeletion finalizer, the owner is not removed until this object is.',
-    ),
+    blockOwnerDeletion: bool('When true and the owner has the foregroundDeletion finalizer, the owner is not removed until this object is.'),
     controller: bool('True when the owner is the managing controller of this object.'),
     kind: str('Kind of the owner.'),
     name: str('Name of the owner.'),
@@ -218,9 +203,7 @@ const deleteOptions: SchemaObject = {
     kind: str(KIND_DESCRIPTION),
     orphanDependents: bool('Deprecated: use propagationPolicy. When true, dependents are orphaned.'),
     preconditions: refWith(metaName('Preconditions'), 'Conditions that must hold for the delete to go ahead.'),
-    propagationPolicy: str(
-      'What happens to dependents: "Orphan" leaves them, "Background" deletes them after the owner, "Foreground" before it.',
-    ),
+    propagationPolicy: str('What happens to dependents: "Orphan" leaves them, "Background" deletes them after the owner, "Foreground" before it.'),
   },
 };
 

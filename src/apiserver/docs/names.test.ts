@@ -7,7 +7,14 @@ describe('schemaName', () => {
   const crd = { type: 'crd', crdName: 'x', storage: true } as const;
   const cases: { reason: string; group: string; version: string; kind: string; source: typeof builtin | typeof crd; want: string }[] = [
     { reason: 'core built-ins live in io.k8s.api.core', group: '', version: 'v1', kind: 'ConfigMap', source: builtin, want: 'io.k8s.api.core.v1.ConfigMap' },
-    { reason: 'built-in groups use their first label', group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', source: builtin, want: 'io.k8s.api.rbac.v1.Role' },
+    {
+      reason: 'built-in groups use their first label',
+      group: 'rbac.authorization.k8s.io',
+      version: 'v1',
+      kind: 'Role',
+      source: builtin,
+      want: 'io.k8s.api.rbac.v1.Role',
+    },
     { reason: 'coordination Leases', group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', source: builtin, want: 'io.k8s.api.coordination.v1.Lease' },
     {
       reason: 'CRDs are defined by apiextensions-apiserver',

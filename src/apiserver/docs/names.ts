@@ -22,7 +22,7 @@ function builtinPackage(group: string, version: string): string {
   if (group === '') return `io.k8s.api.core.${version}`;
   if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
   if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}`;
-  const first = group.split('.')[0]!;
+  const first = group.split('.')[0];
   return `io.k8s.api.${first}.${version}`;
 }
 
@@ -41,7 +41,7 @@ function pascal(text: string): string {
   return text
     .split(/[^A-Za-z0-9]+/)
     .filter((w) => w.length > 0)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('');
 }
 
@@ -54,7 +54,7 @@ export function groupWord(group: string): string {
 /** tagOf is the operation tag of a group-version: `core_v1`, `storageConductorIo_v1alpha1`. */
 export function tagOf(group: string, version: string): string {
   const word = groupWord(group);
-  return `${word[0]!.toLowerCase()}${word.slice(1)}_${version}`;
+  return `${word[0].toLowerCase()}${word.slice(1)}_${version}`;
 }
 
 /**

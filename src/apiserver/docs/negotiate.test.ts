@@ -100,8 +100,8 @@ describe('parseAccept', () => {
       fc.property(fc.string(), (header) => {
         const ranges = parseAccept(header);
         for (let i = 0; i < ranges.length; i++) {
-          assert.ok(ranges[i]!.q >= 0 && ranges[i]!.q <= 1);
-          if (i > 0) assert.ok(ranges[i - 1]!.q >= ranges[i]!.q);
+          assert.ok(ranges[i].q >= 0 && ranges[i].q <= 1);
+          if (i > 0) assert.ok(ranges[i - 1].q >= ranges[i].q);
         }
       }),
     );

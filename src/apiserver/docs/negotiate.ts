@@ -7,8 +7,7 @@ export const JSON_CONTENT_TYPE = 'application/json';
 /** The Content-Type of an aggregated discovery answer (apidiscovery.k8s.io/v2). */
 export const DISCOVERY_V2_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 /** The Content-Type of an aggregated discovery answer in the older v2beta1 form. */
-export const DISCOVERY_V2BETA1_CONTENT_TYPE =
-  'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+export const DISCOVERY_V2BETA1_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 /** What client-go asks /openapi/v2 for; Conductor serves only JSON there. */
 export const OPENAPI_V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
@@ -49,8 +48,8 @@ export function parseAccept(header: string | undefined): MediaRange[] {
   const out: { range: MediaRange; index: number }[] = [];
   const clauses = text.split(',');
   for (let index = 0; index < clauses.length; index++) {
-    const parts = clauses[index]!.split(';');
-    const mediaType = parts[0]!.trim().toLowerCase();
+    const parts = clauses[index].split(';');
+    const mediaType = parts[0].trim().toLowerCase();
     const slash = mediaType.indexOf('/');
     if (slash <= 0 || slash === mediaType.length - 1) continue;
     const type = mediaType.slice(0, slash);

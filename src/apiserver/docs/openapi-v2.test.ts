@@ -81,7 +81,7 @@ describe('OpenAPI v2 document', () => {
   test('every $ref resolves to a definition or a shared parameter', () => {
     for (const m of json.matchAll(/"\$ref":"#\/(definitions|parameters)\/([^"]+)"/g)) {
       const table = m[1] === 'definitions' ? doc.definitions : doc.parameters;
-      assert.ok(table[m[2]!], `${m[1]}/${m[2]} exists`);
+      assert.ok(table[m[2]], `${m[1]}/${m[2]} exists`);
     }
   });
 
@@ -94,7 +94,7 @@ describe('OpenAPI v2 document', () => {
   });
 
   test('PATCH consumes the patch types, takes a body and declares fieldValidation inline', () => {
-    const patch = doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}']!.patch!;
+    const patch = doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch;
     assert.deepEqual(patch.consumes, [
       'application/apply-patch+yaml',
       'application/json-patch+json',

@@ -100,9 +100,7 @@ function operationV2(op: OperationSpec): SchemaObject {
   for (const p of op.query) params.push(sharedParamRef(p) ?? parameterV2(p));
   const responses: SchemaObject = {};
   for (const [code, r] of Object.entries(op.responses)) {
-    responses[code] = r.schema
-      ? { description: r.description, schema: { $ref: V2_REF_PREFIX + r.schema } }
-      : { description: r.description };
+    responses[code] = r.schema ? { description: r.description, schema: { $ref: V2_REF_PREFIX + r.schema } } : { description: r.description };
   }
   const out: SchemaObject = {
     description: op.description,

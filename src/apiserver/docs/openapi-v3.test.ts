@@ -23,7 +23,7 @@ type Gvk = { group: string; version: string; kind: string };
 function operations(doc: Doc): { path: string; method: string; op: SchemaObject }[] {
   const out: { path: string; method: string; op: SchemaObject }[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const method of METHODS) if (item[method]) out.push({ path, method, op: item[method]! });
+    for (const method of METHODS) if (item[method]) out.push({ path, method, op: item[method] });
   }
   return out;
 }
@@ -34,13 +34,20 @@ function paramNames(op: SchemaObject): string[] {
 
 /** What kubectl's field-validation check does: every PATCH operation of the GVK must list fieldValidation inline. */
 function supportsFieldValidation(doc: Doc, gvk: Gvk): boolean {
-  const patches = operations(doc).filter(({ method, op }) => method === 'patch' && JSON.stringify(op['x-kubernetes-group-version-kind']) === JSON.stringify(gvk));
+  const patches = operations(doc).filter(
+    ({ method, op }) => method === 'patch' && JSON.stringify(op['x-kubernetes-group-version-kind']) === JSON.stringify(gvk),
+  );
   return patches.length > 0 && patches.every(({ op }) => paramNames(op).includes('fieldValidation'));
 }
 
 /** What `kubectl explain` does: GVK from an operation of the resource's paths, then the schema listing it. */
 function explainLookup(doc: Doc, prefix: string, resource: string): SchemaObject | undefined {
-  const candidates = [`${prefix}/${resource}`, `${prefix}/${resource}/{name}`, `${prefix}/namespaces/{namespace}/${resource}`, `${prefix}/namespaces/{namespace}/${resource}/{name}`];
+  const candidates = [
+    `${prefix}/${resource}`,
+    `${prefix}/${resource}/{name}`,
+    `${prefix}/namespaces/{namespace}/${resource}`,
+    `${prefix}/namespaces/{namespace}/${resource}/{name}`,
+  ];
   let gvk: unknown;
   for (const path of candidates) {
     for (const method of METHODS) {
@@ -121,7 +128,7 @@ describe('OpenAPI v3 group-version documents', () => {
     const before = structuredClone(rt.schema);
     const doc = docFor('storage.conductor.io/v1alpha1', [rt]);
     assert.deepEqual(rt.schema, before);
-    const kind = doc.components.schemas['io.conductor.storage.v1alpha1.MySQLInstance']!;
+    const kind = doc.components.schemas['io.conductor.storage.v1alpha1.MySQLInstance'];
     assert.equal(kind.description, 'A MySQLInstance claims a MySQL database.');
     const props = kind.properties as Record<string, SchemaObject>;
     assert.deepEqual(props.spec, (before.properties as Record<string, unknown>).spec);
@@ -137,7 +144,7 @@ describe('OpenAPI v3 group-version documents', () => {
     ] as const) {
       const doc = docFor(gv);
       const [group, version] = gv.includes('/') ? gv.split('/') : ['', gv];
-      for (const kind of kinds) assert.ok(supportsFieldValidation(doc, { group: group!, version: version!, kind }), `${gv} ${kind}`);
+      for (const kind of kinds) assert.ok(supportsFieldValidation(doc, { group: group, version: version, kind }), `${gv} ${kind}`);
     }
   });
 
@@ -159,12 +166,15 @@ describe('OpenAPI v3 group-version documents', () => {
       [`${base}/namespaces/{namespace}/mysqlinstances/{name}`]: ['get', 'put', 'delete', 'patch'],
       [`${base}/namespaces/{namespace}/mysqlinstances/{name}/status`]: ['get', 'put', 'patch'],
     });
-    const item = doc.paths[`${base}/namespaces/{namespace}/mysqlinstances/{name}`]!;
-    assert.deepEqual((item.parameters as unknown as { name: string; in: string; required?: boolean }[]).map((p) => [p.name, p.in, p.required ?? false]), [
-      ['name', 'path', true],
-      ['namespace', 'path', true],
-      ['pretty', 'query', false],
-    ]);
+    const item = doc.paths[`${base}/namespaces/{namespace}/mysqlinstances/{name}`];
+    assert.deepEqual(
+      (item.parameters as unknown as { name: string; in: string; required?: boolean }[]).map((p) => [p.name, p.in, p.required ?? false]),
+      [
+        ['name', 'path', true],
+        ['namespace', 'path', true],
+        ['pretty', 'query', false],
+      ],
+    );
     assert.equal(item.patch?.['x-kubernetes-action'], 'patch');
     assert.equal(doc.paths[`${base}/namespaces/{namespace}/mysqlinstances`]?.delete?.['x-kubernetes-action'], 'deletecollection');
     assert.deepEqual(doc.paths[`${base}/namespaces/{namespace}/mysqlinstances/{name}/status`]?.patch?.['x-kubernetes-group-version-kind'], {
@@ -176,7 +186,7 @@ describe('OpenAPI v3 group-version documents', () => {
 
   test('list operations take the list and watch parameters', () => {
     const doc = docFor('storage.conductor.io/v1alpha1');
-    const list = doc.paths['/apis/storage.conductor.io/v1alpha1/namespaces/{namespace}/mysqlinstances']!.get!;
+    const list = doc.paths['/apis/storage.conductor.io/v1alpha1/namespaces/{namespace}/mysqlinstances'].get;
     assert.deepEqual(paramNames(list), [
       'allowWatchBookmarks',
       'continue',
@@ -190,7 +200,7 @@ describe('OpenAPI v3 group-version documents', () => {
       'watch',
     ]);
     assert.equal(list['x-kubernetes-action'], 'list');
-    const ok = (list.responses as Record<string, { content: Record<string, { schema: SchemaObject }> }>)['200']!;
+    const ok = (list.responses as Record<string, { content: Record<string, { schema: SchemaObject }> }>)['200'];
     assert.deepEqual(ok.content['application/json']?.schema, { $ref: '#/components/schemas/io.conductor.storage.v1alpha1.MySQLInstanceList' });
   });
 
@@ -199,27 +209,50 @@ describe('OpenAPI v3 group-version documents', () => {
     const base = '/apis/core.conductor.io/v1alpha1';
     assert.deepEqual(Object.keys(doc.paths), [`${base}/clusterprofiles`, `${base}/clusterprofiles/{name}`]);
     assert.equal(doc.paths[`${base}/clusterprofiles`]?.delete, undefined);
-    assert.deepEqual((doc.paths[`${base}/clusterprofiles/{name}`]!.parameters as unknown as { name: string }[]).map((p) => p.name), ['name', 'pretty']);
+    assert.deepEqual(
+      (doc.paths[`${base}/clusterprofiles/{name}`].parameters as unknown as { name: string }[]).map((p) => p.name),
+      ['name', 'pretty'],
+    );
   });
 
   test('namespaces serve finalize (PUT only) besides status', () => {
     const doc = docFor('v1');
-    const finalize = doc.paths['/api/v1/namespaces/{name}/finalize']!;
-    assert.deepEqual(METHODS.filter((m) => finalize[m]), ['put']);
+    const finalize = doc.paths['/api/v1/namespaces/{name}/finalize'];
+    assert.deepEqual(
+      METHODS.filter((m) => finalize[m]),
+      ['put'],
+    );
     assert.deepEqual(finalize.put?.['x-kubernetes-group-version-kind'], { group: '', version: 'v1', kind: 'Namespace' });
   });
 
   test('PATCH accepts strategic merge patch for built-ins only', () => {
-    const cm = docFor('v1').paths['/api/v1/namespaces/{namespace}/configmaps/{name}']!.patch!;
-    const crd = docFor('storage.conductor.io/v1alpha1').paths['/apis/storage.conductor.io/v1alpha1/namespaces/{namespace}/mysqlinstances/{name}']!.patch!;
+    const cm = docFor('v1').paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch;
+    const crd = docFor('storage.conductor.io/v1alpha1').paths['/apis/storage.conductor.io/v1alpha1/namespaces/{namespace}/mysqlinstances/{name}'].patch;
     const types = (op: SchemaObject) => Object.keys((op.requestBody as { content: SchemaObject }).content);
-    assert.deepEqual(types(cm), ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    assert.deepEqual(types(cm), [
+      'application/apply-patch+yaml',
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ]);
     assert.deepEqual(types(crd), ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']);
   });
 
   const explainCases = [
-    { reason: 'namespaced CRD kind', gv: 'storage.conductor.io/v1alpha1', prefix: '/apis/storage.conductor.io/v1alpha1', resource: 'mysqlinstances', kind: 'MySQLInstance' },
-    { reason: 'cluster-scoped CRD kind', gv: 'core.conductor.io/v1alpha1', prefix: '/apis/core.conductor.io/v1alpha1', resource: 'clusterprofiles', kind: 'ClusterProfile' },
+    {
+      reason: 'namespaced CRD kind',
+      gv: 'storage.conductor.io/v1alpha1',
+      prefix: '/apis/storage.conductor.io/v1alpha1',
+      resource: 'mysqlinstances',
+      kind: 'MySQLInstance',
+    },
+    {
+      reason: 'cluster-scoped CRD kind',
+      gv: 'core.conductor.io/v1alpha1',
+      prefix: '/apis/core.conductor.io/v1alpha1',
+      resource: 'clusterprofiles',
+      kind: 'ClusterProfile',
+    },
     { reason: 'namespaced built-in', gv: 'v1', prefix: '/api/v1', resource: 'configmaps', kind: 'ConfigMap' },
     { reason: 'cluster-scoped built-in', gv: 'v1', prefix: '/api/v1', resource: 'namespaces', kind: 'Namespace' },
   ];
@@ -234,11 +267,11 @@ describe('OpenAPI v3 group-version documents', () => {
   test('only the verbs a kind serves become operations', () => {
     const readOnly = { ...providerKind(), verbs: ['get', 'list'] };
     const doc = docFor('core.conductor.io/v1alpha1', [readOnly]);
-    assert.deepEqual(operations(doc).map((o) => `${o.method} ${o.path}`), [
-      'get /apis/core.conductor.io/v1alpha1/clusterprofiles',
-      'get /apis/core.conductor.io/v1alpha1/clusterprofiles/{name}',
-    ]);
-    assert.ok(!paramNames(operations(doc)[0]!.op).includes('watch'), 'no watch parameter without the watch verb');
+    assert.deepEqual(
+      operations(doc).map((o) => `${o.method} ${o.path}`),
+      ['get /apis/core.conductor.io/v1alpha1/clusterprofiles', 'get /apis/core.conductor.io/v1alpha1/clusterprofiles/{name}'],
+    );
+    assert.ok(!paramNames(operations(doc)[0].op).includes('watch'), 'no watch parameter without the watch verb');
   });
 
   test('operation ids are unique within a document', () => {

@@ -43,13 +43,7 @@ export interface PathSpec {
 const LIST_QUERY: QueryName[] = ['continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch'];
 const WATCH_QUERY: QueryName[] = ['allowWatchBookmarks', 'sendInitialEvents', 'timeoutSeconds', 'watch'];
 const WRITE_QUERY: QueryName[] = ['dryRun', 'fieldManager', 'fieldValidation'];
-const DELETE_QUERY: QueryName[] = [
-  'dryRun',
-  'gracePeriodSeconds',
-  'ignoreStoreReadErrorWithClusterBreakingPotential',
-  'orphanDependents',
-  'propagationPolicy',
-];
+const DELETE_QUERY: QueryName[] = ['dryRun', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'];
 
 function queryOf(names: QueryName[]): ParamSpec[] {
   return [...new Set(names)].sort().map((n) => QUERY[n]);

@@ -103,9 +103,7 @@ export function buildServedSet(types: readonly ResourceType[]): ServedSet {
   const groups: ServedGroup[] = [];
   for (const [name, versionMap] of byGroup) {
     const versions = [...versionMap.keys()].sort(compareVersionPriority).map((version): ServedVersion => {
-      const resources = [...(versionMap.get(version) ?? [])].sort((a, b) =>
-        a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0,
-      );
+      const resources = [...(versionMap.get(version) ?? [])].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
       const groupVersion = name ? `${name}/${version}` : version;
       const sv = { group: name, version, groupVersion, resources };
       byGroupVersion.set(groupVersion, sv);

@@ -55,8 +55,8 @@ export function buildVersionInfo(opts: VersionOptions): VersionInfo {
     throw new Error(`gitVersion ${JSON.stringify(opts.gitVersion)} is not a semantic version: expected e.g. v1.32.0+conductor.0.1.0`);
   }
   return {
-    major: m[1]!,
-    minor: m[2]!,
+    major: m[1],
+    minor: m[2],
     gitVersion: opts.gitVersion,
     gitCommit: opts.gitCommit ?? '',
     gitTreeState: opts.gitTreeState ?? (opts.gitCommit ? 'clean' : ''),

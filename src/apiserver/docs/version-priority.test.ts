@@ -26,9 +26,9 @@ describe('compareVersionPriority', () => {
   }
 
   const version = fc.oneof(
-    fc.tuple(fc.integer({ min: 1, max: 30 }), fc.constantFrom('', 'alpha', 'beta'), fc.integer({ min: 1, max: 9 })).map(
-      ([major, stage, minor]) => (stage ? `v${major}${stage}${minor}` : `v${major}`),
-    ),
+    fc
+      .tuple(fc.integer({ min: 1, max: 30 }), fc.constantFrom('', 'alpha', 'beta'), fc.integer({ min: 1, max: 9 }))
+      .map(([major, stage, minor]) => (stage ? `v${major}${stage}${minor}` : `v${major}`)),
     fc.string({ maxLength: 6 }),
   );
 
@@ -45,7 +45,7 @@ describe('compareVersionPriority', () => {
     fc.assert(
       fc.property(fc.array(version, { maxLength: 12 }), (list) => {
         const sorted = [...list].sort(compareVersionPriority);
-        for (let i = 1; i < sorted.length; i++) assert.ok(compareVersionPriority(sorted[i - 1]!, sorted[i]!) <= 0);
+        for (let i = 1; i < sorted.length; i++) assert.ok(compareVersionPriority(sorted[i - 1], sorted[i]) <= 0);
       }),
     );
   });

@@ -10,7 +10,13 @@ import { keyUsage, PLAINTEXT, reencryptAll, withRevision } from './migration.js'
 
 const secretKey = `${SECRETS_PREFIX}ns/db`;
 const mapKey = '/registry/core/configmaps/ns/cfg';
-const secretJson = (rev: number) => JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'ns', resourceVersion: String(rev) }, data: { password: 'aHVudGVyMg==' } });
+const secretJson = (rev: number) =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db', namespace: 'ns', resourceVersion: String(rev) },
+    data: { password: 'aHVudGVyMg==' },
+  });
 
 function keySet(): KeySet {
   const k = newKey([]);
@@ -41,7 +47,10 @@ describe('EncryptingStore', () => {
 
       assert.equal((await enc.get(secretKey))!.value, secretJson(created.modRevision));
       const all = await enc.list('/registry/');
-      assert.deepEqual(all.items.map((kv) => kv.value), ['{"kind":"ConfigMap"}', secretJson(created.modRevision)]);
+      assert.deepEqual(
+        all.items.map((kv) => kv.value),
+        ['{"kind":"ConfigMap"}', secretJson(created.modRevision)],
+      );
       const gone = await enc.delete(secretKey);
       assert.equal(gone.value, secretJson(created.modRevision));
     }));
@@ -69,7 +78,10 @@ describe('EncryptingStore', () => {
     withStores(async (_t, enc) => {
       const a = await enc.create(secretKey, secretJson);
       await enc.update(secretKey, a.modRevision, secretJson);
-      const err = await enc.update(secretKey, a.modRevision, secretJson).then(() => undefined, (e: unknown) => e);
+      const err = await enc.update(secretKey, a.modRevision, secretJson).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof StoreError && err.code === 'conflict');
       assert.ok(err.current && !isSealed(err.current.value));
     }));
@@ -116,7 +128,10 @@ describe('EncryptingStore', () => {
       const stranger = { ...newKey([]), id: 'key-7' };
       const other = new EncryptingStore(t.store, { keys: { primary: stranger.id, keys: [stranger] } });
       for (const read of [() => other.get(secretKey), () => other.list(SECRETS_PREFIX)]) {
-        const err = await read().then(() => undefined, (e: unknown) => e);
+        const err = await read().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         assert.ok(err instanceof ApiError, `want an ApiError, got ${String(err)}`);
         assert.equal(err.code, 503);
         assert.match(err.message, new RegExp(`key "${ks1.primary}" is missing`));

@@ -241,7 +241,11 @@ export class EncryptingStore implements Store {
       );
     }
     if (err.code === 'missing-key') {
-      return new ApiError(503, 'ServiceUnavailable', `the server cannot decrypt stored data: encryption key "${err.keyId}" is missing from the server's key file`);
+      return new ApiError(
+        503,
+        'ServiceUnavailable',
+        `the server cannot decrypt stored data: encryption key "${err.keyId}" is missing from the server's key file`,
+      );
     }
     return new ApiError(500, 'InternalError', `Internal error occurred: ${err.message}`);
   }

@@ -35,14 +35,28 @@ describe('envelope', () => {
   });
 
   const cases: { reason: string; value: () => string; key: string; keys: Map<string, EncryptionKey>; want: EnvelopeError['code']; keyId: string }[] = [
-    { reason: 'a value moved to another storage key fails authentication', value: () => seal(k1, '/a', 'x'), key: '/b', keys: both, want: 'corrupt', keyId: k1.id },
-    { reason: 'a value whose key is gone names the missing key', value: () => seal(k2, '/a', 'x'), key: '/a', keys: new Map([[k1.id, k1]]), want: 'missing-key', keyId: k2.id },
+    {
+      reason: 'a value moved to another storage key fails authentication',
+      value: () => seal(k1, '/a', 'x'),
+      key: '/b',
+      keys: both,
+      want: 'corrupt',
+      keyId: k1.id,
+    },
+    {
+      reason: 'a value whose key is gone names the missing key',
+      value: () => seal(k2, '/a', 'x'),
+      key: '/a',
+      keys: new Map([[k1.id, k1]]),
+      want: 'missing-key',
+      keyId: k2.id,
+    },
     {
       reason: 'a flipped ciphertext byte fails authentication',
       value: () => {
         const s = seal(k1, '/a', 'some longer text');
         const body = Buffer.from(s.slice(ENVELOPE_PREFIX.length + k1.id.length + 1), 'base64');
-        body[14] = body[14]! ^ 1;
+        body[14] = body[14] ^ 1;
         return `${ENVELOPE_PREFIX}${k1.id}:${body.toString('base64')}`;
       },
       key: '/a',
@@ -51,7 +65,14 @@ describe('envelope', () => {
       keyId: k1.id,
     },
     { reason: 'a truncated envelope is refused', value: () => `${ENVELOPE_PREFIX}${k1.id}:AAAA`, key: '/a', keys: both, want: 'corrupt', keyId: k1.id },
-    { reason: 'the same key under another id does not open it (the id is checked by lookup)', value: () => seal(k1, '/a', 'x').replace(k1.id, k2.id), key: '/a', keys: both, want: 'corrupt', keyId: k2.id },
+    {
+      reason: 'the same key under another id does not open it (the id is checked by lookup)',
+      value: () => seal(k1, '/a', 'x').replace(k1.id, k2.id),
+      key: '/a',
+      keys: both,
+      want: 'corrupt',
+      keyId: k2.id,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {

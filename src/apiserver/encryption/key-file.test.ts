@@ -11,8 +11,8 @@ describe('key file', () => {
     try {
       const first = await ensureKeySet(dir);
       assert.equal(first.keys.length, 1);
-      assert.equal(first.keys[0]!.secret.length, 32);
-      assert.equal(first.primary, first.keys[0]!.id);
+      assert.equal(first.keys[0].secret.length, 32);
+      assert.equal(first.primary, first.keys[0].id);
       assert.equal(statSync(keyFilePath(dir)).mode & 0o777, 0o600);
       assert.equal(statSync(join(dir, 'encryption')).mode & 0o777, 0o700);
       const again = await ensureKeySet(dir);
@@ -30,8 +30,11 @@ describe('key file', () => {
       await writeKeySet(dir, keySet);
       const read = (await readKeySet(dir))!;
       assert.equal(read.primary, added.id);
-      assert.deepEqual(read.keys.map((k) => k.id), [ks.primary, added.id]);
-      assert.notDeepEqual(read.keys[0]!.secret, read.keys[1]!.secret);
+      assert.deepEqual(
+        read.keys.map((k) => k.id),
+        [ks.primary, added.id],
+      );
+      assert.notDeepEqual(read.keys[0].secret, read.keys[1].secret);
       assert.deepEqual(readdirSync(join(dir, 'encryption')), ['keys.json']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -52,7 +55,11 @@ describe('key file', () => {
     { reason: 'primary names no key', doc: { ...good, primary: 'key-9' }, want: /"primary" must name one of the keys \(key-1\)/ },
     { reason: 'short secret', doc: { ...good, keys: [{ id: 'key-1', algorithm: 'aes-256-gcm', secret: 'AAAA' }] }, want: /secret must be 32 bytes/ },
     { reason: 'other algorithm', doc: { ...good, keys: [{ id: 'key-1', algorithm: 'aes-cbc', secret: 'AAAA' }] }, want: /algorithm must be "aes-256-gcm"/ },
-    { reason: 'id with a colon (would break the envelope)', doc: { ...good, keys: [{ id: 'a:b', algorithm: 'aes-256-gcm', secret: '' }] }, want: /id must match/ },
+    {
+      reason: 'id with a colon (would break the envelope)',
+      doc: { ...good, keys: [{ id: 'a:b', algorithm: 'aes-256-gcm', secret: '' }] },
+      want: /id must match/,
+    },
   ];
   for (const c of cases) {
     test(`a bad key file is refused: ${c.reason}`, () => {

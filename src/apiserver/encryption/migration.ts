@@ -37,7 +37,7 @@ export async function reencryptAll(store: EncryptingStore, opts: { logger?: Logg
         if (await store.reseal(kv, withRevision)) result.rewritten++;
       }
       if (!page.more || page.items.length === 0) break;
-      startAfter = page.items[page.items.length - 1]!.key;
+      startAfter = page.items[page.items.length - 1].key;
     }
   }
   if (result.rewritten > 0) opts.logger?.info({ ...result, primary: store.primaryKeyId }, 're-encrypted stored values under the primary key');
@@ -56,7 +56,7 @@ export async function keyUsage(store: Store, prefixes: readonly string[]): Promi
         usage.set(id, (usage.get(id) ?? 0) + 1);
       }
       if (!page.more || page.items.length === 0) break;
-      startAfter = page.items[page.items.length - 1]!.key;
+      startAfter = page.items[page.items.length - 1].key;
     }
   }
   return usage;

@@ -10,24 +10,74 @@ const bad = (err: unknown) => err instanceof ApiError && err.code === 400 && /ne
 describe('body nesting limit', () => {
   const cases: { reason: string; text: string; contentType: string; ok: boolean }[] = [
     { reason: 'JSON at the limit is accepted', text: `${'['.repeat(MAX_BODY_DEPTH)}${']'.repeat(MAX_BODY_DEPTH)}`, contentType: 'application/json', ok: true },
-    { reason: 'JSON one deeper is refused', text: `${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`, contentType: 'application/json', ok: false },
-    { reason: '10,000 levels of objects are refused before parsing', text: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`, contentType: 'application/json', ok: false },
+    {
+      reason: 'JSON one deeper is refused',
+      text: `${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`,
+      contentType: 'application/json',
+      ok: false,
+    },
+    {
+      reason: '10,000 levels of objects are refused before parsing',
+      text: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+      contentType: 'application/json',
+      ok: false,
+    },
     { reason: 'brackets inside strings do not count', text: JSON.stringify({ s: '['.repeat(1000) }), contentType: 'application/json', ok: true },
     { reason: 'escaped quotes do not end a string', text: JSON.stringify({ s: `\\"${'['.repeat(1000)}` }), contentType: 'application/json', ok: true },
     { reason: 'deep YAML flow collections are refused', text: `a: ${'['.repeat(5000)}`, contentType: 'application/yaml', ok: false },
     // Block collections nest by indentation, with no bracket to count.
     { reason: 'YAML compact sequences `- - - x` 100 deep are accepted', text: `${'- '.repeat(MAX_BODY_DEPTH)}x`, contentType: 'application/yaml', ok: true },
-    { reason: 'YAML compact sequences `- - - x` 101 deep are refused', text: `${'- '.repeat(MAX_BODY_DEPTH + 1)}x`, contentType: 'application/yaml', ok: false },
-    { reason: 'YAML compact sequences 100,000 deep are refused before parsing (the crash of issue 10)', text: `${'- '.repeat(100_000)}x`, contentType: 'application/yaml', ok: false },
+    {
+      reason: 'YAML compact sequences `- - - x` 101 deep are refused',
+      text: `${'- '.repeat(MAX_BODY_DEPTH + 1)}x`,
+      contentType: 'application/yaml',
+      ok: false,
+    },
+    {
+      reason: 'YAML compact sequences 100,000 deep are refused before parsing (the crash of issue 10)',
+      text: `${'- '.repeat(100_000)}x`,
+      contentType: 'application/yaml',
+      ok: false,
+    },
     { reason: 'the same as an apply patch', text: `${'- '.repeat(100_000)}x`, contentType: 'application/apply-patch+yaml', ok: false },
     { reason: 'YAML explicit keys `? ? ? x` 101 deep are refused', text: `${'? '.repeat(MAX_BODY_DEPTH + 1)}x`, contentType: 'application/yaml', ok: false },
-    { reason: 'YAML sequences nested by indentation are refused', text: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}-`).join('\n'), contentType: 'application/yaml', ok: false },
-    { reason: 'YAML mappings nested by indentation are refused', text: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'), contentType: 'application/yaml', ok: false },
-    { reason: 'YAML mappings nested by indentation, 100 deep, are accepted', text: Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'), contentType: 'application/yaml', ok: true },
-    { reason: 'YAML sequences at their key\'s indentation are refused', text: Array.from({ length: 60 }, (_, i) => `${' '.repeat(2 * i)}k${i}:\n${' '.repeat(2 * i)}-`).join('\n'), contentType: 'application/yaml', ok: false },
+    {
+      reason: 'YAML sequences nested by indentation are refused',
+      text: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}-`).join('\n'),
+      contentType: 'application/yaml',
+      ok: false,
+    },
+    {
+      reason: 'YAML mappings nested by indentation are refused',
+      text: Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'),
+      contentType: 'application/yaml',
+      ok: false,
+    },
+    {
+      reason: 'YAML mappings nested by indentation, 100 deep, are accepted',
+      text: Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n'),
+      contentType: 'application/yaml',
+      ok: true,
+    },
+    {
+      reason: "YAML sequences at their key's indentation are refused",
+      text: Array.from({ length: 60 }, (_, i) => `${' '.repeat(2 * i)}k${i}:\n${' '.repeat(2 * i)}-`).join('\n'),
+      contentType: 'application/yaml',
+      ok: false,
+    },
     { reason: 'YAML block and flow nesting add up', text: `${'- '.repeat(60)}${'['.repeat(41)}${']'.repeat(41)}`, contentType: 'application/yaml', ok: false },
-    { reason: 'dashes and brackets inside YAML block scalars and strings do not count', text: `a: |\n  ${'- '.repeat(500)}\nb: "${'['.repeat(500)}"\nc: '${'{'.repeat(500)}'\n`, contentType: 'application/yaml', ok: true },
-    { reason: 'a quote inside a plain YAML scalar does not hide later brackets', text: `a: it"s\nb: ${'['.repeat(200)}${']'.repeat(200)}\n`, contentType: 'application/yaml', ok: false },
+    {
+      reason: 'dashes and brackets inside YAML block scalars and strings do not count',
+      text: `a: |\n  ${'- '.repeat(500)}\nb: "${'['.repeat(500)}"\nc: '${'{'.repeat(500)}'\n`,
+      contentType: 'application/yaml',
+      ok: true,
+    },
+    {
+      reason: 'a quote inside a plain YAML scalar does not hide later brackets',
+      text: `a: it"s\nb: ${'['.repeat(200)}${']'.repeat(200)}\n`,
+      contentType: 'application/yaml',
+      ok: false,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -51,7 +101,7 @@ describe('body nesting limit', () => {
 function depthOf(v: unknown): number {
   if (v === null || typeof v !== 'object') return 0;
   let d = 0;
-  for (const c of Object.values(v as object)) d = Math.max(d, depthOf(c));
+  for (const c of Object.values(v)) d = Math.max(d, depthOf(c));
   return 1 + d;
 }
 
@@ -59,7 +109,12 @@ describe('YAML nesting count', () => {
   // Nested values written by the yaml library in its block and flow styles: the count made
   // before parsing is never below the depth the parser builds.
   const nested = fc.letrec((tie) => ({
-    node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(null)), tie('list'), tie('map')),
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(null)),
+      tie('list'),
+      tie('map'),
+    ),
     list: fc.array(tie('node'), { maxLength: 3 }),
     map: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), tie('node'), { maxKeys: 3 }),
   })).node;
@@ -67,7 +122,12 @@ describe('YAML nesting count', () => {
   test('property: the count before parsing is at least the depth parsed, for block and flow YAML', () => {
     fc.assert(
       fc.property(nested, fc.constantFrom('block', 'flow', 'mixed'), fc.integer({ min: 0, max: 3 }), (value, style, indent) => {
-        const text = stringify(value, { collectionStyle: style === 'mixed' ? 'any' : style, indent: indent + 1, indentSeq: indent % 2 === 0, flowCollectionPadding: false });
+        const text = stringify(value, {
+          collectionStyle: style === 'mixed' ? 'any' : style,
+          indent: indent + 1,
+          indentSeq: indent % 2 === 0,
+          flowCollectionPadding: false,
+        });
         let parsed: unknown;
         try {
           parsed = decodeBody(Buffer.from(text), 'application/yaml', { allowEmpty: true });
@@ -110,7 +170,11 @@ describe('YAML nesting count against odd text', () => {
 
 describe('non-finite numbers', () => {
   const invalid = (field: string) => (err: unknown) =>
-    err instanceof ApiError && err.code === 422 && err.message.includes(field) && /finite/.test(err.message) && err.status.details?.causes?.[0]?.field === field;
+    err instanceof ApiError &&
+    err.code === 422 &&
+    err.message.includes(field) &&
+    /finite/.test(err.message) &&
+    err.status.details?.causes?.[0]?.field === field;
   const cases: { reason: string; text: string; contentType: string; field: string }[] = [
     { reason: 'a JSON number too large for a double', text: '{"spec":{"size":1e400}}', contentType: 'application/json', field: 'spec.size' },
     { reason: 'a negative one', text: '{"spec":{"size":-1e400}}', contentType: 'application/json', field: 'spec.size' },

@@ -53,7 +53,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onEnd = (): void => {
       stop();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     };
     const onClose = (): void => {
       stop();
@@ -90,7 +90,7 @@ export type BodyFormat = 'json' | 'yaml';
 
 /** The media type without parameters, lower-cased. */
 export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
 export function patchTypeOf(contentType: string | undefined): PatchType {
@@ -162,7 +162,7 @@ function parseJson(s: string): unknown {
 function parseYaml(s: string): unknown {
   const doc = parseDocument(s, { uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
-    throw errors.badRequest(`the request body is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+    throw errors.badRequest(`the request body is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   }
   try {
     return doc.toJS({ maxAliasCount: 100 });
@@ -185,7 +185,8 @@ export function checkNesting(s: string, max: number): void {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -283,7 +284,7 @@ export function checkYamlNesting(s: string, max: number): void {
       if (blockScalar) blockScalar = false;
       else if (flows.length === 0) {
         if (lineStart) {
-          while (cols.length > 0 && cols[cols.length - 1]! > col) {
+          while (cols.length > 0 && cols[cols.length - 1] > col) {
             cols.pop();
             seq.pop();
           }
@@ -308,7 +309,7 @@ export function checkYamlNesting(s: string, max: number): void {
     } else {
       blockScalar = false;
       if (lineStart) {
-        while (cols.length > 0 && cols[cols.length - 1]! > col) {
+        while (cols.length > 0 && cols[cols.length - 1] > col) {
           cols.pop();
           seq.pop();
         }
@@ -378,7 +379,7 @@ export function checkDecoded(value: unknown, max: number): void {
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: e.depth + 1, parent: e, key: i });
     } else {
-      for (const [k, child] of Object.entries(v as object)) stack.push({ v: child, depth: e.depth + 1, parent: e, key: k });
+      for (const [k, child] of Object.entries(v)) stack.push({ v: child, depth: e.depth + 1, parent: e, key: k });
     }
   }
 

@@ -41,7 +41,12 @@ export interface CreateEndpoint {
   subresource: string;
   /** False when every authenticated user may call it without asking the authorizer (self reviews). */
   authorize: boolean;
-  create(ctx: RequestContext, target: { namespace: string | undefined; name: string | undefined }, body: unknown, query: URLSearchParams): Promise<{ code: number; object: unknown }>;
+  create(
+    ctx: RequestContext,
+    target: { namespace: string | undefined; name: string | undefined },
+    body: unknown,
+    query: URLSearchParams,
+  ): Promise<{ code: number; object: unknown }>;
 }
 
 export interface DispatcherOptions {
@@ -144,7 +149,10 @@ export class Dispatcher {
    */
   private lastResort(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     try {
-      this.o.logger.error({ err, method: req.method, path: (req.url ?? '').split('?')[0]!.slice(0, 512) }, 'unexpected exception while serving a request; the request is answered 500 and the server goes on');
+      this.o.logger.error(
+        { err, method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 512) },
+        'unexpected exception while serving a request; the request is answered 500 and the server goes on',
+      );
       if (!res.headersSent) {
         const status = errors.internal(err instanceof Error ? err.message : String(err)).status;
         const body = JSON.stringify(status);
@@ -340,12 +348,31 @@ export class Dispatcher {
     }
   }
 
-  private async serveEndpoint(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rt: ResourceType, p: ResourcePath, url: URL, e: CreateEndpoint): Promise<void> {
+  private async serveEndpoint(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    rt: ResourceType,
+    p: ResourcePath,
+    url: URL,
+    e: CreateEndpoint,
+  ): Promise<void> {
     if (p.watchPrefix || (e.subresource === '') !== (p.name === undefined)) throw errors.pathNotFound(url.pathname);
     const method = req.method ?? 'GET';
     if (method !== 'POST') throw errors.methodNotAllowed(`${method} is not supported on ${url.pathname}, expected POST`);
     if (e.authorize) {
-      await this.authorize({ user: ctx.user, verb: 'create', resourceRequest: true, group: rt.group, version: rt.version, resource: rt.resource, subresource: p.subresource, namespace: p.namespace ?? '', name: p.name ?? '', path: url.pathname });
+      await this.authorize({
+        user: ctx.user,
+        verb: 'create',
+        resourceRequest: true,
+        group: rt.group,
+        version: rt.version,
+        resource: rt.resource,
+        subresource: p.subresource,
+        namespace: p.namespace ?? '',
+        name: p.name ?? '',
+        path: url.pathname,
+      });
     }
     const body = await this.body(req, this.o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     const { code, object } = await e.create(ctx, { namespace: p.namespace, name: p.name }, body, url.searchParams);
@@ -366,13 +393,25 @@ export class Dispatcher {
   private async authorize(attrs: AuthorizationAttributes): Promise<void> {
     const d = await this.o.authorizer.authorize(attrs);
     if (!d.allowed) {
-      throw errors.forbidden(forbiddenMessage(attrs, d.reason), attrs.resourceRequest ? { group: attrs.group, resource: attrs.resource } : undefined, attrs.name || undefined);
+      throw errors.forbidden(
+        forbiddenMessage(attrs, d.reason),
+        attrs.resourceRequest ? { group: attrs.group, resource: attrs.resource } : undefined,
+        attrs.name || undefined,
+      );
     }
   }
 
   // ------------------------------------------------------------------ watch
 
-  private async serveWatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rt: ResourceType, ns: string | undefined, q: URLSearchParams, shape: ResponseShape): Promise<void> {
+  private async serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    rt: ResourceType,
+    ns: string | undefined,
+    q: URLSearchParams,
+    shape: ResponseShape,
+  ): Promise<void> {
     const params = parseWatchParams(q);
     const maxWatch = this.o.maxWatchSeconds ?? DEFAULT_MAX_WATCH_SECONDS;
     if (params.timeoutSeconds > maxWatch) params.timeoutSeconds = maxWatch;
@@ -416,7 +455,15 @@ export class Dispatcher {
     return version === 'v1' ? t : { ...t, apiVersion: 'meta.k8s.io/v1beta1' };
   }
 
-  private sendObject(res: ServerResponse, ctx: RequestContext, code: number, rt: ResourceType, item: LazyObject, shape: ResponseShape, q: URLSearchParams): void {
+  private sendObject(
+    res: ServerResponse,
+    ctx: RequestContext,
+    code: number,
+    rt: ResourceType,
+    item: LazyObject,
+    shape: ResponseShape,
+    q: URLSearchParams,
+  ): void {
     if (shape.as === 'object') return this.sendJson(res, code, item.json(), JSON_TYPE, warningHeaders(ctx));
     return this.sendKObject(res, ctx, code, rt, item.obj(), shape, q);
   }
@@ -430,7 +477,13 @@ export class Dispatcher {
 
   private sendList(res: ServerResponse, ctx: RequestContext, rt: ResourceType, list: ListResult, shape: ResponseShape, q: URLSearchParams): void {
     if (shape.as === 'table') {
-      const t = this.table(rt, list.items.map((i) => i.obj()), list.metadata, includeObjectParam(q), shape.version);
+      const t = this.table(
+        rt,
+        list.items.map((i) => i.obj()),
+        list.metadata,
+        includeObjectParam(q),
+        shape.version,
+      );
       return this.sendJson(res, 200, JSON.stringify(t), JSON_TYPE, warningHeaders(ctx));
     }
     if (shape.as === 'metadata') {
@@ -447,7 +500,7 @@ export class Dispatcher {
       const parts: string[] = [head];
       for (let i = 0; i < list.items.length; i++) {
         if (i > 0) parts.push(',');
-        parts.push(list.items[i]!.json());
+        parts.push(list.items[i].json());
       }
       parts.push(']}');
       return this.sendJson(res, 200, parts.join(''), JSON_TYPE, warningHeaders(ctx));
@@ -461,7 +514,7 @@ export class Dispatcher {
         const parts: string[] = i === 0 ? [head] : [];
         let size = 0;
         for (; i < list.items.length && size < LIST_CHUNK_BYTES; i++) {
-          const json = list.items[i]!.json();
+          const json = list.items[i].json();
           if (i > 0) parts.push(',');
           parts.push(json);
           size += json.length;
@@ -484,7 +537,13 @@ export class Dispatcher {
       res.end();
       return;
     }
-    res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff', ...headers });
+    res.writeHead(code, {
+      'Content-Type': contentType,
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-cache, private',
+      'X-Content-Type-Options': 'nosniff',
+      ...headers,
+    });
     res.end(body);
   }
 
@@ -564,9 +623,9 @@ function checkPathSegments(rawUrl: string): void {
   for (let i = 0; i < segments.length; i++) {
     let seg: string;
     try {
-      seg = decodeURIComponent(segments[i]!);
+      seg = decodeURIComponent(segments[i]);
     } catch {
-      throw errors.badRequest(`the request path is not valid: segment ${i} (${JSON.stringify(segments[i]!.slice(0, 100))}) is not valid percent-encoded UTF-8`);
+      throw errors.badRequest(`the request path is not valid: segment ${i} (${JSON.stringify(segments[i].slice(0, 100))}) is not valid percent-encoded UTF-8`);
     }
     // No resource is named so: answer as for any path that names nothing (404), before
     // URL normalisation could turn the path into another resource's.

@@ -2,10 +2,7 @@
  * Content negotiation for responses: plain JSON, meta.k8s.io Table (kubectl get), or
  * PartialObjectMetadata (metadata-only clients), decided from the Accept header.
  */
-export type ResponseShape =
-  | { as: 'object' }
-  | { as: 'table'; version: 'v1' | 'v1beta1' }
-  | { as: 'metadata'; version: 'v1' | 'v1beta1' };
+export type ResponseShape = { as: 'object' } | { as: 'table'; version: 'v1' | 'v1beta1' } | { as: 'metadata'; version: 'v1' | 'v1beta1' };
 
 interface AcceptEntry {
   type: string;

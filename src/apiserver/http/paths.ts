@@ -32,12 +32,12 @@ export function parsePath(pathname: string): ParsedPath {
   }
   if (parts[0] === 'api') {
     if (parts.length === 1) return { type: 'api-versions' };
-    return resourceParts('', parts[1]!, parts.slice(2));
+    return resourceParts('', parts[1], parts.slice(2));
   }
   if (parts[0] === 'apis') {
     if (parts.length === 1) return { type: 'api-groups' };
-    if (parts.length === 2) return { type: 'api-group', group: parts[1]! };
-    return resourceParts(parts[1]!, parts[2]!, parts.slice(3));
+    if (parts.length === 2) return { type: 'api-group', group: parts[1] };
+    return resourceParts(parts[1], parts[2], parts.slice(3));
   }
   return { type: 'other', path: pathname };
 }
@@ -51,12 +51,12 @@ function resourceParts(group: string, version: string, rest: string[]): ParsedPa
     if (rest.length === 0) return { type: 'other', path: '' };
   }
   const base = { type: 'resource' as const, group, version, watchPrefix };
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && NAMESPACE_SUBRESOURCES.has(rest[2]!))) {
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && NAMESPACE_SUBRESOURCES.has(rest[2]))) {
     const [, namespace, resource, name, subresource, ...extra] = rest;
     if (extra.length > 0) return { type: 'other', path: rest.join('/') };
-    return { ...base, namespace, resource: resource!, name, subresource: subresource ?? '' };
+    return { ...base, namespace, resource: resource, name, subresource: subresource ?? '' };
   }
   const [resource, name, subresource, ...extra] = rest;
   if (extra.length > 0) return { type: 'other', path: rest.join('/') };
-  return { ...base, namespace: undefined, resource: resource!, name, subresource: subresource ?? '' };
+  return { ...base, namespace: undefined, resource: resource, name, subresource: subresource ?? '' };
 }

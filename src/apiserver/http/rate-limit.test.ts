@@ -11,7 +11,10 @@ describe('RateLimiter', () => {
   test('a user gets the burst at once, then is refused with a Retry-After until tokens flow back', () => {
     let now = 0;
     const rl = new RateLimiter({ ratePerSecond: 2, burst: 3, now: () => now });
-    assert.deepEqual([1, 2, 3].map(() => rl.take(alice).allowed), [true, true, true]);
+    assert.deepEqual(
+      [1, 2, 3].map(() => rl.take(alice).allowed),
+      [true, true, true],
+    );
     assert.deepEqual(rl.take(alice), { allowed: false, retryAfterSeconds: 1 });
     assert.equal(rl.take(bob).allowed, true, 'users have separate buckets');
     now = 500;
@@ -22,7 +25,12 @@ describe('RateLimiter', () => {
   const cases: { reason: string; opts: ConstructorParameters<typeof RateLimiter>[0]; user: { name: string; groups: string[] }; allowedOf: number }[] = [
     { reason: 'system:masters is exempt', opts: { ratePerSecond: 1, burst: 1 }, user: { name: 'admin', groups: ['system:masters'] }, allowedOf: 50 },
     { reason: 'rate 0 turns limiting off', opts: { ratePerSecond: 0, burst: 0 }, user: alice, allowedOf: 50 },
-    { reason: 'other exempt groups can be named', opts: { ratePerSecond: 1, burst: 1, exemptGroups: ['ops'] }, user: { name: 'o', groups: ['ops'] }, allowedOf: 50 },
+    {
+      reason: 'other exempt groups can be named',
+      opts: { ratePerSecond: 1, burst: 1, exemptGroups: ['ops'] },
+      user: { name: 'o', groups: ['ops'] },
+      allowedOf: 50,
+    },
     { reason: 'an ordinary user gets only the burst', opts: { ratePerSecond: 1, burst: 5 }, user: alice, allowedOf: 5 },
   ];
   for (const c of cases) {
@@ -39,7 +47,12 @@ describe('RateLimiter', () => {
     rl.check(alice);
     assert.throws(
       () => rl.check(alice),
-      (err: unknown) => err instanceof ApiError && err.code === 429 && err.status.details?.retryAfterSeconds === 2 && /alice/.test(err.message) && /0.5 per second/.test(err.message),
+      (err: unknown) =>
+        err instanceof ApiError &&
+        err.code === 429 &&
+        err.status.details?.retryAfterSeconds === 2 &&
+        /alice/.test(err.message) &&
+        /0.5 per second/.test(err.message),
     );
   });
 
@@ -55,16 +68,21 @@ describe('RateLimiter', () => {
 
   test('property: over any schedule a user is never allowed more than burst + rate × elapsed', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 20 }), fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 300 }), (rate, burst, gaps) => {
-        let now = 0;
-        const rl = new RateLimiter({ ratePerSecond: rate, burst, now: () => now });
-        let allowed = 0;
-        for (const g of gaps) {
-          now += g;
-          if (rl.take(alice).allowed) allowed++;
-        }
-        assert.ok(allowed <= burst + (rate * now) / 1000 + 1e-9);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 300 }),
+        (rate, burst, gaps) => {
+          let now = 0;
+          const rl = new RateLimiter({ ratePerSecond: rate, burst, now: () => now });
+          let allowed = 0;
+          for (const g of gaps) {
+            now += g;
+            if (rl.take(alice).allowed) allowed++;
+          }
+          assert.ok(allowed <= burst + (rate * now) / 1000 + 1e-9);
+        },
+      ),
       { numRuns: 200 },
     );
   });

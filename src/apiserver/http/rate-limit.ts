@@ -37,7 +37,8 @@ export class RateLimiter {
   private lastSweep: number;
 
   constructor(opts: RateLimitOptions) {
-    if (!(opts.ratePerSecond >= 0) || !Number.isFinite(opts.ratePerSecond)) throw new Error(`the request rate must be a finite number ≥ 0 (got ${opts.ratePerSecond})`);
+    if (!(opts.ratePerSecond >= 0) || !Number.isFinite(opts.ratePerSecond))
+      throw new Error(`the request rate must be a finite number ≥ 0 (got ${opts.ratePerSecond})`);
     if (opts.ratePerSecond > 0 && !(opts.burst >= 1)) throw new Error(`the burst must be at least 1 (got ${opts.burst})`);
     this.rate = opts.ratePerSecond;
     this.burst = opts.burst;

@@ -182,7 +182,11 @@ describe('decodeProtobufObject envelope', () => {
 
   test('DeleteOptions is decoded under whatever apiVersion the client used', () => {
     for (const apiVersion of ['v1', 'meta.k8s.io/v1', 'coordination.k8s.io/v1']) {
-      const body = envelope(apiVersion, 'DeleteOptions', encode((w) => w.varint(1, 0)));
+      const body = envelope(
+        apiVersion,
+        'DeleteOptions',
+        encode((w) => w.varint(1, 0)),
+      );
       assert.deepEqual(decodeProtobufObject(body), {
         apiVersion,
         kind: 'DeleteOptions',
@@ -193,18 +197,32 @@ describe('decodeProtobufObject envelope', () => {
 
   const rejected: { reason: string; body: Buffer; code: number; reasonCode: string; fragment: string }[] = [
     { reason: 'an empty body', body: Buffer.alloc(0), code: 400, reasonCode: 'BadRequest', fragment: 'start with the 4 bytes "k8s\\0"' },
-    { reason: 'a JSON body sent with the protobuf media type', body: Buffer.from('{"kind":"ConfigMap"}'), code: 400, reasonCode: 'BadRequest', fragment: 'is not a Kubernetes protobuf object' },
+    {
+      reason: 'a JSON body sent with the protobuf media type',
+      body: Buffer.from('{"kind":"ConfigMap"}'),
+      code: 400,
+      reasonCode: 'BadRequest',
+      fragment: 'is not a Kubernetes protobuf object',
+    },
     { reason: 'the prefix alone names no kind', body: Buffer.from([0x6b, 0x38, 0x73, 0x00]), code: 400, reasonCode: 'BadRequest', fragment: 'names no kind' },
     {
       reason: 'a kind without a decoder is 415 and names the kind',
-      body: envelope('apps/v1', 'Deployment', encode(() => undefined)),
+      body: envelope(
+        'apps/v1',
+        'Deployment',
+        encode(() => undefined),
+      ),
       code: 415,
       reasonCode: 'UnsupportedMediaType',
       fragment: 'cannot decode kind "Deployment" of apiVersion "apps/v1"',
     },
     {
       reason: 'a known kind under the wrong apiVersion is 415',
-      body: envelope('v1', 'Lease', encode(() => undefined)),
+      body: envelope(
+        'v1',
+        'Lease',
+        encode(() => undefined),
+      ),
       code: 415,
       reasonCode: 'UnsupportedMediaType',
       fragment: 'kind "Lease" of apiVersion "v1"',
@@ -239,7 +257,11 @@ describe('decodeProtobufObject envelope', () => {
     },
     {
       reason: 'a truncated object names the field path',
-      body: envelope('v1', 'ConfigMap', encode((w) => w.tag(1, 2).varintValue(20).string(1, 'x'))),
+      body: envelope(
+        'v1',
+        'ConfigMap',
+        encode((w) => w.tag(1, 2).varintValue(20).string(1, 'x')),
+      ),
       code: 400,
       reasonCode: 'BadRequest',
       fragment: 'ConfigMap.metadata needs 20 bytes',
@@ -262,7 +284,13 @@ describe('decodeProtobufObject envelope', () => {
 
   test('the 415 message lists the kinds that can be decoded', () => {
     try {
-      decodeHex(envelope('batch/v1', 'Job', encode(() => undefined)).toString('hex'));
+      decodeHex(
+        envelope(
+          'batch/v1',
+          'Job',
+          encode(() => undefined),
+        ).toString('hex'),
+      );
       assert.fail('expected a 415');
     } catch (err) {
       assert.ok(err instanceof ApiError);

@@ -91,9 +91,7 @@ export function hasProtobufMagic(body: Uint8Array): boolean {
  */
 export function decodeProtobufObject(body: Uint8Array): DecodedProtobufObject {
   if (!hasProtobufMagic(body)) {
-    throw errors.badRequest(
-      `the request body is not a Kubernetes protobuf object: ${PROTOBUF_CONTENT_TYPE} bodies start with the 4 bytes "k8s\\0"`,
-    );
+    throw errors.badRequest(`the request body is not a Kubernetes protobuf object: ${PROTOBUF_CONTENT_TYPE} bodies start with the 4 bytes "k8s\\0"`);
   }
   const env = readEnvelope(body);
   if (env.contentEncoding !== '') {

@@ -64,7 +64,16 @@ const fullMetaJson = {
 
 /** An ObjectMeta as Go writes it for a new object: every plain field present and empty. */
 function newMeta(name: string): (m: ProtoWriter) => void {
-  return (m) => m.string(1, name).string(2, '').string(3, '').string(4, '').string(5, '').string(6, '').varint(7, 0).message(8, () => undefined);
+  return (m) =>
+    m
+      .string(1, name)
+      .string(2, '')
+      .string(3, '')
+      .string(4, '')
+      .string(5, '')
+      .string(6, '')
+      .varint(7, 0)
+      .message(8, () => undefined);
 }
 
 const cases: { reason: string; apiVersion: string; kind: string; build: (w: ProtoWriter) => unknown; want: Record<string, unknown> }[] = [
@@ -119,8 +128,17 @@ const cases: { reason: string; apiVersion: string; kind: string; build: (w: Prot
         .message(3, (s) =>
           s
             .string(1, 'Terminating')
-            .message(2, (c) => c.string(1, 'NamespaceDeletionContentFailure').string(2, 'False').timestamp(4, T0).string(5, 'ContentDeleted').string(6, 'All content deleted'))
-            .message(2, (c) => c.string(1, '').string(2, '').message(4, () => undefined).string(5, '').string(6, '')),
+            .message(2, (c) =>
+              c.string(1, 'NamespaceDeletionContentFailure').string(2, 'False').timestamp(4, T0).string(5, 'ContentDeleted').string(6, 'All content deleted'),
+            )
+            .message(2, (c) =>
+              c
+                .string(1, '')
+                .string(2, '')
+                .message(4, () => undefined)
+                .string(5, '')
+                .string(6, ''),
+            ),
         ),
     want: {
       metadata: { name: 'ns' },
@@ -128,7 +146,13 @@ const cases: { reason: string; apiVersion: string; kind: string; build: (w: Prot
       status: {
         phase: 'Terminating',
         conditions: [
-          { type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'ContentDeleted', message: 'All content deleted' },
+          {
+            type: 'NamespaceDeletionContentFailure',
+            status: 'False',
+            lastTransitionTime: '2024-05-01T10:00:00Z',
+            reason: 'ContentDeleted',
+            message: 'All content deleted',
+          },
           { type: '', status: '' },
         ],
       },
@@ -162,7 +186,9 @@ const cases: { reason: string; apiVersion: string; kind: string; build: (w: Prot
     build: (w) =>
       w
         .message(1, newMeta('web.17c9'))
-        .message(2, (r) => r.string(1, 'Pod').string(2, 'team-a').string(3, 'web').string(4, 'u2').string(5, 'v1').string(6, '11').string(7, 'spec.containers{app}'))
+        .message(2, (r) =>
+          r.string(1, 'Pod').string(2, 'team-a').string(3, 'web').string(4, 'u2').string(5, 'v1').string(6, '11').string(7, 'spec.containers{app}'),
+        )
         .string(3, 'Pulled')
         .string(4, 'Image pulled')
         .message(5, (s) => s.string(1, 'kubelet').string(2, 'node-1'))
@@ -356,7 +382,12 @@ const cases: { reason: string; apiVersion: string; kind: string; build: (w: Prot
     build: (w) =>
       w
         .message(1, newMeta(''))
-        .message(2, (s) => s.string(1, 'api').varint(4, 600).message(3, (b) => b.string(1, 'Secret').string(2, 'v1').string(3, 'tok').string(4, 'u3')))
+        .message(2, (s) =>
+          s
+            .string(1, 'api')
+            .varint(4, 600)
+            .message(3, (b) => b.string(1, 'Secret').string(2, 'v1').string(3, 'tok').string(4, 'u3')),
+        )
         .message(3, (s) => s.string(1, 'eyJ...').timestamp(2, T0)),
     want: {
       metadata: {},
@@ -379,7 +410,11 @@ describe('decodeProtobufObject per kind', () => {
       const type = messageTypeFor(k.apiVersion === '*' ? 'v1' : k.apiVersion, k.kind);
       assert.ok(type, `${k.kind} has a message type`);
       if (k.kind === 'DeleteOptions') continue;
-      const body = envelope(k.apiVersion, k.kind, encode((w) => w.message(1, (m) => m.string(1, 'n'))));
+      const body = envelope(
+        k.apiVersion,
+        k.kind,
+        encode((w) => w.message(1, (m) => m.string(1, 'n'))),
+      );
       assert.deepEqual(decodeProtobufObject(body).object.metadata, { name: 'n' }, k.kind);
     }
   });

@@ -15,7 +15,8 @@ export const kubectlBodies = {
     hex: '6b3873000a0f0a0276311209436f6e6669674d6170121b0a110a017812001a0022002a0032003800420012060a01611201621a002200',
   },
   configMapFiles: {
-    command: 'kubectl create configmap files --from-file=small.bin --from-file=text.txt --from-literal=k=v  (small.bin = 00 ff fe 80 "binary", text.txt = "hello\\n")',
+    command:
+      'kubectl create configmap files --from-file=small.bin --from-file=text.txt --from-literal=k=v  (small.bin = 00 ff fe 80 "binary", text.txt = "hello\\n")',
     hex: '6b3873000a0f0a0276311209436f6e6669674d6170124c0a150a0566696c657312001a0022002a0032003800420012060a016b12017612120a08746578742e747874120668656c6c6f0a1a170a09736d616c6c2e62696e120a00fffe8062696e6172791a002200',
   },
   namespace: {

@@ -58,7 +58,12 @@ describe('decodeMessage', () => {
     },
     {
       reason: 'times become RFC 3339 strings; an empty Timestamp is the zero time and is left out',
-      build: (w) => w.timestamp(8, 1714557600, 999).timestamp(9, 1714557600, 5_500).message(8, () => undefined).timestamp(9, 1714557600, 5_500),
+      build: (w) =>
+        w
+          .timestamp(8, 1714557600, 999)
+          .timestamp(9, 1714557600, 5_500)
+          .message(8, () => undefined)
+          .timestamp(9, 1714557600, 5_500),
       want: { whenMicro: '2024-05-01T10:00:00.000005Z' },
     },
     {
@@ -83,12 +88,23 @@ describe('decodeMessage', () => {
     },
     {
       reason: 'repeated fields keep order and keep empty elements',
-      build: (w) => w.string(13, 'a').string(13, '').string(13, 'c').message(12, (m) => m.string(1, 'one')).message(12, () => undefined),
+      build: (w) =>
+        w
+          .string(13, 'a')
+          .string(13, '')
+          .string(13, 'c')
+          .message(12, (m) => m.string(1, 'one'))
+          .message(12, () => undefined),
       want: { names: ['a', '', 'c'], inners: [{ name: 'one' }, {}] },
     },
     {
       reason: 'map entries become object keys; the last duplicate wins; empty values stay',
-      build: (w) => w.mapEntry(14, 'a', '1').mapEntry(14, 'b', '').mapEntry(14, 'a', '3').mapEntry(15, 'bin', Uint8Array.from([255])),
+      build: (w) =>
+        w
+          .mapEntry(14, 'a', '1')
+          .mapEntry(14, 'b', '')
+          .mapEntry(14, 'a', '3')
+          .mapEntry(15, 'bin', Uint8Array.from([255])),
       want: { labels: { a: '3', b: '' }, blobs: { bin: '/w==' } },
     },
     {
@@ -103,16 +119,7 @@ describe('decodeMessage', () => {
     },
     {
       reason: 'unknown fields of every wire type are skipped',
-      build: (w) =>
-        w
-          .varint(99, 1)
-          .fixed64(98, 1n)
-          .string(97, 'x')
-          .fixed32(96, 1)
-          .tag(95, 3)
-          .varint(1, 1)
-          .tag(95, 4)
-          .string(1, 'kept'),
+      build: (w) => w.varint(99, 1).fixed64(98, 1n).string(97, 'x').fixed32(96, 1).tag(95, 3).varint(1, 1).tag(95, 4).string(1, 'kept'),
       want: { text: 'kept' },
     },
   ];
@@ -129,13 +136,41 @@ describe('decodeMessage', () => {
   });
 
   const malformed: { reason: string; build: (w: ProtoWriter) => unknown; fragment: string }[] = [
-    { reason: 'a string field sent as a varint', build: (w) => w.varint(1, 5), fragment: 'Sample.text (field 1) has wire type 0 (varint); expected 2 (length-delimited)' },
-    { reason: 'a bool field sent length-delimited', build: (w) => w.string(3, 'true'), fragment: 'Sample.flag (field 3) has wire type 2 (length-delimited); expected 0 (varint)' },
-    { reason: 'a map value of the wrong wire type', build: (w) => w.message(14, (e) => e.string(1, 'k').varint(2, 1)), fragment: 'Sample.labels["k"] (field 2) has wire type 0' },
-    { reason: 'a nested field of the wrong wire type', build: (w) => w.message(11, (m) => m.fixed32(3, 1)), fragment: 'Sample.inner.count (field 3) has wire type 5 (32-bit)' },
-    { reason: 'a repeated element of the wrong wire type', build: (w) => w.string(13, 'a').fixed64(13, 1n), fragment: 'Sample.names[1] (field 13) has wire type 1 (64-bit)' },
-    { reason: 'invalid UTF-8 in a map value', build: (w) => w.message(14, (e) => e.string(1, 'k').bytes(2, [0xff])), fragment: 'Sample.labels["k"] is not valid UTF-8' },
-    { reason: 'a time beyond year 9999', build: (w) => w.timestamp(8, 253402300800), fragment: 'Sample.when is not a valid time: seconds 253402300800 lie outside years 0001 to 9999' },
+    {
+      reason: 'a string field sent as a varint',
+      build: (w) => w.varint(1, 5),
+      fragment: 'Sample.text (field 1) has wire type 0 (varint); expected 2 (length-delimited)',
+    },
+    {
+      reason: 'a bool field sent length-delimited',
+      build: (w) => w.string(3, 'true'),
+      fragment: 'Sample.flag (field 3) has wire type 2 (length-delimited); expected 0 (varint)',
+    },
+    {
+      reason: 'a map value of the wrong wire type',
+      build: (w) => w.message(14, (e) => e.string(1, 'k').varint(2, 1)),
+      fragment: 'Sample.labels["k"] (field 2) has wire type 0',
+    },
+    {
+      reason: 'a nested field of the wrong wire type',
+      build: (w) => w.message(11, (m) => m.fixed32(3, 1)),
+      fragment: 'Sample.inner.count (field 3) has wire type 5 (32-bit)',
+    },
+    {
+      reason: 'a repeated element of the wrong wire type',
+      build: (w) => w.string(13, 'a').fixed64(13, 1n),
+      fragment: 'Sample.names[1] (field 13) has wire type 1 (64-bit)',
+    },
+    {
+      reason: 'invalid UTF-8 in a map value',
+      build: (w) => w.message(14, (e) => e.string(1, 'k').bytes(2, [0xff])),
+      fragment: 'Sample.labels["k"] is not valid UTF-8',
+    },
+    {
+      reason: 'a time beyond year 9999',
+      build: (w) => w.timestamp(8, 253402300800),
+      fragment: 'Sample.when is not a valid time: seconds 253402300800 lie outside years 0001 to 9999',
+    },
     { reason: 'a MicroTime with negative nanos', build: (w) => w.timestamp(9, 1, -1), fragment: 'Sample.whenMicro is not a valid time: nanos -1' },
     { reason: 'FieldsV1 that is not JSON', build: (w) => w.message(10, (f) => f.string(1, '{nope')), fragment: 'Sample.fields is not valid JSON' },
     { reason: 'FieldsV1 that is a JSON array', build: (w) => w.message(10, (f) => f.string(1, '[]')), fragment: 'Sample.fields must hold a JSON object' },

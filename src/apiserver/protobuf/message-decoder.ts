@@ -8,7 +8,8 @@ import type { JsonObject, JsonValue } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { FieldSpec, MessageType, ValueType } from './message-type.js';
 import { formatMicroTime, formatTime, timestampProblem, type Timestamp } from './timestamps.js';
-import { ProtoReader, WireType, wireTypeName, type Tag } from './wire-reader.js';
+import type { ProtoReader } from './wire-reader.js';
+import { WireType, wireTypeName, type Tag } from './wire-reader.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -178,7 +179,7 @@ export function decodeMessage(reader: ProtoReader, type: MessageType, path: stri
           map = {};
           out[spec.json] = map;
         }
-        setOwn(map as JsonObject, key, value);
+        setOwn(map, key, value);
         break;
       }
       case 'repeated': {
@@ -194,7 +195,7 @@ export function decodeMessage(reader: ProtoReader, type: MessageType, path: stri
       case 'single': {
         checkWireType(reader, tag, expectedWireType(spec.type), fieldPath);
         const previous = out[spec.json];
-        const mergeInto = typeof spec.type === 'object' && spec.type.unwrap === undefined && isPlainObject(previous) ? (previous as JsonObject) : undefined;
+        const mergeInto = typeof spec.type === 'object' && spec.type.unwrap === undefined && isPlainObject(previous) ? previous : undefined;
         const value = readValue(reader, spec.type, fieldPath, mergeInto);
         if (value === undefined || (!spec.keep && isZero(value))) delete out[spec.json];
         else out[spec.json] = value;

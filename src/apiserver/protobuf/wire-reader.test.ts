@@ -153,7 +153,12 @@ describe('ProtoReader fixed and length-delimited values', () => {
   });
 
   const bad: { reason: string; bytes: number[]; read: (r: ProtoReader) => unknown; fragment: string }[] = [
-    { reason: 'a length past the end', bytes: [0x05, 0x61], read: (r) => r.readBytes('metadata.name'), fragment: 'metadata.name needs 5 bytes but only 1 remain' },
+    {
+      reason: 'a length past the end',
+      bytes: [0x05, 0x61],
+      read: (r) => r.readBytes('metadata.name'),
+      fragment: 'metadata.name needs 5 bytes but only 1 remain',
+    },
     { reason: 'a length larger than 32 bits', bytes: [0x80, 0x80, 0x80, 0x80, 0x80, 0x01], read: (r) => r.readBytes(), fragment: 'larger than 32 bits' },
     { reason: 'invalid UTF-8 in a string', bytes: [0x02, 0xc3, 0x28], read: (r) => r.readString('data["a"]'), fragment: 'data["a"] is not valid UTF-8' },
     { reason: 'a truncated fixed64', bytes: [1, 2, 3], read: (r) => r.readFixed64(), fragment: 'a 64-bit value needs 8 bytes but only 3 remain' },

@@ -4,7 +4,8 @@
  * 400 BadRequest that says what was wrong and at which byte, never a crash, and every read
  * advances, so no input can make a decoding loop spin.
  */
-import { ApiError, errors } from '../../machinery/errors.js';
+import type { ApiError } from '../../machinery/errors.js';
+import { errors } from '../../machinery/errors.js';
 
 /** The wire types of the protocol buffers encoding (3 and 4 are the deprecated groups). */
 export const WireType = {
@@ -131,7 +132,7 @@ export class ProtoReader {
     const at = this.pos;
     this.need(8, 'a 64-bit value', at);
     let v = 0n;
-    for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(this.buf[at + i]!);
+    for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(this.buf[at + i]);
     this.pos += 8;
     return v;
   }
@@ -141,7 +142,7 @@ export class ProtoReader {
     const at = this.pos;
     this.need(4, 'a 32-bit value', at);
     const b = this.buf;
-    const v = (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+    const v = (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
     this.pos += 4;
     return v;
   }
@@ -239,7 +240,7 @@ export class ProtoReader {
 
   private nextByte(what: string, at: number): number {
     if (this.pos >= this.end) throw this.malformed(`${what} runs past the end of its message`, at);
-    return this.buf[this.pos++]!;
+    return this.buf[this.pos++];
   }
 
   private need(n: number, what: string, at: number): void {

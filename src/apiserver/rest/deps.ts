@@ -79,7 +79,7 @@ export function ssaApply(a: SsaArgs): { object: KObject; managedFields: ManagedF
     subresource: a.subresource || undefined,
     ignore: ignoredPaths(a.rt, a.subresource, a.live ?? a.applied),
   });
-  return { object: r.object as KObject, managedFields: r.managedFields };
+  return { object: r.object, managedFields: r.managedFields };
 }
 
 export interface TrackArgs {

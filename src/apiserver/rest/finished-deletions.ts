@@ -38,7 +38,12 @@ export interface SweepLogger {
  * deletionTimestamp are not parsed. `store` is the raw store and `open` decrypts what it holds
  * encrypted; a value that cannot be opened is skipped.
  */
-export async function sweepFinishedDeletions(store: Store, logger: SweepLogger, prefix = '/registry/', open: (kv: KeyValue) => KeyValue = (kv) => kv): Promise<string[]> {
+export async function sweepFinishedDeletions(
+  store: Store,
+  logger: SweepLogger,
+  prefix = '/registry/',
+  open: (kv: KeyValue) => KeyValue = (kv) => kv,
+): Promise<string[]> {
   const removed: string[] = [];
   let startAfter: string | undefined;
   for (;;) {
@@ -64,14 +69,17 @@ export async function sweepFinishedDeletions(store: Store, logger: SweepLogger, 
       try {
         await store.delete(kv.key, kv.modRevision);
         removed.push(kv.key);
-        logger.warn({ key: kv.key, deletionTimestamp: obj.metadata.deletionTimestamp }, 'removed an object left being deleted with no finalizers (an earlier stop interrupted its deletion)');
+        logger.warn(
+          { key: kv.key, deletionTimestamp: obj.metadata.deletionTimestamp },
+          'removed an object left being deleted with no finalizers (an earlier stop interrupted its deletion)',
+        );
       } catch (err) {
         if (err instanceof StoreError && (err.code === 'conflict' || err.code === 'not-found')) continue;
         throw err;
       }
     }
     if (!page.more || page.items.length === 0) break;
-    startAfter = page.items[page.items.length - 1]!.key;
+    startAfter = page.items[page.items.length - 1].key;
   }
   return removed;
 }

@@ -69,7 +69,7 @@ const widgetCrd: KObject = {
   },
 };
 
-const widgets: ResourceType = resourceTypesForCrd(widgetCrd, objectMetaSchema)[0]!;
+const widgets: ResourceType = resourceTypesForCrd(widgetCrd, objectMetaSchema)[0];
 
 /** A Harness is RestHandlers over an in-memory store with one test admission plugin. */
 interface Harness {
@@ -223,11 +223,10 @@ describe('RestHandlers: a retried update starts from the request as sent', () =>
       assert.equal((res.obj.spec as { replicas: number }).replicas, 7);
       assert.equal(res.obj.metadata.annotations?.concurrent, 'yes');
       assert.deepEqual(await stored(h, 'w'), res.obj);
-    }),
-  );
+    }));
 });
 
-describe('RestHandlers: the caller\'s objects are never changed', () => {
+describe("RestHandlers: the caller's objects are never changed", () => {
   const cm = configMapResourceType();
   const cases: { reason: string; rt?: ResourceType; run: (h: Harness, current: KObject) => Promise<{ body: unknown; call: () => Promise<unknown> }> }[] = [
     {
@@ -241,7 +240,11 @@ describe('RestHandlers: the caller\'s objects are never changed', () => {
       reason: 'update (PUT) of the main resource, with a retry',
       run: async (h, current) => {
         h.onAdmit = concurrentWriteOnce(h, 'w');
-        const body = deepFreeze({ ...structuredClone(current), metadata: { ...structuredClone(current.metadata), resourceVersion: undefined }, spec: { tags: ['y'], extra: 1 } });
+        const body = deepFreeze({
+          ...structuredClone(current),
+          metadata: { ...structuredClone(current.metadata), resourceVersion: undefined },
+          spec: { tags: ['y'], extra: 1 },
+        });
         return { body, call: () => h.rest.update(ctx(), widgets, NS, 'w', body, '', write()) };
       },
     },
@@ -249,7 +252,11 @@ describe('RestHandlers: the caller\'s objects are never changed', () => {
       reason: 'update of the status subresource, with a retry',
       run: async (h, current) => {
         h.onAdmit = concurrentWriteOnce(h, 'w');
-        const body = deepFreeze({ ...structuredClone(current), metadata: { ...structuredClone(current.metadata), resourceVersion: undefined }, status: { count: 3, extra: true } });
+        const body = deepFreeze({
+          ...structuredClone(current),
+          metadata: { ...structuredClone(current.metadata), resourceVersion: undefined },
+          status: { count: 3, extra: true },
+        });
         return { body, call: () => h.rest.update(ctx(), widgets, NS, 'w', body, 'status', write()) };
       },
     },
@@ -288,7 +295,12 @@ describe('RestHandlers: the caller\'s objects are never changed', () => {
     {
       reason: 'server-side apply of an existing object',
       run: async (h) => {
-        const body = deepFreeze({ apiVersion: 'test.example.com/v1', kind: 'Widget', metadata: { name: 'w', labels: { applied: 'yes' } }, spec: { ports: [{ name: 'q' }] } });
+        const body = deepFreeze({
+          apiVersion: 'test.example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'w', labels: { applied: 'yes' } },
+          spec: { ports: [{ name: 'q' }] },
+        });
         return { body, call: () => h.rest.patch(ctx(), widgets, NS, 'w', 'apply', body, '', patchParams('applier')) };
       },
     },
@@ -397,15 +409,40 @@ describe('RestHandlers: the stored object handed to admission is not changed by 
     {
       reason: 'server-side apply',
       write: async (h) =>
-        (await h.rest.patch(ctx(), widgets, NS, 'old', 'apply', { apiVersion: 'test.example.com/v1', kind: 'Widget', metadata: { name: 'old' }, spec: { replicas: 4 } }, '', patchParams('applier'))).obj,
+        (
+          await h.rest.patch(
+            ctx(),
+            widgets,
+            NS,
+            'old',
+            'apply',
+            { apiVersion: 'test.example.com/v1', kind: 'Widget', metadata: { name: 'old' }, spec: { replicas: 4 } },
+            '',
+            patchParams('applier'),
+          )
+        ).obj,
       check: (res) => assert.equal((res.spec as { replicas: number }).replicas, 4),
     },
     {
       reason: 'finalize of a namespace: only spec.finalizers changes',
       rt: namespaceResourceType(),
-      initial: () => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'old', labels: { a: 'b' } }, spec: { finalizers: ['kubernetes', 'x'] }, status: { phase: 'Active' } }),
+      initial: () => ({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'old', labels: { a: 'b' } },
+        spec: { finalizers: ['kubernetes', 'x'] },
+        status: { phase: 'Active' },
+      }),
       write: (h, cur) =>
-        h.rest.update(ctx(), namespaceResourceType(), undefined, 'old', { ...cur, metadata: { ...cur.metadata, labels: { changed: 'no' } }, spec: { finalizers: ['kubernetes'] } }, 'finalize', write()),
+        h.rest.update(
+          ctx(),
+          namespaceResourceType(),
+          undefined,
+          'old',
+          { ...cur, metadata: { ...cur.metadata, labels: { changed: 'no' } }, spec: { finalizers: ['kubernetes'] } },
+          'finalize',
+          write(),
+        ),
       check: (res) => {
         assert.deepEqual(res.spec, { finalizers: ['kubernetes'] });
         assert.deepEqual(res.metadata.labels, { a: 'b' });
@@ -445,13 +482,17 @@ describe('RestHandlers: the stored object handed to admission is not changed by 
       h.onAdmit = (a) => {
         old = a.oldObject;
       };
-      const res = await h.rest.delete(ctx(), widgets, NS, 'd', { dryRun: false, propagationPolicy: undefined, gracePeriodSeconds: undefined, preconditions: {} });
+      const res = await h.rest.delete(ctx(), widgets, NS, 'd', {
+        dryRun: false,
+        propagationPolicy: undefined,
+        gracePeriodSeconds: undefined,
+        preconditions: {},
+      });
       assert.equal(res.deleted, false);
       assert.equal(res.obj.metadata.deletionTimestamp, '2026-01-02T03:04:05Z');
       assert.deepEqual(old, before);
       assert.deepEqual(await stored(h, 'd'), res.obj);
-    }),
-  );
+    }));
 });
 
 describe('RestHandlers: property: a write never changes the stored object it started from', () => {
@@ -465,13 +506,20 @@ describe('RestHandlers: property: a write never changes the stored object it sta
       mode: maybeNull(fc.constantFrom('auto', 'fast')),
       note: maybeNull(fc.string({ maxLength: 3 })),
       tags: fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
-      ports: fc.array(fc.record({ name: fc.constantFrom('a', 'b'), port: maybeNull(fc.integer({ min: 1, max: 9 })) }, { requiredKeys: ['name'] }), { maxLength: 2 }),
+      ports: fc.array(fc.record({ name: fc.constantFrom('a', 'b'), port: maybeNull(fc.integer({ min: 1, max: 9 })) }, { requiredKeys: ['name'] }), {
+        maxLength: 2,
+      }),
       undeclared: extra,
     },
     { requiredKeys: [] },
   );
   const status = fc.record(
-    { phase: maybeNull(fc.constantFrom('Running', 'Done')), count: maybeNull(fc.integer({ min: 0, max: 9 })), tags: fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), undeclared: extra },
+    {
+      phase: maybeNull(fc.constantFrom('Running', 'Done')),
+      count: maybeNull(fc.integer({ min: 0, max: 9 })),
+      tags: fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+      undeclared: extra,
+    },
     { requiredKeys: [] },
   );
   type Write = 'status PUT' | 'main PUT' | 'label patch' | 'status patch';
@@ -498,11 +546,12 @@ describe('RestHandlers: property: a write never changes the stored object it sta
           let result: KObject;
           if (w === 'status PUT') result = await h.rest.update(ctx(), widgets, NS, 'p', { ...before, status: { count: 7 } }, 'status', write());
           else if (w === 'main PUT') result = await h.rest.update(ctx(), widgets, NS, 'p', { ...before, spec: { replicas: 7 } }, '', write());
-          else if (w === 'label patch') result = (await h.rest.patch(ctx(), widgets, NS, 'p', 'merge', { metadata: { labels: { p: 'q' } } }, '', patchParams())).obj;
+          else if (w === 'label patch')
+            result = (await h.rest.patch(ctx(), widgets, NS, 'p', 'merge', { metadata: { labels: { p: 'q' } } }, '', patchParams())).obj;
           else result = (await h.rest.patch(ctx(), widgets, NS, 'p', 'merge', { status: { count: 7 } }, 'status', patchParams())).obj;
           assert.equal(olds.length, 1);
-          assert.equal(JSON.stringify(olds[0]!.old), olds[0]!.snapshot, 'oldObject unchanged after the write');
-          assert.deepEqual(JSON.parse(olds[0]!.snapshot), before, 'oldObject as stored');
+          assert.equal(JSON.stringify(olds[0].old), olds[0].snapshot, 'oldObject unchanged after the write');
+          assert.deepEqual(JSON.parse(olds[0].snapshot), before, 'oldObject as stored');
           const want = normalised(before);
           if (w === 'status PUT' || w === 'status patch') assert.deepEqual(result.spec, want.spec);
           else assert.deepEqual(result.status, want.status);
@@ -524,7 +573,12 @@ describe('RestHandlers: a status update changes status only', () => {
           widgets,
           NS,
           'w',
-          { ...cur, metadata: { ...cur.metadata, labels: { hacked: 'yes' }, annotations: { a: 'b' }, finalizers: ['x/y'] }, spec: { replicas: 99 }, status: { count: 5 } },
+          {
+            ...cur,
+            metadata: { ...cur.metadata, labels: { hacked: 'yes' }, annotations: { a: 'b' }, finalizers: ['x/y'] },
+            spec: { replicas: 99 },
+            status: { count: 5 },
+          },
           'status',
           write(),
         ),
@@ -532,12 +586,37 @@ describe('RestHandlers: a status update changes status only', () => {
     {
       reason: 'merge patch of status with spec and metadata',
       write: async (h) =>
-        (await h.rest.patch(ctx(), widgets, NS, 'w', 'merge', { metadata: { labels: { hacked: 'yes' } }, spec: { replicas: 99 }, status: { count: 5 } }, 'status', patchParams())).obj,
+        (
+          await h.rest.patch(
+            ctx(),
+            widgets,
+            NS,
+            'w',
+            'merge',
+            { metadata: { labels: { hacked: 'yes' } }, spec: { replicas: 99 }, status: { count: 5 } },
+            'status',
+            patchParams(),
+          )
+        ).obj,
     },
     {
       reason: 'JSON patch of status with spec',
       write: async (h) =>
-        (await h.rest.patch(ctx(), widgets, NS, 'w', 'json', [{ op: 'replace', path: '/spec/replicas', value: 99 }, { op: 'add', path: '/status', value: { count: 5 } }], 'status', patchParams())).obj,
+        (
+          await h.rest.patch(
+            ctx(),
+            widgets,
+            NS,
+            'w',
+            'json',
+            [
+              { op: 'replace', path: '/spec/replicas', value: 99 },
+              { op: 'add', path: '/status', value: { count: 5 } },
+            ],
+            'status',
+            patchParams(),
+          )
+        ).obj,
     },
   ];
   for (const c of cases) {
@@ -563,7 +642,10 @@ describe('RestHandlers: a write that changes nothing returns the stored object u
     { reason: 'PUT of the object as read', write: (h, cur) => h.rest.update(ctx(), widgets, NS, 'w', cur, '', write()) },
     { reason: 'PUT of status as read', write: (h, cur) => h.rest.update(ctx(), widgets, NS, 'w', cur, 'status', write()) },
     { reason: 'an empty merge patch', write: async (h) => (await h.rest.patch(ctx(), widgets, NS, 'w', 'merge', {}, '', patchParams())).obj },
-    { reason: 'a merge patch setting what is there', write: async (h) => (await h.rest.patch(ctx(), widgets, NS, 'w', 'merge', { spec: { replicas: 2 } }, '', patchParams())).obj },
+    {
+      reason: 'a merge patch setting what is there',
+      write: async (h) => (await h.rest.patch(ctx(), widgets, NS, 'w', 'merge', { spec: { replicas: 2 } }, '', patchParams())).obj,
+    },
     {
       reason: 'a status merge patch setting what is there',
       write: async (h) => (await h.rest.patch(ctx(), widgets, NS, 'w', 'merge', { status: { count: 1 } }, 'status', patchParams())).obj,
@@ -613,7 +695,6 @@ describe('RestHandlers: a mutating plugin that edits in place cannot reach the s
         assert.deepEqual((seenOld.spec as { tags: string[] }).tags, ['a']);
         assert.deepEqual((seenOld.status as { tags: string[] }).tags, ['s']);
         assert.equal(seenOld.metadata.labels?.app, 'w');
-      }),
-    );
+      }));
   }
 });

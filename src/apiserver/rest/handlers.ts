@@ -16,14 +16,7 @@ import type { RequestContext } from './context.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import * as deps from './deps.js';
 import { LazyObject } from './lazy-object.js';
-import {
-  generateNameSuffix,
-  newUid,
-  normalizeKeyOrder,
-  sameMetadataForNoop,
-  specChanged,
-  timestamp,
-} from './object-meta.js';
+import { generateNameSuffix, newUid, normalizeKeyOrder, sameMetadataForNoop, specChanged, timestamp } from './object-meta.js';
 import type { DeleteParams, ListParams, PatchParams, WriteParams } from './params.js';
 import type { PatchType } from '../../client/types.js';
 import { crashPoint } from '../../machinery/crash-point.js';
@@ -94,7 +87,11 @@ export class RestHandlers {
       revision = pos.revision;
       startAfter = prefix + pos.after;
       if (revision < store.compactedRevision()) {
-        throw new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        throw new ApiError(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
       }
     } else if (p.resourceVersion && p.resourceVersion !== '0') {
       const rv = Number(p.resourceVersion);
@@ -116,7 +113,7 @@ export class RestHandlers {
       listRevision = page.revision;
       let stoppedEarly = false;
       for (let i = 0; i < page.items.length; i++) {
-        const kv = page.items[i]!;
+        const kv = page.items[i];
         const item = LazyObject.fromStore(this.objects, rt, kv);
         if (filtered) {
           const o = item.obj();
@@ -163,7 +160,13 @@ export class RestHandlers {
   }
 
   /** Creates `obj`, a decoded body the handler owns (it is changed in place and returned). */
-  private async createDecoded(ctx: RequestContext, rt: ResourceType, obj: KObject, p: WriteParams, presetManagedFields?: ManagedFieldsEntry[]): Promise<KObject> {
+  private async createDecoded(
+    ctx: RequestContext,
+    rt: ResourceType,
+    obj: KObject,
+    p: WriteParams,
+    presetManagedFields?: ManagedFieldsEntry[],
+  ): Promise<KObject> {
     const now = this.now();
     const meta = obj.metadata;
     if (!meta.name) {
@@ -188,9 +191,7 @@ export class RestHandlers {
     await this.admit('CREATE', ctx, rt, obj, undefined, '', p.dryRun);
     this.validate(rt, obj, undefined, '');
     await this.admission.validate(this.attrs('CREATE', ctx, rt, obj, undefined, '', p.dryRun));
-    meta.managedFields =
-      presetManagedFields ??
-      deps.trackUpdate({ rt, old: undefined, updated: obj, manager: p.fieldManager, now, subresource: '' });
+    meta.managedFields = presetManagedFields ?? deps.trackUpdate({ rt, old: undefined, updated: obj, manager: p.fieldManager, now, subresource: '' });
     if (meta.managedFields.length === 0) delete meta.managedFields;
 
     const final = normalizeKeyOrder(obj);
@@ -245,7 +246,11 @@ export class RestHandlers {
     p: PatchParams,
   ): Promise<{ obj: KObject; created: boolean }> {
     if (type === 'strategic' && rt.source.type === 'crd') {
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (strategic merge patch is not supported for custom resources such as ${rt.resource}.${rt.group})`);
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (strategic merge patch is not supported for custom resources such as ${rt.resource}.${rt.group})`,
+      );
     }
     if (type === 'apply') {
       if (!p.fieldManagerGiven) {
@@ -255,9 +260,7 @@ export class RestHandlers {
       return this.serverSideApply(ctx, rt, namespace, name, patchBody, subresource, p);
     }
     if (type === 'json' ? !Array.isArray(patchBody) : !isPlainObject(patchBody)) {
-      throw errors.badRequest(
-        type === 'json' ? 'a JSON patch must be an array of operations' : `a ${type} patch must be a JSON object`,
-      );
+      throw errors.badRequest(type === 'json' ? 'a JSON patch must be an array of operations' : `a ${type} patch must be a JSON object`);
     }
     const precondition = type !== 'json' ? readPatchResourceVersion(patchBody) : undefined;
     const obj = await this.guaranteedUpdate(ctx, rt, namespace, name, subresource, p, precondition, true, (current) => {
@@ -306,12 +309,24 @@ export class RestHandlers {
         }
       }
       try {
-        const obj = await this.writeUpdate(ctx, rt, namespace, name, subresource, p, current.obj, current.kv.modRevision, true, (live) => {
-          // apply merges into a copy of `live` and copies what it takes from `applied`.
-          const result = deps.ssaApply({ rt, live, applied: appliedObj, manager: p.fieldManager, force: p.force, now: this.now(), subresource });
-          result.object.metadata.managedFields = result.managedFields;
-          return result.object;
-        }, true);
+        const obj = await this.writeUpdate(
+          ctx,
+          rt,
+          namespace,
+          name,
+          subresource,
+          p,
+          current.obj,
+          current.kv.modRevision,
+          true,
+          (live) => {
+            // apply merges into a copy of `live` and copies what it takes from `applied`.
+            const result = deps.ssaApply({ rt, live, applied: appliedObj, manager: p.fieldManager, force: p.force, now: this.now(), subresource });
+            result.object.metadata.managedFields = result.managedFields;
+            return result.object;
+          },
+          true,
+        );
         return { obj, created: false };
       } catch (err) {
         if (err instanceof StoreError && err.code === 'conflict' && attempt < this.maxRetries) continue;
@@ -342,7 +357,11 @@ export class RestHandlers {
         throw errors.conflict(rt, name, `Precondition failed: UID in precondition: ${p.preconditions.uid}, UID in object meta: ${meta.uid}`);
       }
       if (p.preconditions.resourceVersion && p.preconditions.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(rt, name, `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`);
+        throw errors.conflict(
+          rt,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+        );
       }
       await this.admit('DELETE', ctx, rt, undefined, obj, '', p.dryRun);
       await this.admission.validate(this.attrs('DELETE', ctx, rt, undefined, obj, '', p.dryRun));
@@ -391,13 +410,7 @@ export class RestHandlers {
     }
   }
 
-  async deleteCollection(
-    ctx: RequestContext,
-    rt: ResourceType,
-    namespace: string | undefined,
-    lp: ListParams,
-    dp: DeleteParams,
-  ): Promise<ListResult> {
+  async deleteCollection(ctx: RequestContext, rt: ResourceType, namespace: string | undefined, lp: ListParams, dp: DeleteParams): Promise<ListResult> {
     const listed = await this.list(rt, namespace, { ...lp, limit: 0, continueToken: '' });
     const deleted: LazyObject[] = [];
     for (const item of listed.items) {
@@ -506,9 +519,7 @@ export class RestHandlers {
     await this.admission.validate(this.attrs('UPDATE', ctx, rt, next, old, subresource, p.dryRun));
     if (!managedByApply) {
       const explicitReset = Array.isArray(proposed.metadata.managedFields) && proposed.metadata.managedFields.length === 0 && !isPatch;
-      m.managedFields = explicitReset
-        ? []
-        : deps.trackUpdate({ rt, old, updated: next, manager: p.fieldManager, now: this.now(), subresource });
+      m.managedFields = explicitReset ? [] : deps.trackUpdate({ rt, old, updated: next, manager: p.fieldManager, now: this.now(), subresource });
     }
     if (m.managedFields && m.managedFields.length === 0) delete m.managedFields;
 
@@ -592,7 +603,9 @@ export class RestHandlers {
     const meta = obj.metadata;
     if (rt.namespaced) {
       if (meta.namespace && namespace && meta.namespace !== namespace) {
-        throw errors.badRequest(`the namespace of the provided object (${typeof meta.namespace === 'string' ? meta.namespace : JSON.stringify(meta.namespace)}) does not match the namespace sent on the request (${namespace})`);
+        throw errors.badRequest(
+          `the namespace of the provided object (${typeof meta.namespace === 'string' ? meta.namespace : JSON.stringify(meta.namespace)}) does not match the namespace sent on the request (${namespace})`,
+        );
       }
       meta.namespace = namespace ?? meta.namespace;
       if (!meta.namespace) throw errors.badRequest('a namespace is required for namespaced resources');
@@ -607,19 +620,15 @@ export class RestHandlers {
    * is the stored object: a top-level value `obj` shares with it is copied first when
    * pruning or defaulting could change it (the stored object must stay as it was).
    */
-  private applySchema(
-    ctx: RequestContext,
-    rt: ResourceType,
-    obj: KObject,
-    validation: 'Strict' | 'Warn' | 'Ignore',
-    subresource: string,
-    old?: KObject,
-  ): void {
+  private applySchema(ctx: RequestContext, rt: ResourceType, obj: KObject, validation: 'Strict' | 'Warn' | 'Ignore', subresource: string, old?: KObject): void {
     const schema = deps.compiledSchemaFor(rt);
     const unknown = schema.unknownFields(obj);
     if (unknown.length > 0 && validation === 'Strict' && subresource === '') {
       const list = unknown.map((f) => `unknown field "${f}"`);
-      throw errors.badRequest(`strict decoding error: ${list.join(', ')}`, unknown.map((f) => ({ reason: 'FieldValueNotFound', message: `unknown field "${f}"`, field: f })));
+      throw errors.badRequest(
+        `strict decoding error: ${list.join(', ')}`,
+        unknown.map((f) => ({ reason: 'FieldValueNotFound', message: `unknown field "${f}"`, field: f })),
+      );
     }
     if (old) unshareForSchema(rt, obj, old, unknown);
     if (unknown.length > 0) {
@@ -640,7 +649,11 @@ export class RestHandlers {
         const before = new Set(old.metadata.finalizers ?? []);
         const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
         if (added.length > 0) {
-          causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`, field: 'metadata.finalizers' });
+          causes.push({
+            reason: 'FieldValueForbidden',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+            field: 'metadata.finalizers',
+          });
         }
       }
     }
@@ -650,12 +663,28 @@ export class RestHandlers {
     if (causes.length > 0) throw errors.invalid(rt.kind, rt.group, obj.metadata.name ?? '', causes);
   }
 
-  private attrs(op: AdmissionOperation, ctx: RequestContext, rt: ResourceType, obj: KObject | undefined, old: KObject | undefined, subresource: string, dryRun: boolean) {
+  private attrs(
+    op: AdmissionOperation,
+    ctx: RequestContext,
+    rt: ResourceType,
+    obj: KObject | undefined,
+    old: KObject | undefined,
+    subresource: string,
+    dryRun: boolean,
+  ) {
     const meta = (obj ?? old)!.metadata;
     return { operation: op, rt, namespace: meta.namespace, name: meta.name ?? '', subresource, object: obj, oldObject: old, dryRun, ctx };
   }
 
-  private async admit(op: AdmissionOperation, ctx: RequestContext, rt: ResourceType, obj: KObject | undefined, old: KObject | undefined, subresource: string, dryRun: boolean): Promise<void> {
+  private async admit(
+    op: AdmissionOperation,
+    ctx: RequestContext,
+    rt: ResourceType,
+    obj: KObject | undefined,
+    old: KObject | undefined,
+    subresource: string,
+    dryRun: boolean,
+  ): Promise<void> {
     await this.admission.admit(this.attrs(op, ctx, rt, obj, old, subresource, dryRun));
   }
 }
@@ -682,7 +711,7 @@ function unshareForSchema(rt: ResourceType, obj: KObject, old: KObject, unknown:
 }
 
 function schemaOrUndefined(s: unknown): JSONSchemaProps | undefined {
-  return isPlainObject(s) ? (s as JSONSchemaProps) : undefined;
+  return isPlainObject(s) ? s : undefined;
 }
 
 /** The schema of field `k`: its declared property, else the map-value schema (as the schema engine picks it). */

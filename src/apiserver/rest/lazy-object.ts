@@ -11,7 +11,11 @@ export class LazyObject {
   private parsed: KObject | undefined;
   private text: string | undefined;
 
-  private constructor(parsed: KObject | undefined, text: string | undefined, private readonly decodeFn?: () => KObject) {
+  private constructor(
+    parsed: KObject | undefined,
+    text: string | undefined,
+    private readonly decodeFn?: () => KObject,
+  ) {
     this.parsed = parsed;
     this.text = text;
   }

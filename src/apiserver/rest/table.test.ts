@@ -6,13 +6,34 @@ describe('printer-column JSONPath', () => {
   const obj = {
     metadata: { name: 'x', annotations: { 'conductor.io/external-name': 'ext-1' }, labels: { 'app.kubernetes.io/name': 'web' } },
     spec: { items: [{ name: 'first' }, { name: 'second' }] },
-    status: { phase: 'Bound', conditions: [{ type: 'Synced', status: 'False' }, { type: 'Ready', status: 'True' }] },
+    status: {
+      phase: 'Bound',
+      conditions: [
+        { type: 'Synced', status: 'False' },
+        { type: 'Ready', status: 'True' },
+      ],
+    },
   };
   const cases: { reason: string; path: string; rewritten: string; value: unknown }[] = [
     { reason: 'a plain path', path: '.status.phase', rewritten: '$.status.phase', value: 'Bound' },
-    { reason: 'an escaped dot in a key', path: '.metadata.annotations.conductor\\.io/external-name', rewritten: "$.metadata.annotations['conductor.io/external-name']", value: 'ext-1' },
-    { reason: 'several escaped dots', path: '.metadata.labels.app\\.kubernetes\\.io/name', rewritten: "$.metadata.labels['app.kubernetes.io/name']", value: 'web' },
-    { reason: 'a filter expression', path: '.status.conditions[?(@.type=="Ready")].status', rewritten: '$.status.conditions[?(@.type=="Ready")].status', value: 'True' },
+    {
+      reason: 'an escaped dot in a key',
+      path: '.metadata.annotations.conductor\\.io/external-name',
+      rewritten: "$.metadata.annotations['conductor.io/external-name']",
+      value: 'ext-1',
+    },
+    {
+      reason: 'several escaped dots',
+      path: '.metadata.labels.app\\.kubernetes\\.io/name',
+      rewritten: "$.metadata.labels['app.kubernetes.io/name']",
+      value: 'web',
+    },
+    {
+      reason: 'a filter expression',
+      path: '.status.conditions[?(@.type=="Ready")].status',
+      rewritten: '$.status.conditions[?(@.type=="Ready")].status',
+      value: 'True',
+    },
     { reason: 'an index', path: '.spec.items[1].name', rewritten: '$.spec.items[1].name', value: 'second' },
     { reason: 'braces around the path', path: '{.metadata.name}', rewritten: '$.metadata.name', value: 'x' },
     { reason: 'a missing field', path: '.status.nothing', rewritten: '$.status.nothing', value: undefined },

@@ -28,8 +28,19 @@ export interface Table {
 function columnsOf(rt: ResourceType): PrinterColumn[] {
   const cols = rt.printerColumns;
   const hasAge = cols.some((c) => c.jsonPath === '.metadata.creationTimestamp' || c.name.toLowerCase() === 'age');
-  const name: PrinterColumn = { name: 'Name', type: 'string', format: 'name', description: 'The unique name of the object in its namespace (metadata.name).', jsonPath: '.metadata.name' };
-  const age: PrinterColumn = { name: 'Age', type: 'date', description: 'Time since the object was created (metadata.creationTimestamp).', jsonPath: '.metadata.creationTimestamp' };
+  const name: PrinterColumn = {
+    name: 'Name',
+    type: 'string',
+    format: 'name',
+    description: 'The unique name of the object in its namespace (metadata.name).',
+    jsonPath: '.metadata.name',
+  };
+  const age: PrinterColumn = {
+    name: 'Age',
+    type: 'date',
+    description: 'Time since the object was created (metadata.creationTimestamp).',
+    jsonPath: '.metadata.creationTimestamp',
+  };
   const layout = tableLayoutFor(rt);
   const leading = !layout.nameColumn || cols.some((c) => c.name.toLowerCase() === 'name') ? [] : [name];
   return [...leading, ...cols, ...(hasAge || !layout.ageColumn ? [] : [age])];
@@ -95,7 +106,7 @@ export function toJsonPathPlus(path: string): string {
   let out = '$';
   let i = path.startsWith('$') ? 1 : 0;
   while (i < path.length) {
-    const c = path[i]!;
+    const c = path[i];
     if (c === '[') {
       // Brackets (indexes, filters) pass through as they are.
       let depth = 0;

@@ -133,7 +133,7 @@ export async function startWatch(
         resumeOnDrain();
         return i;
       }
-      const ev = events[i]!;
+      const ev = events[i];
       const cur = sharedLazy(objects, rt, ev.kv, ev.type === 'delete');
       if (ev.type === 'delete') {
         if (!filtered || matches(cur.obj())) sink.event('DELETED', cur);
@@ -219,7 +219,11 @@ function bookmark(rt: ResourceType, revision: number, initialEventsEnd: boolean)
 }
 
 function tooFarBehindStatus(): Status {
-  return new ApiError(410, 'Expired', 'the watch fell too far behind: the client did not read its events fast enough; list again and watch from the new resourceVersion').status;
+  return new ApiError(
+    410,
+    'Expired',
+    'the watch fell too far behind: the client did not read its events fast enough; list again and watch from the new resourceVersion',
+  ).status;
 }
 
 function expiredStatus(requested: number, compacted: number): Status {

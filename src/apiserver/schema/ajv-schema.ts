@@ -67,7 +67,7 @@ interface Ctx {
 export function toAjvSchema(s: JSONSchemaProps, ctx: Ctx = { depth: 0, isRoot: true }): AjvSchema {
   const out: AjvSchema = {};
   if (ctx.depth > 200) return out;
-  const sub = (x: unknown): AjvSchema | undefined => (isObject(x) ? toAjvSchema(x as JSONSchemaProps, { depth: ctx.depth + 1, isRoot: false }) : undefined);
+  const sub = (x: unknown): AjvSchema | undefined => (isObject(x) ? toAjvSchema(x, { depth: ctx.depth + 1, isRoot: false }) : undefined);
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const nullable = s.nullable === true;
 
@@ -117,7 +117,7 @@ export function toAjvSchema(s: JSONSchemaProps, ctx: Ctx = { depth: 0, isRoot: t
   };
   junctor('anyOf', intOrString && isIntOrStringPair(s.anyOf) ? undefined : s.anyOf);
   if (intOrString && Array.isArray(s.allOf) && isObject(s.allOf[0]) && isIntOrStringPair(s.allOf[0].anyOf)) {
-    const [first, ...rest] = s.allOf as JSONSchemaProps[];
+    const [first, ...rest] = s.allOf;
     const { anyOf: _drop, ...firstWithoutAnyOf } = first;
     junctor('allOf', [firstWithoutAnyOf, ...rest]);
   } else junctor('allOf', s.allOf);

@@ -39,8 +39,7 @@ export interface CompileOptions {
   kind: string;
 }
 
-const NOT_CHECKED =
-  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+const NOT_CHECKED = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 function internalCause(err: unknown): StatusCause {
   const detail = err instanceof Error ? err.message : String(err);

@@ -53,7 +53,12 @@ const cases: Case[] = [
       },
     }),
     spec: { ports: [{ name: 'a' }, { name: 'b', protocol: 'UDP' }] },
-    want: { ports: [{ name: 'a', protocol: 'TCP' }, { name: 'b', protocol: 'UDP' }] },
+    want: {
+      ports: [
+        { name: 'a', protocol: 'TCP' },
+        { name: 'b', protocol: 'UDP' },
+      ],
+    },
   },
   {
     reason: 'defaults apply inside every map value',
@@ -107,13 +112,16 @@ describe('applyDefaults', () => {
   }
 
   test('a default object is copied, not shared', () => {
-    const compiled = compileSchema(root({ type: 'object', properties: { opts: { type: 'object', default: { a: 1 }, properties: { a: { type: 'integer' } } } } }), {
-      group: 'example.com',
-      kind: 'Widget',
-    });
+    const compiled = compileSchema(
+      root({ type: 'object', properties: { opts: { type: 'object', default: { a: 1 }, properties: { a: { type: 'integer' } } } } }),
+      {
+        group: 'example.com',
+        kind: 'Widget',
+      },
+    );
     const first: Record<string, unknown> = { ...structuredClone(head), spec: {} };
     compiled.applyDefaults(first);
-    ((first.spec as Record<string, Record<string, number>>).opts).a = 99;
+    (first.spec as Record<string, Record<string, number>>).opts.a = 99;
     const second: Record<string, unknown> = { ...structuredClone(head), spec: {} };
     compiled.applyDefaults(second);
     assert.deepEqual(second.spec, { opts: { a: 1 } });

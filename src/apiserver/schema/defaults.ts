@@ -10,7 +10,7 @@ import { isObject, type SchemaNode } from './node.js';
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 function copy<T>(v: T): T {
-  return v === null || typeof v !== 'object' ? v : (structuredClone(v) as T);
+  return v === null || typeof v !== 'object' ? v : structuredClone(v);
 }
 
 function isNonNullableNull(v: unknown, s: SchemaNode | undefined): boolean {

@@ -3,9 +3,17 @@ import assert from 'node:assert/strict';
 import { FORMATS } from './formats.js';
 
 const cases: { format: string; valid: string[]; invalid: string[] }[] = [
-  { format: 'uuid', valid: ['123e4567-e89b-12d3-a456-426614174000', '123E4567E89B12D3A456426614174000'], invalid: ['123', 'g23e4567-e89b-12d3-a456-426614174000'] },
+  {
+    format: 'uuid',
+    valid: ['123e4567-e89b-12d3-a456-426614174000', '123E4567E89B12D3A456426614174000'],
+    invalid: ['123', 'g23e4567-e89b-12d3-a456-426614174000'],
+  },
   { format: 'uuid4', valid: ['123e4567-e89b-42d3-a456-426614174000'], invalid: ['123e4567-e89b-12d3-a456-426614174000'] },
-  { format: 'date-time', valid: ['2024-02-29T12:30:00Z', '2024-01-01T00:00:00.123456+02:00', '2024-01-01T10:00'], invalid: ['2023-02-29T00:00:00Z', '2024-01-01', 'yesterday'] },
+  {
+    format: 'date-time',
+    valid: ['2024-02-29T12:30:00Z', '2024-01-01T00:00:00.123456+02:00', '2024-01-01T10:00'],
+    invalid: ['2023-02-29T00:00:00Z', '2024-01-01', 'yesterday'],
+  },
   { format: 'date', valid: ['2024-02-29'], invalid: ['2024-13-01', '2024-02-30T00:00:00Z'] },
   { format: 'duration', valid: ['1h30m', '0', '-1.5s', '3 days', '2w'], invalid: ['forever', '1x', ''] },
   { format: 'ipv4', valid: ['10.0.0.1'], invalid: ['10.0.0.256', '::1'] },

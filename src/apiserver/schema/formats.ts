@@ -76,9 +76,7 @@ function isDuration(s: string): boolean {
   if (!LOOSE_DURATION.test(s)) return false;
   for (const match of s.matchAll(DURATION_PART)) {
     const unit = match[2].toLowerCase();
-    const known = DURATION_UNITS.some((variants) =>
-      variants.some((v, i) => v === unit || (i === variants.length - 1 && unit.startsWith(v))),
-    );
+    const known = DURATION_UNITS.some((variants) => variants.some((v, i) => v === unit || (i === variants.length - 1 && unit.startsWith(v))));
     if (known) return true;
   }
   return false;

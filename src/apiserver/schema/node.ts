@@ -46,7 +46,7 @@ export function isObject(x: unknown): x is Record<string, unknown> {
 }
 
 function asSchema(x: unknown): JSONSchemaProps | undefined {
-  return isObject(x) ? (x as JSONSchemaProps) : undefined;
+  return isObject(x) ? x : undefined;
 }
 
 function str(x: unknown): string {

@@ -7,20 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import type { StatusCause } from '../../machinery/errors.js';
 import { isObject, type SchemaNode } from './node.js';
-import {
-  childPath,
-  goFloat,
-  goNumber,
-  goQuote,
-  indexPath,
-  invalid,
-  keyPath,
-  notSupported,
-  required,
-  tooLong,
-  tooMany,
-  typeInvalid,
-} from './causes.js';
+import { childPath, goFloat, goNumber, goQuote, indexPath, invalid, keyPath, notSupported, required, tooLong, tooMany, typeInvalid } from './causes.js';
 
 function unescapePointer(seg: string): string {
   return seg.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -130,7 +117,7 @@ export function ajvErrorsToCauses(errors: readonly ErrorObject[], root: unknown,
 function toCause(e: ErrorObject, path: string): StatusCause | undefined {
   const data: unknown = e.data;
   const params = e.params as Record<string, unknown>;
-  const parent = e.parentSchema as Record<string, unknown> | undefined;
+  const parent = e.parentSchema;
   switch (e.keyword) {
     case 'type': {
       const format = typeof parent?.['x-k8s-format'] === 'string' ? parent['x-k8s-format'] : '';

@@ -36,13 +36,23 @@ const cases: Case[] = [
   {
     reason: 'a field without a type',
     schema: withSpec({ type: 'object', properties: { a: { description: 'no type' } } }),
-    want: [{ reason: 'FieldValueRequired', field: `${P}.properties[spec].properties[a].type`, message: 'Required value: must not be empty for specified object fields' }],
+    want: [
+      {
+        reason: 'FieldValueRequired',
+        field: `${P}.properties[spec].properties[a].type`,
+        message: 'Required value: must not be empty for specified object fields',
+      },
+    ],
   },
   {
     reason: 'array items without a type, and an array without items',
     schema: withSpec({ type: 'object', properties: { a: { type: 'array', items: {} }, b: { type: 'array' } } }),
     want: [
-      { reason: 'FieldValueRequired', field: `${P}.properties[spec].properties[a].items.type`, message: 'Required value: must not be empty for specified array items' },
+      {
+        reason: 'FieldValueRequired',
+        field: `${P}.properties[spec].properties[a].items.type`,
+        message: 'Required value: must not be empty for specified array items',
+      },
       { reason: 'FieldValueRequired', field: `${P}.properties[spec].properties[b].items`, message: 'Required value: must be specified' },
     ],
   },
@@ -52,7 +62,11 @@ const cases: Case[] = [
     want: [
       { reason: 'FieldValueForbidden', field: `${P}.properties[spec].properties[a].anyOf[0].type`, message: 'Forbidden: must be empty to be structural' },
       { reason: 'FieldValueForbidden', field: `${P}.properties[spec].properties[a].anyOf[1].type`, message: 'Forbidden: must be empty to be structural' },
-      { reason: 'FieldValueRequired', field: `${P}.properties[spec].properties[a].type`, message: 'Required value: must not be empty for specified object fields' },
+      {
+        reason: 'FieldValueRequired',
+        field: `${P}.properties[spec].properties[a].type`,
+        message: 'Required value: must not be empty for specified object fields',
+      },
     ],
   },
   {
@@ -88,8 +102,16 @@ const cases: Case[] = [
       },
     }),
     want: [
-      { reason: 'FieldValueForbidden', field: `${P}.properties[spec].properties[a].uniqueItems`, message: 'Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic' },
-      { reason: 'FieldValueForbidden', field: `${P}.properties[spec].properties[b].additionalProperties`, message: 'Forbidden: additionalProperties and properties are mutual exclusive' },
+      {
+        reason: 'FieldValueForbidden',
+        field: `${P}.properties[spec].properties[a].uniqueItems`,
+        message: 'Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      },
+      {
+        reason: 'FieldValueForbidden',
+        field: `${P}.properties[spec].properties[b].additionalProperties`,
+        message: 'Forbidden: additionalProperties and properties are mutual exclusive',
+      },
       { reason: 'FieldValueForbidden', field: `${P}.properties[spec].properties[c].$ref`, message: 'Forbidden: $ref is not supported' },
     ],
   },
@@ -113,7 +135,11 @@ const cases: Case[] = [
         field: `${P}.properties[spec].properties[ports].items.properties[name].default`,
         message: 'Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
       },
-      { reason: 'FieldValueInvalid', field: `${P}.properties[spec].properties[bad].type`, message: 'Invalid value: "string": must be array if x-kubernetes-list-type is specified' },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${P}.properties[spec].properties[bad].type`,
+        message: 'Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+      },
     ],
   },
   {
@@ -123,7 +149,7 @@ const cases: Case[] = [
       {
         reason: 'FieldValueInvalid',
         field: `${P}.properties[spec].properties[a].pattern`,
-        message: "Invalid value: \"([a-z\": must be a valid regular expression, but isn't: Invalid regular expression: /([a-z/: Unterminated character class",
+        message: 'Invalid value: "([a-z": must be a valid regular expression, but isn\'t: Invalid regular expression: /([a-z/: Unterminated character class',
       },
     ],
   },
@@ -171,7 +197,10 @@ const cases: Case[] = [
     schema: withSpec({
       type: 'object',
       properties: {
-        items: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == oldSelf.a' }] } },
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == oldSelf.a' }] },
+        },
       },
     }),
     want: [
@@ -200,7 +229,13 @@ const cases: Case[] = [
   {
     reason: 'an invalid fieldPath',
     schema: withSpec({ type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'true', fieldPath: '.nosuch' }] }),
-    want: [{ reason: 'FieldValueInvalid', field: `${P}.properties[spec].x-kubernetes-validations[0].fieldPath`, message: 'Invalid value: ".nosuch": fieldPath must be a valid path' }],
+    want: [
+      {
+        reason: 'FieldValueInvalid',
+        field: `${P}.properties[spec].x-kubernetes-validations[0].fieldPath`,
+        message: 'Invalid value: ".nosuch": fieldPath must be a valid path',
+      },
+    ],
   },
 ];
 
@@ -212,14 +247,20 @@ describe('validateStructuralSchema', () => {
   }
 
   test('a rule that refers to an undeclared field fails to compile', () => {
-    const got = validateStructuralSchema(withSpec({ type: 'object', properties: { a: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.b > 1' }] }), P);
+    const got = validateStructuralSchema(
+      withSpec({ type: 'object', properties: { a: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.b > 1' }] }),
+      P,
+    );
     assert.equal(got.length, 1);
     assert.equal(got[0].field, `${P}.properties[spec].x-kubernetes-validations[0].rule`);
     assert.match(got[0].message, /compilation failed: ERROR: <input>:1:6: undefined field 'b'/);
   });
 
   test('a rule must evaluate to a bool', () => {
-    const got = validateStructuralSchema(withSpec({ type: 'object', properties: { a: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.a + 1' }] }), P);
+    const got = validateStructuralSchema(
+      withSpec({ type: 'object', properties: { a: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.a + 1' }] }),
+      P,
+    );
     assert.equal(got.length, 1);
     assert.match(got[0].message, /cel expression must evaluate to a bool/);
   });

@@ -80,7 +80,7 @@ function checkOpenAPI(s: JSONSchemaProps, path: string, ctx: OpenAPICtx, out: St
   }
 
   const child = (x: unknown, p: string, c: OpenAPICtx): void => {
-    if (isObject(x)) checkOpenAPI(x as JSONSchemaProps, p, c, out, depth + 1);
+    if (isObject(x)) checkOpenAPI(x, p, c, out, depth + 1);
   };
   const notRoot = { ...ctx, isRoot: false };
   if (s.additionalProperties !== undefined) {
@@ -128,20 +128,29 @@ function checkExtensions(s: JSONSchemaProps, path: string, out: StatusCause[]): 
     if (mapType !== 'atomic' && mapType !== 'granular') out.push(notSupported(`${path}.x-kubernetes-map-type`, mapType, ['atomic', 'granular']));
   }
   const listType = s['x-kubernetes-list-type'];
-  const items = isObject(s.items) ? (s.items as JSONSchemaProps) : undefined;
+  const items = isObject(s.items) ? s.items : undefined;
   if (listType !== undefined) {
     if (s.type !== 'array') {
       if (!s.type) out.push(required(`${path}.type`, 'must be array if x-kubernetes-list-type is specified'));
       else out.push(invalid(`${path}.type`, s.type, 'must be array if x-kubernetes-list-type is specified'));
     } else if (listType === 'set' && items) {
       if (items.type === 'array' && items['x-kubernetes-list-type'] !== undefined && items['x-kubernetes-list-type'] !== 'atomic') {
-        out.push(invalid(`${path}.items.x-kubernetes-list-type`, items['x-kubernetes-list-type'], 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+        out.push(
+          invalid(`${path}.items.x-kubernetes-list-type`, items['x-kubernetes-list-type'], 'must be atomic as item of a list with x-kubernetes-list-type=set'),
+        );
       }
       if (items.type === 'object' && items['x-kubernetes-map-type'] !== 'atomic') {
-        out.push(invalid(`${path}.items.x-kubernetes-map-type`, items['x-kubernetes-map-type'] ?? null, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+        out.push(
+          invalid(
+            `${path}.items.x-kubernetes-map-type`,
+            items['x-kubernetes-map-type'] ?? null,
+            'must be atomic as item of a list with x-kubernetes-list-type=set',
+          ),
+        );
       }
     }
-    if (listType !== 'atomic' && listType !== 'set' && listType !== 'map') out.push(notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
+    if (listType !== 'atomic' && listType !== 'set' && listType !== 'map')
+      out.push(notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
   }
   const keys = s['x-kubernetes-list-map-keys'];
   if (Array.isArray(keys) && keys.length > 0) {
@@ -149,13 +158,15 @@ function checkExtensions(s: JSONSchemaProps, path: string, out: StatusCause[]): 
     else if (listType !== 'map') out.push(invalid(`${path}.x-kubernetes-list-type`, listType, 'must be map if x-kubernetes-list-map-keys is non-empty'));
   }
   if (listType === 'map') {
-    if (!Array.isArray(keys) || keys.length === 0) out.push(required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
+    if (!Array.isArray(keys) || keys.length === 0)
+      out.push(required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
     if (!items) out.push(required(`${path}.items`, 'must have a schema if x-kubernetes-list-type is map'));
-    else if (items.type !== 'object') out.push(invalid(`${path}.items.type`, items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"));
+    else if (items.type !== 'object')
+      out.push(invalid(`${path}.items.type`, items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"));
     else if (Array.isArray(keys)) {
       const seen = new Set<string>();
       for (const k of keys) {
-        const p = isObject(items.properties) ? (items.properties as Record<string, JSONSchemaProps>)[k] : undefined;
+        const p = isObject(items.properties) ? items.properties[k] : undefined;
         if (!p) out.push(invalidRaw(`${path}.x-kubernetes-list-map-keys`, badValue(keys), 'entries must all be names of item properties'));
         else {
           if (p.type === 'array' || p.type === 'object') {
@@ -163,9 +174,15 @@ function checkExtensions(s: JSONSchemaProps, path: string, out: StatusCause[]): 
           }
           const isRequired = Array.isArray(items.required) && items.required.includes(k);
           if (!isRequired && p.default === undefined) {
-            out.push(required(`${props(`${path}.items`, k)}.default`, 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+            out.push(
+              required(
+                `${props(`${path}.items`, k)}.default`,
+                'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+              ),
+            );
           }
-          if (p.nullable === true) out.push(forbidden(`${props(`${path}.items`, k)}.nullable`, 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
+          if (p.nullable === true)
+            out.push(forbidden(`${props(`${path}.items`, k)}.nullable`, 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
         }
         if (seen.has(k)) out.push(invalidRaw(`${path}.x-kubernetes-list-map-keys`, badValue(keys), 'must not contain duplicate entries'));
         seen.add(k);
@@ -220,15 +237,15 @@ function isIntOrStringPair(x: unknown): boolean {
 /** Checks structurality of a node reached through properties/additionalProperties/items. */
 function checkStructural(s: JSONSchemaProps, path: string, level: Level, out: StatusCause[], depth = 0): void {
   if (depth > 200) return;
-  const items = isObject(s.items) ? (s.items as JSONSchemaProps) : undefined;
+  const items = isObject(s.items) ? s.items : undefined;
   if (s.type === 'array' && !items) out.push(required(`${path}.items`, 'must be specified'));
   if (items) checkStructural(items, `${path}.items`, 'item', out, depth + 1);
   if (isObject(s.properties)) {
-    for (const [k, v] of Object.entries(s.properties)) if (isObject(v)) checkStructural(v as JSONSchemaProps, props(path, k), 'field', out, depth + 1);
+    for (const [k, v] of Object.entries(s.properties)) if (isObject(v)) checkStructural(v, props(path, k), 'field', out, depth + 1);
   }
   if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
     if (level === 'root') out.push(forbidden(`${path}.additionalProperties`, 'must not be used at the root'));
-    if (isObject(s.additionalProperties)) checkStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, 'field', out, depth + 1);
+    if (isObject(s.additionalProperties)) checkStructural(s.additionalProperties, `${path}.additionalProperties`, 'field', out, depth + 1);
   }
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
@@ -245,13 +262,19 @@ function checkStructural(s: JSONSchemaProps, path: string, level: Level, out: St
     if (!type) out.push(required(`${path}.type`, 'must be object if x-kubernetes-embedded-resource is true'));
     else out.push(invalid(`${path}.type`, type, 'must be object if x-kubernetes-embedded-resource is true'));
   } else if (!type && !intOrString && !preserve) {
-    const detail = level === 'root' ? 'must not be empty at the root' : level === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
+    const detail =
+      level === 'root'
+        ? 'must not be empty at the root'
+        : level === 'item'
+          ? 'must not be empty for specified array items'
+          : 'must not be empty for specified object fields';
     out.push(required(`${path}.type`, detail));
   }
-  if (embedded && s.additionalProperties !== undefined) out.push(forbidden(`${path}.additionalProperties`, 'must not be used if x-kubernetes-embedded-resource is set'));
+  if (embedded && s.additionalProperties !== undefined)
+    out.push(forbidden(`${path}.additionalProperties`, 'must not be used if x-kubernetes-embedded-resource is set'));
   if (level === 'root' && type && type !== 'object') out.push(invalid(`${path}.type`, type, 'must be object at the root'));
 
-  const properties = isObject(s.properties) ? (s.properties as Record<string, JSONSchemaProps>) : {};
+  const properties = isObject(s.properties) ? s.properties : {};
   const checkMetadata = level === 'root' || embedded;
   if (checkMetadata) {
     for (const k of ['kind', 'apiVersion']) {
@@ -315,9 +338,9 @@ function checkCompleteness(s: JSONSchemaProps, path: string, out: StatusCause[],
     if (Array.isArray(list)) list.forEach((x, i) => nested(x, `${path}.${key}[${i}]`));
   }
   if (s.not !== undefined) nested(s.not, `${path}.not`);
-  if (isObject(s.items)) checkCompleteness(s.items as JSONSchemaProps, `${path}.items`, out, depth + 1);
-  if (isObject(s.properties)) for (const [k, v] of Object.entries(s.properties)) if (isObject(v)) checkCompleteness(v as JSONSchemaProps, props(path, k), out, depth + 1);
-  if (isObject(s.additionalProperties)) checkCompleteness(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, out, depth + 1);
+  if (isObject(s.items)) checkCompleteness(s.items, `${path}.items`, out, depth + 1);
+  if (isObject(s.properties)) for (const [k, v] of Object.entries(s.properties)) if (isObject(v)) checkCompleteness(v, props(path, k), out, depth + 1);
+  if (isObject(s.additionalProperties)) checkCompleteness(s.additionalProperties, `${path}.additionalProperties`, out, depth + 1);
 }
 
 function completeNested(x: unknown, s: JSONSchemaProps | undefined, sPath: string, vPath: string, out: StatusCause[], depth: number): void {
@@ -332,11 +355,11 @@ function completeNested(x: unknown, s: JSONSchemaProps | undefined, sPath: strin
     if (Array.isArray(list)) list.forEach((y, i) => completeNested(y, s, sPath, `${vPath}.${key}[${i}]`, out, depth + 1));
   }
   if (v.not !== undefined) completeNested(v.not, s, sPath, `${vPath}.not`, out, depth + 1);
-  if (isObject(v.items)) completeNested(v.items, isObject(s.items) ? (s.items as JSONSchemaProps) : undefined, `${sPath}.items`, `${vPath}.items`, out, depth + 1);
+  if (isObject(v.items)) completeNested(v.items, isObject(s.items) ? s.items : undefined, `${sPath}.items`, `${vPath}.items`, out, depth + 1);
   if (isObject(v.properties)) {
     for (const [k, sub] of Object.entries(v.properties)) {
-      const sProps = isObject(s.properties) ? (s.properties as Record<string, JSONSchemaProps>) : {};
-      const target = sProps[k] ?? (isObject(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined);
+      const sProps = isObject(s.properties) ? s.properties : {};
+      const target = sProps[k] ?? (isObject(s.additionalProperties) ? s.additionalProperties : undefined);
       if (!target) out.push(required(props(sPath, k), `because it is defined in ${props(vPath, k)}`));
       else completeNested(sub, target, props(sPath, k), props(vPath, k), out, depth + 1);
     }
@@ -344,13 +367,7 @@ function completeNested(x: unknown, s: JSONSchemaProps | undefined, sPath: strin
 }
 
 /** Visits the nodes of the tree with their schema paths (properties, items; additionalProperties when asked). */
-function eachNode(
-  node: SchemaNode,
-  path: string,
-  withAdditional: boolean,
-  visit: (node: SchemaNode, path: string) => void,
-  depth = 0,
-): void {
+function eachNode(node: SchemaNode, path: string, withAdditional: boolean, visit: (node: SchemaNode, path: string) => void, depth = 0): void {
   if (depth > 200) return;
   visit(node, path);
   if (node.items) eachNode(node.items, `${path}.items`, withAdditional, visit, depth + 1);

@@ -158,7 +158,7 @@ const cases: Case[] = [
     reason: 'pattern quotes the pattern',
     schema: withSpec({ name: { type: 'string', pattern: '^[a-z]+$' } }),
     obj: obj({ name: 'ABC' }),
-    want: [{ reason: 'FieldValueInvalid', field: 'spec.name', message: "Invalid value: \"ABC\": spec.name in body should match '^[a-z]+$'" }],
+    want: [{ reason: 'FieldValueInvalid', field: 'spec.name', message: 'Invalid value: "ABC": spec.name in body should match \'^[a-z]+$\'' }],
   },
   {
     reason: 'patterns use RE2 spellings such as a leading (?i)',
@@ -284,7 +284,13 @@ const cases: Case[] = [
         items: { type: 'object', properties: { name: { type: 'string' }, protocol: { type: 'string' }, port: { type: 'integer' } } },
       },
     }),
-    obj: obj({ ports: [{ name: 'http', protocol: 'TCP', port: 80 }, { name: 'http', protocol: 'UDP' }, { name: 'http', protocol: 'TCP', port: 81 }] }),
+    obj: obj({
+      ports: [
+        { name: 'http', protocol: 'TCP', port: 80 },
+        { name: 'http', protocol: 'UDP' },
+        { name: 'http', protocol: 'TCP', port: 81 },
+      ],
+    }),
     want: [
       {
         reason: 'FieldValueDuplicate',
@@ -316,7 +322,10 @@ const cases: Case[] = [
   },
   {
     reason: 'the root metadata schema may constrain the name',
-    schema: { ...withSpec({}), properties: { ...withSpec({}).properties, metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } } },
+    schema: {
+      ...withSpec({}),
+      properties: { ...withSpec({}).properties, metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } },
+    },
     obj: obj({}, { name: 'toolongname' }),
     want: [{ reason: 'FieldValueTooLong', field: 'metadata.name', message: 'Too long: may not be more than 5 bytes' }],
   },
@@ -386,7 +395,11 @@ describe('validate', () => {
   // (bench/scenarios/validate.ts), not asserted here.
   test('a compiled schema is reused: valid and invalid objects alternate without one affecting the next', () => {
     const schema = withSpec(
-      { replicas: { type: 'integer', minimum: 0 }, name: { type: 'string', maxLength: 63 }, tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' } },
+      {
+        replicas: { type: 'integer', minimum: 0 },
+        name: { type: 'string', maxLength: 63 },
+        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+      },
       { 'x-kubernetes-validations': [{ rule: 'self.replicas < 100' }] },
     );
     const compiled = compileSchema(schema, { group: 'example.com', kind: 'Widget' });

@@ -66,8 +66,7 @@ function checkEmbedded(value: Record<string, unknown>, path: string, out: Status
   if ('apiVersion' in value) {
     if (typeof apiVersion !== 'string') out.push(invalid(childPath(path, 'apiVersion'), apiVersion, 'must be a string'));
     else if (apiVersion === '') out.push(invalid(childPath(path, 'apiVersion'), apiVersion, 'must not be empty'));
-    else if (!GROUP_VERSION.test(apiVersion))
-      out.push(invalid(childPath(path, 'apiVersion'), apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
+    else if (!GROUP_VERSION.test(apiVersion)) out.push(invalid(childPath(path, 'apiVersion'), apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
   }
   const kind = value.kind;
   if ('kind' in value) {
@@ -102,7 +101,7 @@ export class Walker {
         if (!child || !child.needsWalk) continue;
         if (node.resourceRoot && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
         const childHasOld = correlate && Object.prototype.hasOwnProperty.call(old, k);
-        this.walk(child, v, prop ? childPath(path, k) : keyPath(path, k), childHasOld ? (old as Record<string, unknown>)[k] : undefined, childHasOld, depth + 1);
+        this.walk(child, v, prop ? childPath(path, k) : keyPath(path, k), childHasOld ? old[k] : undefined, childHasOld, depth + 1);
       }
     } else if (Array.isArray(value)) {
       const items = node.items;

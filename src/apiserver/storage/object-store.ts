@@ -77,11 +77,7 @@ export class ObjectStore {
     return found;
   }
 
-  async list(
-    rt: ResourceType,
-    namespace: string | undefined,
-    opts: { limit?: number; startAfter?: string; revision?: number },
-  ): Promise<StoreListResult> {
+  async list(rt: ResourceType, namespace: string | undefined, opts: { limit?: number; startAfter?: string; revision?: number }): Promise<StoreListResult> {
     try {
       return await this.store.list(this.prefix(rt, namespace), opts);
     } catch (err) {
@@ -142,6 +138,6 @@ export function mapStoreError(err: unknown, rt: ResourceType, name: string): unk
 /** The answer to a write the full disk refused: 507, saying what to do; nothing was stored. */
 export function storageFull() {
   return errors.insufficientStorage(
-    'the server\'s data directory is full: the write was not stored; reads still work, and writes succeed again as soon as space is freed on the disk holding the data directory',
+    "the server's data directory is full: the write was not stored; reads still work, and writes succeed again as soon as space is freed on the disk holding the data directory",
   );
 }

@@ -131,10 +131,14 @@ describe('FakeClient watch', () => {
   function record(fake: FakeClient, rv?: string): { events: WatchEvent[]; closes: Array<Error | undefined>; stop: () => void } {
     const events: WatchEvent[] = [];
     const closes: Array<Error | undefined> = [];
-    const h = fake.watch(widgets, { namespace: 'ns', resourceVersion: rv, allowWatchBookmarks: true }, {
-      onEvent: (e) => events.push(e),
-      onClose: (err) => closes.push(err),
-    });
+    const h = fake.watch(
+      widgets,
+      { namespace: 'ns', resourceVersion: rv, allowWatchBookmarks: true },
+      {
+        onEvent: (e) => events.push(e),
+        onClose: (err) => closes.push(err),
+      },
+    );
     return { events, closes, stop: () => h.stop() };
   }
 
@@ -148,8 +152,11 @@ describe('FakeClient watch', () => {
     await fake.delete(widgets, 'a', { namespace: 'ns' });
     fake.bookmark();
     await fake.settle();
-    assert.deepEqual(w.events.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
-    assert.equal(w.events[3]!.object.metadata.resourceVersion, String(fake.revision));
+    assert.deepEqual(
+      w.events.map((e) => e.type),
+      ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'],
+    );
+    assert.equal(w.events[3].object.metadata.resourceVersion, String(fake.revision));
     w.stop();
     assert.equal(fake.watchCount(), 0);
   });
@@ -161,7 +168,10 @@ describe('FakeClient watch', () => {
     await fake.create(widgets, widget('b'));
     const w = record(fake, rv);
     await fake.settle();
-    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED b']);
+    assert.deepEqual(
+      w.events.map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['ADDED b'],
+    );
     w.stop();
   });
 
@@ -173,8 +183,8 @@ describe('FakeClient watch', () => {
     const w = record(fake, '1');
     await fake.settle();
     assert.equal(w.events.length, 1);
-    assert.equal(w.events[0]!.type, 'ERROR');
-    assert.equal((w.events[0]!.object as unknown as { code: number }).code, 410);
+    assert.equal(w.events[0].type, 'ERROR');
+    assert.equal((w.events[0].object as unknown as { code: number }).code, 410);
     assert.deepEqual(w.closes, [undefined]);
   });
 

@@ -38,17 +38,7 @@ export interface FakeClientOptions {
 
 /** A FakeAction records one call, for tests that assert what a component did. */
 export interface FakeAction {
-  verb:
-    | 'get'
-    | 'list'
-    | 'watch'
-    | 'create'
-    | 'update'
-    | 'updateStatus'
-    | 'updateSubresource'
-    | 'patch'
-    | 'delete'
-    | 'deleteCollection';
+  verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'updateStatus' | 'updateSubresource' | 'patch' | 'delete' | 'deleteCollection';
   resource: string;
   namespace?: string;
   name?: string;
@@ -208,14 +198,7 @@ export class FakeClient implements Client {
     const namespace = ref.namespaced ? options.namespace || undefined : undefined;
     const selector = selectorMatcher(options.labelSelector, options.fieldSelector);
     const matches = (obj: KObject): boolean => (!namespace || obj.metadata.namespace === namespace) && selector(obj);
-    const watcher = new FakeWatcher(
-      resourceId(ref),
-      namespace,
-      matches,
-      options.allowWatchBookmarks ?? false,
-      handlers as unknown as WatchHandlers<KObject>,
-      (w) => this.watchers.delete(w),
-    );
+    const watcher = new FakeWatcher(resourceId(ref), namespace, matches, options.allowWatchBookmarks ?? false, handlers, (w) => this.watchers.delete(w));
     const rv = options.resourceVersion;
     if (rv === undefined || rv === '' || rv === '0') {
       const current = [...this.objects.entries()]
@@ -246,7 +229,8 @@ export class FakeClient implements Client {
     let name = meta.name;
     if (!name && meta.generateName) name = meta.generateName + randomSuffix();
     this.record('create', ref, ns, name);
-    if (!name) throw errors.invalid(ref.kind, ref.group, '', [{ reason: 'FieldValueRequired', message: 'name or generateName is required', field: 'metadata.name' }]);
+    if (!name)
+      throw errors.invalid(ref.kind, ref.group, '', [{ reason: 'FieldValueRequired', message: 'name or generateName is required', field: 'metadata.name' }]);
     const key = this.key(ref, ns, name);
     if (this.objects.has(key)) throw errors.alreadyExists(identity(ref), name);
     const stored: KObject = {
@@ -295,12 +279,7 @@ export class FakeClient implements Client {
    * `status` behaves as updateStatus; `finalize` replaces `spec.finalizers` (a namespace's
    * finalize subresource); any other subresource replaces the object as update does.
    */
-  updateSubresource = async <T extends KObject = KObject>(
-    ref: ResourceRef,
-    obj: T,
-    subresource: string,
-    options: WriteOptions = {},
-  ): Promise<T> => {
+  updateSubresource = async <T extends KObject = KObject>(ref: ResourceRef, obj: T, subresource: string, options: WriteOptions = {}): Promise<T> => {
     if (subresource === 'status') return this.updateStatus(ref, obj, options);
     if (subresource !== 'finalize') return this.update(ref, obj, options);
     const { key, current } = this.existing(ref, obj, 'updateSubresource');
@@ -314,13 +293,7 @@ export class FakeClient implements Client {
     return deepCopy(this.write(ref, key, next, current)) as T;
   };
 
-  patch = async <T extends KObject = KObject>(
-    ref: ResourceRef,
-    name: string,
-    type: PatchType,
-    patch: unknown,
-    options: PatchOptions = {},
-  ): Promise<T> => {
+  patch = async <T extends KObject = KObject>(ref: ResourceRef, name: string, type: PatchType, patch: unknown, options: PatchOptions = {}): Promise<T> => {
     const ns = this.ns(ref, options.namespace);
     this.record('patch', ref, ns, name);
     const key = this.key(ref, ns, name);
@@ -377,9 +350,7 @@ export class FakeClient implements Client {
     const matches = selectorMatcher(options.labelSelector, options.fieldSelector);
     const targets = [...this.objects.values()].filter(
       (v) =>
-        resourceId(v.ref) === resourceId(ref) &&
-        (!options.namespace || !ref.namespaced || v.obj.metadata.namespace === options.namespace) &&
-        matches(v.obj),
+        resourceId(v.ref) === resourceId(ref) && (!options.namespace || !ref.namespaced || v.obj.metadata.namespace === options.namespace) && matches(v.obj),
     );
     for (const t of targets) {
       await this.deleteOne(ref, t.obj.metadata.namespace ?? '', t.obj.metadata.name ?? '', { ...options, preconditions: undefined });
@@ -485,7 +456,9 @@ export class FakeClient implements Client {
   }
 
   private timestamp(): string {
-    return this.now().toISOString().replace(/\.\d+Z$/, 'Z');
+    return this.now()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z');
   }
 
   private existing(ref: ResourceRef, obj: KObject, verb: 'update' | 'updateStatus' | 'updateSubresource') {
@@ -685,17 +658,18 @@ function labelRequirement(term: string): Requirement {
   let m = /^([^\s!=]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (m) {
     const [, key, op, list] = m as unknown as [string, string, string, string];
-    const values = new Set(list.split(',').map((v) => v.trim()).filter((v) => v !== ''));
-    return op === 'in'
-      ? (obj) => key in labels(obj) && values.has(labels(obj)[key] as string)
-      : (obj) => !(key in labels(obj)) || !values.has(labels(obj)[key] as string);
+    const values = new Set(
+      list
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    );
+    return op === 'in' ? (obj) => key in labels(obj) && values.has(labels(obj)[key]) : (obj) => !(key in labels(obj)) || !values.has(labels(obj)[key]);
   }
   m = /^([^\s!=]+)\s*(==|=|!=)\s*([^\s!=]*)$/.exec(term);
   if (m) {
     const [, key, op, value] = m as unknown as [string, string, string, string];
-    return op === '!='
-      ? (obj) => labels(obj)[key] !== value
-      : (obj) => labels(obj)[key] === value;
+    return op === '!=' ? (obj) => labels(obj)[key] !== value : (obj) => labels(obj)[key] === value;
   }
   m = /^(!?)([^\s!=(),]+)$/.exec(term);
   if (m) {

@@ -1,6 +1,6 @@
 /**
  * BindingModeWarning: `bindingMode: WaitForFirstConsumer` on a ResourceClass is accepted (it
- * is part of the API, DESIGN 3.6.7) but late binding is not implemented yet — claims of the
+ * is part of the API, docs/design.md 3.6.7) but late binding is not implemented yet — claims of the
  * class are provisioned as soon as they are scheduled, as with Immediate. Rather than let a
  * manifest silently mean something else, a create or update that sets it is answered with a
  * warning (kubectl prints it) saying so.

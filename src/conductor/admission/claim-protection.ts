@@ -14,13 +14,7 @@ export class ClaimProtectionAdmission implements MutatingPlugin {
   constructor(private readonly claimKinds: ClaimTypeIndex) {}
 
   handles(attrs: AdmissionAttributes): boolean {
-    return (
-      attrs.operation === 'CREATE' &&
-      attrs.subresource === '' &&
-      attrs.rt.namespaced &&
-      attrs.rt.source.type === 'crd' &&
-      attrs.object !== undefined
-    );
+    return attrs.operation === 'CREATE' && attrs.subresource === '' && attrs.rt.namespaced && attrs.rt.source.type === 'crd' && attrs.object !== undefined;
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { startConductor, type RunningConductor } from '../index.js';
 import { builtinRefs, resourceRef, type ResourceRef } from '../../client/types.js';
-import { ApiError, isApiError } from '../../machinery/errors.js';
+import type { ApiError } from '../../machinery/errors.js';
+import { isApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { apiRefs } from '../../conductor/catalog.js';
 
@@ -72,7 +73,10 @@ describe('ClaimQuota admission', () => {
     const err = await refusal(server.client.create(mysql, claimOf(mysql, ns, 'c')));
     assert.equal(err.code, 403);
     assert.equal(err.reason, 'Forbidden');
-    assert.equal(err.message, 'mysqlinstances.storage.conductor.io "c" is forbidden: exceeded quota: team-quota, requested: claims=1, used: claims=2, limited: claims=2');
+    assert.equal(
+      err.message,
+      'mysqlinstances.storage.conductor.io "c" is forbidden: exceeded quota: team-quota, requested: claims=1, used: claims=2, limited: claims=2',
+    );
     assert.deepEqual(err.status.details, { name: 'c', group: 'storage.conductor.io', kind: 'mysqlinstances' });
     const dry = await refusal(server.client.create(mysql, claimOf(mysql, ns, 'c'), { dryRun: true }));
     assert.equal(dry.code, 403, 'dry-run is checked too');
@@ -84,16 +88,17 @@ describe('ClaimQuota admission', () => {
     await server.client.create(mysql, claimOf(mysql, ns, 'a', { requirements: { capacity: { storage: '60Gi' } } }));
     await server.client.create(mysql, claimOf(mysql, ns, 'b', { requirements: { capacity: { storage: '30Gi' } } }));
     const err = await refusal(server.client.create(mysql, claimOf(mysql, ns, 'c', { requirements: { capacity: { storage: '50Gi' } } })));
-    assert.match(err.message, /exceeded quota: team-quota, requested: claims=1,requests\.storage=50Gi, used: claims=2,requests\.storage=90Gi, limited: claims=2,requests\.storage=100Gi$/);
+    assert.match(
+      err.message,
+      /exceeded quota: team-quota, requested: claims=1,requests\.storage=50Gi, used: claims=2,requests\.storage=90Gi, limited: claims=2,requests\.storage=100Gi$/,
+    );
   });
 
   test('an update that raises storage is refused; one that does not is admitted even when over', async () => {
     const ns = await namespace();
     await quota(ns, 'storage', { 'requests.storage': '100Gi' });
     await server.client.create(mysql, claimOf(mysql, ns, 'a', { requirements: { capacity: { storage: '60Gi' } } }));
-    const grow = await refusal(
-      server.client.patch(mysql, 'a', 'merge', { spec: { requirements: { capacity: { storage: '120Gi' } } } }, { namespace: ns }),
-    );
+    const grow = await refusal(server.client.patch(mysql, 'a', 'merge', { spec: { requirements: { capacity: { storage: '120Gi' } } } }, { namespace: ns }));
     assert.equal(grow.code, 403);
     assert.match(grow.message, /requested: requests\.storage=60Gi, used: requests\.storage=60Gi, limited: requests\.storage=100Gi$/);
     await server.client.patch(mysql, 'a', 'merge', { spec: { requirements: { capacity: { storage: '100Gi' } } } }, { namespace: ns });
@@ -151,7 +156,14 @@ describe('ClaimQuota admission', () => {
     // What the claims' owner could write (status), and the usage a controller trusting it would record.
     for (const c of [a, b]) {
       const cur = await server.client.get<KObject>(mysql, c.metadata.name!, ns);
-      await server.client.updateStatus(mysql, { ...cur, status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: `${ns}-free` }, resourceRef: { apiVersion: 'database.memory.conductor.io/v1alpha1', kind: 'MemoryDatabase', name: 'x', namespace: 'conductor-system' } } });
+      await server.client.updateStatus(mysql, {
+        ...cur,
+        status: {
+          phase: 'Bound',
+          classRef: { namespace: 'conductor-system', name: `${ns}-free` },
+          resourceRef: { apiVersion: 'database.memory.conductor.io/v1alpha1', kind: 'MemoryDatabase', name: 'x', namespace: 'conductor-system' },
+        },
+      });
     }
     const q = await server.client.get<KObject>(quotas, 'money', ns);
     await server.client.updateStatus(quotas, { ...q, status: { hard: { 'cost.monthly': '60' }, used: { 'cost.monthly': '0' } } });
@@ -163,8 +175,11 @@ describe('ClaimQuota admission', () => {
       apiVersion: 'database.memory.conductor.io/v1alpha1',
       kind: 'MemoryDatabase',
       metadata: { name: `${ns}-static`, namespace: 'conductor-system' },
-      spec: { version: '16.4', claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', namespace: ns, name: 'a', uid: a.metadata.uid } },
-    } as KObject);
+      spec: {
+        version: '16.4',
+        claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', namespace: ns, name: 'a', uid: a.metadata.uid },
+      },
+    });
     await server.client.create(mysql, claimOf(mysql, ns, 'c', { resourceClass: `${ns}-gold` }));
     assert.deepEqual(await used(ns, 'money'), { 'cost.monthly': '50' });
   });
@@ -175,7 +190,10 @@ describe('ClaimQuota admission', () => {
     await quota(ns, 'size', { 'requests.storage': '1Gi', claims: 5 });
     await server.client.create(mysql, claimOf(mysql, ns, 'a'));
     const err = await refusal(server.client.create(mysql, claimOf(mysql, ns, 'b', { requirements: { capacity: { storage: '2Gi' } } })));
-    assert.match(err.message, /exceeded quota: count, requested: claims=1, used: claims=1, limited: claims=1; exceeded quota: size, requested: requests\.storage=2Gi, used: requests\.storage=0, limited: requests\.storage=1Gi$/);
+    assert.match(
+      err.message,
+      /exceeded quota: count, requested: claims=1, used: claims=1, limited: claims=1; exceeded quota: size, requested: requests\.storage=2Gi, used: requests\.storage=0, limited: requests\.storage=1Gi$/,
+    );
   });
 
   test('a malformed hard value is skipped (no 500); the other keys still apply', async () => {

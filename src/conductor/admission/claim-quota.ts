@@ -1,5 +1,5 @@
 /**
- * ClaimQuotaAdmission enforces ClaimQuota (DESIGN 3.4) on claims: a create, or an update
+ * ClaimQuotaAdmission enforces ClaimQuota (docs/design.md 3.4) on claims: a create, or an update
  * that asks for more (storage, another profile, a dearer class), is refused with 403
  * Forbidden naming every exceeded key when any ClaimQuota of the namespace would go over
  * its `spec.hard`, in Kubernetes' words:
@@ -84,7 +84,6 @@ interface QuotaEntry {
   revision: number;
 }
 
-
 export class ClaimQuotaAdmission implements ValidatingPlugin {
   readonly name = 'ClaimQuota';
   private readonly log: Logger | undefined;
@@ -167,7 +166,11 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
       }
       if (refusals.length > 0) {
         const rt = attrs.rt;
-        throw errors.forbidden(`${rt.resource}.${rt.group} "${attrs.name}" is forbidden: ${refusals.join('; ')}`, { group: rt.group, resource: rt.resource }, attrs.name);
+        throw errors.forbidden(
+          `${rt.resource}.${rt.group} "${attrs.name}" is forbidden: ${refusals.join('; ')}`,
+          { group: rt.group, resource: rt.resource },
+          attrs.name,
+        );
       }
       if (attrs.dryRun) return;
 
@@ -214,7 +217,13 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
   }
 
   /** The charges of the namespace's claims other than the one being admitted. */
-  private async otherClaims(kinds: ClaimTypes, ns: string, attrs: AdmissionAttributes, prices: PriceBook | undefined, bound: BoundResourceLookup | undefined): Promise<ClaimCharge[]> {
+  private async otherClaims(
+    kinds: ClaimTypes,
+    ns: string,
+    attrs: AdmissionAttributes,
+    prices: PriceBook | undefined,
+    bound: BoundResourceLookup | undefined,
+  ): Promise<ClaimCharge[]> {
     const self = claimTypeKey(attrs.rt);
     const lists = await Promise.all(
       [...kinds].map(async ([key, rt]) => {
@@ -268,7 +277,6 @@ export class ClaimQuotaAdmission implements ValidatingPlugin {
     this.log?.warn({ plugin: this.name }, message);
   }
 }
-
 
 function spec(obj: KObject): Record<string, unknown> {
   return isPlainObject(obj.spec) ? obj.spec : {};

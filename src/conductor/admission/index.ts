@@ -25,7 +25,10 @@ export interface ConductorAdmission {
 export async function conductorAdmission(parts: ServerParts): Promise<ConductorAdmission> {
   const { objects, registry, store, logger } = parts;
   // Which namespaces hold ClaimQuotas, asked on every claim create, kept in memory.
-  const quotaKeys = new PrefixCache<unknown>(store, objects.resourcePrefix({ group: 'core.conductor.io', resource: 'claimquotas' }), { project: () => true, logger });
+  const quotaKeys = new PrefixCache<unknown>(store, objects.resourcePrefix({ group: 'core.conductor.io', resource: 'claimquotas' }), {
+    project: () => true,
+    logger,
+  });
   await quotaKeys.start();
   const claimTypes = new ClaimTypeIndex(objects, registry);
   return {

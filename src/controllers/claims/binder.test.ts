@@ -109,7 +109,11 @@ describe('Binder.bindResource', () => {
       sharing: 'Shared',
       seed: [
         claim('mine', { requirements: { capacity: { storage: '3Gi' } } }),
-        resource('db-1', { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } }, readyStatus({ phase: 'Bound', bindings: [{ claimRef: other, requests: { storage: '2Gi' } }] })),
+        resource(
+          'db-1',
+          { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } },
+          readyStatus({ phase: 'Bound', bindings: [{ claimRef: other, requests: { storage: '2Gi' } }] }),
+        ),
       ],
       want: { outcome: 'bound', claimRefUid: null, bindings: ['other', 'mine'], allocatable: { storage: '5Gi' }, resourcePatches: 0 },
     },
@@ -245,7 +249,12 @@ describe('Binder: the claim’s side', () => {
       await binder.markPending(h.claims, h.claims.informer.store.get(APP, 'mine')!, '0/0 candidates');
       const st = h.stored<Claim>(claimRef, APP, 'mine')!.status!;
       assert.deepEqual(
-        { phase: st.phase, scheduled: st.conditions?.map((x) => `${x.type}=${x.status}/${x.reason}: ${x.message}`), writes: h.writes('updateStatus', claimRef.resource), events: h.events('mine').map((e) => e.reason) },
+        {
+          phase: st.phase,
+          scheduled: st.conditions?.map((x) => `${x.type}=${x.status}/${x.reason}: ${x.message}`),
+          writes: h.writes('updateStatus', claimRef.resource),
+          events: h.events('mine').map((e) => e.reason),
+        },
         { phase: 'Pending', scheduled: ['Scheduled=False/Unschedulable: 0/0 candidates'], writes: 1, events: [ClaimReason.FailedScheduling] },
       );
     } finally {

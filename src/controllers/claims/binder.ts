@@ -1,5 +1,5 @@
 /**
- * A Binder schedules a pending claim and binds it (DESIGN 3.6 point 2) with two
+ * A Binder schedules a pending claim and binds it (docs/design.md 3.6 point 2) with two
  * compare-and-swap writes: the resource's side first — an Exclusive resource's
  * `spec.claimRef` patched with the resourceVersion it was read at, a Shared resource's
  * `status.bindings` replaced whole — then the claim's `status.resourceRef`. A resource the
@@ -200,7 +200,13 @@ export class Binder {
     const status: ClaimStatusOf = {
       ...statusOf(claim),
       phase: 'Bound',
-      resourceRef: { apiVersion: resource.apiVersion, kind: resource.kind, namespace: resource.metadata.namespace, name: resource.metadata.name!, uid: resource.metadata.uid },
+      resourceRef: {
+        apiVersion: resource.apiVersion,
+        kind: resource.kind,
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name!,
+        uid: resource.metadata.uid,
+      },
       ...(classRef ? { classRef } : {}),
       observedGeneration: claim.metadata.generation,
     };
@@ -208,7 +214,8 @@ export class Binder {
     // The scheduler's explanation (what fit, what was chosen and why, what was rejected) when
     // this reconcile made the choice; otherwise (finishing an earlier binding) just the result.
     const prior = conditionOf(status, ClaimCondition.Scheduled);
-    if (!(prior?.status === 'True') || why) status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Scheduled, 'True', ClaimReason.Scheduled, why ?? boundTo);
+    if (!(prior?.status === 'True') || why)
+      status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Scheduled, 'True', ClaimReason.Scheduled, why ?? boundTo);
     status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Bound, 'True', ClaimReason.Bound, boundTo);
     const notReady = notReadyReason(resource);
     status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Ready, 'False', notReady.reason, notReady.message);

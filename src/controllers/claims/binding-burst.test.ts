@@ -66,7 +66,13 @@ describe('a burst of claims', () => {
           }),
         ),
       );
-      await until(async () => (await c.list(apiRefs.memorydatabases, { namespace: 'conductor-system' })).items.filter((o) => (o.status as { phase?: string } | undefined)?.phase === 'Available').length === N, 'every resource Available');
+      await until(
+        async () =>
+          (await c.list(apiRefs.memorydatabases, { namespace: 'conductor-system' })).items.filter(
+            (o) => (o.status as { phase?: string } | undefined)?.phase === 'Available',
+          ).length === N,
+        'every resource Available',
+      );
       // From here on the only patches of the resources are the bindings' claimRef writes.
       counting.reset();
       await Promise.all(
@@ -79,7 +85,13 @@ describe('a burst of claims', () => {
           }),
         ),
       );
-      await until(async () => (await c.list(apiRefs.postgresqlinstances, { namespace: 'burst' })).items.filter((o) => (o.status as { phase?: string } | undefined)?.phase === 'Bound').length === N, 'every claim Bound');
+      await until(
+        async () =>
+          (await c.list(apiRefs.postgresqlinstances, { namespace: 'burst' })).items.filter(
+            (o) => (o.status as { phase?: string } | undefined)?.phase === 'Bound',
+          ).length === N,
+        'every claim Bound',
+      );
       const claims = (await c.list(apiRefs.postgresqlinstances, { namespace: 'burst' })).items;
       const resources = new Set(claims.map((o) => (o.status as { resourceRef: { name: string } }).resourceRef.name));
       assert.equal(resources.size, N, 'each claim has a resource of its own');

@@ -41,7 +41,10 @@ export function legacyNameShared(resource: ConcreteResource, claim: Claim, legac
  */
 export async function recordedDetails(client: Client, resource: ConcreteResource, claim: Claim): Promise<ConnectionDetails | undefined> {
   const legacy = legacyBindingSecretName(resource, claim);
-  return (await readDetails(client, resource, bindingSecretName(resource, claim))) ?? (mayHaveLegacySecret(resource, claim, legacy) ? await readDetails(client, resource, legacy) : undefined);
+  return (
+    (await readDetails(client, resource, bindingSecretName(resource, claim))) ??
+    (mayHaveLegacySecret(resource, claim, legacy) ? await readDetails(client, resource, legacy) : undefined)
+  );
 }
 
 /**

@@ -16,10 +16,17 @@ import type { ResourceReference } from './claim-status.js';
  * cache (or `known`, a resource just written) is asked first; when it disagrees, the API (it
  * may lag behind a binding just written).
  */
-export async function verifiedResource(client: Client, caches: ClaimCaches, claim: Claim, ref: ResourceReference, known?: ConcreteResource): Promise<FoundResource | undefined> {
+export async function verifiedResource(
+  client: Client,
+  caches: ClaimCaches,
+  claim: Claim,
+  ref: ResourceReference,
+  known?: ConcreteResource,
+): Promise<FoundResource | undefined> {
   const concrete = caches.concreteOf(ref.apiVersion, ref.kind);
   if (!concrete) return undefined;
-  const holds = (r: ConcreteResource | undefined): r is ConcreteResource => r !== undefined && (!ref.uid || r.metadata.uid === ref.uid) && resourceNamesClaim(r, claim);
+  const holds = (r: ConcreteResource | undefined): r is ConcreteResource =>
+    r !== undefined && (!ref.uid || r.metadata.uid === ref.uid) && resourceNamesClaim(r, claim);
   const cached = known ?? concrete.informer.store.get(ref.namespace, ref.name);
   if (holds(cached)) return { entry: concrete, resource: cached };
   try {

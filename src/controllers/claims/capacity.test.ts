@@ -13,7 +13,12 @@ const resource = (capacity?: Record<string, string>): KObject => ({
 describe('allocatable', () => {
   const cases = [
     { reason: 'no bindings leaves the whole capacity', cap: { storage: '100Gi' }, bindings: [], want: { storage: '100Gi' } },
-    { reason: 'requests are subtracted', cap: { storage: '100Gi' }, bindings: [{ requests: { storage: '25Gi' } }, { requests: { storage: '5Gi' } }], want: { storage: '70Gi' } },
+    {
+      reason: 'requests are subtracted',
+      cap: { storage: '100Gi' },
+      bindings: [{ requests: { storage: '25Gi' } }, { requests: { storage: '5Gi' } }],
+      want: { storage: '70Gi' },
+    },
     { reason: 'bindings without requests take nothing', cap: { storage: '10Gi' }, bindings: [{}], want: { storage: '10Gi' } },
     { reason: 'over-commitment shows as negative', cap: { storage: '1Gi' }, bindings: [{ requests: { storage: '2Gi' } }], want: { storage: '-1Gi' } },
   ];
@@ -26,7 +31,10 @@ describe('resizeExclusive', () => {
     assert.deepEqual(resizeExclusive(resource({ storage: '50Gi' }), { storage: '20Gi' }, undefined, true), { type: 'none' });
   });
   test('a provisioned resource grows to the request', () => {
-    assert.deepEqual(resizeExclusive(resource({ storage: '10Gi' }), { storage: '20Gi' }, { storage: '100Gi' }, true), { type: 'grow', capacity: { storage: '20Gi' } });
+    assert.deepEqual(resizeExclusive(resource({ storage: '10Gi' }), { storage: '20Gi' }, { storage: '100Gi' }, true), {
+      type: 'grow',
+      capacity: { storage: '20Gi' },
+    });
   });
   test('beyond the class limit it cannot grow, and says why', () => {
     const v = resizeExclusive(resource({ storage: '10Gi' }), { storage: '200Gi' }, { storage: '100Gi' }, true);

@@ -50,17 +50,19 @@ export function allocatable(resource: KObject, bindings: readonly { requests?: Q
   return out;
 }
 
-export type ResizeVerdict =
-  | { type: 'none' }
-  | { type: 'grow'; capacity: Record<string, string> }
-  | { type: 'cannot'; reason: string };
+export type ResizeVerdict = { type: 'none' } | { type: 'grow'; capacity: Record<string, string> } | { type: 'cannot'; reason: string };
 
 /**
  * What a bound claim asking for `requests` needs of its Exclusive resource: nothing when the
  * resource already has that much; growing to the requested amounts when it was provisioned
  * from a class whose capabilities allow it (`classCapacity`, undefined = no limit); else why not.
  */
-export function resizeExclusive(resource: KObject, requests: Quantities | undefined, classCapacity: Quantities | undefined, provisioned: boolean): ResizeVerdict {
+export function resizeExclusive(
+  resource: KObject,
+  requests: Quantities | undefined,
+  classCapacity: Quantities | undefined,
+  provisioned: boolean,
+): ResizeVerdict {
   if (!requests) return { type: 'none' };
   const cap = capacityOf(resource);
   const grow: Record<string, string> = {};
@@ -70,7 +72,10 @@ export function resizeExclusive(resource: KObject, requests: Quantities | undefi
     const have = parse(cap[name]);
     if (have && have.cmp(w) >= 0) continue;
     if (!provisioned) {
-      return { type: 'cannot', reason: `asks for ${name} ${String(want)} but ${resource.kind} ${resource.metadata.name} has ${cap[name] ?? 'no stated'} ${name} and was not provisioned from a class, so it cannot grow` };
+      return {
+        type: 'cannot',
+        reason: `asks for ${name} ${String(want)} but ${resource.kind} ${resource.metadata.name} has ${cap[name] ?? 'no stated'} ${name} and was not provisioned from a class, so it cannot grow`,
+      };
     }
     const limit = parse(classCapacity?.[name]);
     if (limit && limit.cmp(w) < 0) {
@@ -78,5 +83,7 @@ export function resizeExclusive(resource: KObject, requests: Quantities | undefi
     }
     grow[name] = w.format();
   }
-  return Object.keys(grow).length ? { type: 'grow', capacity: { ...Object.fromEntries(Object.entries(cap).map(([k, v]) => [k, String(v)])), ...grow } } : { type: 'none' };
+  return Object.keys(grow).length
+    ? { type: 'grow', capacity: { ...Object.fromEntries(Object.entries(cap).map(([k, v]) => [k, String(v)])), ...grow } }
+    : { type: 'none' };
 }

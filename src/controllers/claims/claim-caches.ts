@@ -92,7 +92,14 @@ export class ClaimCaches {
 
   /** Starts every informer and waits for their first lists: the claims last, so every candidate is known before the first claim. */
   async start(): Promise<void> {
-    const others: { start(): void; waitForSync(): Promise<boolean> }[] = [this.classes, this.namespaces, this.profiles, this.secrets, this.quotas, ...[...this.concretes.values()].map((e) => e.informer)];
+    const others: { start(): void; waitForSync(): Promise<boolean> }[] = [
+      this.classes,
+      this.namespaces,
+      this.profiles,
+      this.secrets,
+      this.quotas,
+      ...[...this.concretes.values()].map((e) => e.informer),
+    ];
     for (const i of others) i.start();
     await Promise.all(others.map((i) => i.waitForSync()));
     for (const e of this.claims.values()) e.informer.start();

@@ -25,7 +25,12 @@ async function running(seed: Seed[], wrap?: (client: FakeClient) => void): Promi
   for (const ns of [SYS, APP]) client.seed(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   for (const { ref, obj } of seed) client.seed(ref, obj);
   wrap?.(client);
-  const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), { logger: pino({ level: 'silent' }), kinds: catalog, systemNamespace: SYS, workers: 2 });
+  const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), {
+    logger: pino({ level: 'silent' }),
+    kinds: catalog,
+    systemNamespace: SYS,
+    workers: 2,
+  });
   await controller.start();
   return { client, controller };
 }
@@ -37,11 +42,25 @@ const condition = (c: Claim | undefined, type: string) => c?.status?.conditions?
 describe('ClaimController', () => {
   test('a pending claim binds to a free ready resource and gets its connection Secret', async () => {
     const db = resource('db-1', { writeConnectionSecretToRef: { name: 'db-1-conn' } }, readyStatus({ phase: 'Available' }));
-    const { client, controller } = await running([claim('mine', {}, { metadata: { name: 'mine', namespace: APP, uid: 'uid-mine' } }), db, secret(SYS, 'db-1-conn', { host: 'h', port: '1', username: 'u', password: 'p', database: 'd' }, db.obj)]);
+    const { client, controller } = await running([
+      claim('mine', {}, { metadata: { name: 'mine', namespace: APP, uid: 'uid-mine' } }),
+      db,
+      secret(SYS, 'db-1-conn', { host: 'h', port: '1', username: 'u', password: 'p', database: 'd' }, db.obj),
+    ]);
     try {
-      const bound = await eventually(() => (condition(claimOf(client, 'mine'), 'Ready')?.status === 'True' ? claimOf(client, 'mine') : undefined), 'the claim Ready', 10_000);
+      const bound = await eventually(
+        () => (condition(claimOf(client, 'mine'), 'Ready')?.status === 'True' ? claimOf(client, 'mine') : undefined),
+        'the claim Ready',
+        10_000,
+      );
       assert.deepEqual(
-        { phase: bound.status?.phase, resource: bound.status?.resourceRef?.name, claimRef: resourceOf(client, 'db-1')?.spec.claimRef?.uid, finalizers: bound.metadata.finalizers, secret: client.stored(builtinRefs.secrets, APP).some((s) => s.metadata.name === 'mine') },
+        {
+          phase: bound.status?.phase,
+          resource: bound.status?.resourceRef?.name,
+          claimRef: resourceOf(client, 'db-1')?.spec.claimRef?.uid,
+          finalizers: bound.metadata.finalizers,
+          secret: client.stored(builtinRefs.secrets, APP).some((s) => s.metadata.name === 'mine'),
+        },
         { phase: 'Bound', resource: 'db-1', claimRef: 'uid-mine', finalizers: ['conductor.io/claim-protection'], secret: true },
       );
     } finally {
@@ -63,10 +82,14 @@ describe('ClaimController', () => {
       };
     });
     try {
-      const pending = await eventually(() => {
-        const c = claimOf(client, 'mine');
-        return c?.status?.phase === 'Pending' && condition(c, 'Scheduled')?.reason === ClaimReason.Unschedulable ? c : undefined;
-      }, 'the claim Pending with the reason', 10_000);
+      const pending = await eventually(
+        () => {
+          const c = claimOf(client, 'mine');
+          return c?.status?.phase === 'Pending' && condition(c, 'Scheduled')?.reason === ClaimReason.Unschedulable ? c : undefined;
+        },
+        'the claim Pending with the reason',
+        10_000,
+      );
       assert.equal(pending.status?.resourceRef, undefined, 'the claim names no resource');
       assert.equal(resourceOf(client, 'db-1')?.spec.claimRef?.uid, 'uid-other', 'the other writer keeps the resource');
     } finally {
@@ -77,11 +100,19 @@ describe('ClaimController', () => {
   test('a forged status naming another claim’s resource makes the claim Lost and publishes nothing', async () => {
     const db = resource('db-1', { claimRef: refTo('other'), writeConnectionSecretToRef: { name: 'db-1-conn' } }, readyStatus({ phase: 'Bound' }));
     const forged = { phase: 'Bound', resourceRef: { apiVersion: db.obj.apiVersion, kind: 'MemoryDatabase', namespace: SYS, name: 'db-1', uid: 'uid-db-1' } };
-    const { client, controller } = await running([claim('mine', {}, { status: forged } as Partial<Claim>), db, secret(SYS, 'db-1-conn', { password: 'victim' }, db.obj)]);
+    const { client, controller } = await running([
+      claim('mine', {}, { status: forged } as Partial<Claim>),
+      db,
+      secret(SYS, 'db-1-conn', { password: 'victim' }, db.obj),
+    ]);
     try {
       const lost = await eventually(() => (claimOf(client, 'mine')?.status?.phase === 'Lost' ? claimOf(client, 'mine') : undefined), 'the claim Lost', 10_000);
       assert.deepEqual(
-        { bound: `${condition(lost, 'Bound')?.status}/${condition(lost, 'Bound')?.reason}`, secret: client.stored(builtinRefs.secrets, APP).map((s) => s.metadata.name), claimRef: resourceOf(client, 'db-1')?.spec.claimRef?.uid },
+        {
+          bound: `${condition(lost, 'Bound')?.status}/${condition(lost, 'Bound')?.reason}`,
+          secret: client.stored(builtinRefs.secrets, APP).map((s) => s.metadata.name),
+          claimRef: resourceOf(client, 'db-1')?.spec.claimRef?.uid,
+        },
         { bound: `False/${ClaimReason.ResourceLost}`, secret: [], claimRef: 'uid-other' },
       );
     } finally {

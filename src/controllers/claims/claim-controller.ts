@@ -1,5 +1,5 @@
 /**
- * A ClaimController carries claims through their life (DESIGN.md 3.6). It routes each claim
+ * A ClaimController carries claims through their life (docs/design.md 3.6). It routes each claim
  * to the piece whose job it is: a deleted claim to the Releaser; a bound one to Lost, the
  * publisher's not-ready report, the Resizer and the ConnectionPublisher; a pending one to the
  * Binder (schedule, then the two compare-and-swap writes) or, when a class wins, the

@@ -11,7 +11,15 @@ const claim: KObject = {
   metadata: { namespace: 'shop', name: 'orders-db', uid: 'claim-uid' },
 };
 const KEYS = ['host', 'port', 'username', 'password', 'database', 'uri'];
-const details = { host: 'h', port: '5432', username: 'app', password: 's3cret', database: 'orders', uri: 'postgresql://app:s3cret@h:5432/orders', extra: 'not documented' };
+const details = {
+  host: 'h',
+  port: '5432',
+  username: 'app',
+  password: 's3cret',
+  database: 'orders',
+  uri: 'postgresql://app:s3cret@h:5432/orders',
+  extra: 'not documented',
+};
 const decoded = (s: KObject) => Object.fromEntries(Object.entries(s.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
 
 describe('publishConnection', () => {
@@ -44,11 +52,22 @@ describe('publishConnection', () => {
   });
 
   test("a Secret of that name that is not the claim's (the developer's own, another claim's) is never overwritten", async () => {
-    for (const owner of [undefined, [{ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', name: 'orders-db', uid: 'other-claim', controller: true }]]) {
+    for (const owner of [
+      undefined,
+      [{ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', name: 'orders-db', uid: 'other-claim', controller: true }],
+    ]) {
       const client = new FakeClient();
-      await client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'orders-db', namespace: 'shop', ...(owner ? { ownerReferences: owner } : {}) }, data: { mine: 'eA==' } });
+      await client.create(builtinRefs.secrets, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'orders-db', namespace: 'shop', ...(owner ? { ownerReferences: owner } : {}) },
+        data: { mine: 'eA==' },
+      });
       await assert.rejects(publishConnection(client, claim, 'orders-db', details, KEYS, true), OwnershipConflictError);
-      await assert.rejects(publishConnection(client, claim, 'orders-db', details, KEYS), /already exists and (is controlled by RedisCluster orders-db|is not controlled by Conductor)/);
+      await assert.rejects(
+        publishConnection(client, claim, 'orders-db', details, KEYS),
+        /already exists and (is controlled by RedisCluster orders-db|is not controlled by Conductor)/,
+      );
       assert.deepEqual((await client.get(builtinRefs.secrets, 'orders-db', 'shop')).data, { mine: 'eA==' });
     }
   });

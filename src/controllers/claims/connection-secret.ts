@@ -24,8 +24,8 @@ export async function publishConnection(
   const namespace = claim.metadata.namespace!;
   const owner = [controllerReference(claim)];
   const keys = documentedKeys && documentedKeys.length > 0 ? documentedKeys.filter((k) => k in details) : Object.keys(details);
-  const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]!).toString('base64')]));
-  const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]!]));
+  const data = Object.fromEntries(keys.map((k) => [k, Buffer.from(details[k]).toString('base64')]));
+  const plain = Object.fromEntries(keys.filter((k) => !SECRET_KEYS.has(k)).map((k) => [k, details[k]]));
   await Promise.all([
     upsertOwned(client, builtinRefs.secrets, namespace, secretName, { type: CONNECTION_SECRET_TYPE, data }, owner, (o) => deepEqual(o.data, data), fresh),
     upsertOwned(client, builtinRefs.configmaps, namespace, secretName, { data: plain }, owner, (o) => deepEqual(o.data ?? {}, plain), fresh),
@@ -53,7 +53,7 @@ export class OwnershipConflictError extends Error {
  */
 export async function upsertOwned(
   client: Client,
-  ref: typeof builtinRefs.secrets | typeof builtinRefs.configmaps,
+  ref: typeof builtinRefs.secrets,
   namespace: string,
   name: string,
   body: Record<string, unknown>,
@@ -62,7 +62,11 @@ export async function upsertOwned(
   createFirst: boolean,
 ): Promise<void> {
   const create = () =>
-    client.create(ref, { apiVersion: 'v1', kind: ref.kind, metadata: { name, namespace, ownerReferences, labels: { 'conductor.io/connection': 'true' } }, ...body }, { fieldManager: 'conductor-claim-controller' });
+    client.create(
+      ref,
+      { apiVersion: 'v1', kind: ref.kind, metadata: { name, namespace, ownerReferences, labels: { 'conductor.io/connection': 'true' } }, ...body },
+      { fieldManager: 'conductor-claim-controller' },
+    );
   if (createFirst) {
     try {
       await create();

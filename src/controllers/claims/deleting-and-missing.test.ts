@@ -25,7 +25,7 @@ const MEMORY = 'database.memory.conductor.io/v1alpha1';
 const PG = 'storage.conductor.io/v1alpha1';
 
 type Status = { phase?: string; conditions?: Condition[]; bindings?: { claimRef: { name?: string; uid?: string } }[] };
-const statusOf = (o: KObject | undefined): Status => (o?.status ?? {}) as Status;
+const statusOf = (o: KObject | undefined): Status => o?.status ?? {};
 const condition = (o: KObject | undefined, type: string) => statusOf(o).conditions?.find((c) => c.type === type);
 
 async function until<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 60_000): Promise<T> {
@@ -53,7 +53,12 @@ describe('resources being deleted and dependencies that are gone', () => {
   let controllers: Awaited<ReturnType<typeof startConductorControllers>>;
   let c: Client;
 
-  const claim = (namespace: string, name: string, spec: Record<string, unknown>): KObject => ({ apiVersion: PG, kind: 'PostgreSQLInstance', metadata: { name, namespace }, spec });
+  const claim = (namespace: string, name: string, spec: Record<string, unknown>): KObject => ({
+    apiVersion: PG,
+    kind: 'PostgreSQLInstance',
+    metadata: { name, namespace },
+    spec,
+  });
   const sharedDb = (name: string, provider: string): KObject => ({
     apiVersion: MEMORY,
     kind: 'MemoryDatabase',
@@ -62,7 +67,8 @@ describe('resources being deleted and dependencies that are gone', () => {
   });
   const getClaim = (ns: string, name: string) => c.get<KObject>(apiRefs.postgresqlinstances, name, ns);
   const claimGone = (ns: string, name: string) => getOrUndefined(c, apiRefs.postgresqlinstances as never, name, ns).then((o) => o === undefined);
-  const ready = (ns: string, name: string) => until(async () => (condition(await getClaim(ns, name), 'Ready')?.status === 'True' ? getClaim(ns, name) : undefined), `claim ${ns}/${name} Ready`);
+  const ready = (ns: string, name: string) =>
+    until(async () => (condition(await getClaim(ns, name), 'Ready')?.status === 'True' ? getClaim(ns, name) : undefined), `claim ${ns}/${name} Ready`);
   const bindingNames = async (name: string) => (statusOf(await c.get<KObject>(apiRefs.memorydatabases, name, SYS)).bindings ?? []).map((b) => b.claimRef.name);
   const events = async (ns: string, involved: string, reason: string) =>
     (await c.list(builtinRefs.events, { namespace: ns })).items.filter((e) => (e.involvedObject as { name?: string }).name === involved && e.reason === reason);
@@ -74,8 +80,16 @@ describe('resources being deleted and dependencies that are gone', () => {
     controllers = await startConductorControllers(c, { dataDir, logger: pino({ level: 'silent' }) });
     await c.create(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
     await c.create(providerKind.ref, providerKind.make({ metadata: { name: 'plain', namespace: SYS }, spec: { type: 'local' } }));
-    await c.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keyed-creds', namespace: SYS }, data: { token: Buffer.from('t0ken').toString('base64') } });
-    await c.create(providerKind.ref, providerKind.make({ metadata: { name: 'keyed', namespace: SYS }, spec: { type: 'local', credentialsSecretRef: { name: 'keyed-creds' } } }));
+    await c.create(builtinRefs.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'keyed-creds', namespace: SYS },
+      data: { token: Buffer.from('t0ken').toString('base64') },
+    });
+    await c.create(
+      providerKind.ref,
+      providerKind.make({ metadata: { name: 'keyed', namespace: SYS }, spec: { type: 'local', credentialsSecretRef: { name: 'keyed-creds' } } }),
+    );
   });
   after(async () => {
     await controllers?.stop();
@@ -112,7 +126,8 @@ describe('resources being deleted and dependencies that are gone', () => {
     await c.create(apiRefs.memorydatabases, sharedDb('orphan-db', 'plain'));
     await c.create(apiRefs.postgresqlinstances, claim('team', 'orphaned', { resourceName: 'orphan-db' }));
     await ready('team', 'orphaned');
-    const bindingSecrets = async () => (await c.list(builtinRefs.secrets, { namespace: SYS })).items.filter((s) => s.metadata.name!.startsWith('orphan-db-team-orphaned')).length;
+    const bindingSecrets = async () =>
+      (await c.list(builtinRefs.secrets, { namespace: SYS })).items.filter((s) => s.metadata.name!.startsWith('orphan-db-team-orphaned')).length;
     assert.equal(await bindingSecrets(), 1, 'the binding has its Secret beside the resource');
     // An administrator points the resource at a Provider that does not exist.
     await c.patch(apiRefs.memorydatabases, 'orphan-db', 'merge', { spec: { providerRef: { name: 'no-such-provider' } } }, { namespace: SYS });
@@ -135,14 +150,19 @@ describe('resources being deleted and dependencies that are gone', () => {
       const list = await events('team', 'locked', 'CannotRelease');
       return list.length > 0 ? list : undefined;
     }, 'a CannotRelease Event on the claim');
-    assert.equal(ev!.type, 'Warning');
-    assert.match(String(ev!.message), /credentials Secret conductor-system\/keyed-creds does not exist; restore it/);
-    assert.match(String(ev!.message), /the user and data of claim team\/locked on MemoryDatabase conductor-system\/keyed-db/);
-    assert.doesNotMatch(String(ev!.message), /t0ken/);
+    assert.equal(ev.type, 'Warning');
+    assert.match(String(ev.message), /credentials Secret conductor-system\/keyed-creds does not exist; restore it/);
+    assert.match(String(ev.message), /the user and data of claim team\/locked on MemoryDatabase conductor-system\/keyed-db/);
+    assert.doesNotMatch(String(ev.message), /t0ken/);
     assert.equal(await claimGone('team', 'locked'), false, 'the claim waits for the Secret');
     assert.deepEqual(await bindingNames('keyed-db'), ['locked']);
 
-    await c.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'keyed-creds', namespace: SYS }, data: creds.data as Record<string, string> });
+    await c.create(builtinRefs.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'keyed-creds', namespace: SYS },
+      data: creds.data as Record<string, string>,
+    });
     await until(() => claimGone('team', 'locked'), 'the claim gone once the Secret is back');
     assert.deepEqual(await bindingNames('keyed-db'), []);
   });

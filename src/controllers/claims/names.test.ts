@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
 import { bindingSecretName, hashedName, LABEL_LIMIT, legacyBindingSecretName, provisionedName, SUBDOMAIN_LIMIT } from './names.js';
 
-const claim = (namespace: string, name: string, uid = '0b7a1c2d-0000-4000-8000-000000000001'): KObject => ({ apiVersion: 'v1', kind: 'X', metadata: { namespace, name, uid } });
+const claim = (namespace: string, name: string, uid = '0b7a1c2d-0000-4000-8000-000000000001'): KObject => ({
+  apiVersion: 'v1',
+  kind: 'X',
+  metadata: { namespace, name, uid },
+});
 const resource = (name: string): KObject => ({ apiVersion: 'v1', kind: 'R', metadata: { namespace: 'conductor-system', name } });
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const long = (c: string, n: number) => c.repeat(n);
@@ -18,14 +22,14 @@ describe('derived names are injective', () => {
   ]) {
     test(`binding Secret names differ: ${c.reason}`, () => {
       const r = resource('shared-pg');
-      const one = bindingSecretName(r, claim(c.a[0]!, c.a[1]!));
-      const two = bindingSecretName(r, claim(c.b[0]!, c.b[1]!));
+      const one = bindingSecretName(r, claim(c.a[0], c.a[1]));
+      const two = bindingSecretName(r, claim(c.b[0], c.b[1]));
       assert.notEqual(one, two);
       for (const n of [one, two]) assert.ok(n.length <= SUBDOMAIN_LIMIT, `${n.length} characters`);
     });
     test(`provisioned names differ: ${c.reason}`, () => {
-      const one = provisionedName(claim(c.a[0]!, c.a[1]!));
-      const two = provisionedName(claim(c.b[0]!, c.b[1]!));
+      const one = provisionedName(claim(c.a[0], c.a[1]));
+      const two = provisionedName(claim(c.b[0], c.b[1]));
       assert.notEqual(one, two);
       for (const n of [one, two]) {
         assert.ok(n.length <= LABEL_LIMIT, `${n} has ${n.length} characters`);

@@ -43,13 +43,18 @@ export class ProviderAccess {
     options: ProviderAccessOptions = {},
   ) {
     this.kinds = providers.flatMap((p) => [...p.kinds]);
-    this.deadlines = { timeoutMs: options.callTimeoutMs ?? managedReconcilerDefaults.callTimeoutMs, ...(options.shutdown ? { shutdown: options.shutdown } : {}) };
+    this.deadlines = {
+      timeoutMs: options.callTimeoutMs ?? managedReconcilerDefaults.callTimeoutMs,
+      ...(options.shutdown ? { shutdown: options.shutdown } : {}),
+    };
   }
 
   /** connectWithDeadline connects with a deadline; every call of the client returned gets one too (a signal aborted at it). */
   private async connectWithDeadline(kind: ConcreteKind, resource: KObject, providerName: string | undefined): Promise<ExternalClient> {
     const context = await connectContext(this.client, kind, resource, providerName);
-    const external = await withDeadline({ op: 'connect', kind: kind.kind, resource }, this.deadlines, (signal) => connectRedacted(kind, resource, { ...context, signal }));
+    const external = await withDeadline({ op: 'connect', kind: kind.kind, resource }, this.deadlines, (signal) =>
+      connectRedacted(kind, resource, { ...context, signal }),
+    );
     return deadlineClient(external, kind.kind, this.deadlines);
   }
 
@@ -92,7 +97,6 @@ export class ProviderAccess {
       }
     }
   }
-
 }
 
 export { decodeSecretData };

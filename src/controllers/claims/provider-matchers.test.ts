@@ -17,7 +17,11 @@ function observedVersionKind(seen: MatchCandidate[]): ConcreteKind {
     sharing: 'Exclusive',
     lifecycle: 'Managed',
     deterministicExternalNames: true,
-    connector: { connect: async () => { throw new Error('not used'); } },
+    connector: {
+      connect: async () => {
+        throw new Error('not used');
+      },
+    },
     implements: [
       {
         claimKind: PG,
@@ -53,8 +57,8 @@ const claim: KObject = {
   spec: { version: '16' },
 };
 
-describe('providers\' matchers in the scheduler', () => {
-  test('a provider\'s matcher judges candidates by the whole object (here its observed version), and its reason is the explanation', async () => {
+describe("providers' matchers in the scheduler", () => {
+  test("a provider's matcher judges candidates by the whole object (here its observed version), and its reason is the explanation", async () => {
     const seen: MatchCandidate[] = [];
     const scheduler = new Scheduler({ portableMatchers: providerMatchers([observedVersionKind(seen)]) });
     for (const r of [resource('old', '15'), resource('new', '17')]) scheduler.upsert(resourceCandidateFromObject(r, { implements: [PG] }));
@@ -62,7 +66,10 @@ describe('providers\' matchers in the scheduler', () => {
     assert.equal(result.decision.type, 'resource');
     assert.equal(result.decision.type === 'resource' && result.decision.candidate.name, 'new');
     assert.match(result.explanation.message, /rejected: 1 observed version 15 is below 16/);
-    assert.ok(seen.some((c) => c.type === 'resource' && c.resource.status !== undefined), 'the matcher saw the stored object, status included');
+    assert.ok(
+      seen.some((c) => c.type === 'resource' && c.resource.status !== undefined),
+      'the matcher saw the stored object, status included',
+    );
   });
 
   test('classes are judged with their template, and a class the provider refuses is not chosen', async () => {

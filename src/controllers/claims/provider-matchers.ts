@@ -9,14 +9,8 @@
 import type { JsonObject, KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { ClaimImplementation, ConcreteKind, MatchCandidate } from '../../providers/spi.js';
-import {
-  builtinPortableMatchers,
-  type Candidate,
-  type ClaimInfo,
-  type PortableMatch,
-  type PortableMatcher,
-  PortableMatcherRegistry,
-} from '../../scheduler/index.js';
+import type { PortableMatcherRegistry } from '../../scheduler/index.js';
+import { builtinPortableMatchers, type Candidate, type ClaimInfo, type PortableMatch, type PortableMatcher } from '../../scheduler/index.js';
 
 /** providerMatchers returns the built-in matchers with every provider kind's own registered over them. */
 export function providerMatchers(kinds: readonly ConcreteKind[]): PortableMatcherRegistry {
@@ -55,7 +49,7 @@ function claimObject(claim: ClaimInfo): KObject {
     apiVersion: `${claim.kind.group}/v1alpha1`,
     kind: claim.kind.kind,
     metadata: { namespace: claim.namespace, name: claim.name, uid: claim.uid },
-    spec: { ...claim.portable } as JsonObject,
+    spec: { ...claim.portable },
   };
 }
 
@@ -66,7 +60,7 @@ function matchCandidate(kind: ConcreteKind, c: Candidate): MatchCandidate {
       apiVersion: `${kind.group}/${kind.version}`,
       kind: kind.kind,
       metadata: { namespace: c.namespace, name: c.name, labels: { ...c.labels } },
-      spec: { ...c.portable } as JsonObject,
+      spec: { ...c.portable },
     };
     return { type: 'resource', resource };
   }
@@ -78,7 +72,7 @@ function matchCandidate(kind: ConcreteKind, c: Candidate): MatchCandidate {
     template: {
       apiVersion: typeof t['apiVersion'] === 'string' ? t['apiVersion'] : `${kind.group}/${kind.version}`,
       kind: typeof t['kind'] === 'string' ? t['kind'] : kind.kind,
-      ...(isPlainObject(t['metadata']) ? { metadata: t['metadata'] as never } : {}),
+      ...(isPlainObject(t['metadata']) ? { metadata: t['metadata'] } : {}),
       spec: (isPlainObject(t['spec']) ? t['spec'] : { ...c.portable }) as JsonObject,
     },
   };

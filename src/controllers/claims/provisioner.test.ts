@@ -37,13 +37,30 @@ describe('Provisioner.provision', () => {
   const cases: Case[] = [
     {
       reason: 'a class wins: its template, configured by the provider, pre-bound to the claim, with the class’s policy, profile, provider and capabilities',
-      seed: [mine, resourceClass('fast', { resourceClass: 'performance', rebindPolicy: 'Retain', providerRef: { name: 'mem' }, capabilities: { capacity: { storage: '5Gi' } }, template: { apiVersion: RESOURCE_API, kind: 'MemoryDatabase', metadata: { labels: { team: 'a' } }, spec: { version: '16.4' } } })],
+      seed: [
+        mine,
+        resourceClass('fast', {
+          resourceClass: 'performance',
+          rebindPolicy: 'Retain',
+          providerRef: { name: 'mem' },
+          capabilities: { capacity: { storage: '5Gi' } },
+          template: { apiVersion: RESOURCE_API, kind: 'MemoryDatabase', metadata: { labels: { team: 'a' } }, spec: { version: '16.4' } },
+        }),
+      ],
       want: {
         outcome: 'created',
         created: {
           namespace: SYS,
           labels: { team: 'a', [CLASS_LABEL]: `${SYS}.fast`, [CLAIM_NAMESPACE_LABEL]: APP, [CLAIM_NAME_LABEL]: 'mine' },
-          spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Retain', resourceClass: 'performance', providerRef: { name: 'mem' }, capabilities: { capacity: { storage: '5Gi' } } },
+          spec: {
+            version: '16.4',
+            configuredFor: 'mine',
+            claimRef: refTo('mine'),
+            rebindPolicy: 'Retain',
+            resourceClass: 'performance',
+            providerRef: { name: 'mem' },
+            capabilities: { capacity: { storage: '5Gi' } },
+          },
         },
         resources: 1,
         events: [ClaimReason.Provisioning],
@@ -54,7 +71,11 @@ describe('Provisioner.provision', () => {
       seed: [mine, resourceClass('fast')],
       want: {
         outcome: 'created',
-        created: { namespace: SYS, labels: { [CLASS_LABEL]: `${SYS}.fast`, [CLAIM_NAMESPACE_LABEL]: APP, [CLAIM_NAME_LABEL]: 'mine' }, spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Delete', resourceClass: 'fast' } },
+        created: {
+          namespace: SYS,
+          labels: { [CLASS_LABEL]: `${SYS}.fast`, [CLAIM_NAMESPACE_LABEL]: APP, [CLAIM_NAME_LABEL]: 'mine' },
+          spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Delete', resourceClass: 'fast' },
+        },
         resources: 1,
         events: [ClaimReason.Provisioning],
       },
@@ -65,7 +86,11 @@ describe('Provisioner.provision', () => {
       chosen: resourceClass('fast', {}, APP).obj,
       want: {
         outcome: 'created',
-        created: { namespace: SYS, labels: { [CLASS_LABEL]: `${APP}.fast`, [CLAIM_NAMESPACE_LABEL]: APP, [CLAIM_NAME_LABEL]: 'mine' }, spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Delete', resourceClass: 'fast' } },
+        created: {
+          namespace: SYS,
+          labels: { [CLASS_LABEL]: `${APP}.fast`, [CLAIM_NAMESPACE_LABEL]: APP, [CLAIM_NAME_LABEL]: 'mine' },
+          spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Delete', resourceClass: 'fast' },
+        },
         resources: 1,
         events: [ClaimReason.Provisioning],
       },
@@ -84,7 +109,13 @@ describe('Provisioner.provision', () => {
     {
       reason: 'a template of a kind no installed provider manages: nothing is created, and the claim is told',
       seed: [mine, resourceClass('fast', { template: { apiVersion: 'database.elsewhere.conductor.io/v1alpha1', kind: 'OtherDatabase' } })],
-      want: { outcome: 'kind-not-served', why: `class ${SYS}/fast provisions OtherDatabase, which no installed provider manages`, created: null, resources: 0, events: [] },
+      want: {
+        outcome: 'kind-not-served',
+        why: `class ${SYS}/fast provisions OtherDatabase, which no installed provider manages`,
+        created: null,
+        resources: 0,
+        events: [],
+      },
     },
   ];
   for (const c of cases) {
@@ -98,7 +129,7 @@ describe('Provisioner.provision', () => {
         const got: Case['want'] = {
           outcome: out.type,
           ...(out.type === 'kind-not-served' ? { why: out.why } : {}),
-          created: made ? { namespace: made.metadata.namespace!, labels: made.metadata.labels ?? {}, spec: made.spec as Record<string, unknown> } : null,
+          created: made ? { namespace: made.metadata.namespace!, labels: made.metadata.labels ?? {}, spec: made.spec } : null,
           resources: h.client.stored(resourceRef).length,
           events: h.events('mine').map((e) => e.reason),
         };

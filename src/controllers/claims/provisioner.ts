@@ -1,5 +1,5 @@
 /**
- * A Provisioner creates a concrete resource for a claim when a ResourceClass wins (DESIGN
+ * A Provisioner creates a concrete resource for a claim when a ResourceClass wins (docs/design.md
  * 3.6 point 1): the class's template, configured for the claim by the provider that
  * implements the claim kind, named deterministically from the claim (so a retry after a crash
  * finds it instead of making a second one), pre-bound to the claim, labelled with its class
@@ -47,13 +47,22 @@ export class Provisioner {
     const template = cls.template;
     const concrete = this.deps.caches.concretes.get(kindKey(parseApiVersion(template.apiVersion ?? '').group, template.kind ?? ''));
     if (!concrete) {
-      return { type: 'kind-not-served', why: `class ${cand.namespace}/${cand.name} provisions ${template.kind ?? '<no kind>'}, which no installed provider manages` };
+      return {
+        type: 'kind-not-served',
+        why: `class ${cand.namespace}/${cand.name} provisions ${template.kind ?? '<no kind>'}, which no installed provider manages`,
+      };
     }
     const obj = this.resourceFor(entry, claim, cls, concrete);
     try {
       // What the API server answers is the resource with its defaults, valid by its kind's schema.
       const created = (await this.deps.client.create(concrete.ref, obj, { fieldManager: FIELD_MANAGER })) as ConcreteResource;
-      await recordEvent(this.deps.client, claim, 'Normal', ClaimReason.Provisioning, `provisioning ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} from class ${cand.namespace}/${cand.name}`);
+      await recordEvent(
+        this.deps.client,
+        claim,
+        'Normal',
+        ClaimReason.Provisioning,
+        `provisioning ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} from class ${cand.namespace}/${cand.name}`,
+      );
       return { type: 'created', entry: concrete, resource: created };
     } catch (err) {
       if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;

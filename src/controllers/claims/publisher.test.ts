@@ -19,7 +19,17 @@ type Seed = { ref: ResourceRef; obj: KObject };
 
 const details = { host: 'db.example', port: '5432', username: 'app', password: 's3cret', database: 'appdb' };
 const boundClaim = (extra: Record<string, unknown> = {}) =>
-  claim('mine', {}, { status: { phase: 'Bound', resourceRef: { apiVersion: resource('db-1').obj.apiVersion, kind: 'MemoryDatabase', namespace: SYS, name: 'db-1', uid: 'uid-db-1' }, ...extra } } as Partial<Claim>);
+  claim(
+    'mine',
+    {},
+    {
+      status: {
+        phase: 'Bound',
+        resourceRef: { apiVersion: resource('db-1').obj.apiVersion, kind: 'MemoryDatabase', namespace: SYS, name: 'db-1', uid: 'uid-db-1' },
+        ...extra,
+      },
+    },
+  );
 
 describe('ConnectionPublisher.publish', () => {
   interface Case {
@@ -58,12 +68,24 @@ describe('ConnectionPublisher.publish', () => {
       reason: 'just bound: one Bound Event tells both',
       seed: [boundClaim(), exclusive, secret(SYS, 'db-1-conn', details, exclusive.obj)],
       justBound: 'bound to MemoryDatabase conductor-system/db-1',
-      want: { result: undefined, ready: `True/${ClaimReason.Available}`, secret: details, configMap: { host: 'db.example', port: '5432', username: 'app', database: 'appdb' }, connectionSecretRef: 'mine', events: [ClaimReason.Bound] },
+      want: {
+        result: undefined,
+        ready: `True/${ClaimReason.Available}`,
+        secret: details,
+        configMap: { host: 'db.example', port: '5432', username: 'app', database: 'appdb' },
+        connectionSecretRef: 'mine',
+        events: [ClaimReason.Bound],
+      },
     },
     {
       reason: 'a Secret of that name another object controls is never overwritten: ConnectionSecretConflict, retried later',
       seed: [boundClaim(), exclusive, secret(SYS, 'db-1-conn', details, exclusive.obj), secret(APP, 'mine', { mine: 'the developer’s own' })],
-      want: { result: { requeueAfterMs: CONFLICT_RETRY_MS }, ready: `False/${ClaimReason.ConnectionSecretConflict}`, secret: { mine: 'the developer’s own' }, events: [ClaimReason.ConnectionSecretConflict] },
+      want: {
+        result: { requeueAfterMs: CONFLICT_RETRY_MS },
+        ready: `False/${ClaimReason.ConnectionSecretConflict}`,
+        secret: { mine: 'the developer’s own' },
+        events: [ClaimReason.ConnectionSecretConflict],
+      },
     },
     {
       reason: 'Shared: the claim’s own share from bindClaim, remembered in a binding Secret beside the resource',
@@ -101,7 +123,9 @@ describe('ConnectionPublisher.publish', () => {
           ...(st.connectionSecretRef ? { connectionSecretRef: st.connectionSecretRef.name } : {}),
           events: h.events('mine').map((e) => e.reason),
           ...(c.want.bindClaims ? { bindClaims: h.provider.callsOf('bindClaim').map((x) => (x.previous ? { previous: x.previous } : {})) } : {}),
-          ...(c.want.bindingSecret ? { bindingSecret: decodeSecretData(h.stored(builtinRefs.secrets, SYS, bindingSecretName(res, h.claims.informer.store.get(APP, 'mine')!))!) } : {}),
+          ...(c.want.bindingSecret
+            ? { bindingSecret: decodeSecretData(h.stored(builtinRefs.secrets, SYS, bindingSecretName(res, h.claims.informer.store.get(APP, 'mine')!))!) }
+            : {}),
         };
         assert.deepEqual(got, c.want);
       } finally {
@@ -119,7 +143,11 @@ describe('ConnectionPublisher.publish', () => {
       const pub = new ConnectionPublisher({ client: h.client, caches: h.caches, access: h.access });
       await pub.publish(h.claims, h.claims.informer.store.get(APP, 'mine')!, h.concrete, h.concrete.informer.store.get(SYS, 'db-1')!);
       assert.deepEqual(
-        { previous: h.provider.callsOf('bindClaim').map((x) => x.previous), secret: decodeSecretData(h.stored(builtinRefs.secrets, APP, 'mine')!), bindingSecretWrites: h.writes('update', 'secrets') },
+        {
+          previous: h.provider.callsOf('bindClaim').map((x) => x.previous),
+          secret: decodeSecretData(h.stored(builtinRefs.secrets, APP, 'mine')!),
+          bindingSecretWrites: h.writes('update', 'secrets'),
+        },
         { previous: [remembered], secret: remembered, bindingSecretWrites: 0 },
       );
     } finally {
@@ -132,13 +160,29 @@ describe('ConnectionPublisher.reportNotReady', () => {
   const cases = [
     {
       reason: 'a resource still coming up: Ready=False Waiting, no Warning',
-      status: { phase: 'Bound', conditions: [{ type: 'Ready', status: 'False', reason: 'Creating', message: 'starting', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
-      want: { ready: `False/${ClaimReason.Waiting}`, message: `waiting for MemoryDatabase ${SYS}/db-1 to become ready (Creating: starting)`, events: [] as string[] },
+      status: {
+        phase: 'Bound',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'Creating', message: 'starting', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      },
+      want: {
+        ready: `False/${ClaimReason.Waiting}`,
+        message: `waiting for MemoryDatabase ${SYS}/db-1 to become ready (Creating: starting)`,
+        events: [] as string[],
+      },
     },
     {
       reason: 'a failing resource: its Synced reason is carried (credentials masked) with a Warning Event',
-      status: { phase: 'Bound', conditions: [{ type: 'Synced', status: 'False', reason: 'ReconcileError', message: 'login failed: password=hunter2', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
-      want: { ready: 'False/ReconcileError', message: `MemoryDatabase ${SYS}/db-1 is not ready: ReconcileError: login failed: password=***`, events: ['ReconcileError'] },
+      status: {
+        phase: 'Bound',
+        conditions: [
+          { type: 'Synced', status: 'False', reason: 'ReconcileError', message: 'login failed: password=hunter2', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        ],
+      },
+      want: {
+        ready: 'False/ReconcileError',
+        message: `MemoryDatabase ${SYS}/db-1 is not ready: ReconcileError: login failed: password=***`,
+        events: ['ReconcileError'],
+      },
     },
   ];
   for (const c of cases) {

@@ -1,5 +1,5 @@
 /**
- * A ConnectionPublisher hands a bound claim its connection details (DESIGN 3.6 point 3) once
+ * A ConnectionPublisher hands a bound claim its connection details (docs/design.md 3.6 point 3) once
  * its resource is ready: the provider's raw details (Exclusive: the resource's own Secret;
  * Shared: this claim's share from `bindClaim`, remembered in a binding Secret beside the
  * resource) formatted by the claim kind's documented keys into a Secret and a ConfigMap in the
@@ -77,7 +77,14 @@ export class ConnectionPublisher {
       return { requeueAfterMs: CONFLICT_RETRY_MS };
     }
     const status: ClaimStatusOf = { ...old, phase: 'Bound', connectionSecretRef: { name: secretName } };
-    status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Ready, 'True', ClaimReason.Available, `connection details are in Secret ${secretName}`);
+    status.conditions = setClaimCondition(
+      status.conditions,
+      claim,
+      ClaimCondition.Ready,
+      'True',
+      ClaimReason.Available,
+      `connection details are in Secret ${secretName}`,
+    );
     if (sameStatusIgnoringTransitionTimes(old, status)) return;
     await writeClaimStatus(client, entry, claim, status);
     if (justBound) {
@@ -116,13 +123,29 @@ export class ConnectionPublisher {
       const details = await external.bindClaim(resource, claim, previous);
       const broken = brokenShareOf(resource, claim);
       if (broken) {
-        void recordEvent(client, claim, 'Normal', ClaimReason.ShareRepaired, `${describeResource(resource)} reported ${broken.missing} missing; recreated with the claim's credentials`);
+        void recordEvent(
+          client,
+          claim,
+          'Normal',
+          ClaimReason.ShareRepaired,
+          `${describeResource(resource)} reported ${broken.missing} missing; recreated with the claim's credentials`,
+        );
       }
       if (migrating || !previous || !deepEqual(previous, details)) {
         const data = encodeSecretData(details);
-        await upsertOwned(client, builtinRefs.secrets, resource.metadata.namespace!, secretName, { type: 'Opaque', data }, [controllerReference(resource)], (o) => deepEqual(o.data, data), true);
+        await upsertOwned(
+          client,
+          builtinRefs.secrets,
+          resource.metadata.namespace!,
+          secretName,
+          { type: 'Opaque', data },
+          [controllerReference(resource)],
+          (o) => deepEqual(o.data, data),
+          true,
+        );
       }
-      if (migrating && !legacyNameShared(resource, claim, legacy)) await deleteIgnoringMissing(client, builtinRefs.secrets, legacy, resource.metadata.namespace);
+      if (migrating && !legacyNameShared(resource, claim, legacy))
+        await deleteIgnoringMissing(client, builtinRefs.secrets, legacy, resource.metadata.namespace);
       return details;
     } finally {
       await external.close?.();

@@ -18,7 +18,7 @@ const cls = (name: string, price?: string, isDefault = true): KObject => ({
   resourceClass: name,
   supportedResources: ['PostgreSQLInstance.v1alpha1.storage.conductor.io'],
   template: { apiVersion: 'database.memory.conductor.io/v1alpha1', kind: 'MemoryDatabase', spec: {} },
-} as KObject);
+});
 
 const quota = (hard: Record<string, string>): KObject => ({
   apiVersion: 'core.conductor.io/v1alpha1',
@@ -41,14 +41,27 @@ const claim = claimObj('db', 'u1');
 const madeFor = (c: KObject, className?: string): KObject => ({
   apiVersion: 'database.memory.conductor.io/v1alpha1',
   kind: 'MemoryDatabase',
-  metadata: { name: `${c.metadata.name}-db`, namespace: 'conductor-system', ...(className ? { labels: { [RESOURCE_CLASS_LABEL]: `conductor-system.${className}` } } : {}) },
+  metadata: {
+    name: `${c.metadata.name}-db`,
+    namespace: 'conductor-system',
+    ...(className ? { labels: { [RESOURCE_CLASS_LABEL]: `conductor-system.${className}` } } : {}),
+  },
   spec: { claimRef: { namespace: c.metadata.namespace, name: c.metadata.name, uid: c.metadata.uid } },
 });
 
 /** Resources for every claim whose status says it is bound (honest claims: their records agree). */
-const recordsOf = (claims: KObject[]) => claims.filter((c) => (c.status as { classRef?: { name: string } } | undefined)?.classRef).map((c) => madeFor(c, (c.status as { classRef: { name: string } }).classRef.name));
+const recordsOf = (claims: KObject[]) =>
+  claims
+    .filter((c) => (c.status as { classRef?: { name: string } } | undefined)?.classRef)
+    .map((c) => madeFor(c, (c.status as { classRef: { name: string } }).classRef.name));
 
-function check(classes: KObject[], quotas: KObject[], candidate: KObject, claims: KObject[] = [claim], resources: KObject[] = recordsOf(claims)): string | undefined {
+function check(
+  classes: KObject[],
+  quotas: KObject[],
+  candidate: KObject,
+  claims: KObject[] = [claim],
+  resources: KObject[] = recordsOf(claims),
+): string | undefined {
   const c = classCandidateFromObject(candidate);
   const bound = boundResourceIndex(resources);
   const fn = classQuotaCheck({
@@ -85,8 +98,21 @@ describe('classQuotaCheck (the scheduler Quota filter)', () => {
       claims: [claim, bound('a', 'u2'), bound('b', 'u3')],
       want: undefined,
     },
-    { reason: 'a class dearer than the limit on its own is refused', classes: [cheap, dear], quotas: [quota({ 'cost.monthly': '100' })], candidate: dear, want: /cost\.monthly would be 200, over 100/ },
-    { reason: 'a class without a price costs nothing', classes: [cls('free')], quotas: [quota({ 'cost.monthly': '0' })], candidate: cls('free'), claims: [claim, bound('a', 'u2')], want: undefined },
+    {
+      reason: 'a class dearer than the limit on its own is refused',
+      classes: [cheap, dear],
+      quotas: [quota({ 'cost.monthly': '100' })],
+      candidate: dear,
+      want: /cost\.monthly would be 200, over 100/,
+    },
+    {
+      reason: 'a class without a price costs nothing',
+      classes: [cls('free')],
+      quotas: [quota({ 'cost.monthly': '0' })],
+      candidate: cls('free'),
+      claims: [claim, bound('a', 'u2')],
+      want: undefined,
+    },
     {
       reason: 'the claim being scheduled is not counted twice (it is in the namespace too)',
       classes: [cheap],

@@ -17,9 +17,14 @@ import { APP, claim, claimRef, harness, readyStatus, refTo, resource, resourceRe
 
 type Seed = { ref: ResourceRef; obj: KObject };
 
-const deleting = { metadata: { name: 'mine', namespace: APP, uid: 'uid-mine', finalizers: ['conductor.io/claim-protection'], deletionTimestamp: '2026-01-01T00:00:00Z' } };
-const statusNaming = (name: string) => ({ phase: 'Bound' as const, resourceRef: { apiVersion: resource(name).obj.apiVersion, kind: 'MemoryDatabase', namespace: SYS, name, uid: `uid-${name}` } });
-const deletedClaim = (status = statusNaming('db-1')) => claim('mine', {}, { ...deleting, status } as Partial<Claim>);
+const deleting = {
+  metadata: { name: 'mine', namespace: APP, uid: 'uid-mine', finalizers: ['conductor.io/claim-protection'], deletionTimestamp: '2026-01-01T00:00:00Z' },
+};
+const statusNaming = (name: string) => ({
+  phase: 'Bound' as const,
+  resourceRef: { apiVersion: resource(name).obj.apiVersion, kind: 'MemoryDatabase', namespace: SYS, name, uid: `uid-${name}` },
+});
+const deletedClaim = (status = statusNaming('db-1')) => claim('mine', {}, { ...deleting, status });
 
 describe('Releaser.release', () => {
   interface Case {
@@ -48,16 +53,30 @@ describe('Releaser.release', () => {
     {
       reason: 'Recycle: the provider scrubs the data, the claimRef is cleared and the resource is Available again',
       seed: [deletedClaim(), resource('db-1', { claimRef: refTo('mine'), rebindPolicy: 'Recycle' }, readyStatus({ phase: 'Bound' }))],
-      want: { resource: { phase: 'Available', claimRefUid: null }, provider: ['connect', 'scrub', 'close'], claimGone: true, resourceEvents: [ClaimReason.Recycled] },
+      want: {
+        resource: { phase: 'Available', claimRefUid: null },
+        provider: ['connect', 'scrub', 'close'],
+        claimGone: true,
+        resourceEvents: [ClaimReason.Recycled],
+      },
     },
     {
       reason: 'Shared: the provider unbinds the claim’s share by policy and the binding is dropped; other claims keep theirs',
       sharing: 'Shared',
       seed: [
         deletedClaim(),
-        resource('db-1', { sharing: { mode: 'Shared' }, rebindPolicy: 'Delete' }, readyStatus({ phase: 'Bound', bindings: [{ claimRef: refTo('other') }, { claimRef: refTo('mine') }] })),
+        resource(
+          'db-1',
+          { sharing: { mode: 'Shared' }, rebindPolicy: 'Delete' },
+          readyStatus({ phase: 'Bound', bindings: [{ claimRef: refTo('other') }, { claimRef: refTo('mine') }] }),
+        ),
       ],
-      want: { resource: { phase: 'Bound', claimRefUid: null, bindings: ['other'] }, provider: ['connect', 'unbindClaim:Delete', 'close'], claimGone: true, resourceEvents: [ClaimReason.Released] },
+      want: {
+        resource: { phase: 'Bound', claimRefUid: null, bindings: ['other'] },
+        provider: ['connect', 'unbindClaim:Delete', 'close'],
+        claimGone: true,
+        resourceEvents: [ClaimReason.Released],
+      },
     },
     {
       reason: 'a forged status naming another claim’s resource releases nothing of it; the claim still goes',
@@ -66,7 +85,7 @@ describe('Releaser.release', () => {
     },
     {
       reason: 'a claim whose status names nothing releases the resource that records it (a crash before the claim’s side was written)',
-      seed: [claim('mine', {}, deleting as Partial<Claim>), resource('db-2', { claimRef: refTo('mine'), rebindPolicy: 'Retain' }, readyStatus({ phase: 'Bound' }))],
+      seed: [claim('mine', {}, deleting), resource('db-2', { claimRef: refTo('mine'), rebindPolicy: 'Retain' }, readyStatus({ phase: 'Bound' }))],
       want: { resource: null, provider: [], claimGone: true, resourceEvents: [] },
     },
   ];
@@ -100,7 +119,11 @@ describe('Releaser.release', () => {
   }
 
   test('Shared: the claim’s binding Secret goes with its binding', async () => {
-    const shared = resource('db-1', { sharing: { mode: 'Shared' }, rebindPolicy: 'Retain' }, readyStatus({ phase: 'Bound', bindings: [{ claimRef: refTo('mine') }] }));
+    const shared = resource(
+      'db-1',
+      { sharing: { mode: 'Shared' }, rebindPolicy: 'Retain' },
+      readyStatus({ phase: 'Bound', bindings: [{ claimRef: refTo('mine') }] }),
+    );
     const mine = deletedClaim();
     const name = bindingSecretName(shared.obj, mine.obj);
     const h = await harness([mine, shared, secret(SYS, name, { username: 'u' }, shared.obj)], { sharing: 'Shared' });
@@ -121,7 +144,12 @@ describe('Releaser.markLost', () => {
     {
       reason: 'a bound claim whose resource is gone: Lost, Bound=False and Ready=False ResourceLost, a ClaimLost Warning',
       status: statusNaming('gone'),
-      want: { phase: 'Lost', conditions: [`Bound=False/${ClaimReason.ResourceLost}`, `Ready=False/${ClaimReason.ResourceLost}`], writes: 1, events: [ClaimReason.ClaimLost] },
+      want: {
+        phase: 'Lost',
+        conditions: [`Bound=False/${ClaimReason.ResourceLost}`, `Ready=False/${ClaimReason.ResourceLost}`],
+        writes: 1,
+        events: [ClaimReason.ClaimLost],
+      },
     },
     {
       reason: 'already Lost: nothing is written again',
@@ -131,15 +159,24 @@ describe('Releaser.markLost', () => {
   ];
   for (const c of cases) {
     test(c.reason, async () => {
-      const h = await harness([claim('mine', {}, { status: c.status } as Partial<Claim>)]);
+      const h = await harness([claim('mine', {}, { status: c.status })]);
       try {
-        await new Releaser({ client: h.client, caches: h.caches, access: h.access }).markLost(h.claims, h.claims.informer.store.get(APP, 'mine')!, c.status.resourceRef);
+        await new Releaser({ client: h.client, caches: h.caches, access: h.access }).markLost(
+          h.claims,
+          h.claims.informer.store.get(APP, 'mine')!,
+          c.status.resourceRef,
+        );
         const st = h.stored<Claim>(claimRef, APP, 'mine')!.status!;
         assert.deepEqual(
-          { phase: st.phase, conditions: (st.conditions ?? []).map((x) => `${x.type}=${x.status}/${x.reason}`), writes: h.writes('updateStatus', claimRef.resource), events: h.events('mine').map((e) => e.reason) },
+          {
+            phase: st.phase,
+            conditions: (st.conditions ?? []).map((x) => `${x.type}=${x.status}/${x.reason}`),
+            writes: h.writes('updateStatus', claimRef.resource),
+            events: h.events('mine').map((e) => e.reason),
+          },
           c.want,
         );
-        if (c.want.writes) assert.equal(st.conditions![0]!.message, `MemoryDatabase ${SYS}/gone no longer exists or is not bound to this claim`);
+        if (c.want.writes) assert.equal(st.conditions![0].message, `MemoryDatabase ${SYS}/gone no longer exists or is not bound to this claim`);
       } finally {
         h.stop();
       }

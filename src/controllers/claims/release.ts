@@ -1,5 +1,5 @@
 /**
- * A Releaser lets a claim's resource go (DESIGN 3.6 point 4). A deleted claim (finalizer
+ * A Releaser lets a claim's resource go (docs/design.md 3.6 point 4). A deleted claim (finalizer
  * `conductor.io/claim-protection`) releases the resource that records it by the resource's
  * rebind policy — Retain: Released, never rebound; Delete: the resource is deleted; Recycle:
  * scrubbed, then Available — or, on a Shared resource, the claim's own share by the same
@@ -98,7 +98,13 @@ export class Releaser {
         concrete.ref,
         {
           ...fresh,
-          status: { ...st, bindings, phase: bindings.length ? 'Bound' : 'Available', claim: bindings.length ? claimSummary(bindings.length, bindings[0]!.claimRef) : undefined, ...(left ? { allocatable: left } : {}) },
+          status: {
+            ...st,
+            bindings,
+            phase: bindings.length ? 'Bound' : 'Available',
+            claim: bindings.length ? claimSummary(bindings.length, bindings[0].claimRef) : undefined,
+            ...(left ? { allocatable: left } : {}),
+          },
         },
         { fieldManager: FIELD_MANAGER },
       );
@@ -113,7 +119,13 @@ export class Releaser {
     switch (policy) {
       case 'Retain':
         await this.setResourcePhase(concrete, resource, 'Released');
-        await recordEvent(client, resource, 'Normal', ClaimReason.Released, `claim ${claim.metadata.namespace}/${claim.metadata.name} released; ${where} is kept until an administrator deletes it or clears spec.claimRef`);
+        await recordEvent(
+          client,
+          resource,
+          'Normal',
+          ClaimReason.Released,
+          `claim ${claim.metadata.namespace}/${claim.metadata.name} released; ${where} is kept until an administrator deletes it or clears spec.claimRef`,
+        );
         return;
       case 'Delete':
         await deleteIgnoringMissing(client, concrete.ref, resource.metadata.name!, resource.metadata.namespace);
@@ -121,7 +133,12 @@ export class Releaser {
       case 'Recycle': {
         if (concrete.kind.sharing !== 'Shared') {
           // (A per-claim kind was emptied by unbindClaim above.)
-          const external = await this.connectForRelease(concrete, resource, claim, `the data claim ${claim.metadata.namespace}/${claim.metadata.name} wrote on ${where}`);
+          const external = await this.connectForRelease(
+            concrete,
+            resource,
+            claim,
+            `the data claim ${claim.metadata.namespace}/${claim.metadata.name} wrote on ${where}`,
+          );
           if (!external) {
             // Never handed to another claim unscrubbed: kept Released for an administrator.
             await this.setResourcePhase(concrete, resource, 'Released');
@@ -142,7 +159,13 @@ export class Releaser {
           { namespace: resource.metadata.namespace, fieldManager: FIELD_MANAGER },
         );
         await this.setResourcePhase(concrete, cleared, 'Available');
-        await recordEvent(client, resource, 'Normal', ClaimReason.Recycled, `data scrubbed after claim ${claim.metadata.namespace}/${claim.metadata.name} was released; ${where} is Available again`);
+        await recordEvent(
+          client,
+          resource,
+          'Normal',
+          ClaimReason.Recycled,
+          `data scrubbed after claim ${claim.metadata.namespace}/${claim.metadata.name} was released; ${where} is Available again`,
+        );
         return;
       }
       default: {
@@ -155,11 +178,21 @@ export class Releaser {
   /** unbindExternal has the provider drop, empty or keep the claim's own share of the resource by policy. */
   private async unbindExternal(concrete: ConcreteKindEntry, resource: ConcreteResource, claim: Claim, policy: RebindPolicy): Promise<void> {
     const where = describeResource(resource);
-    const external = await this.connectForRelease(concrete, resource, claim, `the user and data of claim ${claim.metadata.namespace}/${claim.metadata.name} on ${where} (rebindPolicy ${policy} not applied)`);
+    const external = await this.connectForRelease(
+      concrete,
+      resource,
+      claim,
+      `the user and data of claim ${claim.metadata.namespace}/${claim.metadata.name} on ${where} (rebindPolicy ${policy} not applied)`,
+    );
     if (!external) return;
     try {
       if (isSharedClient(external)) {
-        await external.unbindClaim(resource, { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid }, policy, await recordedDetails(this.deps.client, resource, claim));
+        await external.unbindClaim(
+          resource,
+          { namespace: claim.metadata.namespace!, name: claim.metadata.name!, uid: claim.metadata.uid },
+          policy,
+          await recordedDetails(this.deps.client, resource, claim),
+        );
       }
     } finally {
       await external.close?.();

@@ -16,7 +16,7 @@ import { APP, claim, claimRef, harness, readyStatus, refTo, resource, resourceCl
 
 type Seed = { ref: ResourceRef; obj: KObject };
 
-const asking = (storage: string, status?: Record<string, unknown>) => claim('mine', { requirements: { capacity: { storage } } }, status ? ({ status } as Partial<Claim>) : {});
+const asking = (storage: string, status?: Record<string, unknown>) => claim('mine', { requirements: { capacity: { storage } } }, status ? { status } : {});
 const provisioned = { labels: { [CLASS_LABEL]: `${SYS}.fast` } };
 
 describe('Resizer.resize', () => {
@@ -37,18 +37,38 @@ describe('Resizer.resize', () => {
   const cases: Case[] = [
     {
       reason: 'Exclusive from a class allowing it: the resource grows to what the claim asks',
-      seed: [asking('8Gi'), resourceClass('fast', { capabilities: { capacity: { storage: '20Gi' } } }), resource('db-1', { claimRef: refTo('mine'), capabilities: { capacity: { storage: '5Gi' } } }, readyStatus(), provisioned)],
+      seed: [
+        asking('8Gi'),
+        resourceClass('fast', { capabilities: { capacity: { storage: '20Gi' } } }),
+        resource('db-1', { claimRef: refTo('mine'), capabilities: { capacity: { storage: '5Gi' } } }, readyStatus(), provisioned),
+      ],
       want: { wrote: true, capacity: { storage: '8Gi' }, resourcePatches: 1, events: [ClaimReason.Resizing] },
     },
     {
       reason: 'Exclusive beyond its class’s capabilities: Resized=False, nothing grows',
-      seed: [asking('50Gi'), resourceClass('fast', { capabilities: { capacity: { storage: '20Gi' } } }), resource('db-1', { claimRef: refTo('mine'), capabilities: { capacity: { storage: '5Gi' } } }, readyStatus(), provisioned)],
-      want: { wrote: true, capacity: { storage: '5Gi' }, resized: `False/${ClaimReason.ResizeNotPossible}`, resourcePatches: 0, events: [ClaimReason.ResizeNotPossible] },
+      seed: [
+        asking('50Gi'),
+        resourceClass('fast', { capabilities: { capacity: { storage: '20Gi' } } }),
+        resource('db-1', { claimRef: refTo('mine'), capabilities: { capacity: { storage: '5Gi' } } }, readyStatus(), provisioned),
+      ],
+      want: {
+        wrote: true,
+        capacity: { storage: '5Gi' },
+        resized: `False/${ClaimReason.ResizeNotPossible}`,
+        resourcePatches: 0,
+        events: [ClaimReason.ResizeNotPossible],
+      },
     },
     {
       reason: 'Exclusive not provisioned from a class cannot grow: Resized=False',
       seed: [asking('8Gi'), resource('db-1', { claimRef: refTo('mine'), capabilities: { capacity: { storage: '5Gi' } } }, readyStatus())],
-      want: { wrote: true, capacity: { storage: '5Gi' }, resized: `False/${ClaimReason.ResizeNotPossible}`, resourcePatches: 0, events: [ClaimReason.ResizeNotPossible] },
+      want: {
+        wrote: true,
+        capacity: { storage: '5Gi' },
+        resized: `False/${ClaimReason.ResizeNotPossible}`,
+        resourcePatches: 0,
+        events: [ClaimReason.ResizeNotPossible],
+      },
     },
     {
       reason: 'Exclusive already big enough: nothing to write',
@@ -58,7 +78,10 @@ describe('Resizer.resize', () => {
     {
       reason: 'after a resize that was refused, enough again: Resized=True',
       seed: [
-        asking('5Gi', { phase: 'Bound', conditions: [{ type: 'Resized', status: 'False', reason: 'ResizeNotPossible', message: 'no', lastTransitionTime: '2026-01-01T00:00:00Z' }] }),
+        asking('5Gi', {
+          phase: 'Bound',
+          conditions: [{ type: 'Resized', status: 'False', reason: 'ResizeNotPossible', message: 'no', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        }),
         resource('db-1', { claimRef: refTo('mine'), capabilities: { capacity: { storage: '10Gi' } } }, readyStatus()),
       ],
       want: { wrote: true, capacity: { storage: '10Gi' }, resized: `True/${ClaimReason.Resized}`, resourcePatches: 0, events: [] },
@@ -66,7 +89,14 @@ describe('Resizer.resize', () => {
     {
       reason: 'Shared with room: the claim’s binding takes more and allocatable follows',
       sharing: 'Shared',
-      seed: [asking('6Gi'), resource('db-1', { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } }, readyStatus({ bindings: [{ claimRef: refTo('mine'), requests: { storage: '2Gi' } }], allocatable: { storage: '8Gi' } }))],
+      seed: [
+        asking('6Gi'),
+        resource(
+          'db-1',
+          { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } },
+          readyStatus({ bindings: [{ claimRef: refTo('mine'), requests: { storage: '2Gi' } }], allocatable: { storage: '8Gi' } }),
+        ),
+      ],
       want: { wrote: true, myRequests: { storage: '6Gi' }, allocatable: { storage: '4Gi' }, resourcePatches: 0, events: [] },
     },
     {
@@ -74,16 +104,38 @@ describe('Resizer.resize', () => {
       sharing: 'Shared',
       seed: [
         asking('9Gi'),
-        resource('db-1', { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } }, readyStatus({ bindings: [{ claimRef: refTo('mine'), requests: { storage: '2Gi' } }, { claimRef: refTo('other'), requests: { storage: '5Gi' } }], allocatable: { storage: '3Gi' } })),
+        resource(
+          'db-1',
+          { sharing: { mode: 'Shared' }, capabilities: { capacity: { storage: '10Gi' } } },
+          readyStatus({
+            bindings: [
+              { claimRef: refTo('mine'), requests: { storage: '2Gi' } },
+              { claimRef: refTo('other'), requests: { storage: '5Gi' } },
+            ],
+            allocatable: { storage: '3Gi' },
+          }),
+        ),
       ],
-      want: { wrote: true, myRequests: { storage: '2Gi' }, allocatable: { storage: '3Gi' }, resized: `False/${ClaimReason.ResizeNotPossible}`, resourcePatches: 0, events: [ClaimReason.ResizeNotPossible] },
+      want: {
+        wrote: true,
+        myRequests: { storage: '2Gi' },
+        allocatable: { storage: '3Gi' },
+        resized: `False/${ClaimReason.ResizeNotPossible}`,
+        resourcePatches: 0,
+        events: [ClaimReason.ResizeNotPossible],
+      },
     },
   ];
   for (const c of cases) {
     test(c.reason, async () => {
       const h = await harness(c.seed, { sharing: c.sharing });
       try {
-        const wrote = await new Resizer({ client: h.client, caches: h.caches }).resize(h.claims, h.claims.informer.store.get(APP, 'mine')!, h.concrete, h.concrete.informer.store.get(SYS, 'db-1')!);
+        const wrote = await new Resizer({ client: h.client, caches: h.caches }).resize(
+          h.claims,
+          h.claims.informer.store.get(APP, 'mine')!,
+          h.concrete,
+          h.concrete.informer.store.get(SYS, 'db-1')!,
+        );
         const after = h.stored<ConcreteResource>(resourceRef, SYS, 'db-1')!;
         const resized = h.stored<Claim>(claimRef, APP, 'mine')!.status?.conditions?.find((x) => x.type === 'Resized');
         const got: Case['want'] = {

@@ -1,5 +1,5 @@
 /**
- * A Resizer gives a bound claim that asks for more capacity what it asks (DESIGN 3.1:
+ * A Resizer gives a bound claim that asks for more capacity what it asks (docs/design.md 3.1:
  * changing a bound claim's requirements is a resize): an Exclusive resource provisioned from
  * a class grows within the class's capabilities (a compare-and-swap patch of its capacity); a
  * Shared resource's binding takes more of its allocatable. Otherwise the claim's `Resized`
@@ -57,9 +57,18 @@ export class Resizer {
         const next = bindings.map((b) => (b === mine ? { ...b, requests } : b));
         const left = allocatable(resource, next);
         if (left && Object.values(left).some((v) => v.startsWith('-'))) {
-          cannot = `asks for ${JSON.stringify(requests)} but ${resource.kind} ${resource.metadata.name} has only ${JSON.stringify(allocatable(resource, bindings.filter((b) => b !== mine)))} left`;
+          cannot = `asks for ${JSON.stringify(requests)} but ${resource.kind} ${resource.metadata.name} has only ${JSON.stringify(
+            allocatable(
+              resource,
+              bindings.filter((b) => b !== mine),
+            ),
+          )} left`;
         } else {
-          await client.updateStatus(concrete.ref, { ...resource, status: { ...st, bindings: next, ...(left ? { allocatable: left } : {}) } }, { fieldManager: FIELD_MANAGER });
+          await client.updateStatus(
+            concrete.ref,
+            { ...resource, status: { ...st, bindings: next, ...(left ? { allocatable: left } : {}) } },
+            { fieldManager: FIELD_MANAGER },
+          );
           return true;
         }
       }
@@ -67,7 +76,14 @@ export class Resizer {
     const status: ClaimStatusOf = { ...old };
     if (cannot) status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Resized, 'False', ClaimReason.ResizeNotPossible, cannot);
     else if (old.conditions?.some((c) => c.type === ClaimCondition.Resized)) {
-      status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Resized, 'True', ClaimReason.Resized, 'the resource has the requested capacity');
+      status.conditions = setClaimCondition(
+        status.conditions,
+        claim,
+        ClaimCondition.Resized,
+        'True',
+        ClaimReason.Resized,
+        'the resource has the requested capacity',
+      );
     }
     if (sameStatusIgnoringTransitionTimes(old, status)) return false;
     await writeClaimStatus(client, entry, claim, status);

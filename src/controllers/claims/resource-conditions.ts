@@ -53,7 +53,7 @@ export function notReadyReason(resource: KObject): NotReady {
   const what = describe(resource);
   const synced = conds.find((c) => c.type === 'Synced' && c.status === 'False');
   if (synced) {
-    const reason = /^[A-Za-z][A-Za-z0-9_]*$/.test(synced.reason ?? '') ? synced.reason! : ClaimReason.ResourceNotReady;
+    const reason = /^[A-Za-z][A-Za-z0-9_]*$/.test(synced.reason ?? '') ? synced.reason : ClaimReason.ResourceNotReady;
     const message = carried(synced.message);
     return { reason, message: `${what} is not ready: ${reason}${message ? `: ${message}` : ''}`, failing: true };
   }

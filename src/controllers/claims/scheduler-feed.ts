@@ -52,7 +52,10 @@ export class SchedulerFeed {
     try {
       this.scheduler.upsert(resourceCandidateFromObject(o, { implements: entry.implements }));
     } catch (err) {
-      this.log.warn({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, err: errorText(err) }, 'cannot schedule onto a resource with an unreadable spec');
+      this.log.warn(
+        { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, err: errorText(err) },
+        'cannot schedule onto a resource with an unreadable spec',
+      );
     }
   }
 

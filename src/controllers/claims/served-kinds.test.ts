@@ -19,20 +19,28 @@ import { FakeProvider } from './testing/harness.js';
 
 const served = new FakeProvider().kind();
 const undefinedKind: ConcreteKind = { ...served, group: 'database.nowhere.conductor.io', kind: 'GhostDatabase', plural: 'ghostdatabases' };
-const strayImpl: ConcreteKind = { ...served, implements: [{ ...served.implements[0]!, claimKind: { group: 'storage.conductor.io', kind: 'TeapotInstance' } }] };
+const strayImpl: ConcreteKind = { ...served, implements: [{ ...served.implements[0], claimKind: { group: 'storage.conductor.io', kind: 'TeapotInstance' } }] };
 
 describe('servedKinds', () => {
   const cases: { reason: string; kinds: ConcreteKind[]; want: string[] | { concretes: string[] } }[] = [
-    { reason: 'a defined kind implementing a defined claim kind is served', kinds: [served], want: { concretes: [`${memoryDatabaseKind.group}/${memoryDatabaseKind.kind}`] } },
+    {
+      reason: 'a defined kind implementing a defined claim kind is served',
+      kinds: [served],
+      want: { concretes: [`${memoryDatabaseKind.group}/${memoryDatabaseKind.kind}`] },
+    },
     {
       reason: 'a concrete kind with no kind definition is refused, by name',
       kinds: [served, undefinedKind],
-      want: ['concrete kind GhostDatabase (database.nowhere.conductor.io) has no kind definition, so no CRD is installed for it and its resources can be neither watched nor bound'],
+      want: [
+        'concrete kind GhostDatabase (database.nowhere.conductor.io) has no kind definition, so no CRD is installed for it and its resources can be neither watched nor bound',
+      ],
     },
     {
       reason: 'a kind implementing a claim kind with no definition is refused, by name',
       kinds: [strayImpl],
-      want: ['concrete kind MemoryDatabase (database.memory.conductor.io) implements TeapotInstance (storage.conductor.io), which has no claim kind definition, so such claims can never be made or scheduled'],
+      want: [
+        'concrete kind MemoryDatabase (database.memory.conductor.io) implements TeapotInstance (storage.conductor.io), which has no claim kind definition, so such claims can never be made or scheduled',
+      ],
     },
   ];
   for (const c of cases) {
@@ -59,8 +67,11 @@ describe('ClaimController start-up', () => {
     const client = new FakeClient();
     const logged: string[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(line) });
-    assert.throws(() => new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [served, undefinedKind] }]), { logger, kinds: catalog }), UnservedKindError);
+    assert.throws(
+      () => new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [served, undefinedKind] }]), { logger, kinds: catalog }),
+      UnservedKindError,
+    );
     assert.equal(logged.length, 1);
-    assert.match(JSON.parse(logged[0]!).msg as string, /GhostDatabase/);
+    assert.match(JSON.parse(logged[0]).msg as string, /GhostDatabase/);
   });
 });

@@ -54,12 +54,16 @@ export function servedKinds(concreteKinds: readonly ConcreteKind[], lookup: Kind
   for (const kind of concreteKinds) {
     const def = lookup(kind.group, kind.kind);
     if (!def) {
-      problems.push(`concrete kind ${kind.kind} (${kind.group}) has no kind definition, so no CRD is installed for it and its resources can be neither watched nor bound`);
+      problems.push(
+        `concrete kind ${kind.kind} (${kind.group}) has no kind definition, so no CRD is installed for it and its resources can be neither watched nor bound`,
+      );
       continue;
     }
     for (const impl of kind.implements) {
       if (!isClaimKind(impl.claimKind)) {
-        problems.push(`concrete kind ${kind.kind} (${kind.group}) implements ${impl.claimKind.kind} (${impl.claimKind.group}), which has no claim kind definition, so such claims can never be made or scheduled`);
+        problems.push(
+          `concrete kind ${kind.kind} (${kind.group}) implements ${impl.claimKind.kind} (${impl.claimKind.group}), which has no claim kind definition, so such claims can never be made or scheduled`,
+        );
       }
     }
     concretes.push({ kind, def });

@@ -53,18 +53,28 @@ const until = <T>(probe: () => Promise<T | undefined | false> | T | undefined | 
 function deletionOrder(fake: FakeClient): { order: string[]; stop(): void } {
   const order: string[] = [];
   const handles: WatchHandle[] = [cms, secrets].map((ref) =>
-    fake.watch(ref, { resourceVersion: String(fake.revision) }, {
-      onEvent: (e) => {
-        if (e.type === 'DELETED') order.push(`${e.object.kind ?? ref.kind}/${e.object.metadata.name}`);
+    fake.watch(
+      ref,
+      { resourceVersion: String(fake.revision) },
+      {
+        onEvent: (e) => {
+          if (e.type === 'DELETED') order.push(`${e.object.kind ?? ref.kind}/${e.object.metadata.name}`);
+        },
+        onClose: () => undefined,
       },
-      onClose: () => undefined,
-    }),
+    ),
   );
   return { order, stop: () => handles.forEach((h) => h.stop()) };
 }
 
 function ownerRef(owner: KObject, blockOwnerDeletion?: boolean): OwnerReference {
-  return { apiVersion: 'v1', kind: owner.kind!, name: owner.metadata.name!, uid: owner.metadata.uid!, ...(blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion }) };
+  return {
+    apiVersion: 'v1',
+    kind: owner.kind,
+    name: owner.metadata.name!,
+    uid: owner.metadata.uid!,
+    ...(blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion }),
+  };
 }
 
 describe('GarbageCollector', () => {
@@ -86,7 +96,11 @@ describe('GarbageCollector', () => {
     }
   };
   const configMap = (name: string, owners: OwnerReference[] = [], finalizers?: string[]): Promise<KObject> =>
-    fake.create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, ...(owners.length ? { ownerReferences: owners } : {}), ...(finalizers ? { finalizers } : {}) } });
+    fake.create(cms, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: NS, ...(owners.length ? { ownerReferences: owners } : {}), ...(finalizers ? { finalizers } : {}) },
+    });
   const secret = (name: string): Promise<KObject> => fake.create(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NS } });
   const release = async (name: string): Promise<void> => {
     await fake.patch(cms, name, 'merge', { metadata: { finalizers: null } }, { namespace: NS });

@@ -171,7 +171,7 @@ export class GarbageCollector {
       if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND)) return 'waiting';
       if (!owner.metadata.deletionTimestamp && !this.recentlyGone.has(o.uid)) {
         let known = this.knownOwners.get(resource);
-        if (!known) this.knownOwners.set(resource, (known = new Map()));
+        if (!known) this.knownOwners.set(resource, (known = new Map<string, number>()));
         known.set(ownString(o.uid), this.epochs.get(resource) ?? 0);
       }
       return 'present';
@@ -197,7 +197,13 @@ export class GarbageCollector {
         if (current.metadata.uid !== uid) return;
         const goneUids = new Set(gone.map((o) => o.uid));
         const keep = (current.metadata.ownerReferences ?? []).filter((o) => !goneUids.has(o.uid));
-        await this.client.patch(dep.ref, dep.name, 'merge', { metadata: { ownerReferences: keep, resourceVersion: current.metadata.resourceVersion } }, { namespace: ns, fieldManager: 'conductor-garbage-collector' });
+        await this.client.patch(
+          dep.ref,
+          dep.name,
+          'merge',
+          { metadata: { ownerReferences: keep, resourceVersion: current.metadata.resourceVersion } },
+          { namespace: ns, fieldManager: 'conductor-garbage-collector' },
+        );
         return;
       }
       const foreground = states.includes('waiting');
@@ -233,7 +239,13 @@ export class GarbageCollector {
           const d = await this.client.get<KObject>(dep.ref, dep.name, depNs);
           if (d.metadata.uid !== depUid) continue;
           const keep = (d.metadata.ownerReferences ?? []).filter((o) => o.uid !== uid);
-          await this.client.patch(dep.ref, dep.name, 'merge', { metadata: { ownerReferences: keep.length ? keep : null, resourceVersion: d.metadata.resourceVersion } }, { namespace: depNs, fieldManager: 'conductor-garbage-collector' });
+          await this.client.patch(
+            dep.ref,
+            dep.name,
+            'merge',
+            { metadata: { ownerReferences: keep.length ? keep : null, resourceVersion: d.metadata.resourceVersion } },
+            { namespace: depNs, fieldManager: 'conductor-garbage-collector' },
+          );
         } catch (err) {
           if (!(isApiError(err) && err.code === 404)) throw err;
         }
@@ -256,7 +268,13 @@ export class GarbageCollector {
     const ns = owner.ref.namespaced ? owner.namespace : undefined;
     const rest = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     try {
-      await this.client.patch(owner.ref, owner.name, 'merge', { metadata: { finalizers: rest.length ? rest : null, resourceVersion: current.metadata.resourceVersion } }, { namespace: ns, fieldManager: 'conductor-garbage-collector' });
+      await this.client.patch(
+        owner.ref,
+        owner.name,
+        'merge',
+        { metadata: { finalizers: rest.length ? rest : null, resourceVersion: current.metadata.resourceVersion } },
+        { namespace: ns, fieldManager: 'conductor-garbage-collector' },
+      );
     } catch (err) {
       if (isApiError(err) && err.code === 404) return;
       throw err;

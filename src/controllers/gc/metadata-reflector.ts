@@ -77,25 +77,29 @@ export class MetadataReflector {
     if (this.stopped) return;
     let needRelist = false;
     // Only metadata is read (and kept, never changed), so the shared event object will do.
-    this.watch = this.client.watch<KObject>(this.ref, { resourceVersion: this.rv, allowWatchBookmarks: true, readOnly: true }, {
-      onEvent: (ev) => {
-        if (ev.type === 'ERROR') {
-          needRelist = true;
-          this.watch?.stop();
-          this.retry(() => void this.relist());
-          return;
-        }
-        const rv = ev.object.metadata?.resourceVersion;
-        if (rv) this.rv = rv;
-        if (ev.type === 'BOOKMARK') return;
-        this.failures = 0;
-        this.handlers.onEvent(ev.type, this.ref, ev.object.metadata, ev.object.apiVersion, ev.object.kind);
+    this.watch = this.client.watch<KObject>(
+      this.ref,
+      { resourceVersion: this.rv, allowWatchBookmarks: true, readOnly: true },
+      {
+        onEvent: (ev) => {
+          if (ev.type === 'ERROR') {
+            needRelist = true;
+            this.watch?.stop();
+            this.retry(() => void this.relist());
+            return;
+          }
+          const rv = ev.object.metadata?.resourceVersion;
+          if (rv) this.rv = rv;
+          if (ev.type === 'BOOKMARK') return;
+          this.failures = 0;
+          this.handlers.onEvent(ev.type, this.ref, ev.object.metadata, ev.object.apiVersion, ev.object.kind);
+        },
+        onClose: (err) => {
+          if (this.stopped || needRelist) return;
+          if (err) this.retry(() => void this.relist());
+          else this.startWatch();
+        },
       },
-      onClose: (err) => {
-        if (this.stopped || needRelist) return;
-        if (err) this.retry(() => void this.relist());
-        else this.startWatch();
-      },
-    });
+    );
   }
 }

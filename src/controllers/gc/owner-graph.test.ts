@@ -16,13 +16,15 @@ describe('OwnerGraph', () => {
     const g = new OwnerGraph();
     const one = g.linksOf([ownerRef('a', { blockOwnerDeletion: true, controller: true })]);
     assert.ok(one && !Array.isArray(one));
-    assert.deepEqual(ownersOf({ owners: one }), [{ uid: 'a', name: 'claim-a', type: { apiVersion: 'conductor.io/v1alpha1', kind: 'PostgreSQLInstance' }, blocking: true }]);
+    assert.deepEqual(ownersOf({ owners: one }), [
+      { uid: 'a', name: 'claim-a', type: { apiVersion: 'conductor.io/v1alpha1', kind: 'PostgreSQLInstance' }, blocking: true },
+    ]);
     const two = g.linksOf([ownerRef('b'), ownerRef('c', { kind: 'MemoryDatabase' })]);
     assert.ok(Array.isArray(two));
-    const [b, c] = ownersOf({ owners: two! });
-    assert.equal(b!.blocking, false);
-    assert.equal(c!.type.kind, 'MemoryDatabase');
-    assert.equal(b!.type, ownersOf({ owners: one })[0]!.type, 'links to owners of one type share the type');
+    const [b, c] = ownersOf({ owners: two });
+    assert.equal(b.blocking, false);
+    assert.equal(c.type.kind, 'MemoryDatabase');
+    assert.equal(b.type, ownersOf({ owners: one })[0].type, 'links to owners of one type share the type');
     assert.equal(g.linksOf([]), undefined);
     assert.equal(g.linksOf(undefined), undefined);
   });
@@ -43,10 +45,7 @@ describe('OwnerGraph', () => {
   test('dependentsOf always matches the owners last set for each dependent (one, two or more per owner)', () => {
     const uid = fc.constantFrom('d1', 'd2', 'd3', 'd4');
     const owner = fc.constantFrom('o1', 'o2', 'o3');
-    const op = fc.oneof(
-      fc.record({ set: uid, owners: fc.uniqueArray(owner, { minLength: 1, maxLength: 3 }) }),
-      fc.record({ del: uid }),
-    );
+    const op = fc.oneof(fc.record({ set: uid, owners: fc.uniqueArray(owner, { minLength: 1, maxLength: 3 }) }), fc.record({ del: uid }));
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
         const g = new OwnerGraph();
@@ -60,7 +59,10 @@ describe('OwnerGraph', () => {
             model.delete(o.del);
           }
           for (const ow of ['o1', 'o2', 'o3']) {
-            const want = [...model].filter(([, owners]) => owners.includes(ow)).map(([d]) => d).sort();
+            const want = [...model]
+              .filter(([, owners]) => owners.includes(ow))
+              .map(([d]) => d)
+              .sort();
             assert.deepEqual(g.dependentsOf(ow).sort(), want);
           }
           for (const d of ['d1', 'd2', 'd3', 'd4']) {

@@ -45,7 +45,7 @@ export class OwnerGraph {
   /** The compact links of `refs` (undefined when there are none), sharing their types. */
   linksOf(refs: readonly OwnerReference[] | undefined): OwnerLink | readonly OwnerLink[] | undefined {
     if (!refs || refs.length === 0) return undefined;
-    if (refs.length === 1) return this.link(refs[0]!);
+    if (refs.length === 1) return this.link(refs[0]);
     return refs.map((r) => this.link(r));
   }
 
@@ -121,9 +121,10 @@ export function sameOwners(a: OwnerLink | readonly OwnerLink[], b: OwnerLink | r
   const y = isLinkList(b) ? b : [b];
   if (x.length !== y.length) return false;
   for (let i = 0; i < x.length; i++) {
-    const p = x[i]!;
-    const q = y[i]!;
-    if (p.uid !== q.uid || p.name !== q.name || p.blocking !== q.blocking || p.type.apiVersion !== q.type.apiVersion || p.type.kind !== q.type.kind) return false;
+    const p = x[i];
+    const q = y[i];
+    if (p.uid !== q.uid || p.name !== q.name || p.blocking !== q.blocking || p.type.apiVersion !== q.type.apiVersion || p.type.kind !== q.type.kind)
+      return false;
   }
   return true;
 }

@@ -38,6 +38,9 @@ describe('broken shares', () => {
     assert.equal(brokenShareOf(resource, claim('cache', 'any'))?.missing, 'ACL user app_cache');
     assert.equal(brokenShareOf(resource, claim('other', 'u3')), undefined);
     assert.equal(brokenShareOf({ apiVersion: 'v', kind: 'K', metadata: { name: 'r' } }, claim('orders', 'u1')), undefined);
-    assert.equal(brokenShareOf({ apiVersion: 'v', kind: 'K', metadata: { name: 'r' }, status: { atProvider: { brokenShares: 'garbage' } } }, claim('orders', 'u1')), undefined);
+    assert.equal(
+      brokenShareOf({ apiVersion: 'v', kind: 'K', metadata: { name: 'r' }, status: { atProvider: { brokenShares: 'garbage' } } }, claim('orders', 'u1')),
+      undefined,
+    );
   });
 });

@@ -117,7 +117,8 @@ export function deadlineClient<R extends KObject>(client: ExternalClient<R>, kin
     const unbind = shared.unbindClaim.bind(client);
     const sharedWrapped: SharedExternalClient<R> = {
       ...wrapped,
-      bindClaim: (r: R, claim: KObject, previous?: ConnectionDetails, o?: CallOptions) => run('bindClaim', r, (s) => bind(r, claim, previous, withSignal(o, s))),
+      bindClaim: (r: R, claim: KObject, previous?: ConnectionDetails, o?: CallOptions) =>
+        run('bindClaim', r, (s) => bind(r, claim, previous, withSignal(o, s))),
       unbindClaim: (r: R, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails, o?: CallOptions) =>
         run('unbindClaim', r, (s) => unbind(r, claim, policy, recorded, withSignal(o, s))),
     };

@@ -1,5 +1,5 @@
 /**
- * In-use protection (DESIGN 3.6 point 4): a concrete resource a claim still uses is not
+ * In-use protection (docs/design.md 3.6 point 4): a concrete resource a claim still uses is not
  * deleted under it. The managed reconciler keeps its finalizer while `claimsUsing` finds a
  * claim, the way a bound PersistentVolume waits for its claim: the object shows its
  * deletionTimestamp, the external resource stays as it is and keeps serving, and once every

@@ -1,5 +1,5 @@
 /**
- * Reading the fields every concrete resource shares (DESIGN 3.2) from an object of any
+ * Reading the fields every concrete resource shares (docs/design.md 3.2) from an object of any
  * concrete kind: the reconciler is generic over kinds, so it reads them defensively rather
  * than trusting a kind's TypeScript type.
  */

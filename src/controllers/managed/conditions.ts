@@ -17,8 +17,7 @@ export function conditionTime(d: Date): string {
 export function readConditions(value: unknown): Condition[] {
   if (!Array.isArray(value)) return [];
   return value.filter(
-    (c): c is Condition =>
-      isPlainObject(c) && typeof c.type === 'string' && (c.status === 'True' || c.status === 'False' || c.status === 'Unknown'),
+    (c): c is Condition => isPlainObject(c) && typeof c.type === 'string' && (c.status === 'True' || c.status === 'False' || c.status === 'Unknown'),
   );
 }
 

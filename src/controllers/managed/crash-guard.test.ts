@@ -18,7 +18,11 @@ describe('lastCreateAttempt', () => {
     { reason: 'succeeded after pending', annotations: { [PENDING]: t(5), [SUCCEEDED]: t(6) }, want: 'Succeeded' },
     { reason: 'failed after pending', annotations: { [PENDING]: t(5), [FAILED]: t(6) }, want: 'Failed' },
     { reason: 'an outcome at the same instant counts', annotations: { [PENDING]: t(5), [SUCCEEDED]: t(5) }, want: 'Succeeded' },
-    { reason: 'outcomes older than the pending mark belong to an earlier attempt', annotations: { [PENDING]: t(9), [SUCCEEDED]: t(3), [FAILED]: t(4) }, want: 'Incomplete' },
+    {
+      reason: 'outcomes older than the pending mark belong to an earlier attempt',
+      annotations: { [PENDING]: t(9), [SUCCEEDED]: t(3), [FAILED]: t(4) },
+      want: 'Incomplete',
+    },
     { reason: 'the later of two outcomes wins', annotations: { [PENDING]: t(1), [FAILED]: t(2), [SUCCEEDED]: t(3) }, want: 'Succeeded' },
     { reason: 'a failure after a success (a later attempt) wins', annotations: { [PENDING]: t(1), [SUCCEEDED]: t(2), [FAILED]: t(3) }, want: 'Failed' },
     { reason: 'an unreadable pending time is treated carefully as unknown', annotations: { [PENDING]: 'yesterday', [SUCCEEDED]: t(3) }, want: 'Incomplete' },
@@ -59,7 +63,7 @@ describe('pendingTimestamp and outcomeTimestamp', () => {
           annotations = { ...annotations, [key]: outcomeTimestamp(pending, new Date(a.outcomeClock)) };
         });
         const got = lastCreateAttempt(annotations).state;
-        const last = history[history.length - 1]!;
+        const last = history[history.length - 1];
         return interruptLast ? got === 'Incomplete' : got === last.outcome;
       }),
     );

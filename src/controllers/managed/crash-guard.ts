@@ -1,5 +1,5 @@
 /**
- * The create crash guard (DESIGN 3.6 point 5). Before calling a provider's `create`, the
+ * The create crash guard (docs/design.md 3.6 point 5). Before calling a provider's `create`, the
  * reconciler persists `conductor.io/external-create-pending: <time>`; afterwards it persists
  * `external-create-succeeded` or `external-create-failed` with a later (or equal) time. A
  * pending mark that no outcome has followed means the process died — or the call timed out
@@ -7,11 +7,7 @@
  * provider cannot find it by a name derived from the resource, creating again could make a
  * second one.
  */
-import {
-  EXTERNAL_CREATE_FAILED_ANNOTATION,
-  EXTERNAL_CREATE_PENDING_ANNOTATION,
-  EXTERNAL_CREATE_SUCCEEDED_ANNOTATION,
-} from '../../apis/well-known.js';
+import { EXTERNAL_CREATE_FAILED_ANNOTATION, EXTERNAL_CREATE_PENDING_ANNOTATION, EXTERNAL_CREATE_SUCCEEDED_ANNOTATION } from '../../apis/well-known.js';
 
 /** A CreateAttempt is what the annotations say about the last call of `create`. */
 export type CreateAttempt =
@@ -44,7 +40,7 @@ export function lastCreateAttempt(annotations: Record<string, string> | undefine
   const failed = parseTime(failedText);
   const okSucceeded = succeeded !== undefined && succeeded >= pending;
   const okFailed = failed !== undefined && failed >= pending;
-  if (okSucceeded && (!okFailed || succeeded >= failed!)) return { state: 'Succeeded', at: succeededText! };
+  if (okSucceeded && (!okFailed || succeeded >= failed)) return { state: 'Succeeded', at: succeededText! };
   if (okFailed) return { state: 'Failed', at: failedText! };
   return { state: 'Incomplete', pendingSince: pendingText };
 }

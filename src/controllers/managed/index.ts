@@ -1,5 +1,5 @@
 /**
- * The managed reconciler (DESIGN 3.2, 3.6 point 5): one per concrete kind, keeping each
+ * The managed reconciler (docs/design.md 3.2, 3.6 point 5): one per concrete kind, keeping each
  * concrete resource converged with its external resource through the provider SPI.
  */
 export { ManagedReconciler, ManagedReconcileError, needsReconcile, reasons } from './managed-reconciler.js';

@@ -119,7 +119,8 @@ async function harness(
         throw err;
       }
     },
-    events: async (name) => (await server.client.list(builtinRefs.events, { namespace: ns })).items.filter((e) => (e.involvedObject as { name?: string }).name === name),
+    events: async (name) =>
+      (await server.client.list(builtinRefs.events, { namespace: ns })).items.filter((e) => (e.involvedObject as { name?: string }).name === name),
     key: (name) => `${ns}/${name}`,
   };
 }
@@ -162,14 +163,17 @@ describe('ManagedReconciler', () => {
     await h.create('db1', { writeConnectionSecretToRef: { name: 'db1-raw' } });
     const obj = await readyObject(h, 'db1');
 
-    assert.ok(seenAtConnect.length > 0 && seenAtConnect.every((f) => f.includes(MANAGED_PROTECTION_FINALIZER)), 'the finalizer is stored before any provider call');
+    assert.ok(
+      seenAtConnect.length > 0 && seenAtConnect.every((f) => f.includes(MANAGED_PROTECTION_FINALIZER)),
+      'the finalizer is stored before any provider call',
+    );
     assert.equal(seenAtCreate.length, 1, 'create is called once');
-    assert.ok(seenAtCreate[0]![EXTERNAL_CREATE_PENDING_ANNOTATION], 'the pending mark is stored before create runs');
-    assert.equal(seenAtCreate[0]![EXTERNAL_CREATE_SUCCEEDED_ANNOTATION], undefined, 'no outcome is stored before create runs');
+    assert.ok(seenAtCreate[0][EXTERNAL_CREATE_PENDING_ANNOTATION], 'the pending mark is stored before create runs');
+    assert.equal(seenAtCreate[0][EXTERNAL_CREATE_SUCCEEDED_ANNOTATION], undefined, 'no outcome is stored before create runs');
 
     const a = obj.metadata.annotations ?? {};
     assert.equal(a[EXTERNAL_NAME_ANNOTATION], 'fake-db1');
-    assert.ok(Date.parse(a[EXTERNAL_CREATE_SUCCEEDED_ANNOTATION]!) >= Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]!), 'succeeded is not older than pending');
+    assert.ok(Date.parse(a[EXTERNAL_CREATE_SUCCEEDED_ANNOTATION]) >= Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]), 'succeeded is not older than pending');
     assert.deepEqual(obj.metadata.finalizers, [MANAGED_PROTECTION_FINALIZER]);
     assert.equal(condition(obj, 'Synced')?.status, 'True');
     assert.equal(phase(obj), 'Available');
@@ -180,7 +184,10 @@ describe('ManagedReconciler', () => {
     assert.equal(secret.type, CONNECTION_SECRET_TYPE);
     const data = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
     assert.deepEqual(data, { host: 'fake.example', port: '5432', username: 'admin', password: 'secret-of-db1' });
-    assert.deepEqual(secret.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]), [[kindNames.kind, 'db1', obj.metadata.uid, true]]);
+    assert.deepEqual(
+      secret.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]),
+      [[kindNames.kind, 'db1', obj.metadata.uid, true]],
+    );
 
     const created = await eventWithReason(h, 'db1', 'CreatedExternalResource');
     assert.equal(created.type, 'Normal');
@@ -188,7 +195,11 @@ describe('ManagedReconciler', () => {
     await sleep(250);
     assert.equal(h.external.callsOf('create').length, 1, 'polling a ready resource never creates again');
     const readyAgain = await h.get('db1');
-    assert.equal(condition(readyAgain, 'Ready')?.lastTransitionTime, condition(obj, 'Ready')?.lastTransitionTime, 'lastTransitionTime stays while Ready stays True');
+    assert.equal(
+      condition(readyAgain, 'Ready')?.lastTransitionTime,
+      condition(obj, 'Ready')?.lastTransitionTime,
+      'lastTransitionTime stays while Ready stays True',
+    );
   });
 
   test('the connection Secret defaults to <name>-connection; Shared resources get none', async () => {
@@ -237,7 +248,10 @@ describe('ManagedReconciler', () => {
     h.external.create = () => new Promise(() => {}); // never answers
     await h.create('hung');
     const ev = await eventWithReason(h, 'hung', 'CannotCreate');
-    assert.match(String(ev.message), /provider call create on LocalPostgreSQLInstance\/managed-\d+\/hung did not finish in 100ms; cancelled; its outcome is unknown/);
+    assert.match(
+      String(ev.message),
+      /provider call create on LocalPostgreSQLInstance\/managed-\d+\/hung did not finish in 100ms; cancelled; its outcome is unknown/,
+    );
     assert.equal(h.external.callsOf('create')[0]?.signal?.aborted, true, 'the timed-out create was cancelled through its signal');
     await eventWithReason(h, 'hung', 'CreatePendingUnknownOutcome');
     const obj = await h.get('hung');
@@ -306,12 +320,12 @@ describe('ManagedReconciler', () => {
     const obj = await readyObject(h, 'flaky');
     const a = obj.metadata.annotations ?? {};
     assert.ok(a[EXTERNAL_CREATE_FAILED_ANNOTATION], 'the failure was recorded');
-    assert.ok(Date.parse(a[EXTERNAL_CREATE_SUCCEEDED_ANNOTATION]!) >= Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]!));
-    assert.ok(Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]!) > Date.parse(a[EXTERNAL_CREATE_FAILED_ANNOTATION]!), 'the retry wrote a newer pending mark');
+    assert.ok(Date.parse(a[EXTERNAL_CREATE_SUCCEEDED_ANNOTATION]) >= Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]));
+    assert.ok(Date.parse(a[EXTERNAL_CREATE_PENDING_ANNOTATION]) > Date.parse(a[EXTERNAL_CREATE_FAILED_ANNOTATION]), 'the retry wrote a newer pending mark');
     assert.equal(h.external.callsOf('create').length, 2);
   });
 
-  test('drift is found by polling and corrected with update, with an Event naming it; the binder\'s phase stays', async () => {
+  test("drift is found by polling and corrected with update, with an Event naming it; the binder's phase stays", async () => {
     const h = await harness();
     await h.create('drifty');
     const ready = await readyObject(h, 'drifty');
@@ -342,7 +356,7 @@ describe('ManagedReconciler', () => {
     });
     const atProvider = (first.status as { atProvider: Record<string, unknown> }).atProvider;
     assert.deepEqual(atProvider.brokenShares, [{ claim: 'app/orders', uid: 'u1', missing: 'database app_orders' }]);
-    assert.equal(atProvider.state, 'running', 'the provider\'s own atProvider stays');
+    assert.equal(atProvider.state, 'running', "the provider's own atProvider stays");
     assert.equal(condition(first, 'Ready')?.status, 'True');
     // Every observation that still finds them is a change (it wakes the bound claims again).
     await until('a later observation time', async () => {
@@ -458,7 +472,7 @@ describe('ManagedReconciler', () => {
     const times = h.external.callsOf('observe').map((c) => c.at);
     assert.ok(times.length >= 5);
     for (let i = 1; i <= 4; i++) {
-      const gap = times[i]! - times[i - 1]!;
+      const gap = times[i] - times[i - 1];
       const want = base * 2 ** (i - 1);
       assert.ok(gap >= want - 5, `retry ${i} waited ${gap} ms, want at least ${want} ms`);
     }
@@ -478,16 +492,23 @@ describe('ManagedReconciler', () => {
     const slowBefore = h.external.callsOf('observe', h.key('slow')).length;
     // Three polls of the annotated one (about 300 ms; however slow the machine) while the
     // other one is left alone for its 60 s default.
-    await until('three more observes of the annotated resource', () => (h.external.callsOf('observe', h.key('fast')).length - fastBefore >= 3 ? true : undefined), 10_000);
+    await until(
+      'three more observes of the annotated resource',
+      () => (h.external.callsOf('observe', h.key('fast')).length - fastBefore >= 3 ? true : undefined),
+      10_000,
+    );
     const slow = h.external.callsOf('observe', h.key('slow')).length - slowBefore;
     assert.equal(slow, 0, 'the other one waits for the 60 s default');
   });
 
-  test('connect gets the Provider and the decoded credentials (the kind\'s Secret, else the Provider\'s)', async () => {
+  test("connect gets the Provider and the decoded credentials (the kind's Secret, else the Provider's)", async () => {
     const viaKind = await harness({ credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin-creds' }) });
     const viaProvider = await harness();
     for (const h of [viaKind, viaProvider]) {
-      for (const [name, user] of [['admin-creds', 'kind-admin'], ['provider-creds', 'provider-admin']] as const) {
+      for (const [name, user] of [
+        ['admin-creds', 'kind-admin'],
+        ['provider-creds', 'provider-admin'],
+      ] as const) {
         await server.client.create(builtinRefs.secrets, {
           apiVersion: 'v1',
           kind: 'Secret',
@@ -495,14 +516,17 @@ describe('ManagedReconciler', () => {
           data: { username: Buffer.from(user).toString('base64'), password: Buffer.from('pa55 wörd').toString('base64') },
         });
       }
-      await server.client.create(providerKind.ref, providerKind.make({ metadata: { name: 'local', namespace: h.ns }, spec: { type: 'local', credentialsSecretRef: { name: 'provider-creds' } } }));
+      await server.client.create(
+        providerKind.ref,
+        providerKind.make({ metadata: { name: 'local', namespace: h.ns }, spec: { type: 'local', credentialsSecretRef: { name: 'provider-creds' } } }),
+      );
       await h.create('withcreds', { providerRef: { name: 'local' } });
       await readyObject(h, 'withcreds');
     }
-    const kindCtx = viaKind.external.callsOf('connect')[0]!.context!;
+    const kindCtx = viaKind.external.callsOf('connect')[0].context!;
     assert.deepEqual(kindCtx.credentials, { username: 'kind-admin', password: 'pa55 wörd' });
     assert.equal(kindCtx.provider?.metadata.name, 'local');
-    const providerCtx = viaProvider.external.callsOf('connect')[0]!.context!;
+    const providerCtx = viaProvider.external.callsOf('connect')[0].context!;
     assert.deepEqual(providerCtx.credentials, { username: 'provider-admin', password: 'pa55 wörd' });
   });
 
@@ -532,10 +556,19 @@ describe('ManagedReconciler', () => {
   });
 
   test('a registered resource whose credentials Secret is gone is deleted (delete only forgets it); a created one waits for the Secret', async () => {
-    const reg = await harness({ lifecycle: 'Registered', sharing: 'Shared', credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin' }) });
+    const reg = await harness({
+      lifecycle: 'Registered',
+      sharing: 'Shared',
+      credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin' }),
+    });
     const managed = await harness({ credentialsSecretRef: (r) => ({ namespace: r.metadata.namespace!, name: 'admin' }) });
     for (const h of [reg, managed]) {
-      await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'admin', namespace: h.ns }, data: { password: Buffer.from('pw').toString('base64') } });
+      await server.client.create(builtinRefs.secrets, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'admin', namespace: h.ns },
+        data: { password: Buffer.from('pw').toString('base64') },
+      });
       await h.create('srv', { rebindPolicy: 'Delete' });
       await readyObject(h, 'srv');
       await server.client.delete(builtinRefs.secrets, 'admin', { namespace: h.ns });
@@ -547,7 +580,12 @@ describe('ManagedReconciler', () => {
     const waiting = await eventWithReason(managed, 'srv', 'CannotConnect');
     assert.match(String(waiting.message), /credentials Secret managed-\d+\/admin: it does not exist; restore it so the deletion can finish/);
     assert.ok(await managed.get('srv'), 'a created external resource is not abandoned for a missing Secret');
-    await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'admin', namespace: managed.ns }, data: { password: Buffer.from('pw').toString('base64') } });
+    await server.client.create(builtinRefs.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'admin', namespace: managed.ns },
+      data: { password: Buffer.from('pw').toString('base64') },
+    });
     await until('managed srv gone once the Secret is back', async () => ((await managed.get('srv')) ? undefined : true), 10_000);
     assert.equal(managed.external.resources.has(managed.key('srv')), false);
   });
@@ -575,13 +613,21 @@ describe('ManagedReconciler', () => {
     await until('stranded gone', async () => ((await h.get('stranded')) ? undefined : true));
     const left = await eventWithReason(h, 'stranded', 'ExternalResourceLeft');
     assert.equal(left.type, 'Warning');
-    assert.match(String(left.message), /Provider managed-\d+\/gone named by spec\.providerRef does not exist .*no endpoint without a Provider.*external resource "fake-stranded" may be left behind \(it was created at /);
+    assert.match(
+      String(left.message),
+      /Provider managed-\d+\/gone named by spec\.providerRef does not exist .*no endpoint without a Provider.*external resource "fake-stranded" may be left behind \(it was created at /,
+    );
     assert.ok(h.external.resources.has(h.key('stranded')), 'what could not be reached is left (and said so)');
   });
 
   test('a connection Secret owned by something else is not taken over', async () => {
     const h = await harness();
-    await server.client.create(builtinRefs.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'taken-connection', namespace: h.ns }, data: { keep: 'bWU=' } });
+    await server.client.create(builtinRefs.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'taken-connection', namespace: h.ns },
+      data: { keep: 'bWU=' },
+    });
     await h.create('taken');
     const ev = await eventWithReason(h, 'taken', 'CannotPublishConnection');
     assert.match(String(ev.message), /already exists and has no controller/);
@@ -596,15 +642,30 @@ describe('startManagedReconcilers', () => {
     let stopped = 0;
     const kinds: ConcreteKind[] = [
       fakeKind(external, kindNames),
-      fakeKind(external, { group: postgresqlServerKind.group, version: postgresqlServerKind.version, kind: postgresqlServerKind.kind, plural: postgresqlServerKind.plural, sharing: 'Shared' }),
+      fakeKind(external, {
+        group: postgresqlServerKind.group,
+        version: postgresqlServerKind.version,
+        kind: postgresqlServerKind.kind,
+        plural: postgresqlServerKind.plural,
+        sharing: 'Shared',
+      }),
     ];
     const provider: ProviderModule = { type: 'local', kinds, stop: async () => void stopped++ };
     const ns = `managed-${++namespaces}`;
     await server.client.create(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const started = startManagedReconcilers(server.client, [provider], { namespace: ns, pollIntervalMs: 100 });
     try {
-      assert.deepEqual(started.reconcilers.map((r) => r.kind.kind), [kindNames.kind, postgresqlServerKind.kind]);
-      await server.client.create(postgresqlServerKind.ref, postgresqlServerKind.make({ metadata: { name: 'pg', namespace: ns }, spec: { host: 'db', adminCredentialsSecretRef: { name: 'x' }, rebindPolicy: 'Retain', managementPolicy: 'Full' } }));
+      assert.deepEqual(
+        started.reconcilers.map((r) => r.kind.kind),
+        [kindNames.kind, postgresqlServerKind.kind],
+      );
+      await server.client.create(
+        postgresqlServerKind.ref,
+        postgresqlServerKind.make({
+          metadata: { name: 'pg', namespace: ns },
+          spec: { host: 'db', adminCredentialsSecretRef: { name: 'x' }, rebindPolicy: 'Retain', managementPolicy: 'Full' },
+        }),
+      );
       await until('the PostgreSQLServer reconciled', async () => {
         const o = await server.client.get(postgresqlServerKind.ref, 'pg', ns);
         return condition(o, 'Ready')?.status === 'True' ? o : undefined;
@@ -664,11 +725,16 @@ describe('in-use protection', () => {
     const b = await makeClaim(h.ns, 'b');
     await h.create('shared', { rebindPolicy: 'Delete', sharing: { mode: 'Shared' } });
     const obj = await readyObject(h, 'shared');
-    await server.client.updateStatus(ref, { ...obj, status: { ...(obj.status as object), phase: 'Bound', bindings: [{ claimRef: refTo(a) }, { claimRef: refTo(b) }] } });
+    await server.client.updateStatus(ref, {
+      ...obj,
+      status: { ...(obj.status as object), phase: 'Bound', bindings: [{ claimRef: refTo(a) }, { claimRef: refTo(b) }] },
+    });
     await server.client.delete(ref, 'shared', { namespace: h.ns });
     await until('waiting for both', async () => (/2 claims \(.*\/a, .*\/b\)/.test(inUse(await h.get('shared'))?.message ?? '') ? true : undefined));
     await server.client.delete(claimRef, 'a', { namespace: h.ns });
-    await until('waiting for b only', async () => (new RegExp(`waiting for claim ${h.ns}/b to`).test(inUse(await h.get('shared'))?.message ?? '') ? true : undefined));
+    await until('waiting for b only', async () =>
+      new RegExp(`waiting for claim ${h.ns}/b to`).test(inUse(await h.get('shared'))?.message ?? '') ? true : undefined,
+    );
     assert.equal(h.external.callsOf('delete').length, 0);
     await server.client.delete(claimRef, 'b', { namespace: h.ns });
     await until('shared gone', async () => ((await h.get('shared')) ? undefined : true));

@@ -1,6 +1,6 @@
 /**
  * A ManagedReconciler keeps every resource of one concrete kind converged with the external
- * resource behind it (DESIGN 3.2, 3.6 point 5), through the Client only:
+ * resource behind it (docs/design.md 3.2, 3.6 point 5), through the Client only:
  *
  *   finalizer → connect (Provider, credentials) → observe →
  *     missing:   crash guard → pending mark → create → outcome mark
@@ -282,7 +282,14 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private async publish(mr: R, fields: ConcreteFields, details: ConnectionDetails | undefined): Promise<void> {
     if (fields.sharing !== 'Exclusive' || !details || Object.keys(details).length === 0) return;
     try {
-      const result = await publishConnectionSecret(this.client, mr, fields.connectionSecretName, details, this.options.fieldManager, this.secrets && ((ns, name) => this.secrets?.store.get(ns, name)));
+      const result = await publishConnectionSecret(
+        this.client,
+        mr,
+        fields.connectionSecretName,
+        details,
+        this.options.fieldManager,
+        this.secrets && ((ns, name) => this.secrets?.store.get(ns, name)),
+      );
       if (result !== 'Unchanged') this.logFor(mr).info({ secret: fields.connectionSecretName, result }, 'published connection details');
     } catch (err) {
       if (isConflict(err)) throw err;
@@ -506,7 +513,9 @@ export class ManagedReconciler<R extends KObject = KObject> {
   /** markReleased turns an InUse=True condition False once no claim uses the resource. */
   private async markReleased(mr: R): Promise<R> {
     if (findCondition(readConditions(statusOf(mr).conditions), IN_USE)?.status !== 'True') return mr;
-    return this.managed.writeStatus(mr, { inUse: { status: 'False', reason: reasons.released, message: 'no claim uses this resource any more; deleting it by its policies' } });
+    return this.managed.writeStatus(mr, {
+      inUse: { status: 'False', reason: reasons.released, message: 'no claim uses this resource any more; deleting it by its policies' },
+    });
   }
 
   /**
@@ -534,7 +543,10 @@ export class ManagedReconciler<R extends KObject = KObject> {
       const nothingMade = (attempt.state === 'None' || attempt.state === 'Failed') && !externalName;
       if (this.kind.lifecycle === 'Registered' || nothingMade) {
         await this.managed.removeFinalizer(mr);
-        const why = this.kind.lifecycle === 'Registered' ? 'a registered resource is only forgotten' : 'no create was ever recorded for this resource, so nothing external was made';
+        const why =
+          this.kind.lifecycle === 'Registered'
+            ? 'a registered resource is only forgotten'
+            : 'no create was ever recorded for this resource, so nothing external was made';
         await this.event(mr, 'Normal', reasons.dependencyNotFound, `${err.what} does not exist; ${why}: deleted the object`);
         return undefined;
       }
@@ -546,7 +558,10 @@ export class ManagedReconciler<R extends KObject = KObject> {
         return await this.connectWithDeadline(mr, context);
       } catch (fallbackErr) {
         await this.managed.removeFinalizer(mr);
-        const made = attempt.state === 'Incomplete' ? `a create was started at ${attempt.pendingSince} (outcome unknown)` : `it was created${attempt.state === 'Succeeded' ? ` at ${attempt.at}` : ''}`;
+        const made =
+          attempt.state === 'Incomplete'
+            ? `a create was started at ${attempt.pendingSince} (outcome unknown)`
+            : `it was created${attempt.state === 'Succeeded' ? ` at ${attempt.at}` : ''}`;
         await this.event(
           mr,
           'Warning',

@@ -33,7 +33,7 @@ export function parseDuration(text: string): number {
     TERM.lastIndex = at;
     const m = TERM.exec(text);
     if (!m) throw new Error(`duration "${text}" is malformed at "${text.slice(at)}": ${want}`);
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
+    total += Number(m[1]) * UNIT_MS[m[2]];
     at = TERM.lastIndex;
   }
   if (!Number.isFinite(total)) throw new Error(`duration "${text}" is too long: ${want}`);
@@ -45,7 +45,12 @@ export function formatDuration(ms: number): string {
   if (!(ms > 0)) return '0s';
   const parts: string[] = [];
   let rest = Math.round(ms);
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     if (n > 0) parts.push(`${n}${unit}`);
     rest -= n * size;

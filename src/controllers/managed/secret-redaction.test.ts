@@ -28,7 +28,12 @@ describe('Redactor', () => {
   });
 
   test('connection details: only secret keys count', () => {
-    const d = new Redactor().addDetails({ host: 'db.example.com', username: 'app_user', password: 'generated-pw', uri: 'postgres://app_user:generated-pw@db.example.com/app' });
+    const d = new Redactor().addDetails({
+      host: 'db.example.com',
+      username: 'app_user',
+      password: 'generated-pw',
+      uri: 'postgres://app_user:generated-pw@db.example.com/app',
+    });
     assert.equal(d.redact('db.example.com app_user generated-pw'), 'db.example.com app_user [redacted]');
   });
 });
@@ -46,7 +51,9 @@ describe('redactingClient', () => {
         return { externalName: 'admin-name-1' };
       },
     } as unknown as ExternalClient<KObject>;
-    const wrapped = redactingClient(client, new Redactor(['admin-name-1'])) as ExternalClient<KObject> & { bindClaim(r: KObject, c: KObject, p?: Record<string, string>): Promise<unknown> };
+    const wrapped = redactingClient(client, new Redactor(['admin-name-1'])) as ExternalClient<KObject> & {
+      bindClaim(r: KObject, c: KObject, p?: Record<string, string>): Promise<unknown>;
+    };
     await assert.rejects(wrapped.observe({} as KObject), { message: 'login failed for user "[redacted]"' });
     await assert.rejects(wrapped.bindClaim({} as KObject, {} as KObject, { password: 'claim-password' }), { message: 'cannot set password [redacted]' });
     assert.deepEqual(await wrapped.create({} as KObject), { externalName: 'admin-name-1' }, 'results pass unchanged');
@@ -55,10 +62,22 @@ describe('redactingClient', () => {
   test("an observation's atProvider and drift lose the values; its connection details keep them", async () => {
     const client = {
       async observe() {
-        return { exists: true, upToDate: false, drift: 'admin admin-name-1 lacks CREATEROLE', atProvider: { adminUser: 'admin-name-1', claims: 2, nested: [{ who: 'admin-name-1' }] }, connectionDetails: { password: 'admin-name-1' } };
+        return {
+          exists: true,
+          upToDate: false,
+          drift: 'admin admin-name-1 lacks CREATEROLE',
+          atProvider: { adminUser: 'admin-name-1', claims: 2, nested: [{ who: 'admin-name-1' }] },
+          connectionDetails: { password: 'admin-name-1' },
+        };
       },
     } as unknown as ExternalClient<KObject>;
     const got = await redactingClient(client, new Redactor(['admin-name-1'])).observe({} as KObject);
-    assert.deepEqual(got, { exists: true, upToDate: false, drift: 'admin [redacted] lacks CREATEROLE', atProvider: { adminUser: '[redacted]', claims: 2, nested: [{ who: '[redacted]' }] }, connectionDetails: { password: 'admin-name-1' } });
+    assert.deepEqual(got, {
+      exists: true,
+      upToDate: false,
+      drift: 'admin [redacted] lacks CREATEROLE',
+      atProvider: { adminUser: '[redacted]', claims: 2, nested: [{ who: '[redacted]' }] },
+      connectionDetails: { password: 'admin-name-1' },
+    });
   });
 });

@@ -120,7 +120,8 @@ export function redactingClient<R extends KObject>(client: ExternalClient<R>, re
       if (typeof value !== 'function') return value;
       const fn = value as (...args: unknown[]) => unknown;
       return (...args: unknown[]) => {
-        const forCall = prop === 'bindClaim' && args[2] && typeof args[2] === 'object' ? new Redactor().merge(redactor).addDetails(args[2] as ConnectionDetails) : redactor;
+        const forCall =
+          prop === 'bindClaim' && args[2] && typeof args[2] === 'object' ? new Redactor().merge(redactor).addDetails(args[2] as ConnectionDetails) : redactor;
         try {
           const result = fn.apply(target, args);
           if (!(result instanceof Promise)) return result;

@@ -8,11 +8,32 @@ const t0 = new Date('2026-01-01T00:00:00.000Z');
 const t1 = new Date('2026-01-01T00:05:00.500Z');
 
 describe('setCondition', () => {
-  const ready = (status: Condition['status'], reason = 'R'): Condition => ({ type: 'Ready', status, reason, message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' });
+  const ready = (status: Condition['status'], reason = 'R'): Condition => ({
+    type: 'Ready',
+    status,
+    reason,
+    message: 'm',
+    lastTransitionTime: '2026-01-01T00:00:00Z',
+  });
   for (const c of [
-    { reason: 'same status keeps the transition time', old: [ready('True')], update: { type: 'Ready', status: 'True' as const, reason: 'Other', message: 'new' }, wantTime: '2026-01-01T00:00:00Z' },
-    { reason: 'a new status moves it to now, in whole seconds', old: [ready('True')], update: { type: 'Ready', status: 'False' as const, reason: 'Down', message: 'x' }, wantTime: '2026-01-01T00:05:00Z' },
-    { reason: 'a new type is appended with now', old: [ready('True')], update: { type: 'Synced', status: 'True' as const, reason: 'Ok', message: '' }, wantTime: '2026-01-01T00:05:00Z' },
+    {
+      reason: 'same status keeps the transition time',
+      old: [ready('True')],
+      update: { type: 'Ready', status: 'True' as const, reason: 'Other', message: 'new' },
+      wantTime: '2026-01-01T00:00:00Z',
+    },
+    {
+      reason: 'a new status moves it to now, in whole seconds',
+      old: [ready('True')],
+      update: { type: 'Ready', status: 'False' as const, reason: 'Down', message: 'x' },
+      wantTime: '2026-01-01T00:05:00Z',
+    },
+    {
+      reason: 'a new type is appended with now',
+      old: [ready('True')],
+      update: { type: 'Synced', status: 'True' as const, reason: 'Ok', message: '' },
+      wantTime: '2026-01-01T00:05:00Z',
+    },
   ]) {
     test(c.reason, () => {
       const before = structuredClone(c.old);
@@ -34,12 +55,18 @@ describe('nextPhase', () => {
     { reason: 'a recovered Failed resource becomes Available', current: 'Failed', wanted: 'Available' as const, want: 'Available' },
     { reason: 'Available stays while nothing is wanted', current: 'Available', wanted: undefined, want: 'Available' },
     { reason: 'Pending can fail', current: 'Pending', wanted: 'Failed' as const, want: 'Failed' },
-    { reason: 'the binder\'s Bound is never overwritten', current: 'Bound', wanted: 'Available' as const, want: 'Bound' },
+    { reason: "the binder's Bound is never overwritten", current: 'Bound', wanted: 'Available' as const, want: 'Bound' },
     { reason: 'nor is Released, even by Failed', current: 'Released', wanted: 'Failed' as const, want: 'Released' },
     { reason: 'garbage becomes Pending', current: 42, wanted: undefined, want: 'Pending' },
     { reason: 'an exclusive resource whose claimRef names a claim is Bound', current: 'Available', wanted: 'Available' as const, claimed: true, want: 'Bound' },
     { reason: 'even before it is ready (provisioned for its claim)', current: undefined, wanted: undefined, claimed: true, want: 'Bound' },
-    { reason: 'a claimRef does not undo Released (Retain keeps it until an admin acts)', current: 'Released', wanted: 'Available' as const, claimed: true, want: 'Released' },
+    {
+      reason: 'a claimRef does not undo Released (Retain keeps it until an admin acts)',
+      current: 'Released',
+      wanted: 'Available' as const,
+      claimed: true,
+      want: 'Released',
+    },
   ]) {
     test(c.reason, () => assert.equal(nextPhase(c.current, c.wanted, 'claimed' in c ? c.claimed : false), c.want));
   }
@@ -59,11 +86,16 @@ describe('nextStatus of a claimed exclusive resource', () => {
 });
 
 describe('nextStatus', () => {
-  test('keeps the binder\'s fields and sets conditions, atProvider and observedGeneration', () => {
+  test("keeps the binder's fields and sets conditions, atProvider and observedGeneration", () => {
     const current = { phase: 'Bound', bindings: [{ claimRef: { apiVersion: 'v', kind: 'K', name: 'c' } }], allocatable: { storage: '5Gi' }, claim: 'ns/c' };
     const got = nextStatus(
       current,
-      { ready: { status: 'True', reason: 'Available', message: 'ok' }, synced: { status: 'True', reason: 'ReconcileSuccess', message: '' }, atProvider: { port: 5432 }, phase: 'Available' },
+      {
+        ready: { status: 'True', reason: 'Available', message: 'ok' },
+        synced: { status: 'True', reason: 'ReconcileSuccess', message: '' },
+        atProvider: { port: 5432 },
+        phase: 'Available',
+      },
       7,
       t0,
     );
@@ -75,7 +107,10 @@ describe('nextStatus', () => {
     assert.equal(got.observedGeneration, 7);
     assert.deepEqual(
       (got.conditions as Condition[]).map((c) => [c.type, c.status, c.observedGeneration]),
-      [['Ready', 'True', 7], ['Synced', 'True', 7]],
+      [
+        ['Ready', 'True', 7],
+        ['Synced', 'True', 7],
+      ],
     );
   });
   test('a change without atProvider keeps the last observed one; the same change twice is a fixed point', () => {
@@ -85,6 +120,6 @@ describe('nextStatus', () => {
   });
   test('long messages are cut to what the schema accepts', () => {
     const got = nextStatus({}, { synced: { status: 'False', reason: 'X', message: 'x'.repeat(40_000) } }, 1, t0);
-    assert.equal((got.conditions as Condition[])[0]!.message.length, 32768);
+    assert.equal((got.conditions as Condition[])[0].message.length, 32768);
   });
 });

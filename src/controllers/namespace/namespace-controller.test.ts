@@ -30,7 +30,8 @@ const catalog: ResourceCatalog = {
 };
 
 /** Waits for what the controller does (in memory: 30 s is ample, and a broken controller fails soon). */
-const until = <T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what = 'the namespace controller'): Promise<T> => eventually(probe, what, 30_000, 10);
+const until = <T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what = 'the namespace controller'): Promise<T> =>
+  eventually(probe, what, 30_000, 10);
 
 describe('NamespaceController', () => {
   let controller: NamespaceController | undefined;
@@ -51,18 +52,27 @@ describe('NamespaceController', () => {
   const namespace = (name: string, finalizers = [NAMESPACE_FINALIZER]): Promise<KObject> =>
     fake.create(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers } });
   const object = (ref: ResourceRef, ns: string | undefined, name: string, finalizers?: string[]): Promise<KObject> =>
-    fake.create(ref, { apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version, kind: ref.kind, metadata: { name, ...(ns ? { namespace: ns } : {}), ...(finalizers ? { finalizers } : {}) } });
+    fake.create(ref, {
+      apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version,
+      kind: ref.kind,
+      metadata: { name, ...(ns ? { namespace: ns } : {}), ...(finalizers ? { finalizers } : {}) },
+    });
 
   /** Records the order of DELETED events across the namespaced kinds and namespaces. */
   function deletions(): { order: string[]; stop(): void } {
     const order: string[] = [];
     const handles = [cms, secrets, namespaces].map((ref) =>
-      fake.watch(ref, { resourceVersion: String(fake.revision) }, {
-        onEvent: (e) => {
-          if (e.type === 'DELETED') order.push(`${ref.kind}/${e.object.metadata.namespace ? `${e.object.metadata.namespace}/` : ''}${e.object.metadata.name}`);
+      fake.watch(
+        ref,
+        { resourceVersion: String(fake.revision) },
+        {
+          onEvent: (e) => {
+            if (e.type === 'DELETED')
+              order.push(`${ref.kind}/${e.object.metadata.namespace ? `${e.object.metadata.namespace}/` : ''}${e.object.metadata.name}`);
+          },
+          onClose: () => undefined,
         },
-        onClose: () => undefined,
-      }),
+      ),
     );
     return { order, stop: () => handles.forEach((h) => h.stop()) };
   }
@@ -111,7 +121,7 @@ describe('NamespaceController', () => {
     assert.deepEqual(deleted.order, ['ConfigMap/held/free', 'ConfigMap/held/stuck', 'Namespace/held']);
   });
 
-  test('only the kubernetes finalizer is the controller\'s: another spec finalizer keeps the namespace after it is emptied', async () => {
+  test("only the kubernetes finalizer is the controller's: another spec finalizer keeps the namespace after it is emptied", async () => {
     fake = new FakeClient();
     await namespace('shared', [NAMESPACE_FINALIZER, 'example.com/other']);
     await object(cms, 'shared', 'x');

@@ -1,6 +1,6 @@
 /**
  * The pool manager: warm pools of unbound resources for ResourceClasses with
- * `pool.minFree > 0` (DESIGN 3.6 point 6).
+ * `pool.minFree > 0` (docs/design.md 3.6 point 6).
  */
 export { PoolController, poolReasons, POOL_FIELD_MANAGER, type PoolControllerOptions } from './pool-controller.js';
 export { startPoolController, poolKindsOf } from './start.js';

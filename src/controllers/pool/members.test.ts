@@ -5,7 +5,13 @@ import { buildPoolMember, CLASS_LABEL, classOfLabel, describeMembers, memberOf, 
 import { poolSettingsOf, poolTemplateOf, type PoolTemplate } from './pool-settings.js';
 
 function resource(spec: Record<string, unknown>, status: Record<string, unknown> = {}, meta: Partial<KObject['metadata']> = {}): KObject {
-  return { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', metadata: { name: 'r', namespace: 'sys', ...meta }, spec, status };
+  return {
+    apiVersion: 'database.local.conductor.io/v1alpha1',
+    kind: 'LocalPostgreSQLInstance',
+    metadata: { name: 'r', namespace: 'sys', ...meta },
+    spec,
+    status,
+  };
 }
 
 describe('memberStateOf', () => {
@@ -13,10 +19,18 @@ describe('memberStateOf', () => {
     { reason: 'no claim, no phase: free (provisioning)', obj: resource({}), want: 'free' },
     { reason: 'Available and unbound: free', obj: resource({}, { phase: 'Available' }), want: 'free' },
     { reason: 'Failed and unbound: still free (the reconciler retries it)', obj: resource({}, { phase: 'Failed' }), want: 'free' },
-    { reason: 'a claimRef makes it taken, whatever the phase', obj: resource({ claimRef: { name: 'c', namespace: 'app' } }, { phase: 'Available' }), want: 'taken' },
+    {
+      reason: 'a claimRef makes it taken, whatever the phase',
+      obj: resource({ claimRef: { name: 'c', namespace: 'app' } }, { phase: 'Available' }),
+      want: 'taken',
+    },
     { reason: 'Shared with bindings: taken', obj: resource({ sharing: { mode: 'Shared' } }, { bindings: [{ claimRef: { name: 'c' } }] }), want: 'taken' },
     { reason: 'Released (waiting for an admin): taken', obj: resource({}, { phase: 'Released' }), want: 'taken' },
-    { reason: 'a deletionTimestamp wins over everything', obj: resource({ claimRef: { name: 'c' } }, {}, { deletionTimestamp: '2025-01-01T00:00:00Z' }), want: 'deleting' },
+    {
+      reason: 'a deletionTimestamp wins over everything',
+      obj: resource({ claimRef: { name: 'c' } }, {}, { deletionTimestamp: '2025-01-01T00:00:00Z' }),
+      want: 'deleting',
+    },
     { reason: 'an empty claimRef is no binding', obj: resource({ claimRef: {} }), want: 'free' },
   ];
   for (const c of cases) test(c.reason, () => assert.equal(memberStateOf(c.obj), c.want));
@@ -27,7 +41,17 @@ describe('memberOf', () => {
     const got = memberOf(
       resource({}, { phase: 'Available' }, { uid: 'u1', resourceVersion: '7', creationTimestamp: '2025-01-01T00:00:01Z', labels: { [POOL_LABEL]: 'true' } }),
     );
-    assert.deepEqual(got, { kind: 'LocalPostgreSQLInstance', name: 'r', namespace: 'sys', uid: 'u1', resourceVersion: '7', pooled: true, state: 'free', available: true, createdAt: Date.parse('2025-01-01T00:00:01Z') });
+    assert.deepEqual(got, {
+      kind: 'LocalPostgreSQLInstance',
+      name: 'r',
+      namespace: 'sys',
+      uid: 'u1',
+      resourceVersion: '7',
+      pooled: true,
+      state: 'free',
+      available: true,
+      createdAt: Date.parse('2025-01-01T00:00:01Z'),
+    });
   });
   test('a resource without the pool label is not pooled', () => {
     assert.equal(memberOf(resource({}, {}, { labels: { [POOL_LABEL]: 'yes' } })).pooled, false);
@@ -49,7 +73,11 @@ describe('describeMembers', () => {
   test('groups names by kind', () => {
     const base = { namespace: 's', pooled: true, state: 'free' as const, available: true, createdAt: 0 };
     assert.equal(
-      describeMembers([{ ...base, kind: 'A', name: 'a1' }, { ...base, kind: 'B', name: 'b1' }, { ...base, kind: 'A', name: 'a2' }]),
+      describeMembers([
+        { ...base, kind: 'A', name: 'a1' },
+        { ...base, kind: 'B', name: 'b1' },
+        { ...base, kind: 'A', name: 'a2' },
+      ]),
       'A a1, a2; B b1',
     );
   });
@@ -94,7 +122,12 @@ describe('buildPoolMember', () => {
     });
   });
   test('defaults: rebindPolicy Delete, profile the class name; the class is not modified', () => {
-    const bare: KObject = { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'plain', namespace: 's' }, template: { apiVersion: 'g.io/v1', kind: 'K', spec: { a: { b: 1 } } } };
+    const bare: KObject = {
+      apiVersion: 'core.conductor.io/v1alpha1',
+      kind: 'ResourceClass',
+      metadata: { name: 'plain', namespace: 's' },
+      template: { apiVersion: 'g.io/v1', kind: 'K', spec: { a: { b: 1 } } },
+    };
     const before = JSON.stringify(bare);
     const obj = buildPoolMember(bare, poolTemplateOf(bare) as PoolTemplate, 'plain-pool-0');
     assert.deepEqual(obj.spec, { a: { b: 1 }, rebindPolicy: 'Delete', resourceClass: 'plain' });

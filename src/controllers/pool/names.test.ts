@@ -55,6 +55,11 @@ describe('nextFreeNames', () => {
     { reason: 'zero names asked, none given', taken: [], count: 0, want: [] },
   ];
   for (const c of cases) {
-    test(c.reason, () => assert.deepEqual(nextFreeNames('c', c.count, (n) => c.taken.includes(n)), c.want));
+    test(c.reason, () =>
+      assert.deepEqual(
+        nextFreeNames('c', c.count, (n) => c.taken.includes(n)),
+        c.want,
+      ),
+    );
   }
 });

@@ -58,7 +58,12 @@ before(async () => {
   for (const ns of [SYS, APP]) await c.create(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const external = new FakeExternal();
   const kind = {
-    ...fakeKind(external, { group: localPostgreSQLInstanceKind.group, version: localPostgreSQLInstanceKind.version, kind: localPostgreSQLInstanceKind.kind, plural: localPostgreSQLInstanceKind.plural }),
+    ...fakeKind(external, {
+      group: localPostgreSQLInstanceKind.group,
+      version: localPostgreSQLInstanceKind.version,
+      kind: localPostgreSQLInstanceKind.kind,
+      plural: localPostgreSQLInstanceKind.plural,
+    }),
     implements: [
       {
         claimKind: { group: postgresqlInstanceKind.group, kind: postgresqlInstanceKind.kind },
@@ -168,15 +173,15 @@ describe('PoolController', () => {
       return (c.status as { phase?: string } | undefined)?.phase === 'Bound' ? c : undefined;
     });
     const ref = (bound.status as { resourceRef: { name: string } }).resourceRef;
-    assert.equal(ref.name, member!.metadata.name, 'bound to the pool member, not a new resource');
+    assert.equal(ref.name, member.metadata.name, 'bound to the pool member, not a new resource');
     assert.deepEqual((bound.status as { classRef?: unknown }).classRef, { namespace: SYS, name: 'warm' });
-    const taken = await server.client.get(pgRef, member!.metadata.name!, SYS);
+    const taken = await server.client.get(pgRef, member.metadata.name!, SYS);
     assert.equal((taken.spec as { claimRef?: { uid?: string } }).claimRef?.uid, claim.metadata.uid);
     // The pool refills with the lowest free name, and nothing was provisioned for the claim itself.
     await until('a refill', async () => {
       const ms = await membersOf('warm');
       const free = ms.filter((m) => !(m.spec as { claimRef?: unknown }).claimRef && phaseOf(m) === 'Available');
-      return free.length === 1 && free[0]!.metadata.name === 'warm-pool-1' ? true : undefined;
+      return free.length === 1 && free[0].metadata.name === 'warm-pool-1' ? true : undefined;
     });
     assert.deepEqual(names(await membersOf('warm')), ['warm-pool-0', 'warm-pool-1']);
   });
@@ -214,7 +219,7 @@ describe('PoolController', () => {
       spec: { resourceClass: 'gone' },
     });
     await until('the claim to take the member', async () => {
-      const m = await server.client.get(pgRef, member!.metadata.name!, SYS);
+      const m = await server.client.get(pgRef, member.metadata.name!, SYS);
       return (m.spec as { claimRef?: unknown }).claimRef ? true : undefined;
     });
     await until('a refill', async () => ((await membersOf('gone')).length === 2 ? true : undefined));
@@ -223,7 +228,7 @@ describe('PoolController', () => {
       const ms = await membersOf('gone');
       return ms.length === 1 ? ms : undefined;
     });
-    assert.equal(left[0]!.metadata.name, member!.metadata.name, 'the bound member stays');
+    assert.equal(left[0].metadata.name, member.metadata.name, 'the bound member stays');
   });
 
   test('a second pool manager running at once (a restart overlapping a crash) creates no extras', async () => {
@@ -247,12 +252,15 @@ describe('PoolController', () => {
       supportedResources: ['PostgreSQLInstance.v1alpha1.storage.conductor.io'],
       pool: { minFree: 1 },
       template: { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', spec: { databaseName: 'app' } },
-    } as KObject);
+    });
     const members = await until('a member of the tenant class', async () => {
       const list = await server.client.list(pgRef, { labelSelector: `conductor.io/resource-class=${APP}.tenant-pool` });
       return list.items.length > 0 ? list.items : undefined;
     });
-    assert.deepEqual(members.map((m) => `${m.metadata.namespace}/${m.metadata.name}`), [`${SYS}/tenant-pool-pool-0`]);
+    assert.deepEqual(
+      members.map((m) => `${m.metadata.namespace}/${m.metadata.name}`),
+      [`${SYS}/tenant-pool-pool-0`],
+    );
     assert.equal((await server.client.list(pgRef, { namespace: APP })).items.length, 0, "nothing in the tenant's namespace");
     await server.client.delete(apiRefs.resourceclasses, 'tenant-pool', { namespace: APP });
   });
@@ -265,7 +273,11 @@ describe('PoolController', () => {
   });
 
   test('a template the API rejects: a PoolScaleUpFailed warning with the reason, and no member', async () => {
-    await applyClass('broken', { minFree: 1 }, { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', spec: { port: 'not-a-port' } });
+    await applyClass(
+      'broken',
+      { minFree: 1 },
+      { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', spec: { port: 'not-a-port' } },
+    );
     const ev = await until('a PoolScaleUpFailed event', async () => (await eventsOf('broken', poolReasons.cannotScaleUp))[0]);
     assert.equal(ev.type, 'Warning');
     assert.match(String(ev.message), /broken-pool-0.*port/);
@@ -280,7 +292,17 @@ describe('PoolController', () => {
       attempted.push(name);
       // The claim controller wins: it writes claimRef between the pool's read and its delete.
       if (name === 'race-pool-1') {
-        await server.client.patch(pgRef, name, 'merge', { spec: { claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', namespace: APP, name: 'winner', uid: 'uid-of-winner' } } }, { namespace: SYS });
+        await server.client.patch(
+          pgRef,
+          name,
+          'merge',
+          {
+            spec: {
+              claimRef: { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', namespace: APP, name: 'winner', uid: 'uid-of-winner' },
+            },
+          },
+          { namespace: SYS },
+        );
       }
     };
     try {
@@ -289,7 +311,7 @@ describe('PoolController', () => {
       await sleep(500);
       const ms = await membersOf('race');
       assert.deepEqual(names(ms), ['race-pool-0', 'race-pool-1'], 'nothing deleted: one free (maxFree 1) and one taken');
-      assert.equal((ms[1]!.spec as { claimRef?: { name?: string } }).claimRef?.name, 'winner');
+      assert.equal((ms[1].spec as { claimRef?: { name?: string } }).claimRef?.name, 'winner');
       assert.equal(ms.filter((m) => m.metadata.deletionTimestamp).length, 0);
     } finally {
       beforeDelete = undefined;

@@ -1,5 +1,5 @@
 /**
- * A PoolController keeps the warm pools of ResourceClasses (DESIGN 3.6 point 6): a class
+ * A PoolController keeps the warm pools of ResourceClasses (docs/design.md 3.6 point 6): a class
  * with `pool.minFree > 0` has that many unbound resources of its template provisioned, so a
  * claim of its profile binds at once to one of them (the scheduler prefers existing
  * Available resources to provisioning); `pool.maxFree` caps the unbound ones and

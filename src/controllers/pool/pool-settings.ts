@@ -1,5 +1,5 @@
 /**
- * Reading a ResourceClass's `pool` (DESIGN 3.3, 3.6 point 6) and `template`. Classes come
+ * Reading a ResourceClass's `pool` (docs/design.md 3.3, 3.6 point 6) and `template`. Classes come
  * from an informer as JSON; the API server has validated them against the CRD schema, but
  * this reads defensively so an object written elsewhere (a real cluster without our
  * validation) cannot crash the pool manager.

@@ -181,7 +181,7 @@ describe('planPool', () => {
       fc.property(arbInput, ({ settings: s, members }) => {
         const plan = planPool(s, members);
         for (const d of plan.delete) assert.ok(d.pooled && d.state === 'free' && d.available, `deletes ${JSON.stringify(d)}`);
-        for (let i = 1; i < plan.delete.length; i++) assert.ok(plan.delete[i - 1]!.createdAt >= plan.delete[i]!.createdAt);
+        for (let i = 1; i < plan.delete.length; i++) assert.ok(plan.delete[i - 1].createdAt >= plan.delete[i].createdAt);
         if (plan.trimReason === 'surplus') assert.ok(plan.free - plan.delete.length >= Math.max(s.maxFree, s.minFree));
       }),
     );

@@ -1,5 +1,5 @@
 /**
- * The sizing decision of a warm pool (DESIGN 3.6 point 6), a pure function of the class's
+ * The sizing decision of a warm pool (docs/design.md 3.6 point 6), a pure function of the class's
  * pool settings and its resources:
  *
  * - Fill: fewer than `minFree` free (unbound) resources → create the difference, but never

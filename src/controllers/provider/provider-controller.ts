@@ -15,7 +15,7 @@ import { builtinRefs, resourceRef, type Client } from '../../client/types.js';
 import { WorkQueue, type WorkResult } from '../../client/work-queue.js';
 import { providerKind } from '../../apis/core/kinds.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
-import type { Condition, KObject } from '../../machinery/object.js';
+import type { KObject } from '../../machinery/object.js';
 import { deepEqual, isPlainObject } from '../../machinery/object.js';
 import type { ProviderModule } from '../../providers/spi.js';
 import { decodeSecretData } from '../managed/connect-context.js';
@@ -74,7 +74,9 @@ export class ProviderController {
       const id = `${kind.plural}.${kind.group}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      this.resources.push(cacheInformer(client, options.informers, resourceRef(`${kind.group}/${kind.version}`, kind.kind, kind.plural, true), scope, this.log));
+      this.resources.push(
+        cacheInformer(client, options.informers, resourceRef(`${kind.group}/${kind.version}`, kind.kind, kind.plural, true), scope, this.log),
+      );
     }
   }
 
@@ -85,7 +87,8 @@ export class ProviderController {
       onUpdate: (old, p) => {
         const a = old.metadata;
         const b = p.metadata;
-        if (a.generation !== b.generation || !deepEqual(a.labels ?? {}, b.labels ?? {}) || !deepEqual(a.annotations ?? {}, b.annotations ?? {})) this.queue.add(objectKey(p));
+        if (a.generation !== b.generation || !deepEqual(a.labels ?? {}, b.labels ?? {}) || !deepEqual(a.annotations ?? {}, b.annotations ?? {}))
+          this.queue.add(objectKey(p));
       },
     });
     const touch = (r: KObject) => {
@@ -169,9 +172,12 @@ export class ProviderController {
         if (isConflict(err)) return { requeueAfterMs: 0 };
         throw err;
       }
-      const before = findCondition(readConditions(status.conditions), READY) as Condition | undefined;
+      const before = findCondition(readConditions(status.conditions), READY);
       if (before?.status !== ready.status || before.reason !== ready.reason) {
-        this.log?.info({ controller: 'provider', provider: key, ready: ready.status, reason: ready.reason, message: ready.message }, 'provider readiness changed');
+        this.log?.info(
+          { controller: 'provider', provider: key, ready: ready.status, reason: ready.reason, message: ready.message },
+          'provider readiness changed',
+        );
       }
     }
     return { requeueAfterMs: this.recheckMs };

@@ -14,18 +14,48 @@ const module = (type: 'local' | 'gcp', check?: ProviderModule['check']): Provide
 const deadlines = { timeoutMs: 60_000 };
 
 describe('providerReadiness', () => {
-  const cases: { reason: string; provider: KObject; modules: ProviderModule[]; credentials?: Parameters<typeof providerReadiness>[2]; want: ProviderCheck | RegExp }[] = [
-    { reason: 'a type no module provides is not installed', provider: provider('gcp'), modules: [module('local')], want: /TypeNotInstalled: no provider of type "gcp" is installed in this Conductor \(installed types: local\)/ },
+  const cases: {
+    reason: string;
+    provider: KObject;
+    modules: ProviderModule[];
+    credentials?: Parameters<typeof providerReadiness>[2];
+    want: ProviderCheck | RegExp;
+  }[] = [
+    {
+      reason: 'a type no module provides is not installed',
+      provider: provider('gcp'),
+      modules: [module('local')],
+      want: /TypeNotInstalled: no provider of type "gcp" is installed in this Conductor \(installed types: local\)/,
+    },
     { reason: 'no type at all is an invalid spec', provider: provider(), modules: [module('local')], want: /InvalidSpec: spec.type is missing/ },
-    { reason: 'a missing credentials Secret', provider: provider('local'), modules: [module('local')], credentials: { kind: 'missing', secret: 'ns/creds' }, want: /CredentialsNotFound: the credentials Secret ns\/creds named by spec.credentialsSecretRef does not exist/ },
-    { reason: 'a module without check is ready', provider: provider('local'), modules: [module('local')], want: { ready: true, message: 'the local provider is installed and needs nothing more' } },
+    {
+      reason: 'a missing credentials Secret',
+      provider: provider('local'),
+      modules: [module('local')],
+      credentials: { kind: 'missing', secret: 'ns/creds' },
+      want: /CredentialsNotFound: the credentials Secret ns\/creds named by spec.credentialsSecretRef does not exist/,
+    },
+    {
+      reason: 'a module without check is ready',
+      provider: provider('local'),
+      modules: [module('local')],
+      want: { ready: true, message: 'the local provider is installed and needs nothing more' },
+    },
     {
       reason: 'every module of the type must pass; the first failing one answers',
       provider: provider('local'),
-      modules: [module('local', async () => ({ ready: true, message: 'found a' })), module('local', async () => ({ ready: false, reason: 'ProgramsMissing', message: 'b is missing' }))],
+      modules: [
+        module('local', async () => ({ ready: true, message: 'found a' })),
+        module('local', async () => ({ ready: false, reason: 'ProgramsMissing', message: 'b is missing' })),
+      ],
       want: { ready: false, reason: 'ProgramsMissing', message: 'b is missing' },
     },
-    { reason: 'a check that throws is CheckFailed', provider: provider('local'), modules: [module('local', async () => Promise.reject(new Error('boom')))], want: /CheckFailed: the local provider's check failed: boom/ },
+    {
+      reason: 'a check that throws is CheckFailed',
+      provider: provider('local'),
+      modules: [module('local', async () => Promise.reject(new Error('boom')))],
+      want: /CheckFailed: the local provider's check failed: boom/,
+    },
     {
       reason: 'a check never quotes a credential',
       provider: provider('local'),
@@ -50,7 +80,10 @@ describe('providerReadiness', () => {
     });
     const got = await providerReadiness(provider('local'), [hanging], { kind: 'none' }, { timeoutMs: 50 });
     assert.equal(got.ready, false);
-    assert.match(got.ready ? '' : `${got.reason}: ${got.message}`, /CheckFailed: .*provider call check on Provider\/conductor-system\/p did not finish in 50ms; cancelled/);
+    assert.match(
+      got.ready ? '' : `${got.reason}: ${got.message}`,
+      /CheckFailed: .*provider call check on Provider\/conductor-system\/p did not finish in 50ms; cancelled/,
+    );
     assert.equal(signal?.aborted, true);
   });
 });

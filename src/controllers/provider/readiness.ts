@@ -53,9 +53,15 @@ export async function providerReadiness(
     : { ...verdict, message: redactor.redact(verdict.message) };
 }
 
-async function decide(provider: KObject, modules: readonly ProviderModule[], credentials: CredentialsLookup, deadlines: DeadlineOptions): Promise<ProviderCheck> {
+async function decide(
+  provider: KObject,
+  modules: readonly ProviderModule[],
+  credentials: CredentialsLookup,
+  deadlines: DeadlineOptions,
+): Promise<ProviderCheck> {
   const type = providerType(provider);
-  if (type === undefined) return { ready: false, reason: providerReasons.invalidSpec, message: 'spec.type is missing: want local, kubernetes, gcp, azure or aws' };
+  if (type === undefined)
+    return { ready: false, reason: providerReasons.invalidSpec, message: 'spec.type is missing: want local, kubernetes, gcp, azure or aws' };
   const ofType = modules.filter((m) => m.type === type);
   if (ofType.length === 0) {
     const installed = [...new Set(modules.map((m) => m.type))].sort().join(', ') || 'none';
@@ -66,10 +72,18 @@ async function decide(provider: KObject, modules: readonly ProviderModule[], cre
     };
   }
   if (credentials.kind === 'missing') {
-    return { ready: false, reason: providerReasons.credentialsNotFound, message: `the credentials Secret ${credentials.secret} named by spec.credentialsSecretRef does not exist` };
+    return {
+      ready: false,
+      reason: providerReasons.credentialsNotFound,
+      message: `the credentials Secret ${credentials.secret} named by spec.credentialsSecretRef does not exist`,
+    };
   }
   if (credentials.kind === 'unreadable') {
-    return { ready: false, reason: providerReasons.cannotReadCredentials, message: `cannot read the credentials Secret ${credentials.secret}: ${credentials.error}` };
+    return {
+      ready: false,
+      reason: providerReasons.cannotReadCredentials,
+      message: `cannot read the credentials Secret ${credentials.secret}: ${credentials.error}`,
+    };
   }
   const found: string[] = [];
   for (const module of ofType) {

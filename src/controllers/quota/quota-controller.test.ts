@@ -26,7 +26,11 @@ function madeFor(c: KObject, cls?: string): KObject {
   return {
     apiVersion: 'database.memory.conductor.io/v1alpha1',
     kind: 'MemoryDatabase',
-    metadata: { name: `${c.metadata.name}-db`, namespace: 'conductor-system', ...(cls ? { labels: { [RESOURCE_CLASS_LABEL]: `conductor-system.${cls}` } } : {}) },
+    metadata: {
+      name: `${c.metadata.name}-db`,
+      namespace: 'conductor-system',
+      ...(cls ? { labels: { [RESOURCE_CLASS_LABEL]: `conductor-system.${cls}` } } : {}),
+    },
     spec: { claimRef: { namespace: c.metadata.namespace, name: c.metadata.name, uid: c.metadata.uid } },
   };
 }
@@ -45,7 +49,8 @@ function quota(hard: Record<string, string | number>, status?: Record<string, un
 
 function setup(): { fake: FakeClient; controller: QuotaController } {
   const fake = new FakeClient();
-  for (const crd of [claimQuotaKind.crd(), resourceClassKind.crd(), mysqlInstanceKind.crd(), volumeKind.crd(), memoryDatabaseKind.crd()]) fake.seed(crds, established(crd));
+  for (const crd of [claimQuotaKind.crd(), resourceClassKind.crd(), mysqlInstanceKind.crd(), volumeKind.crd(), memoryDatabaseKind.crd()])
+    fake.seed(crds, established(crd));
   const controller = new QuotaController(fake, { logger: pino({ level: 'silent' }) });
   running.push(controller);
   return { fake, controller };
@@ -73,7 +78,7 @@ async function statusBecomes(fake: FakeClient, want: unknown, name = 'q'): Promi
 }
 
 describe('QuotaController', () => {
-  test('mirrors hard and counts the namespace\'s claims of every kind (other namespaces not)', async () => {
+  test("mirrors hard and counts the namespace's claims of every kind (other namespaces not)", async () => {
     const { fake, controller } = setup();
     fake.seed(quotas, quota({ claims: 10, 'requests.storage': '500Gi', 'performance.claims': 2, pods: 1 }));
     fake.seed(mysql, claim(mysql, 'a', { resourceClass: 'performance', requirements: { capacity: { storage: '25Gi' } } }));
@@ -121,7 +126,10 @@ describe('QuotaController', () => {
     fake.seed(apiRefs.resourceclasses, cls('perf-a', '25'));
     fake.seed(quotas, quota({ 'cost.monthly': '300' }));
     fake.seed(mysql, claim(mysql, 'pending', { resourceClass: 'performance' }));
-    const bound = fake.seed(mysql, { ...claim(mysql, 'bound', { resourceClass: 'performance' }), status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'perf-a' } } });
+    const bound = fake.seed(mysql, {
+      ...claim(mysql, 'bound', { resourceClass: 'performance' }),
+      status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'perf-a' } },
+    });
     fake.seed(memoryDbs, madeFor(bound, 'perf-a'));
     await controller.start();
     await statusBecomes(fake, { hard: { 'cost.monthly': '300' }, used: { 'cost.monthly': '50' } });
@@ -141,11 +149,17 @@ describe('QuotaController', () => {
       resourceClass: 'gold',
       supportedResources: ['MySQLInstance.v1alpha1.storage.conductor.io'],
       template: { apiVersion: 'x.conductor.io/v1alpha1', kind: 'X' },
-    } as KObject);
+    });
     fake.seed(quotas, quota({ 'cost.monthly': '1000' }));
     // As its owner could write: bound to a free class, or to a static resource.
-    fake.seed(mysql, { ...claim(mysql, 'forged-class', { resourceClass: 'gold' }), status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'free' } } });
-    fake.seed(mysql, { ...claim(mysql, 'forged-static', { resourceClass: 'gold' }), status: { phase: 'Bound', resourceRef: { name: 'static', namespace: 'conductor-system' } } });
+    fake.seed(mysql, {
+      ...claim(mysql, 'forged-class', { resourceClass: 'gold' }),
+      status: { phase: 'Bound', classRef: { namespace: 'conductor-system', name: 'free' } },
+    });
+    fake.seed(mysql, {
+      ...claim(mysql, 'forged-static', { resourceClass: 'gold' }),
+      status: { phase: 'Bound', resourceRef: { name: 'static', namespace: 'conductor-system' } },
+    });
     await controller.start();
     await statusBecomes(fake, { hard: { 'cost.monthly': '1000' }, used: { 'cost.monthly': '200' } });
     // A static resource whose own record binds one of them: that one costs nothing now.
@@ -165,7 +179,12 @@ describe('QuotaController', () => {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'widgets.extra.conductor.io', labels: { 'conductor.io/abstract': 'true' } },
-      spec: { group: 'extra.conductor.io', scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true }] },
+      spec: {
+        group: 'extra.conductor.io',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
     });
     fake.seed(widgets, claim(widgets, 'w1'));
     fake.seed(widgets, claim(widgets, 'w2'));
@@ -203,11 +222,29 @@ describe('claimRefOf', () => {
       },
     });
   const cases: Array<{ reason: string; crd: KObject; want: ResourceRef | undefined }> = [
-    { reason: 'the claim category makes a claim kind (storage version chosen)', crd: base({ categories: ['claim'] }), want: { group: 'x.io', version: 'v1', resource: 'things', namespaced: true, kind: 'Thing' } },
-    { reason: 'the abstract label makes a claim kind', crd: base({ labels: { 'conductor.io/abstract': 'true' } }), want: { group: 'x.io', version: 'v1', resource: 'things', namespaced: true, kind: 'Thing' } },
+    {
+      reason: 'the claim category makes a claim kind (storage version chosen)',
+      crd: base({ categories: ['claim'] }),
+      want: { group: 'x.io', version: 'v1', resource: 'things', namespaced: true, kind: 'Thing' },
+    },
+    {
+      reason: 'the abstract label makes a claim kind',
+      crd: base({ labels: { 'conductor.io/abstract': 'true' } }),
+      want: { group: 'x.io', version: 'v1', resource: 'things', namespaced: true, kind: 'Thing' },
+    },
     { reason: 'other CRDs are not claims', crd: base({ categories: ['managed'] }), want: undefined },
     { reason: 'cluster-scoped kinds cannot be claims', crd: base({ categories: ['claim'], scope: 'Cluster' }), want: undefined },
-    { reason: 'a storage version that is not served gives way to a served one', crd: base({ categories: ['claim'], versions: [{ name: 'v2', served: true, storage: false }, { name: 'v1', served: false, storage: true }] }), want: { group: 'x.io', version: 'v2', resource: 'things', namespaced: true, kind: 'Thing' } },
+    {
+      reason: 'a storage version that is not served gives way to a served one',
+      crd: base({
+        categories: ['claim'],
+        versions: [
+          { name: 'v2', served: true, storage: false },
+          { name: 'v1', served: false, storage: true },
+        ],
+      }),
+      want: { group: 'x.io', version: 'v2', resource: 'things', namespaced: true, kind: 'Thing' },
+    },
     { reason: 'a CRD not yet Established is not used', crd: { ...base({ categories: ['claim'] }), status: {} }, want: undefined },
   ];
   for (const c of cases) test(c.reason, () => assert.deepEqual(claimRefOf(c.crd), c.want));

@@ -84,7 +84,12 @@ export class QuotaController {
     this.classes.addHandler({
       onAdd: () => this.classesChanged(),
       onUpdate: (old, c) => {
-        if (!deepEqual(old.metadata.annotations, c.metadata.annotations) || !deepEqual(old['resourceClass'], c['resourceClass']) || !deepEqual(old['supportedResources'], c['supportedResources'])) this.classesChanged();
+        if (
+          !deepEqual(old.metadata.annotations, c.metadata.annotations) ||
+          !deepEqual(old['resourceClass'], c['resourceClass']) ||
+          !deepEqual(old['supportedResources'], c['supportedResources'])
+        )
+          this.classesChanged();
       },
       onDelete: () => this.classesChanged(),
     });
@@ -93,7 +98,8 @@ export class QuotaController {
     await Promise.all(base.map((i) => i.waitForSync()));
     await Promise.all([...this.claimKinds.values(), ...this.concreteKinds.values()].map((e) => e.informer.waitForSync()));
     void this.queue.runWorkers(this.opts.workers ?? 2, (key) => this.reconcile(key), {
-      onError: (key, err) => this.log.warn({ quota: key, err: err instanceof Error ? err.message : String(err) }, 'cannot update ClaimQuota status; retrying with backoff'),
+      onError: (key, err) =>
+        this.log.warn({ quota: key, err: err instanceof Error ? err.message : String(err) }, 'cannot update ClaimQuota status; retrying with backoff'),
     });
   }
 
@@ -207,12 +213,19 @@ export class QuotaController {
     const quota = this.quotas.store.get(namespace, name);
     if (!quota) return;
     // Counting from a cache that is still filling would under-report.
-    if ([...this.claimKinds.values(), ...this.concreteKinds.values()].some((e) => !e.informer.hasSynced()) || !this.classes.hasSynced()) return { requeueAfterMs: 200 };
+    if ([...this.claimKinds.values(), ...this.concreteKinds.values()].some((e) => !e.informer.hasSynced()) || !this.classes.hasSynced())
+      return { requeueAfterMs: 200 };
     const claims: KObject[] = [];
     for (const e of this.claimKinds.values()) claims.push(...e.informer.store.list(namespace));
     // Claims are priced by the records of the resources binding them, never by their status.
     const bound = () => boundResourceIndex([...this.concreteKinds.values()].flatMap((e) => e.informer.store.list()));
-    const want = quotaStatusFor(quota, claims, () => this.classes.store.list(), (message) => this.log.warn({ namespace, name }, message), bound);
+    const want = quotaStatusFor(
+      quota,
+      claims,
+      () => this.classes.store.list(),
+      (message) => this.log.warn({ namespace, name }, message),
+      bound,
+    );
     const have = isPlainObject(quota.status) ? quota.status : {};
     if (deepEqual(have.hard, want.hard) && deepEqual(have.used, want.used)) return;
     try {

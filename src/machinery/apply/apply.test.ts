@@ -9,7 +9,12 @@ import { trackUpdate } from './track-update.js';
 import { configMap, configMapSchema, owners, t0, t1, t2, widget, widgetSchema, widgetVersion } from './test-fixtures.js';
 
 /** Applies a Widget spec as `manager` over `live`. */
-function applyWidget(live: KObject | undefined, manager: string, spec: Record<string, unknown> | undefined, extra: { force?: boolean; now?: Date; meta?: Record<string, unknown> } = {}): ApplyResult {
+function applyWidget(
+  live: KObject | undefined,
+  manager: string,
+  spec: Record<string, unknown> | undefined,
+  extra: { force?: boolean; now?: Date; meta?: Record<string, unknown> } = {},
+): ApplyResult {
   return apply({
     live,
     applied: widget(spec, extra.meta),
@@ -87,7 +92,11 @@ describe('apply: merging and field removal', () => {
       wantSpec: { ports: [{ port: 443, name: 'https' }, { port: 8080 }] },
       wantOwners: [
         { manager: 'a', operation: 'Apply', fields: { 'f:spec': { 'f:ports': { 'k:{"port":8080,"protocol":"TCP"}': { '.': {}, 'f:port': {} } } } } },
-        { manager: 'b', operation: 'Apply', fields: { 'f:spec': { 'f:ports': { 'k:{"port":443,"protocol":"TCP"}': { '.': {}, 'f:name': {}, 'f:port': {} } } } } },
+        {
+          manager: 'b',
+          operation: 'Apply',
+          fields: { 'f:spec': { 'f:ports': { 'k:{"port":443,"protocol":"TCP"}': { '.': {}, 'f:name': {}, 'f:port': {} } } } },
+        },
       ],
     },
     {
@@ -168,9 +177,7 @@ describe('apply: merging and field removal', () => {
   }
 
   test('map-list items keep applied order, live-only items stay after the item they followed', () => {
-    const live = applyAll([
-      { manager: 'b', spec: { containers: [{ name: 'a' }, { name: 'keep' }, { name: 'b' }] } },
-    ]);
+    const live = applyAll([{ manager: 'b', spec: { containers: [{ name: 'a' }, { name: 'keep' }, { name: 'b' }] } }]);
     const got = applyWidget(live, 'c', { containers: [{ name: 'b', image: '2' }, { name: 'a', image: '1' }, { name: 'new' }] }).object;
     assert.deepEqual(specOf(got), {
       containers: [{ name: 'b', image: '2' }, { name: 'a', image: '1' }, { name: 'keep' }, { name: 'new' }],
@@ -179,14 +186,16 @@ describe('apply: merging and field removal', () => {
 
   test('the entry records manager, operation, version, time and FieldsV1', () => {
     const got = applyWidget(undefined, 'a', { replicas: 1 }, { now: new Date('2024-05-06T07:08:09.123Z') });
-    assert.deepEqual(got.managedFields, [{
-      manager: 'a',
-      operation: 'Apply',
-      apiVersion: widgetVersion,
-      time: '2024-05-06T07:08:09Z',
-      fieldsType: 'FieldsV1',
-      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
-    }]);
+    assert.deepEqual(got.managedFields, [
+      {
+        manager: 'a',
+        operation: 'Apply',
+        apiVersion: widgetVersion,
+        time: '2024-05-06T07:08:09Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      },
+    ]);
     assert.deepEqual(got.object.metadata.managedFields, got.managedFields);
   });
 
@@ -204,7 +213,14 @@ describe('apply: merging and field removal', () => {
     const applied = applyWidget(undefined, 'a', { replicas: 1, image: 'i' }).object;
     const edited = structuredClone(applied);
     (edited.spec as Record<string, unknown>).image = 'j';
-    edited.metadata.managedFields = trackUpdate({ old: applied, updated: edited, manager: 'kubectl-edit', schema: widgetSchema, apiVersion: widgetVersion, now: t1 });
+    edited.metadata.managedFields = trackUpdate({
+      old: applied,
+      updated: edited,
+      manager: 'kubectl-edit',
+      schema: widgetSchema,
+      apiVersion: widgetVersion,
+      now: t1,
+    });
     const got = applyWidget(edited, 'a', { replicas: 1 }, { now: t2 }).object;
     assert.deepEqual(specOf(got), { replicas: 1, image: 'j' });
     assert.deepEqual(owners(got.metadata.managedFields), [
@@ -217,7 +233,13 @@ describe('apply: merging and field removal', () => {
 describe('apply: conflicts', () => {
   test('a differing value owned by an Update manager fails with the Kubernetes message and cause', () => {
     const created = configMap({ key: 'a' }, { uid: 'u1' });
-    created.metadata.managedFields = trackUpdate({ updated: created, manager: 'kubectl-client-side-apply', schema: configMapSchema, apiVersion: 'v1', now: t0 });
+    created.metadata.managedFields = trackUpdate({
+      updated: created,
+      manager: 'kubectl-client-side-apply',
+      schema: configMapSchema,
+      apiVersion: 'v1',
+      now: t0,
+    });
     assert.throws(
       () => apply({ live: created, applied: configMap({ key: 'b' }), manager: 'kubectl', schema: configMapSchema, apiVersion: 'v1', now: t1 }),
       (err: unknown) => {
@@ -239,7 +261,13 @@ describe('apply: conflicts', () => {
 
   test('an equal value is shared, not a conflict', () => {
     const created = configMap({ key: 'a' }, { uid: 'u1' });
-    created.metadata.managedFields = trackUpdate({ updated: created, manager: 'kubectl-client-side-apply', schema: configMapSchema, apiVersion: 'v1', now: t0 });
+    created.metadata.managedFields = trackUpdate({
+      updated: created,
+      manager: 'kubectl-client-side-apply',
+      schema: configMapSchema,
+      apiVersion: 'v1',
+      now: t0,
+    });
     const got = apply({ live: created, applied: configMap({ key: 'a' }), manager: 'kubectl', schema: configMapSchema, apiVersion: 'v1', now: t1 });
     assert.deepEqual(owners(got.managedFields), [
       { manager: 'kubectl-client-side-apply', operation: 'Update', fields: { 'f:data': { '.': {}, 'f:key': {} } } },
@@ -258,13 +286,16 @@ describe('apply: conflicts', () => {
       (err: unknown) => {
         assert.ok(isApiError(err));
         assert.equal(err.code, 409);
-        assert.equal(err.message, [
-          'Apply failed with 3 conflicts: conflicts with "a":',
-          '- .spec.image',
-          '- .spec.replicas',
-          `conflicts with "b" using ${widgetVersion}:`,
-          '- .metadata.labels.app',
-        ].join('\n'));
+        assert.equal(
+          err.message,
+          [
+            'Apply failed with 3 conflicts: conflicts with "a":',
+            '- .spec.image',
+            '- .spec.replicas',
+            `conflicts with "b" using ${widgetVersion}:`,
+            '- .metadata.labels.app',
+          ].join('\n'),
+        );
         assert.deepEqual(err.status.details?.causes, [
           { reason: 'FieldManagerConflict', message: 'conflict with "a"', field: '.spec.image' },
           { reason: 'FieldManagerConflict', message: 'conflict with "a"', field: '.spec.replicas' },
@@ -308,8 +339,8 @@ describe('apply: conflicts', () => {
     const live = widget({ replicas: 1, image: 'i' }, { uid: 'u1' });
     assert.throws(
       () => applyWidget(live, 'a', { replicas: 2 }),
-      (err: unknown) => isApiError(err) &&
-        err.message === `Apply failed with 1 conflict: conflict with "before-first-apply" using ${widgetVersion}: .spec.replicas`,
+      (err: unknown) =>
+        isApiError(err) && err.message === `Apply failed with 1 conflict: conflict with "before-first-apply" using ${widgetVersion}: .spec.replicas`,
     );
     const got = applyWidget(live, 'a', { replicas: 1 });
     assert.deepEqual(owners(got.managedFields), [
@@ -341,9 +372,15 @@ describe('apply: entries and no-ops', () => {
       { manager: 'z', spec: { tags: ['t'] } },
     ]);
     const got = applyWidget(live, 'x', { replicas: 3 });
-    assert.deepEqual(got.managedFields.map((e) => e.manager), ['x', 'y', 'z']);
+    assert.deepEqual(
+      got.managedFields.map((e) => e.manager),
+      ['x', 'y', 'z'],
+    );
     const more = applyWidget(got.object, 'w', { args: ['a'] });
-    assert.deepEqual(more.managedFields.map((e) => e.manager), ['x', 'y', 'z', 'w']);
+    assert.deepEqual(
+      more.managedFields.map((e) => e.manager),
+      ['x', 'y', 'z', 'w'],
+    );
   });
 
   test('a subresource apply has its own entry and ignored paths are not owned', () => {
@@ -358,10 +395,13 @@ describe('apply: entries and no-ops', () => {
       subresource: 'status',
       ignore: [['spec'], ['metadata', 'labels']],
     });
-    assert.deepEqual(got.managedFields.map((e) => [e.manager, e.subresource ?? '', e.fieldsV1]), [
-      ['a', '', { 'f:spec': { 'f:replicas': {} } }],
-      ['a', 'status', { 'f:status': { 'f:phase': {} } }],
-    ]);
+    assert.deepEqual(
+      got.managedFields.map((e) => [e.manager, e.subresource ?? '', e.fieldsV1]),
+      [
+        ['a', '', { 'f:spec': { 'f:replicas': {} } }],
+        ['a', 'status', { 'f:status': { 'f:phase': {} } }],
+      ],
+    );
     assert.deepEqual(got.object.status, { phase: 'Ready' });
     assert.deepEqual(got.object.spec, { replicas: 1 }, 'the main entry was not pruned by the status apply');
   });

@@ -12,14 +12,7 @@ import { conflictError } from './conflict.js';
 import { collectFields, ShapeError } from './field-set-of.js';
 import { FieldSet } from './field-set.js';
 import type { FieldsEntry } from './managed-fields.js';
-import {
-  beforeFirstApplyManager,
-  capUpdateManagers,
-  decodeStoredManagedFields,
-  encodeManagedFields,
-  entryIdentity,
-  formatTime,
-} from './managed-fields.js';
+import { beforeFirstApplyManager, capUpdateManagers, decodeStoredManagedFields, encodeManagedFields, entryIdentity, formatTime } from './managed-fields.js';
 import { mergeApplied, removeFields, stripNulls } from './merge.js';
 import { PathFilter } from './path-filter.js';
 import { rootSchema } from './type-info.js';
@@ -157,7 +150,7 @@ export function apply(opts: ApplyOptions): ApplyResult {
   const result = object as unknown as KObject;
   setManagedFields(result, managedFields);
   const before = (opts.live?.metadata?.managedFields ?? []) as unknown as JsonValue;
-  return { object: result, managedFields, changed: objectChanged || !deepEqual(before, managedFields as unknown as JsonValue) };
+  return { object: result, managedFields, changed: objectChanged || !deepEqual(before, managedFields) };
 }
 
 /** A copy of an object's JSON without `metadata.managedFields` (an empty object when absent). */

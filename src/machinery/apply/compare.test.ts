@@ -28,8 +28,22 @@ describe('compareObjects', () => {
     },
     {
       reason: 'map-list items compare by key, not position',
-      before: obj(widget({ containers: [{ name: 'a', image: '1' }, { name: 'b', image: '2' }] })),
-      after: obj(widget({ containers: [{ name: 'b', image: '3' }, { name: 'c', image: '4' }] })),
+      before: obj(
+        widget({
+          containers: [
+            { name: 'a', image: '1' },
+            { name: 'b', image: '2' },
+          ],
+        }),
+      ),
+      after: obj(
+        widget({
+          containers: [
+            { name: 'b', image: '3' },
+            { name: 'c', image: '4' },
+          ],
+        }),
+      ),
       want: {
         added: ['.spec.containers[name="c"]', '.spec.containers[name="c"].image', '.spec.containers[name="c"].name'],
         modified: ['.spec.containers[name="b"].image'],
@@ -64,10 +78,7 @@ describe('compareObjects', () => {
   for (const c of cases) {
     test(c.reason, () => {
       const got = compareObjects(c.before, c.after, widgetSchema);
-      assert.deepEqual(
-        { added: got.added.toStrings(), modified: got.modified.toStrings(), removed: got.removed.toStrings() },
-        c.want,
-      );
+      assert.deepEqual({ added: got.added.toStrings(), modified: got.modified.toStrings(), removed: got.removed.toStrings() }, c.want);
     });
   }
 });

@@ -38,12 +38,7 @@ export function compareObjects(
 }
 
 /** compareValues is compareObjects without the default filtering and metadata schema. */
-export function compareValues(
-  before: JsonValue | undefined,
-  after: JsonValue | undefined,
-  schema: Schema,
-  filter: PathFilter | undefined,
-): Comparison {
+export function compareValues(before: JsonValue | undefined, after: JsonValue | undefined, schema: Schema, filter: PathFilter | undefined): Comparison {
   const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   compare(before, after, schema, filter, [], out);
   return out;
@@ -64,14 +59,7 @@ function leaf(l: JsonValue | undefined, r: JsonValue | undefined, path: FieldPat
   else if (!deepEqual(l, r)) out.modified.insert(path);
 }
 
-function compare(
-  l: JsonValue | undefined,
-  r: JsonValue | undefined,
-  schema: Schema,
-  filter: PathFilter | undefined,
-  path: FieldPath,
-  out: Comparison,
-): void {
+function compare(l: JsonValue | undefined, r: JsonValue | undefined, schema: Schema, filter: PathFilter | undefined, path: FieldPath, out: Comparison): void {
   if (l === undefined && r === undefined) return;
   if (isMapOrAbsent(l) && isMapOrAbsent(r) && !isAtomicMap(schema)) {
     const lm = l ?? {};

@@ -32,7 +32,7 @@ export function conflictError(conflicts: readonly Conflict[]): ApiError {
   }));
   let message: string;
   if (sorted.length === 1) {
-    const only = sorted[0] as Conflict;
+    const only = sorted[0];
     message = `Apply failed with 1 conflict: conflict with ${describeManager(only.manager)}: ${pathToString(only.path)}`;
   } else {
     const lines: string[] = [];

@@ -18,7 +18,11 @@ describe('encodeElement / decodeElement', () => {
     { reason: 'a field is f:name', element: fieldElement('data'), encoded: 'f:data' },
     { reason: 'a field name may hold dots and colons', element: fieldElement('app.kubernetes.io/name:x'), encoded: 'f:app.kubernetes.io/name:x' },
     { reason: 'a keyed item is k: with its key as JSON', element: keyElement({ name: 'x' }), encoded: 'k:{"name":"x"}' },
-    { reason: 'key fields are sorted by name', element: keyElement({ protocol: 'TCP', containerPort: 80 }), encoded: 'k:{"containerPort":80,"protocol":"TCP"}' },
+    {
+      reason: 'key fields are sorted by name',
+      element: keyElement({ protocol: 'TCP', containerPort: 80 }),
+      encoded: 'k:{"containerPort":80,"protocol":"TCP"}',
+    },
     { reason: 'a set item is v: with its value as JSON', element: valueElement('a"b'), encoded: 'v:"a\\"b"' },
     { reason: 'a numeric set item', element: valueElement(42), encoded: 'v:42' },
     { reason: 'a positional item is i:N', element: indexElement(3), encoded: 'i:3' },
@@ -40,12 +44,19 @@ describe('encodeElement / decodeElement', () => {
     { reason: 'a negative index', text: 'i:-1', message: /non-negative integer/ },
     { reason: 'an index with leading zeros', text: 'i:01', message: /non-negative integer/ },
     // Walked recursively later: refused before parsing, like request bodies (issue 10 item 3).
-    { reason: 'a key nested 100,000 deep', text: `k:{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, message: /list item key nests deeper than 100 levels/ },
+    {
+      reason: 'a key nested 100,000 deep',
+      text: `k:{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      message: /list item key nests deeper than 100 levels/,
+    },
     { reason: 'a value nested 101 deep', text: `v:${'['.repeat(101)}${']'.repeat(101)}`, message: /set item value nests deeper than 100 levels/ },
   ];
   for (const c of bad) {
     test(`rejects ${c.reason}`, () => {
-      assert.throws(() => decodeElement(c.text), (err: unknown) => err instanceof PathSyntaxError && c.message.test(err.message));
+      assert.throws(
+        () => decodeElement(c.text),
+        (err: unknown) => err instanceof PathSyntaxError && c.message.test(err.message),
+      );
     });
   }
 });
@@ -67,9 +78,7 @@ describe('pathToString', () => {
 
 describe('compareElements', () => {
   test('orders fields, then keys, then values, then indexes', () => {
-    const sorted = [indexElement(0), valueElement('a'), keyElement({ a: 1 }), fieldElement('z'), fieldElement('a')]
-      .sort(compareElements)
-      .map(encodeElement);
+    const sorted = [indexElement(0), valueElement('a'), keyElement({ a: 1 }), fieldElement('z'), fieldElement('a')].sort(compareElements).map(encodeElement);
     assert.deepEqual(sorted, ['f:a', 'f:z', 'k:{"a":1}', 'v:"a"', 'i:0']);
   });
   test('orders indexes numerically', () => {

@@ -45,7 +45,7 @@ export function canonicalJson(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isPlainObject(value)) {
     const keys = Object.keys(value).sort(compareStrings);
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(',')}}`;
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -117,7 +117,7 @@ export function decodeElement(text: string): PathElement {
       if (!isPlainObject(fields) || Object.keys(fields).length === 0) {
         throw new PathSyntaxError(`list item key must be a non-empty JSON object, got ${JSON.stringify(rest)}`);
       }
-      return keyElement(fields as { [name: string]: JsonValue });
+      return keyElement(fields);
     }
     case 'v:':
       return valueElement(parseJson(rest, 'set item value'));
@@ -128,9 +128,7 @@ export function decodeElement(text: string): PathElement {
       return indexElement(Number(rest));
     }
     default:
-      throw new PathSyntaxError(
-        `field path element ${JSON.stringify(text)} must start with "f:", "k:", "v:" or "i:"`,
-      );
+      throw new PathSyntaxError(`field path element ${JSON.stringify(text)} must start with "f:", "k:", "v:" or "i:"`);
   }
 }
 
@@ -155,7 +153,7 @@ export function elementToString(pe: PathElement): string {
       return `.${pe.name}`;
     case 'key': {
       const names = Object.keys(pe.fields).sort(compareStrings);
-      return `[${names.map((n) => `${n}=${formatValue(pe.fields[n] as JsonValue)}`).join(',')}]`;
+      return `[${names.map((n) => `${n}=${formatValue(pe.fields[n])}`).join(',')}]`;
     }
     case 'value':
       return `[=${formatValue(pe.value)}]`;

@@ -35,7 +35,9 @@ describe('fieldSetOf', () => {
     },
     {
       reason: 'a patch merge key makes items keyed; owner references are keyed by uid; finalizers are a set',
-      object: obj(widget({ containers: [{ name: 'c', image: 'i' }] }, { finalizers: ['f'], ownerReferences: [{ uid: 'o', kind: 'K', name: 'n', apiVersion: 'v1' }] })),
+      object: obj(
+        widget({ containers: [{ name: 'c', image: 'i' }] }, { finalizers: ['f'], ownerReferences: [{ uid: 'o', kind: 'K', name: 'n', apiVersion: 'v1' }] }),
+      ),
       schema: widgetSchema,
       want: {
         'f:metadata': {
@@ -85,7 +87,9 @@ describe('fieldSetOf', () => {
   test('a map-list item without its key is a 400 naming the list', () => {
     assert.throws(
       () => fieldSetOf(obj(widget({ containers: [{ image: 'i' }] })), widgetSchema),
-      (err: unknown) => isApiError(err) && err.code === 400 &&
+      (err: unknown) =>
+        isApiError(err) &&
+        err.code === 400 &&
         /\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"/.test(err.message),
     );
   });

@@ -15,7 +15,10 @@ import { fieldSchema, isAtomicMap, ListShapeError, listItemElements, listTypeOf,
 
 /** A ShapeError reports a value that does not fit its schema's list semantics, at a path. */
 export class ShapeError extends Error {
-  constructor(readonly path: string, readonly detail: string) {
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+  ) {
     super(path ? `${path}: ${detail}` : detail);
     this.name = 'ShapeError';
   }
@@ -65,7 +68,7 @@ function walk(value: JsonValue, schema: Schema, filter: PathFilter | undefined, 
       }
       const { schema: childSchema, declared } = fieldSchema(schema, name);
       const childPath = [...path, fieldElement(name)];
-      walk(child as JsonValue, childSchema, childFilter, childPath, set, strict);
+      walk(child, childSchema, childFilter, childPath, set, strict);
       if (child === null || (isPlainObject(child) && Object.keys(child).length === 0) || !declared) set.insert(childPath);
     }
     return;
@@ -79,7 +82,7 @@ function walk(value: JsonValue, schema: Schema, filter: PathFilter | undefined, 
       } else {
         elements.forEach((pe, i) => {
           const itemPath = [...path, pe];
-          if (lt.type === 'map') walk(value[i] as JsonValue, schema?.items, undefined, itemPath, set, strict);
+          if (lt.type === 'map') walk(value[i], schema?.items, undefined, itemPath, set, strict);
           set.insert(itemPath);
         });
         return;

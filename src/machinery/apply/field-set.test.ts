@@ -65,7 +65,10 @@ describe('FieldSet.fromFieldsV1', () => {
   ];
   for (const c of bad) {
     test(`rejects ${c.reason}`, () => {
-      assert.throws(() => FieldSet.fromFieldsV1(c.value), (err: unknown) => err instanceof PathSyntaxError && c.message.test(err.message));
+      assert.throws(
+        () => FieldSet.fromFieldsV1(c.value),
+        (err: unknown) => err instanceof PathSyntaxError && c.message.test(err.message),
+      );
     });
   }
 });
@@ -128,9 +131,7 @@ describe('FieldSet properties', () => {
       fc.property(fieldSet, fieldSet, path, (s, t, p) => {
         const inS = s.has(p);
         const inT = t.has(p);
-        return s.union(t).has(p) === (inS || inT) &&
-          s.intersection(t).has(p) === (inS && inT) &&
-          s.difference(t).has(p) === (inS && !inT);
+        return s.union(t).has(p) === (inS || inT) && s.intersection(t).has(p) === (inS && inT) && s.difference(t).has(p) === (inS && !inT);
       }),
     );
   });
@@ -196,8 +197,7 @@ describe('FieldSet sharing and building', () => {
         const before = JSON.stringify([s.toStrings(), t.toStrings(), decoded.toStrings()]);
         const results = [s.union(t), s.difference(t), s.intersection(t), decoded.union(t), decoded.difference(t), FieldSet.fromFieldsV1(s.toFieldsV1())];
         for (const r of results) r.insert(p).insert([...p, ...q]);
-        return JSON.stringify([s.toStrings(), t.toStrings(), decoded.toStrings()]) === before &&
-          results.every((r) => r.has(p) && r.has([...p, ...q]));
+        return JSON.stringify([s.toStrings(), t.toStrings(), decoded.toStrings()]) === before && results.every((r) => r.has(p) && r.has([...p, ...q]));
       }),
     );
   });

@@ -41,7 +41,7 @@ export class FieldSet {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set
     let set: FieldSet = this;
     for (let i = 0; i < path.length; i++) {
-      const pe = path[i] as PathElement;
+      const pe = path[i];
       const key = encodeElement(pe);
       let node = set.nodes.get(key);
       if (!node) {
@@ -81,8 +81,8 @@ export class FieldSet {
     if (path.length === 0) return this.root;
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking down from this set
     let set: FieldSet | undefined = this;
-    for (let i = 0; i < path.length - 1 && set; i++) set = set.nodes.get(encodeElement(path[i] as PathElement))?.children;
-    return set?.nodes.get(encodeElement(path[path.length - 1] as PathElement))?.member ?? false;
+    for (let i = 0; i < path.length - 1 && set; i++) set = set.nodes.get(encodeElement(path[i]))?.children;
+    return set?.nodes.get(encodeElement(path[path.length - 1]))?.member ?? false;
   }
 
   /** True when the element, taken from this set's level, is a member. */
@@ -167,9 +167,9 @@ export class FieldSet {
     let fieldsOnly = true;
     let sorted = true;
     for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as string;
+      const k = keys[i];
       if (k.charCodeAt(0) !== 102 /* f */) fieldsOnly = false;
-      if (i > 0 && (keys[i - 1] as string) >= k) sorted = false;
+      if (i > 0 && keys[i - 1] >= k) sorted = false;
     }
     // Fields (the usual case) order by their keys, the `f:` prefix being common.
     if (fieldsOnly) return sorted ? keys : keys.sort();
@@ -248,7 +248,7 @@ export class FieldSet {
     const keys = Object.keys(value);
     let previous: string | undefined;
     for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as string;
+      const key = keys[i];
       const child = value[key];
       if (!isPlainObject(child)) {
         throw new PathSyntaxError(`fieldsV1 ${[...at, key].join(': ')} must map to a JSON object, got ${describe(child)}`);
@@ -322,9 +322,10 @@ export class FieldSet {
     out.root = a.root || b.root;
     for (const [key, node] of a.nodes) {
       const o = b.nodes.get(key);
-      out.nodes.set(key, o
-        ? { element: node.element, member: node.member || o.member, children: FieldSet.unionOf(node.children, o.children) }
-        : FieldSet.copyNode(node));
+      out.nodes.set(
+        key,
+        o ? { element: node.element, member: node.member || o.member, children: FieldSet.unionOf(node.children, o.children) } : FieldSet.copyNode(node),
+      );
     }
     for (const [key, node] of b.nodes) if (!a.nodes.has(key)) out.nodes.set(key, FieldSet.copyNode(node));
     return out;
@@ -412,8 +413,8 @@ const rankOfPrefix: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
  * the same as by name, the `f:` prefix being common).
  */
 function compareKeys(a: string, b: string): number {
-  const ra = rankOfPrefix[a[0] as string] ?? 4;
-  const rb = rankOfPrefix[b[0] as string] ?? 4;
+  const ra = rankOfPrefix[a[0]] ?? 4;
+  const rb = rankOfPrefix[b[0]] ?? 4;
   if (ra !== rb) return ra - rb;
   if (ra === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return compareStrings(a, b);

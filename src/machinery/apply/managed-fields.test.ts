@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { fieldElement as f } from './field-path.js';
 import { FieldSet } from './field-set.js';
 import type { FieldsEntry } from './managed-fields.js';
-import {
-  capUpdateManagers,
-  decodeStoredManagedFields,
-  describeManager,
-  encodeManagedFields,
-  isResetManagedFields,
-} from './managed-fields.js';
+import { capUpdateManagers, decodeStoredManagedFields, describeManager, encodeManagedFields, isResetManagedFields } from './managed-fields.js';
 
 describe('isResetManagedFields', () => {
   const cases: { reason: string; value: unknown; want: boolean }[] = [
@@ -43,7 +37,10 @@ describe('decodeStoredManagedFields', () => {
       { manager: 'bad', operation: 'Nope', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} },
       'garbage',
     ]);
-    assert.deepEqual(got.map((e) => e.manager), ['ok']);
+    assert.deepEqual(
+      got.map((e) => e.manager),
+      ['ok'],
+    );
   });
   test('anything but a list is no entries', () => {
     assert.deepEqual(decodeStoredManagedFields({}), []);
@@ -70,7 +67,10 @@ describe('capUpdateManagers', () => {
 
   test('at the cap nothing changes', () => {
     const entries = [1, 2, 3].map((n) => update(n));
-    assert.deepEqual(capUpdateManagers(entries, 3).map((e) => e.manager), ['m1', 'm2', 'm3']);
+    assert.deepEqual(
+      capUpdateManagers(entries, 3).map((e) => e.manager),
+      ['m1', 'm2', 'm3'],
+    );
   });
 
   test('over the cap the oldest entries of a version fold into ancient-changes', () => {
@@ -79,7 +79,10 @@ describe('capUpdateManagers', () => {
       ...[1, 2, 3, 4].map((n) => update(n)),
     ];
     const got = capUpdateManagers(entries, 2);
-    assert.deepEqual(got.map((e) => e.manager), ['applier', 'ancient-changes', 'm4']);
+    assert.deepEqual(
+      got.map((e) => e.manager),
+      ['applier', 'ancient-changes', 'm4'],
+    );
     const bucket = got[1];
     assert.deepEqual(bucket?.set.toStrings(), ['.field1', '.field2', '.field3']);
     assert.equal(bucket?.time, '2024-01-01T00:03:00.000Z');
@@ -89,6 +92,9 @@ describe('capUpdateManagers', () => {
   test('versions fold separately', () => {
     const entries = [update(1, 'v1'), update(2, 'v2'), update(3, 'v1'), update(4, 'v2'), update(5, 'v1')];
     const got = capUpdateManagers(entries, 3);
-    assert.deepEqual(got.map((e) => `${e.manager}@${e.apiVersion}`), ['ancient-changes@v1', 'ancient-changes@v2', 'm5@v1']);
+    assert.deepEqual(
+      got.map((e) => `${e.manager}@${e.apiVersion}`),
+      ['ancient-changes@v1', 'ancient-changes@v2', 'm5@v1'],
+    );
   });
 });

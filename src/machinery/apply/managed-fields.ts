@@ -46,10 +46,12 @@ export function sameIdentity(
   a: Pick<FieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
   b: Pick<FieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
 ): boolean {
-  return a.manager === b.manager &&
+  return (
+    a.manager === b.manager &&
     a.operation === b.operation &&
     (a.operation !== 'Update' || a.apiVersion === b.apiVersion) &&
-    (a.subresource || undefined) === (b.subresource || undefined);
+    (a.subresource || undefined) === (b.subresource || undefined)
+  );
 }
 
 /** Describes an entry as conflict messages do: `"mgr"`, `"mgr" using v1`, `"mgr" with subresource "status" using v1`. */
@@ -94,7 +96,11 @@ export function decodeManagedFields(value: unknown, ref: ObjectRef = {}): Fields
       if (!entry) return;
       const first = out.findIndex((e) => sameIdentity(e, entry));
       if (first >= 0) {
-        causes.push({ reason: 'FieldValueDuplicate', field: where, message: `Duplicate value: the same manager, operation, subresource and version as metadata.managedFields[${at[first]}]` });
+        causes.push({
+          reason: 'FieldValueDuplicate',
+          field: where,
+          message: `Duplicate value: the same manager, operation, subresource and version as metadata.managedFields[${at[first]}]`,
+        });
         return;
       }
       // A client's FieldsV1 spelled as encodeManagedFields spells it is written back as it came.
@@ -160,12 +166,20 @@ function decodeEntry(raw: unknown, at: string, causes: StatusCause[]): FieldsEnt
   const manager = str('manager', false) ?? '';
   const operation = str('operation', true);
   if (operation !== undefined && operation !== 'Apply' && operation !== 'Update') {
-    causes.push({ reason: 'FieldValueNotSupported', field: `${at}.operation`, message: `Unsupported value: ${JSON.stringify(operation)}: supported values: "Apply", "Update"` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: `${at}.operation`,
+      message: `Unsupported value: ${JSON.stringify(operation)}: supported values: "Apply", "Update"`,
+    });
   }
   const apiVersion = str('apiVersion', false) ?? '';
   const fieldsType = str('fieldsType', true);
   if (fieldsType !== undefined && fieldsType !== 'FieldsV1') {
-    causes.push({ reason: 'FieldValueNotSupported', field: `${at}.fieldsType`, message: `Unsupported value: ${JSON.stringify(fieldsType)}: supported values: "FieldsV1"` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: `${at}.fieldsType`,
+      message: `Unsupported value: ${JSON.stringify(fieldsType)}: supported values: "FieldsV1"`,
+    });
   }
   const time = str('time', false);
   if (time !== undefined && Number.isNaN(Date.parse(time))) {

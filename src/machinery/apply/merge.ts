@@ -40,7 +40,7 @@ function merge(l: JsonValue | undefined, a: JsonValue | undefined, schema: Schem
       setOwn(out, key, merge(own(l, key), own(a, key), childSchema, [...path, fieldElement(key)]) as JsonValue);
     }
     for (const key of Object.keys(a)) {
-      if (!Object.prototype.hasOwnProperty.call(l, key)) setOwn(out, key, deepCopy(a[key] as JsonValue));
+      if (!Object.prototype.hasOwnProperty.call(l, key)) setOwn(out, key, deepCopy(a[key]));
     }
     return out;
   }
@@ -53,9 +53,8 @@ function merge(l: JsonValue | undefined, a: JsonValue | undefined, schema: Schem
     // A live list whose items cannot be matched is replaced whole.
     if (lp instanceof ListShapeError) return deepCopy(a);
     return mergeLists(l, lp, a, ap, (li, ai, pe) =>
-      lt.type === 'map' && li !== undefined
-        ? (merge(li, ai, schema?.items, [...path, pe]) as JsonValue)
-        : deepCopy(ai));
+      lt.type === 'map' && li !== undefined ? (merge(li, ai, schema?.items, [...path, pe]) as JsonValue) : deepCopy(ai),
+    );
   }
   return deepCopy(a);
 }
@@ -79,14 +78,14 @@ function mergeLists(
   let next = 0;
   const emitApplied = (upTo: number): void => {
     for (; next <= upTo; next++) {
-      const pe = ap[next] as PathElement;
+      const pe = ap[next];
       const li = lIndex.get(encodeElement(pe));
-      out.push(combine(li === undefined ? undefined : l[li], a[next] as JsonValue, pe));
+      out.push(combine(li === undefined ? undefined : l[li], a[next], pe));
     }
   };
   lp.forEach((pe, i) => {
     const j = aIndex.get(encodeElement(pe));
-    if (j === undefined) out.push(deepCopy(l[i] as JsonValue));
+    if (j === undefined) out.push(deepCopy(l[i]));
     else if (j >= next) emitApplied(j);
   });
   emitApplied(a.length - 1);
@@ -107,10 +106,10 @@ export function removeFields(value: JsonValue, remove: FieldSet, keep: FieldSet,
       if (remove.hasElement(pe) && keep.childrenOf(pe).isEmpty()) continue;
       const below = remove.childrenOf(pe);
       if (below.isEmpty()) {
-        setOwn(out, key, child as JsonValue);
+        setOwn(out, key, child);
         continue;
       }
-      const next = removeFields(child as JsonValue, below, keep.childrenOf(pe), fieldSchema(schema, key).schema);
+      const next = removeFields(child, below, keep.childrenOf(pe), fieldSchema(schema, key).schema);
       const emptied = isPlainObject(child) && Object.keys(child).length > 0 && isPlainObject(next) && Object.keys(next).length === 0;
       if (emptied && !keep.hasElement(pe)) continue;
       setOwn(out, key, next);
@@ -124,7 +123,7 @@ export function removeFields(value: JsonValue, remove: FieldSet, keep: FieldSet,
     if (elements instanceof ListShapeError) return value;
     const out: JsonValue[] = [];
     elements.forEach((pe, i) => {
-      const item = value[i] as JsonValue;
+      const item = value[i];
       if (remove.hasElement(pe)) {
         if (!keep.childrenOf(pe).isEmpty()) out.push(item);
         return;
@@ -144,7 +143,7 @@ export function stripNulls(value: JsonValue, schema: Schema): JsonValue {
     for (const [key, child] of Object.entries(value)) {
       const childSchema = fieldSchema(schema, key).schema;
       if (child === null && !isNullable(childSchema)) continue;
-      setOwn(out, key, stripNulls(child as JsonValue, childSchema));
+      setOwn(out, key, stripNulls(child, childSchema));
     }
     return out;
   }

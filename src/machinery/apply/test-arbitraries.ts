@@ -24,7 +24,10 @@ export const trackedSchema: JSONSchemaProps = {
           type: 'array',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['type'],
-          items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } },
+          },
         },
         bindings: { type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'object' } },
       },
@@ -36,9 +39,13 @@ export const trackedSchema: JSONSchemaProps = {
 const word = fc.constantFrom('a', 'b', 'c');
 const scalar: fc.Arbitrary<JsonValue> = fc.oneof(word, fc.integer({ min: 0, max: 3 }), fc.boolean(), fc.constant(null));
 /** A value of any shape, for fields that should hold something else. */
-const junk: fc.Arbitrary<JsonValue> = fc.oneof(scalar, fc.constant<JsonValue>({}), fc.constant<JsonValue>([]), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>);
-const shaped = (arb: fc.Arbitrary<JsonValue>): fc.Arbitrary<JsonValue> =>
-  fc.oneof({ weight: 8, arbitrary: arb }, { weight: 1, arbitrary: junk });
+const junk: fc.Arbitrary<JsonValue> = fc.oneof(
+  scalar,
+  fc.constant<JsonValue>({}),
+  fc.constant<JsonValue>([]),
+  fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>,
+);
+const shaped = (arb: fc.Arbitrary<JsonValue>): fc.Arbitrary<JsonValue> => fc.oneof({ weight: 8, arbitrary: arb }, { weight: 1, arbitrary: junk });
 /** A list whose items usually have distinct keys (`key` gives an item's), sometimes not. */
 const keyedList = <T extends JsonValue>(item: fc.Arbitrary<T>, key: (t: T) => string): fc.Arbitrary<JsonValue> =>
   fc.oneof({ weight: 4, arbitrary: fc.uniqueArray(item, { selector: key, maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(item, { maxLength: 3 }) });
@@ -107,7 +114,7 @@ export const trackedObject: fc.Arbitrary<JsonObject> = fc.record(
     extra: junk,
   },
   { requiredKeys: ['apiVersion', 'kind', 'metadata'] },
-) as fc.Arbitrary<JsonObject>;
+);
 
 /** How `mix` treats one value: keep the first version's, take the second's, mix the two, or drop it. */
 export type Choose = (path: string) => number;
@@ -152,7 +159,13 @@ export const ignoreLists: fc.Arbitrary<string[][] | undefined> = fc.constantFrom
   undefined,
   [['status']],
   [['spec'], ['metadata'], ['data'], ['extra']],
-  [['spec', 'image'], ['metadata', 'labels']],
-  [['status', 'conditions'], ['spec', 'config', 'a']],
+  [
+    ['spec', 'image'],
+    ['metadata', 'labels'],
+  ],
+  [
+    ['status', 'conditions'],
+    ['spec', 'config', 'a'],
+  ],
   [[]],
 );

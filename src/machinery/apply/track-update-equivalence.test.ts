@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { JsonObject, JsonValue, KObject, ManagedFieldsEntry } from '../object.js';
 import { deepCopy, isPlainObject } from '../object.js';
 import { compareValues } from './compare.js';
-import { FieldSet } from './field-set.js';
+import type { FieldSet } from './field-set.js';
 import type { FieldsEntry } from './managed-fields.js';
 import { capUpdateManagers, decodeManagedFields, entryIdentity, formatTime, isResetManagedFields } from './managed-fields.js';
 import { PathFilter } from './path-filter.js';
@@ -158,7 +158,10 @@ describe('trackUpdate against the reference algorithm', () => {
         const created = deepCopy(first) as unknown as KObject;
         const base = { manager: creator, schema: trackedSchema, apiVersion: 'example.com/v1', now: new Date('2024-01-01T00:00:00Z') };
         const made = outcome(() => trackUpdate({ ...base, updated: created }));
-        assert.deepEqual(made, outcome(() => reference({ ...base, updated: created })));
+        assert.deepEqual(
+          made,
+          outcome(() => reference({ ...base, updated: created })),
+        );
         if (!('ok' in made)) return;
         let current = created;
         current.metadata.managedFields = JSON.parse(made.ok) as ManagedFieldsEntry[];
@@ -167,7 +170,7 @@ describe('trackUpdate against the reference algorithm', () => {
           const list = incomingList(s.incoming, current.metadata?.managedFields);
           if (isPlainObject(updated.metadata)) {
             if (list === undefined) delete updated.metadata.managedFields;
-            else (updated.metadata as Record<string, unknown>).managedFields = list;
+            else updated.metadata.managedFields = list;
           }
           const opts: TrackUpdateOptions = {
             old: current,
@@ -180,7 +183,10 @@ describe('trackUpdate against the reference algorithm', () => {
             ...(s.ignore ? { ignore: s.ignore } : {}),
           };
           const got = outcome(() => trackUpdate(opts));
-          assert.deepEqual(got, outcome(() => reference(opts)));
+          assert.deepEqual(
+            got,
+            outcome(() => reference(opts)),
+          );
           if (!('ok' in got)) continue;
           current = deepCopy(updated);
           if (!isPlainObject(current.metadata)) current.metadata = { name: 'w' };
@@ -192,7 +198,14 @@ describe('trackUpdate against the reference algorithm', () => {
   });
 
   test('an entry a write leaves alone keeps its FieldsV1 object when that is canonical, and is re-encoded when not', () => {
-    const entry = (manager: string, fieldsV1: JsonObject): ManagedFieldsEntry => ({ manager, operation: 'Update', apiVersion: 'example.com/v1', time: '2024-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1 });
+    const entry = (manager: string, fieldsV1: JsonObject): ManagedFieldsEntry => ({
+      manager,
+      operation: 'Update',
+      apiVersion: 'example.com/v1',
+      time: '2024-01-01T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1,
+    });
     const old = {
       apiVersion: 'example.com/v1',
       kind: 'Widget',
@@ -205,7 +218,11 @@ describe('trackUpdate against the reference algorithm', () => {
       if (managedFields === undefined) delete updated.metadata.managedFields;
       else (updated.metadata as Record<string, unknown>).managedFields = managedFields;
       const got = trackUpdate({ old, updated, manager: 'b', schema: trackedSchema, apiVersion: 'example.com/v1' });
-      assert.deepEqual(got.map((e) => e.manager), ['z', 'b'], 'a lost its only field to b');
+      assert.deepEqual(
+        got.map((e) => e.manager),
+        ['z', 'b'],
+        'a lost its only field to b',
+      );
       return got.find((e) => e.manager === 'z');
     };
     assert.equal(write(undefined)?.fieldsV1, old.metadata.managedFields?.[1]?.fieldsV1, 'the stored object is written back');

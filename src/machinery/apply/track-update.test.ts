@@ -23,14 +23,16 @@ function write(old: KObject, data: Record<string, string> | undefined, manager: 
 describe('trackUpdate: ownership', () => {
   test('a create makes the writer own everything it set, maps included', () => {
     const obj = configMap({ a: '1' }, { labels: { app: 'x' } });
-    assert.deepEqual(trackUpdate({ updated: obj, manager: 'creator', schema: configMapSchema, apiVersion: 'v1', now: t0 }), [{
-      manager: 'creator',
-      operation: 'Update',
-      apiVersion: 'v1',
-      time: '2024-01-01T00:00:00Z',
-      fieldsType: 'FieldsV1',
-      fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
-    }]);
+    assert.deepEqual(trackUpdate({ updated: obj, manager: 'creator', schema: configMapSchema, apiVersion: 'v1', now: t0 }), [
+      {
+        manager: 'creator',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2024-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+      },
+    ]);
   });
 
   const cases: { reason: string; run: () => ManagedFieldsEntry[]; want: { manager: string; operation: string; fields: unknown }[] }[] = [
@@ -95,10 +97,13 @@ describe('trackUpdate: ownership', () => {
     old.metadata.managedFields = trackUpdate({ updated: old, manager: 'm', schema: widgetSchema, apiVersion: 'example.com/v1', now: t0 });
     const updated = widget({ replicas: 1, image: 'i' }, { uid: 'u' });
     const got = trackUpdate({ old, updated, manager: 'm', schema: widgetSchema, apiVersion: 'example.com/v2', now: t1 });
-    assert.deepEqual(got.map((e) => [e.manager, e.apiVersion, e.fieldsV1]), [
-      ['m', 'example.com/v1', { 'f:spec': { '.': {}, 'f:replicas': {} } }],
-      ['m', 'example.com/v2', { 'f:spec': { 'f:image': {} } }],
-    ]);
+    assert.deepEqual(
+      got.map((e) => [e.manager, e.apiVersion, e.fieldsV1]),
+      [
+        ['m', 'example.com/v1', { 'f:spec': { '.': {}, 'f:replicas': {} } }],
+        ['m', 'example.com/v2', { 'f:spec': { 'f:image': {} } }],
+      ],
+    );
   });
 
   test('ignored paths (status on the main resource) are not tracked', () => {
@@ -142,14 +147,22 @@ describe('trackUpdate: managedFields sent by the client', () => {
 
   test('a subresource write ignores the managedFields it carries', () => {
     const old = created({ a: '1' });
-    const got = write(old, { a: '1' }, 'editor', [{ manager: 'x', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }]);
-    assert.equal(got[0]?.manager, 'x', 'the main resource honours them');
-    const updated = configMap({ a: '2' }, { uid: 'u1', managedFields: [{ manager: 'x', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }] });
-    const sub = trackUpdate({ old, updated, manager: 'editor', schema: configMapSchema, apiVersion: 'v1', now: t1, subresource: 'status' });
-    assert.deepEqual(sub.map((e) => [e.manager, e.subresource ?? '', e.fieldsV1]), [
-      ['creator', '', { 'f:data': {} }],
-      ['editor', 'status', { 'f:data': { 'f:a': {} } }],
+    const got = write(old, { a: '1' }, 'editor', [
+      { manager: 'x', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } },
     ]);
+    assert.equal(got[0]?.manager, 'x', 'the main resource honours them');
+    const updated = configMap(
+      { a: '2' },
+      { uid: 'u1', managedFields: [{ manager: 'x', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }] },
+    );
+    const sub = trackUpdate({ old, updated, manager: 'editor', schema: configMapSchema, apiVersion: 'v1', now: t1, subresource: 'status' });
+    assert.deepEqual(
+      sub.map((e) => [e.manager, e.subresource ?? '', e.fieldsV1]),
+      [
+        ['creator', '', { 'f:data': {} }],
+        ['editor', 'status', { 'f:data': { 'f:a': {} } }],
+      ],
+    );
   });
 
   const bad: { reason: string; managedFields: unknown; field: string; message: RegExp }[] = [
@@ -169,7 +182,7 @@ describe('trackUpdate: managedFields sent by the client', () => {
     },
     {
       reason: 'undecodable fieldsV1',
-      managedFields: [{ manager: 'x', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'bad': {} } }],
+      managedFields: [{ manager: 'x', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { bad: {} } }],
       field: 'metadata.managedFields[0].fieldsV1',
       message: /field path element "bad" must start with/,
     },

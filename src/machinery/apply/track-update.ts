@@ -76,7 +76,12 @@ export function trackUpdate(opts: TrackUpdateOptions): ManagedFieldsEntry[] {
 
   // Ignored subtrees (status on a main-resource write, everything but status on a status write,
   // metadata.managedFields always) are skipped by the walk rather than compared.
-  const { taken, removed } = diffForUpdate((opts.old ?? {}) as unknown as JsonValue, opts.updated as unknown as JsonValue, rootSchema(opts.schema), filterFor(opts.ignore));
+  const { taken, removed } = diffForUpdate(
+    (opts.old ?? {}) as unknown as JsonValue,
+    opts.updated as unknown as JsonValue,
+    rootSchema(opts.schema),
+    filterFor(opts.ignore),
+  );
 
   const own = { manager, operation: 'Update' as const, apiVersion: opts.apiVersion, subresource };
   const next: FieldsEntry[] = [];
@@ -114,7 +119,7 @@ const maxFilters = 64;
 function filterFor(ignore: readonly (readonly string[])[] = []): PathFilter {
   const i = filters.findIndex((f) => sameLists(f.ignore, ignore));
   if (i >= 0) {
-    const hit = filters[i] as { ignore: string[][]; filter: PathFilter };
+    const hit = filters[i];
     if (i > 0) {
       filters.splice(i, 1);
       filters.unshift(hit);
@@ -130,8 +135,8 @@ function filterFor(ignore: readonly (readonly string[])[] = []): PathFilter {
 function sameLists(a: readonly (readonly string[])[], b: readonly (readonly string[])[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i] as readonly string[];
-    const y = b[i] as readonly string[];
+    const x = a[i];
+    const y = b[i];
     if (x.length !== y.length) return false;
     for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
   }

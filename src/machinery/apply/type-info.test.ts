@@ -16,7 +16,11 @@ describe('listTypeOf', () => {
       schema: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
       want: { type: 'map', keys: ['name'] },
     },
-    { reason: 'a map list without keys cannot merge by key, so it is atomic', schema: { type: 'array', 'x-kubernetes-list-type': 'map' }, want: { type: 'atomic' } },
+    {
+      reason: 'a map list without keys cannot merge by key, so it is atomic',
+      schema: { type: 'array', 'x-kubernetes-list-type': 'map' },
+      want: { type: 'atomic' },
+    },
     {
       reason: 'a patch merge key (built-in kinds) makes a map-list',
       schema: { type: 'array', 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' },
@@ -39,14 +43,44 @@ describe('listTypeOf', () => {
 describe('listItemElements', () => {
   const items: JSONSchemaProps = { type: 'object', properties: { protocol: { type: 'string', default: 'TCP' } } };
   const cases: { reason: string; list: JsonValue[]; lt: ListType; want: string[] | RegExp }[] = [
-    { reason: 'map items are keyed by their key fields', list: [{ name: 'a' }, { name: 'b' }], lt: { type: 'map', keys: ['name'] }, want: ['k:{"name":"a"}', 'k:{"name":"b"}'] },
-    { reason: 'a missing key takes its schema default', list: [{ port: 80 }], lt: { type: 'map', keys: ['port', 'protocol'] }, want: ['k:{"port":80,"protocol":"TCP"}'] },
+    {
+      reason: 'map items are keyed by their key fields',
+      list: [{ name: 'a' }, { name: 'b' }],
+      lt: { type: 'map', keys: ['name'] },
+      want: ['k:{"name":"a"}', 'k:{"name":"b"}'],
+    },
+    {
+      reason: 'a missing key takes its schema default',
+      list: [{ port: 80 }],
+      lt: { type: 'map', keys: ['port', 'protocol'] },
+      want: ['k:{"port":80,"protocol":"TCP"}'],
+    },
     { reason: 'set items are keyed by value', list: ['a', 1], lt: { type: 'set' }, want: ['v:"a"', 'v:1'] },
-    { reason: 'a missing key without default is an error', list: [{ port: 1 }, {}], lt: { type: 'map', keys: ['port'] }, want: /element 1: associative list with keys has an element that omits key field "port"/ },
-    { reason: 'duplicate keys are an error', list: [{ name: 'a' }, { name: 'a' }], lt: { type: 'map', keys: ['name'] }, want: /duplicate entries for key \[name="a"\]/ },
+    {
+      reason: 'a missing key without default is an error',
+      list: [{ port: 1 }, {}],
+      lt: { type: 'map', keys: ['port'] },
+      want: /element 1: associative list with keys has an element that omits key field "port"/,
+    },
+    {
+      reason: 'duplicate keys are an error',
+      list: [{ name: 'a' }, { name: 'a' }],
+      lt: { type: 'map', keys: ['name'] },
+      want: /duplicate entries for key \[name="a"\]/,
+    },
     { reason: 'duplicate set values are an error', list: ['a', 'a'], lt: { type: 'set' }, want: /duplicate entries for value "a"/ },
-    { reason: 'a key that is an object is an error', list: [{ name: {} }], lt: { type: 'map', keys: ['name'] }, want: /key field "name" must be a string, number or boolean/ },
-    { reason: 'a map item that is not an object is an error', list: ['x'], lt: { type: 'map', keys: ['name'] }, want: /element 0: associative list item must be an object/ },
+    {
+      reason: 'a key that is an object is an error',
+      list: [{ name: {} }],
+      lt: { type: 'map', keys: ['name'] },
+      want: /key field "name" must be a string, number or boolean/,
+    },
+    {
+      reason: 'a map item that is not an object is an error',
+      list: ['x'],
+      lt: { type: 'map', keys: ['name'] },
+      want: /element 0: associative list item must be an object/,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {

@@ -12,10 +12,7 @@ import { encodeElement, keyElement, valueElement } from './field-path.js';
 export type Schema = JSONSchemaProps | undefined;
 
 /** A ListType says how a list merges: replaced whole, as a set of values, or item by key. */
-export type ListType =
-  | { type: 'atomic' }
-  | { type: 'set' }
-  | { type: 'map'; keys: string[] };
+export type ListType = { type: 'atomic' } | { type: 'set' } | { type: 'map'; keys: string[] };
 
 /** The schema Kubernetes uses for ObjectMeta, whatever a kind's own schema says about metadata. */
 export const objectMetaSchema: JSONSchemaProps = {
@@ -95,8 +92,11 @@ export function listTypeOf(schema: Schema): ListType {
   if (typeof mergeKey === 'string' && mergeKey) return { type: 'map', keys: [mergeKey] };
   const strategy = schema?.['x-kubernetes-patch-strategy'];
   const itemType = schema?.items?.type;
-  if (typeof strategy === 'string' && strategy.split(',').includes('merge') &&
-      (itemType === 'string' || itemType === 'integer' || itemType === 'number' || itemType === 'boolean')) {
+  if (
+    typeof strategy === 'string' &&
+    strategy.split(',').includes('merge') &&
+    (itemType === 'string' || itemType === 'integer' || itemType === 'number' || itemType === 'boolean')
+  ) {
     return { type: 'set' };
   }
   return { type: 'atomic' };
@@ -132,7 +132,7 @@ export function listItems(list: JsonValue[], lt: ListType, itemSchema: Schema): 
   const keys: string[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < list.length; i++) {
-    const item = list[i] as JsonValue;
+    const item = list[i];
     let pe: PathElement;
     let id: string;
     if (lt.type === 'map') {
@@ -177,7 +177,7 @@ function encodeKey(fields: { [name: string]: JsonValue }): string {
   if (names.length > 1) names.sort(compareNames);
   let out = 'k:{';
   for (let i = 0; i < names.length; i++) {
-    const name = names[i] as string;
+    const name = names[i];
     if (i > 0) out += ',';
     out += `${JSON.stringify(name)}:${JSON.stringify(fields[name])}`;
   }
@@ -193,5 +193,7 @@ function sortedEntries(fields: { [name: string]: JsonValue }): [string, JsonValu
 }
 
 function describeKey(fields: { [name: string]: JsonValue }): string {
-  return `[${sortedEntries(fields).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+  return `[${sortedEntries(fields)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(',')}]`;
 }

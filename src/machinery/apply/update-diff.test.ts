@@ -74,7 +74,14 @@ describe('diffForUpdate', () => {
     },
     {
       reason: 'map-list items are taken and removed by key, with their fields',
-      before: obj(widget({ containers: [{ name: 'a', image: '1' }, { name: 'b', image: '2' }] })),
+      before: obj(
+        widget({
+          containers: [
+            { name: 'a', image: '1' },
+            { name: 'b', image: '2' },
+          ],
+        }),
+      ),
       after: obj(widget({ containers: [{ name: 'b', image: '3' }, { name: 'c' }] })),
       taken: ['.spec.containers[name="c"]', '.spec.containers[name="b"].image', '.spec.containers[name="c"].name'],
       removed: ['.spec.containers[name="a"]', '.spec.containers[name="a"].image', '.spec.containers[name="a"].name'],

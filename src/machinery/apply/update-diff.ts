@@ -47,7 +47,7 @@ interface Level {
   removed: FieldSet | undefined;
 }
 
-const NOTHING: JsonObject = Object.freeze({}) as JsonObject;
+const NOTHING: JsonObject = Object.freeze({});
 const NO_ITEMS: readonly JsonValue[] = Object.freeze([]);
 
 /** Compares two versions of one value (compare.ts's `compare`, reporting through the registers above). */

@@ -23,9 +23,7 @@ export type JsonPatchOp = 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test
 
 /** A JsonPatchOperation is one validated RFC 6902 operation. */
 export type JsonPatchOperation =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue }
-  | { op: 'remove'; path: string }
-  | { op: 'move' | 'copy'; from: string; path: string };
+  { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue } | { op: 'remove'; path: string } | { op: 'move' | 'copy'; from: string; path: string };
 
 const OPS: ReadonlySet<string> = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
@@ -50,19 +48,13 @@ export function parseJsonPatch(patch: unknown): JsonPatchOperation[] {
     throw malformedPatch(`a JSON patch must be a JSON array of operations, got ${describeJsonType(patch)}`);
   }
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new ApiError(
-      413,
-      'RequestEntityTooLarge',
-      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
-    );
+    throw new ApiError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
   }
   return patch.map((raw: unknown, i): JsonPatchOperation => {
     if (!isJsonObject(raw)) throw malformedPatch(`JSON patch operation ${i} must be an object, got ${describeJsonType(raw)}`);
     const op = raw['op'];
     if (typeof op !== 'string' || !OPS.has(op)) {
-      throw malformedPatch(
-        `JSON patch operation ${i} has op ${shortJson(op ?? null)}; expected one of "add", "remove", "replace", "move", "copy", "test"`,
-      );
+      throw malformedPatch(`JSON patch operation ${i} has op ${shortJson(op ?? null)}; expected one of "add", "remove", "replace", "move", "copy", "test"`);
     }
     const pointer = (field: 'path' | 'from'): string => {
       const value = raw[field];
@@ -109,7 +101,7 @@ function locate(doc: JsonValue, pointer: string, forAdd: boolean): Location {
   let node: JsonValue = doc;
   let prefix = '';
   for (let t = 0; t < tokens.length; t++) {
-    const token = tokens[t]!;
+    const token = tokens[t];
     const at = t === 0 ? 'the document root' : JSON.stringify(prefix);
     const next = `${prefix}/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     if (BANNED_KEYS.has(token)) throw new NotApplicable(`the key "${token}" is not supported`);
@@ -198,7 +190,7 @@ export function applyJsonPatch(original: JsonValue, patch: JsonValue): JsonValue
     ops.forEach((op, i) => {
       try {
         checkApplies(doc, op);
-        doc = jsonpatch.applyOperation(doc, op, false, true, true, i).newDocument as JsonValue;
+        doc = jsonpatch.applyOperation(doc, op, false, true, true, i).newDocument;
       } catch (err) {
         if (err instanceof NotApplicable) throw unprocessablePatch(`${describeOp(op, i)} failed: ${err.message}`);
         throw err;

@@ -54,7 +54,10 @@ describe('applyMergePatch', () => {
   ];
   for (const c of bad) {
     test(`rejects ${c.reason} with a 400`, () => {
-      assert.throws(() => applyMergePatch({ a: 1 }, c.patch), (err: unknown) => isApiError(err) && err.code === 400 && err.message === c.want);
+      assert.throws(
+        () => applyMergePatch({ a: 1 }, c.patch),
+        (err: unknown) => isApiError(err) && err.code === 400 && err.message === c.want,
+      );
     });
   }
 

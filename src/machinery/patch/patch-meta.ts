@@ -21,7 +21,7 @@ export function fieldSchema(schema: JSONSchemaProps | undefined, key: string): J
     const found = fieldSchema(part, key);
     if (found) return found;
   }
-  return isJsonObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  return isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
 }
 
 /** The schema of the items of an array schema. */

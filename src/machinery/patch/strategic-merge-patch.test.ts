@@ -116,7 +116,7 @@ const base: JsonValue = {
 function withSpec(changes: Record<string, JsonValue>): JsonValue {
   const doc = deepCopy(base) as { spec: { template: { spec: Record<string, JsonValue> } } };
   Object.assign(doc.spec.template.spec, changes);
-  return doc as unknown as JsonValue;
+  return doc;
 }
 
 describe('applyStrategicMergePatch', () => {
@@ -148,7 +148,11 @@ describe('applyStrategicMergePatch', () => {
       reason: 'nested merging lists merge by their own keys, numbers included',
       original: base,
       patch: {
-        spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, protocol: 'UDP' }, { containerPort: 443 }], env: [{ name: 'B', value: '2' }] }] } } },
+        spec: {
+          template: {
+            spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, protocol: 'UDP' }, { containerPort: 443 }], env: [{ name: 'B', value: '2' }] }] },
+          },
+        },
       },
       want: withSpec({
         containers: [
@@ -156,7 +160,10 @@ describe('applyStrategicMergePatch', () => {
             name: 'app',
             image: 'app:1',
             ports: [{ containerPort: 80, protocol: 'UDP' }, { containerPort: 443 }],
-            env: [{ name: 'B', value: '2' }, { name: 'A', value: '1' }],
+            env: [
+              { name: 'B', value: '2' },
+              { name: 'A', value: '1' },
+            ],
           },
           { name: 'sidecar', image: 'side:1' },
         ],
@@ -177,7 +184,10 @@ describe('applyStrategicMergePatch', () => {
     {
       reason: 'items named in the patch take the patch order',
       original: pod([{ name: 'a' }, { name: 'b' }, { name: 'c' }]),
-      patch: pod([{ name: 'c', image: 'x' }, { name: 'a', image: 'y' }]),
+      patch: pod([
+        { name: 'c', image: 'x' },
+        { name: 'a', image: 'y' },
+      ]),
       want: pod([{ name: 'b' }, { name: 'c', image: 'x' }, { name: 'a', image: 'y' }]),
     },
     {
@@ -224,9 +234,19 @@ describe('applyStrategicMergePatch', () => {
     },
     {
       reason: '$retainKeys inside a merging list item',
-      original: pod([], { volumes: [{ name: 'data', emptyDir: {} }, { name: 'keep', emptyDir: {} }] }),
+      original: pod([], {
+        volumes: [
+          { name: 'data', emptyDir: {} },
+          { name: 'keep', emptyDir: {} },
+        ],
+      }),
       patch: pod([], { volumes: [{ name: 'data', hostPath: { path: '/x' }, $retainKeys: ['name', 'hostPath'] }] }),
-      want: pod([], { volumes: [{ name: 'data', hostPath: { path: '/x' } }, { name: 'keep', emptyDir: {} }] }),
+      want: pod([], {
+        volumes: [
+          { name: 'data', hostPath: { path: '/x' } },
+          { name: 'keep', emptyDir: {} },
+        ],
+      }),
     },
     {
       reason: '$deleteFromPrimitiveList removes values and can add others at once',
@@ -250,7 +270,9 @@ describe('applyStrategicMergePatch', () => {
       reason: '$setElementOrder places a new item and keeps a server-only item in place (kubectl apply)',
       original: pod([{ name: 'a' }, { name: 'injected' }, { name: 'b' }]),
       patch: {
-        spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'new' }, { name: 'b' }], containers: [{ name: 'new', image: 'n' }] } } },
+        spec: {
+          template: { spec: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'new' }, { name: 'b' }], containers: [{ name: 'new', image: 'n' }] } },
+        },
       },
       want: pod([{ name: 'a' }, { name: 'new', image: 'n' }, { name: 'injected' }, { name: 'b' }]),
     },
@@ -275,7 +297,13 @@ describe('applyStrategicMergePatch', () => {
     {
       reason: 'a new merging list is built from the patch with its directives applied',
       original: { spec: { template: { spec: {} } } },
-      patch: pod([{ name: 'a', env: [{ name: 'X', value: null }] }, { name: 'gone', $patch: 'delete' }], { '$setElementOrder/containers': [{ name: 'a' }] }),
+      patch: pod(
+        [
+          { name: 'a', env: [{ name: 'X', value: null }] },
+          { name: 'gone', $patch: 'delete' },
+        ],
+        { '$setElementOrder/containers': [{ name: 'a' }] },
+      ),
       want: pod([{ name: 'a', env: [{ name: 'X' }] }]),
     },
     {
@@ -330,13 +358,21 @@ describe('applyStrategicMergePatch', () => {
   }
 
   test('the order of a kubectl-apply style patch matches the desired configuration', () => {
-    const original = pod([{ name: 'a', image: '1' }, { name: 'b', image: '1' }, { name: 'c', image: '1' }]);
+    const original = pod([
+      { name: 'a', image: '1' },
+      { name: 'b', image: '1' },
+      { name: 'c', image: '1' },
+    ]);
     const patch: JsonValue = {
       spec: {
         template: {
           spec: {
             '$setElementOrder/containers': [{ name: 'c' }, { name: 'd' }, { name: 'a' }],
-            containers: [{ name: 'b', $patch: 'delete' }, { name: 'd', image: '2' }, { name: 'a', image: '2' }],
+            containers: [
+              { name: 'b', $patch: 'delete' },
+              { name: 'd', image: '2' },
+              { name: 'a', image: '2' },
+            ],
           },
         },
       },
@@ -351,19 +387,67 @@ describe('applyStrategicMergePatch rejects', () => {
     { reason: 'a number body', patch: 3, code: 400, message: /got a number/ },
     { reason: 'an array body', patch: [{ op: 'add' }], code: 400, message: /got an array/ },
     { reason: 'a null body', patch: null, code: 400, message: /got null/ },
-    { reason: 'an unknown $patch in a map', patch: { metadata: { $patch: 'merge' } }, code: 400, message: /unknown "\$patch" directive "merge" at metadata: expected "replace" or "delete"/ },
-    { reason: 'an unknown $patch in a list', patch: pod([{ name: 'a', $patch: 'merge' }]), code: 400, message: /in the list at spec\.template\.spec\.containers/ },
+    {
+      reason: 'an unknown $patch in a map',
+      patch: { metadata: { $patch: 'merge' } },
+      code: 400,
+      message: /unknown "\$patch" directive "merge" at metadata: expected "replace" or "delete"/,
+    },
+    {
+      reason: 'an unknown $patch in a list',
+      patch: pod([{ name: 'a', $patch: 'merge' }]),
+      code: 400,
+      message: /in the list at spec\.template\.spec\.containers/,
+    },
     { reason: 'a delete item without the merge key', patch: pod([{ $patch: 'delete' }]), code: 400, message: /must carry the list's merge key "name"/ },
     { reason: 'a list item without the merge key', patch: pod([{ image: 'x' }]), code: 400, message: /has no merge key "name": \{"image":"x"\}/ },
-    { reason: '$retainKeys that is not a list', patch: { spec: { strategy: { $retainKeys: 'type' } } }, code: 400, message: /"\$retainKeys" at spec\.strategy must be a list of field names/ },
-    { reason: '$retainKeys missing a set key', patch: { spec: { strategy: { $retainKeys: ['type'], rollingUpdate: {} } } }, code: 400, message: /"rollingUpdate" is missing/ },
-    { reason: '$deleteFromPrimitiveList of objects', patch: { metadata: { '$deleteFromPrimitiveList/finalizers': [{}] } }, code: 400, message: /must be a list of primitive values/ },
-    { reason: '$deleteFromPrimitiveList on a non-list', original: { metadata: { finalizers: 'x' } }, patch: { metadata: { '$deleteFromPrimitiveList/finalizers': ['x'] } }, code: 422, message: /metadata\.finalizers, which is a string, not a list/ },
-    { reason: '$setElementOrder that is not a list', original: pod([{ name: 'a' }]), patch: { spec: { template: { spec: { '$setElementOrder/containers': 'a' } } } }, code: 400, message: /must be a list, got a string/ },
-    { reason: '$setElementOrder entries without the key', original: pod([{ name: 'a' }]), patch: { spec: { template: { spec: { '$setElementOrder/containers': ['a'] } } } }, code: 400, message: /must be an object with the merge key "name"/ },
+    {
+      reason: '$retainKeys that is not a list',
+      patch: { spec: { strategy: { $retainKeys: 'type' } } },
+      code: 400,
+      message: /"\$retainKeys" at spec\.strategy must be a list of field names/,
+    },
+    {
+      reason: '$retainKeys missing a set key',
+      patch: { spec: { strategy: { $retainKeys: ['type'], rollingUpdate: {} } } },
+      code: 400,
+      message: /"rollingUpdate" is missing/,
+    },
+    {
+      reason: '$deleteFromPrimitiveList of objects',
+      patch: { metadata: { '$deleteFromPrimitiveList/finalizers': [{}] } },
+      code: 400,
+      message: /must be a list of primitive values/,
+    },
+    {
+      reason: '$deleteFromPrimitiveList on a non-list',
+      original: { metadata: { finalizers: 'x' } },
+      patch: { metadata: { '$deleteFromPrimitiveList/finalizers': ['x'] } },
+      code: 422,
+      message: /metadata\.finalizers, which is a string, not a list/,
+    },
+    {
+      reason: '$setElementOrder that is not a list',
+      original: pod([{ name: 'a' }]),
+      patch: { spec: { template: { spec: { '$setElementOrder/containers': 'a' } } } },
+      code: 400,
+      message: /must be a list, got a string/,
+    },
+    {
+      reason: '$setElementOrder entries without the key',
+      original: pod([{ name: 'a' }]),
+      patch: { spec: { template: { spec: { '$setElementOrder/containers': ['a'] } } } },
+      code: 400,
+      message: /must be an object with the merge key "name"/,
+    },
     { reason: 'a merging list that mixes objects and strings', patch: pod(['a', { name: 'b' }]), code: 422, message: /mixes objects and other values/ },
     { reason: 'a merging list of lists', patch: pod([], { grid: [['a']] }), code: 422, message: /cannot merge lists of lists/ },
-    { reason: 'a merging list of objects without a merge key', patch: pod([], { keyless: [{ a: 1 }] }), code: 422, message: /declares no x-kubernetes-patch-merge-key/ },
+    {
+      reason: 'a merging list of objects without a merge key',
+      patch: pod([], { keyless: [{ a: 1 }] }),
+      code: 422,
+      message: /declares no x-kubernetes-patch-merge-key/,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -412,7 +496,7 @@ describe('properties', () => {
   test('applying a patch twice gives the same result as once', () => {
     fc.assert(
       fc.property(uniqueItems, patchList, fc.option(fc.uniqueArray(containerName, { maxLength: 5 }), { nil: undefined }), (original, list, order) => {
-        const spec: Record<string, JsonValue> = { containers: list as JsonValue };
+        const spec: Record<string, JsonValue> = { containers: list };
         if (order) spec['$setElementOrder/containers'] = order.map((name) => ({ name }));
         const patch = { spec: { template: { spec } } };
         const once = applyStrategicMergePatch(pod(original), patch, schema);
@@ -425,7 +509,7 @@ describe('properties', () => {
   test('merged items are the union of the original and patch keys minus deletions', () => {
     fc.assert(
       fc.property(uniqueItems, patchList, (original, list) => {
-        const got = names(applyStrategicMergePatch(pod(original), pod(list as JsonValue[]), schema));
+        const got = names(applyStrategicMergePatch(pod(original), pod(list), schema));
         const deleted = new Set(list.filter((i) => '$patch' in i).map((i) => i.name));
         const want = new Set([...original.map((i) => i.name), ...list.filter((i) => !('$patch' in i)).map((i) => i.name)]);
         for (const d of deleted) if (!list.some((i) => i.name === d && !('$patch' in i))) want.delete(d);

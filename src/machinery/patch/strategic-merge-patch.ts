@@ -179,7 +179,7 @@ function replacementList(list: JsonValue[], items: JSONSchemaProps | undefined, 
   for (const item of list) {
     if (isJsonObject(item)) {
       if (hasOwn(item, PATCH)) {
-        checkListDirective(item[PATCH]!, path);
+        checkListDirective(item[PATCH], path);
         continue;
       }
       out.push(mergeMap({}, item, items, path));
@@ -215,7 +215,7 @@ function mergeList(
       plain.push(item);
       continue;
     }
-    if (checkListDirective(item[PATCH]!, path) === 'replace') {
+    if (checkListDirective(item[PATCH], path) === 'replace') {
       replaceAll = true;
       continue;
     }
@@ -277,7 +277,7 @@ function mergeObjectItems(
     const itemPath = `${path}[${mergeKey}=${shortJson(item[mergeKey], 40)}]`;
     const at = byKey.get(id);
     if (at !== undefined) {
-      merged[at] = mergeMap(merged[at]!, item, items, itemPath);
+      merged[at] = mergeMap(merged[at], item, items, itemPath);
     } else {
       byKey.set(id, merged.length);
       merged.push(mergeMap({}, item, items, itemPath));
@@ -299,8 +299,7 @@ function orderList(
   mergeKey: string | undefined,
   path: string,
 ): JsonValue[] {
-  const idOf = (v: JsonValue): string | undefined =>
-    mergeKey === undefined ? identity(v) : isJsonObject(v) ? identity(getOwn(v, mergeKey)) : undefined;
+  const idOf = (v: JsonValue): string | undefined => (mergeKey === undefined ? identity(v) : isJsonObject(v) ? identity(getOwn(v, mergeKey)) : undefined);
 
   const directive = `${SET_ELEMENT_ORDER}${path.slice(path.lastIndexOf('.') + 1)}`;
   const wanted: string[] = [];
@@ -311,9 +310,7 @@ function orderList(
     for (const entry of order) {
       if (mergeKey !== undefined) {
         if (!isJsonObject(entry) || !hasOwn(entry, mergeKey)) {
-          throw malformedPatch(
-            `each entry of "${directive}" at ${path} must be an object with the merge key "${mergeKey}", got ${shortJson(entry)}`,
-          );
+          throw malformedPatch(`each entry of "${directive}" at ${path} must be an object with the merge key "${mergeKey}", got ${shortJson(entry)}`);
         }
       } else if (!isPrimitive(entry)) {
         throw malformedPatch(`"${directive}" at ${path} must hold primitive values, got ${shortJson(entry)}`);
@@ -354,13 +351,13 @@ function orderList(
   let i = 0;
   let j = 0;
   while (i < serverOnly.length || j < named.length) {
-    if (j >= named.length) result.push(serverOnly[i++]!);
-    else if (i >= serverOnly.length) result.push(named[j++]!);
+    if (j >= named.length) result.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) result.push(named[j++]);
     else {
-      const a = positionOf(serverOnly[i]!);
-      const b = positionOf(named[j]!);
-      if (a >= 0 && b >= 0 && a < b) result.push(serverOnly[i++]!);
-      else result.push(named[j++]!);
+      const a = positionOf(serverOnly[i]);
+      const b = positionOf(named[j]);
+      if (a >= 0 && b >= 0 && a < b) result.push(serverOnly[i++]);
+      else result.push(named[j++]);
     }
   }
   return result;

@@ -36,7 +36,13 @@ describe('parseQuantity and format', () => {
     { reason: 'a JSON number', input: 2.5, format: '2500m', family: 'DecimalSI', number: 2.5 },
     { reason: 'a large JSON number', input: 1.5e21, format: '1500e18', family: 'DecimalExponent', number: 1.5e21 },
     { reason: 'beyond exa, decimal SI grows the number', input: '1000000E', format: '1000000E', family: 'DecimalSI', number: 1e24 },
-    { reason: 'numbers beyond 64 bits stay exact', input: '123456789012345678901234567890', format: '123456789012345678901234567890', family: 'DecimalSI', number: 1.2345678901234568e29 },
+    {
+      reason: 'numbers beyond 64 bits stay exact',
+      input: '123456789012345678901234567890',
+      format: '123456789012345678901234567890',
+      family: 'DecimalSI',
+      number: 1.2345678901234568e29,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -64,7 +70,10 @@ describe('parseQuantity and format', () => {
   ];
   for (const c of bad) {
     test(`rejects ${c.reason}`, () => {
-      assert.throws(() => parseQuantity(c.input), (err: unknown) => err instanceof QuantityError && c.want.test(err.message));
+      assert.throws(
+        () => parseQuantity(c.input),
+        (err: unknown) => err instanceof QuantityError && c.want.test(err.message),
+      );
       assert.equal(isQuantity(c.input), false);
     });
   }
@@ -117,16 +126,14 @@ describe('properties', () => {
   const suffix = fc.oneof(decimalSuffix, binarySuffix, exponent);
   const mantissa = fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n });
   const fraction = fc.option(fc.stringMatching(/^[0-9]{1,6}$/), { nil: undefined });
-  const quantityText = fc
-    .tuple(mantissa, fraction, suffix)
-    .map(([m, f, s]) => `${m < 0n ? '-' : ''}${m < 0n ? -m : m}${f === undefined ? '' : `.${f}`}${s}`);
+  const quantityText = fc.tuple(mantissa, fraction, suffix).map(([m, f, s]) => `${m < 0n ? '-' : ''}${m < 0n ? -m : m}${f === undefined ? '' : `.${f}`}${s}`);
 
   /** The exact value times 10^9 of an integer mantissa with a suffix, computed independently. */
   function expectedNanos(m: bigint, s: string): bigint {
     const decimal: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
     const binary: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
-    if (s in binary) return m * 1024n ** BigInt(binary[s]!) * 10n ** 9n;
-    const e = s in decimal ? decimal[s]! : Number(s.slice(1));
+    if (s in binary) return m * 1024n ** BigInt(binary[s]) * 10n ** 9n;
+    const e = s in decimal ? decimal[s] : Number(s.slice(1));
     return m * 10n ** BigInt(e + 9);
   }
 

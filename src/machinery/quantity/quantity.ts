@@ -217,13 +217,10 @@ export function parseQuantity(input: string | number): Quantity {
   const intDigits = m?.[2] ?? '';
   const fracDigits = m?.[3] ?? '';
   if (!m || intDigits.length + fracDigits.length === 0) {
-    throw new QuantityError(
-      input,
-      `expected a number (like 5, 1.5 or .5) with an optional sign and suffix, matching '${QUANTITY_PATTERN}'`,
-    );
+    throw new QuantityError(input, `expected a number (like 5, 1.5 or .5) with an optional sign and suffix, matching '${QUANTITY_PATTERN}'`);
   }
   const negative = m[1] === '-';
-  const suffix = m[4]!;
+  const suffix = m[4];
 
   let exponent10 = 0;
   let binaryPower = 0;

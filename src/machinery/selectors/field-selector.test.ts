@@ -2,14 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isApiError } from '../errors.js';
-import {
-  FieldSelector,
-  assertFieldsSupported,
-  escapeFieldValue,
-  fieldSelectorFromSet,
-  parseFieldSelector,
-  unescapeFieldValue,
-} from './field-selector.js';
+import { FieldSelector, assertFieldsSupported, escapeFieldValue, fieldSelectorFromSet, parseFieldSelector, unescapeFieldValue } from './field-selector.js';
 
 describe('parseFieldSelector', () => {
   const ok: Array<{ reason: string; input: string; want: Array<[string, string, string]>; string: string }> = [
@@ -26,7 +19,15 @@ describe('parseFieldSelector', () => {
       string: 'metadata.name==a,metadata.namespace=b,status.phase!=Done',
     },
     { reason: 'an empty value', input: 'spec.nodeName=', want: [['spec.nodeName', 'Equals', '']], string: 'spec.nodeName=' },
-    { reason: 'empty terms are skipped', input: 'a=1,,b=2,', want: [['a', 'Equals', '1'], ['b', 'Equals', '2']], string: 'a=1,b=2' },
+    {
+      reason: 'empty terms are skipped',
+      input: 'a=1,,b=2,',
+      want: [
+        ['a', 'Equals', '1'],
+        ['b', 'Equals', '2'],
+      ],
+      string: 'a=1,b=2',
+    },
     { reason: 'escaped comma and equals in a value', input: 'a=x\\,y\\=z', want: [['a', 'Equals', 'x,y=z']], string: 'a=x\\,y\\=z' },
     { reason: 'an escaped backslash', input: 'a=x\\\\', want: [['a', 'Equals', 'x\\']], string: 'a=x\\\\' },
     { reason: 'an escaped bang', input: 'a=\\!x', want: [['a', 'Equals', '!x']], string: 'a=!x' },
@@ -52,7 +53,10 @@ describe('parseFieldSelector', () => {
   ];
   for (const c of bad) {
     test(`rejects ${c.reason}`, () => {
-      assert.throws(() => parseFieldSelector(c.input), (err: unknown) => isApiError(err) && err.code === 400 && err.message === c.want);
+      assert.throws(
+        () => parseFieldSelector(c.input),
+        (err: unknown) => isApiError(err) && err.code === 400 && err.message === c.want,
+      );
     });
   }
 });
@@ -100,7 +104,7 @@ describe('properties', () => {
       fc.property(fc.string(), fc.constantFrom('=', '==', '!='), (value, op) => {
         assert.equal(unescapeFieldValue(escapeFieldValue(value)), value);
         const sel = parseFieldSelector(`a.b${op}${escapeFieldValue(value)},c=d`);
-        assert.equal(sel.requirements()[0]!.value, value);
+        assert.equal(sel.requirements()[0].value, value);
         assert.equal(parseFieldSelector(sel.toString()).toString(), sel.toString());
       }),
     );

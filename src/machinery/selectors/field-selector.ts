@@ -33,7 +33,7 @@ export function escapeFieldValue(value: string): string {
 export function unescapeFieldValue(value: string): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
-    const c = value[i]!;
+    const c = value[i];
     if (c === '\\') {
       const n = value[i + 1];
       if (n === undefined) throw errors.badRequest('invalid field selector: invalid escape sequence: \\');
@@ -164,10 +164,7 @@ export function fieldLabelNotSupported(field: string): never {
  * assertFieldsSupported throws `field label not supported: <name>` (400) for the first
  * requirement whose field `supported` does not contain (or accept, when a predicate).
  */
-export function assertFieldsSupported(
-  selector: FieldSelector,
-  supported: Iterable<string> | ((field: string) => boolean),
-): void {
+export function assertFieldsSupported(selector: FieldSelector, supported: Iterable<string> | ((field: string) => boolean)): void {
   let accepts: (field: string) => boolean;
   if (typeof supported === 'function') accepts = supported;
   else {

@@ -26,7 +26,7 @@ function tokenize(input: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < input.length) {
-    const ch = input[i]!;
+    const ch = input[i];
     if (WHITESPACE.has(ch)) {
       i++;
       continue;
@@ -43,7 +43,7 @@ function tokenize(input: string): Token[] {
       continue;
     }
     let j = i;
-    while (j < input.length && !SPECIAL.has(input[j]!) && !WHITESPACE.has(input[j]!)) j++;
+    while (j < input.length && !SPECIAL.has(input[j]) && !WHITESPACE.has(input[j])) j++;
     tokens.push({ kind: 'word', text: input.slice(i, j) });
     i = j;
   }
@@ -58,11 +58,11 @@ class Parser {
   constructor(private readonly tokens: Token[]) {}
 
   private peek(): Token {
-    return this.tokens[this.pos]!;
+    return this.tokens[this.pos];
   }
 
   private next(): Token {
-    const t = this.tokens[this.pos]!;
+    const t = this.tokens[this.pos];
     if (t.kind !== 'end') this.pos++;
     return t;
   }

@@ -187,17 +187,31 @@ describe('object form', () => {
     {
       reason: 'In without values',
       selector: { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] },
-      want: [{ field: 'spec.selector.matchExpressions[0].values', reason: 'FieldValueRequired', message: /^Required value: must be specified when `operator` is 'In' or 'NotIn'$/ }],
+      want: [
+        {
+          field: 'spec.selector.matchExpressions[0].values',
+          reason: 'FieldValueRequired',
+          message: /^Required value: must be specified when `operator` is 'In' or 'NotIn'$/,
+        },
+      ],
     },
     {
       reason: 'Exists with values',
       selector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
-      want: [{ field: 'spec.selector.matchExpressions[0].values', reason: 'FieldValueForbidden', message: /^Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'$/ }],
+      want: [
+        {
+          field: 'spec.selector.matchExpressions[0].values',
+          reason: 'FieldValueForbidden',
+          message: /^Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'$/,
+        },
+      ],
     },
     {
       reason: 'an unknown operator',
       selector: { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] },
-      want: [{ field: 'spec.selector.matchExpressions[0].operator', reason: 'FieldValueInvalid', message: /^Invalid value: "Gt": not a valid selector operator$/ }],
+      want: [
+        { field: 'spec.selector.matchExpressions[0].operator', reason: 'FieldValueInvalid', message: /^Invalid value: "Gt": not a valid selector operator$/ },
+      ],
     },
     {
       reason: 'a bad key and a bad value',
@@ -223,9 +237,9 @@ describe('object form', () => {
       const got = validateLabelSelector(c.selector, 'spec.selector');
       assert.equal(got.length, c.want.length, JSON.stringify(got));
       c.want.forEach((w, i) => {
-        assert.equal(got[i]!.field, w.field);
-        assert.equal(got[i]!.reason, w.reason);
-        assert.match(got[i]!.message, w.message);
+        assert.equal(got[i].field, w.field);
+        assert.equal(got[i].reason, w.reason);
+        assert.match(got[i].message, w.message);
       });
       assert.throws(
         () => labelSelectorFromObject(c.selector as LabelSelectorObject),
@@ -243,7 +257,16 @@ describe('properties', () => {
     fc.tuple(key, fc.constantFrom('in', 'notin'), fc.array(value, { minLength: 1, maxLength: 3 })).map(([k, op, vs]) => `${k} ${op} (${vs.join(',') || ','})`),
     key,
     key.map((k) => `!${k}`),
-    fc.tuple(key, fc.constantFrom('>', '<'), fc.integer({ min: -5, max: 30 }).map(String).filter((v) => !v.startsWith('-'))).map(([k, op, v]) => `${k}${op}${v}`),
+    fc
+      .tuple(
+        key,
+        fc.constantFrom('>', '<'),
+        fc
+          .integer({ min: -5, max: 30 })
+          .map(String)
+          .filter((v) => !v.startsWith('-')),
+      )
+      .map(([k, op, v]) => `${k}${op}${v}`),
   );
   const selector = fc.array(requirement, { maxLength: 5 }).map((rs) => rs.join(','));
   const labels = fc.dictionary(key, value, { maxKeys: 4 });
@@ -263,7 +286,10 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.array(requirement, { maxLength: 5 }), labels, (reqs, l) => {
         const all = parseLabelSelector(reqs.join(',')).matches(l);
-        assert.equal(all, reqs.every((r) => parseLabelSelector(r).matches(l)));
+        assert.equal(
+          all,
+          reqs.every((r) => parseLabelSelector(r).matches(l)),
+        );
       }),
     );
   });

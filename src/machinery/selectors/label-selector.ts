@@ -18,16 +18,7 @@ import {
 } from '../validation/index.js';
 
 /** The operators a label requirement can use; `GreaterThan`/`LessThan` exist only in the string form. */
-export type LabelOperator =
-  | 'In'
-  | 'NotIn'
-  | 'Equals'
-  | 'DoubleEquals'
-  | 'NotEquals'
-  | 'Exists'
-  | 'DoesNotExist'
-  | 'GreaterThan'
-  | 'LessThan';
+export type LabelOperator = 'In' | 'NotIn' | 'Equals' | 'DoubleEquals' | 'NotEquals' | 'Exists' | 'DoesNotExist' | 'GreaterThan' | 'LessThan';
 
 /** A LabelRequirement is one condition on one label key; a selector ANDs its requirements. */
 export interface LabelRequirement {
@@ -114,7 +105,7 @@ function requirementProblems(key: string, operator: LabelOperator, values: reado
 /** The message of a list of causes: the one message, or all of them in brackets. */
 function summarize(causes: readonly StatusCause[]): string {
   const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
-  return parts.length === 1 ? parts[0]! : `[${parts.join(', ')}]`;
+  return parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
 }
 
 /**
@@ -165,7 +156,7 @@ export function formatLabelRequirement(r: LabelRequirement): string {
 /** Whether one requirement holds for a label set. */
 export function requirementMatches(r: LabelRequirement, labels: Labels): boolean {
   const has = !!labels && Object.prototype.hasOwnProperty.call(labels, r.key);
-  const value = has ? labels![r.key]! : undefined;
+  const value = has ? labels[r.key] : undefined;
   switch (r.operator) {
     case 'In':
     case 'Equals':
@@ -182,7 +173,7 @@ export function requirementMatches(r: LabelRequirement, labels: Labels): boolean
     case 'LessThan': {
       if (!has || r.values.length !== 1) return false;
       const actual = parseInt64(value!);
-      const bound = parseInt64(r.values[0]!);
+      const bound = parseInt64(r.values[0]);
       if (actual === undefined || bound === undefined) return false;
       return r.operator === 'GreaterThan' ? actual > bound : actual < bound;
     }

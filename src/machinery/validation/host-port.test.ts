@@ -129,7 +129,19 @@ describe('linkLocalOrMetadata', () => {
   ];
   for (const host of refused) test(`refuses ${host}`, () => assert.ok(linkLocalOrMetadata(host), host));
 
-  const allowed = ['127.0.0.1', '10.0.0.1', '169.253.255.255', '169.255.0.0', '::1', 'fec0::1', 'fe7f::1', 'fd00:ec2::253', '::ffff:10.0.0.1', 'db.internal', 'metadata.example.com'];
+  const allowed = [
+    '127.0.0.1',
+    '10.0.0.1',
+    '169.253.255.255',
+    '169.255.0.0',
+    '::1',
+    'fec0::1',
+    'fe7f::1',
+    'fd00:ec2::253',
+    '::ffff:10.0.0.1',
+    'db.internal',
+    'metadata.example.com',
+  ];
   for (const host of allowed) test(`allows ${host}`, () => assert.equal(linkLocalOrMetadata(host), undefined));
 
   test('every address in 169.254.0.0/16 and fe80::/10 is refused, and nothing just outside', () => {
@@ -153,9 +165,17 @@ describe('linkLocalOrMetadata', () => {
 
   test('the CRD pattern has no false positives: what it matches, the provider refuses too', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`), fc.domain()), port, (host, p) => {
-        if (linkLocalPattern.test(`${host}:${p}`.toLowerCase())) assert.ok(linkLocalOrMetadata(host), host);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.ipV4(),
+          fc.ipV6().map((ip) => `[${ip}]`),
+          fc.domain(),
+        ),
+        port,
+        (host, p) => {
+          if (linkLocalPattern.test(`${host}:${p}`.toLowerCase())) assert.ok(linkLocalOrMetadata(host), host);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -168,7 +188,17 @@ describe('linkLocalOrMetadata', () => {
   });
 
   test('the CRD pattern catches the common spellings', () => {
-    for (const host of ['169.254.169.254', '[fe80::1]', '[FE80::1]', '[fd00:ec2::254]', '[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', 'metadata.google.internal', '[64:ff9b::a9fe:a9fe]', '100.100.100.200']) {
+    for (const host of [
+      '169.254.169.254',
+      '[fe80::1]',
+      '[FE80::1]',
+      '[fd00:ec2::254]',
+      '[::ffff:169.254.169.254]',
+      '[::ffff:a9fe:a9fe]',
+      'metadata.google.internal',
+      '[64:ff9b::a9fe:a9fe]',
+      '100.100.100.200',
+    ]) {
       assert.ok(linkLocalPattern.test(`${host}:80`.toLowerCase()), host);
     }
   });

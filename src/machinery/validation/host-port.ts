@@ -49,8 +49,7 @@ export const HOST_PORT_PATTERN = `^(?:${HOSTNAME}|${IPV4}|\\[${IPV6_PATTERN}\\])
 export const HOST_PORT_MAX_LENGTH = 259;
 
 /** What `host:port` means, in words, for error messages. */
-export const HOST_PORT_EXPECTED =
-  'host:port, where host is a DNS hostname, an IPv4 address or an IPv6 address in brackets, and port is 1-65535';
+export const HOST_PORT_EXPECTED = 'host:port, where host is a DNS hostname, an IPv4 address or an IPv6 address in brackets, and port is 1-65535';
 
 const hostPortRegex = new RegExp(HOST_PORT_PATTERN);
 
@@ -122,9 +121,9 @@ export function expandIPv6(ip: string): number[] {
   const tail: number[] = [];
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4) {
-    const [a, b, c, d] = ipv4Octets(v4[1]!);
-    tail.push((a! << 8) | b!, (c! << 8) | d!);
-    text = text.slice(0, -v4[1]!.length);
+    const [a, b, c, d] = ipv4Octets(v4[1]);
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = text.slice(0, -v4[1].length);
     if (text.endsWith(':') && !text.endsWith('::')) text = text.slice(0, -1);
   }
   const [head, rest] = text.split('::') as [string, string | undefined];
@@ -137,12 +136,12 @@ export function expandIPv6(ip: string): number[] {
 }
 
 function embeddedIPv4(g: number[]): string {
-  return `${g[6]! >> 8}.${g[6]! & 0xff}.${g[7]! >> 8}.${g[7]! & 0xff}`;
+  return `${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`;
 }
 
 function ipv6Reason(ip: string): string | undefined {
   const g = expandIPv6(ip);
-  if ((g[0]! & 0xffc0) === 0xfe80) return `${ip} is link-local (fe80::/10)`;
+  if ((g[0] & 0xffc0) === 0xfe80) return `${ip} is link-local (fe80::/10)`;
   if (g[0] === 0xfd00 && g[1] === 0x0ec2 && g.slice(2, 7).every((x) => x === 0) && g[7] === 0x254) {
     return `${ip} is a cloud metadata service (fd00:ec2::254)`;
   }

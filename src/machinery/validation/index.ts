@@ -13,13 +13,5 @@ export {
   maxLenError,
   regexError,
 } from './names.js';
-export {
-  fieldForbidden,
-  fieldInvalid,
-  fieldNotSupported,
-  fieldRequired,
-  fieldTooLong,
-  fieldTypeInvalid,
-  formatBadValue,
-} from './field-errors.js';
+export { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTypeInvalid, formatBadValue } from './field-errors.js';
 export { TOTAL_ANNOTATION_SIZE_LIMIT, validateAnnotations, validateLabelName, validateLabels } from './labels.js';

@@ -1,14 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  isValidLabelValue,
-  isValidPathSegmentName,
-  regexError,
-} from './names.js';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, isValidPathSegmentName, regexError } from './names.js';
 
 interface Case {
   reason: string;
@@ -24,7 +17,7 @@ function check(fn: (v: string) => string[], cases: Case[]): void {
       assert.equal(got.length, c.want.length, `messages for ${JSON.stringify(c.input)}: ${JSON.stringify(got)}`);
       c.want.forEach((w, i) => {
         for (const part of typeof w === 'string' ? [w] : w) {
-          assert.ok(got[i]!.includes(part), `want ${JSON.stringify(part)} in ${JSON.stringify(got[i])}`);
+          assert.ok(got[i].includes(part), `want ${JSON.stringify(part)} in ${JSON.stringify(got[i])}`);
         }
       });
     });
@@ -76,7 +69,7 @@ describe('isQualifiedName', () => {
     {
       reason: 'two slashes are rejected as a whole',
       input: 'a/b/c',
-      want: [["a qualified name must consist of", "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]],
+      want: [['a qualified name must consist of', "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]],
     },
     {
       reason: 'the regex message matches Kubernetes word for word',

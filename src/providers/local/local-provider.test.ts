@@ -8,7 +8,12 @@ import { startedKindProblems } from '../kind-definition.js';
 import type { ConcreteKind, MatchCandidate } from '../spi.js';
 
 const claim = { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'ns', name: 'c' }, spec: {} };
-const resource = { apiVersion: 'database.local.conductor.io/v1alpha1', kind: 'LocalPostgreSQLInstance', metadata: { namespace: 'conductor-system', name: 'x' }, spec: {} };
+const resource = {
+  apiVersion: 'database.local.conductor.io/v1alpha1',
+  kind: 'LocalPostgreSQLInstance',
+  metadata: { namespace: 'conductor-system', name: 'x' },
+  spec: {},
+};
 const classCandidate: MatchCandidate = {
   type: 'class',
   resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'local' } },
@@ -32,7 +37,7 @@ describe('createLocalProvider', () => {
     );
     assert.equal(provider.postgresServers?.root, '/nonexistent/providers/local/postgresql');
     for (const kind of [...sqlKinds(provider, 'PostgreSQLInstance'), ...sqlKinds(provider, 'MySQLInstance')]) {
-      assert.deepEqual(kind.implements[0]!.connectionSecretKeys, ['host', 'port', 'username', 'password', 'database', 'uri']);
+      assert.deepEqual(kind.implements[0].connectionSecretKeys, ['host', 'port', 'username', 'password', 'database', 'uri']);
     }
   });
 
@@ -52,8 +57,11 @@ describe('createLocalProvider', () => {
     const provider = await createLocalProvider({ dataDir: '/nonexistent', postgresBin: '/nonexistent/bin', env: {} });
     assert.match(provider.postgresUnavailable ?? '', /\/nonexistent\/bin\/initdb is missing/);
     const kind = provider.kinds.find((k) => k.kind === 'LocalPostgreSQLInstance')!;
-    await assert.rejects(kind.connector.connect(resource, {}), /LocalPostgreSQLInstance is unavailable on this machine: PostgreSQL binaries in \/nonexistent\/bin/);
-    assert.deepEqual(kind.implements[0]!.match(claim, classCandidate), { fits: false, reason: 'no PostgreSQL server binaries on this machine' });
+    await assert.rejects(
+      kind.connector.connect(resource, {}),
+      /LocalPostgreSQLInstance is unavailable on this machine: PostgreSQL binaries in \/nonexistent\/bin/,
+    );
+    assert.deepEqual(kind.implements[0].match(claim, classCandidate), { fits: false, reason: 'no PostgreSQL server binaries on this machine' });
     await provider.stopAll();
   });
 
@@ -72,7 +80,10 @@ describe('createLocalProvider', () => {
 
 describe('localProvider', () => {
   test('its kinds are available without starting anything, and what start runs is exactly them', async () => {
-    assert.deepEqual(localProvider.kinds.map((k) => k.kind), localKinds.map((k) => k.kind));
+    assert.deepEqual(
+      localProvider.kinds.map((k) => k.kind),
+      localKinds.map((k) => k.kind),
+    );
     // Without binaries (empty PATH) the kinds stay registered and say why they cannot work.
     const provider = await createLocalProvider({ dataDir: '/nonexistent', env: {} });
     assert.deepEqual(startedKindProblems('local', localProvider.kinds, provider.kinds), []);

@@ -92,7 +92,13 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     unavailable = (err as Error).message;
     logger.warn({ err: unavailable }, 'local PostgreSQL instances unavailable');
   }
-  const mysql = await createMySqlKinds({ dataDir: options.dataDir, postgresInstancesDir: options.instancesDir, env, logger, startTimeoutMs: options.startTimeoutMs });
+  const mysql = await createMySqlKinds({
+    dataDir: options.dataDir,
+    postgresInstancesDir: options.instancesDir,
+    env,
+    logger,
+    startTimeoutMs: options.startTimeoutMs,
+  });
   const loadBalancers = await createLoadBalancerKinds({ dataDir: options.dataDir, env, logger });
   const redis = await createRedisKinds({ dataDir: options.dataDir, env, logger });
   const nats = await createNatsKinds({ dataDir: options.dataDir, env, logger });
@@ -107,7 +113,16 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
   };
   return {
     type: 'local',
-    kinds: [postgresqlServerConcreteKind, localPostgreSQLInstanceConcreteKind(servers, binaries, unavailable), ...mysql.kinds, ...loadBalancers.kinds, ...redis.kinds, ...nats.kinds, ...s3.kinds, hostPathPoolConcreteKind],
+    kinds: [
+      postgresqlServerConcreteKind,
+      localPostgreSQLInstanceConcreteKind(servers, binaries, unavailable),
+      ...mysql.kinds,
+      ...loadBalancers.kinds,
+      ...redis.kinds,
+      ...nats.kinds,
+      ...s3.kinds,
+      hostPathPoolConcreteKind,
+    ],
     postgresBinaries: binaries,
     postgresUnavailable: unavailable,
     postgresServers: servers,

@@ -26,7 +26,13 @@ export type VersionMismatch = (wanted: string, offered: string, exact: boolean) 
  * versionVerdict judges a claim's version range (`wanted`, none: anything fits) against the
  * version a server offers; an unknown offer does not fit yet (`unknown` says so).
  */
-export function versionVerdict(mismatch: VersionMismatch, wanted: string | undefined, offered: string | undefined, exact: boolean, unknown = 'server version not yet known'): MatchResult {
+export function versionVerdict(
+  mismatch: VersionMismatch,
+  wanted: string | undefined,
+  offered: string | undefined,
+  exact: boolean,
+  unknown = 'server version not yet known',
+): MatchResult {
   if (!wanted) return fits;
   if (!offered) return doesNotFit(unknown);
   const why = mismatch(wanted, offered, exact);

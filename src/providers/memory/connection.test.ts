@@ -32,7 +32,12 @@ describe('sqlConnectionFormatter', () => {
       want: { ...base, port: '5432', uri: 'postgresql://app:pw@memory.invalid:5432/app' },
     },
     { reason: 'a missing password is named', engine: 'postgresql', input: { ...base, password: '' }, want: /PostgreSQL connection details lack password/ },
-    { reason: 'a port that is not a TCP port is refused', engine: 'mysql', input: { ...base, port: '70000' }, want: /port "70000": want an integer from 1 to 65535/ },
+    {
+      reason: 'a port that is not a TCP port is refused',
+      engine: 'mysql',
+      input: { ...base, port: '70000' },
+      want: /port "70000": want an integer from 1 to 65535/,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -48,15 +53,22 @@ describe('sqlConnectionFormatter', () => {
     // segment; database names are never that (they are generated from namespace and name).
     const database = text.filter((d) => !/^\.+$/.test(d));
     fc.assert(
-      fc.property(fc.constantFrom<SqlEngine>('postgresql', 'mysql'), text, text, database, fc.integer({ min: 1, max: 65535 }), (engine, username, password, database, port) => {
-        const url = new URL(sqlUri(engine, { host: 'memory.invalid', port, username, password, database }));
-        assert.equal(url.protocol, `${engine}:`);
-        assert.equal(decodeURIComponent(url.username), username);
-        assert.equal(decodeURIComponent(url.password), password);
-        assert.equal(decodeURIComponent(url.pathname.slice(1)), database);
-        assert.equal(url.hostname, 'memory.invalid');
-        assert.equal(Number(url.port), port);
-      }),
+      fc.property(
+        fc.constantFrom<SqlEngine>('postgresql', 'mysql'),
+        text,
+        text,
+        database,
+        fc.integer({ min: 1, max: 65535 }),
+        (engine, username, password, database, port) => {
+          const url = new URL(sqlUri(engine, { host: 'memory.invalid', port, username, password, database }));
+          assert.equal(url.protocol, `${engine}:`);
+          assert.equal(decodeURIComponent(url.username), username);
+          assert.equal(decodeURIComponent(url.password), password);
+          assert.equal(decodeURIComponent(url.pathname.slice(1)), database);
+          assert.equal(url.hostname, 'memory.invalid');
+          assert.equal(Number(url.port), port);
+        },
+      ),
     );
   });
 });

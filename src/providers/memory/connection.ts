@@ -60,7 +60,7 @@ export function sqlConnectionFormatter(engine: SqlEngine): (details: ConnectionD
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw new Error(`${facts.label} connection details have port "${details.port}": want an integer from 1 to 65535`);
     }
-    const endpoint: SqlEndpoint = { host: details.host!, port, username: details.username!, password: details.password!, database: details.database! };
+    const endpoint: SqlEndpoint = { host: details.host, port, username: details.username, password: details.password, database: details.database };
     return {
       host: endpoint.host,
       port: String(port),

@@ -12,11 +12,4 @@ export {
 export { MemoryDatabaseClient, memoryDatabaseConcreteKind, externalNameOf, desiredSettings, connectionDetailsOf } from './memory-database.js';
 export { configureMemoryDatabase, matchMemoryDatabase, concreteVersion } from './matchers.js';
 export { sqlConnectionFormatter, sqlUri, defaultPortOf, type SqlEngine, type SqlEndpoint } from './connection.js';
-export {
-  MEMORY_DATABASE_GROUP,
-  memoryDatabaseKind,
-  memoryRefs,
-  memoryHost,
-  type MemoryDatabase,
-  type MemoryDatabaseSpec,
-} from './kinds.js';
+export { MEMORY_DATABASE_GROUP, memoryDatabaseKind, memoryRefs, memoryHost, type MemoryDatabase, type MemoryDatabaseSpec } from './kinds.js';

@@ -1,5 +1,5 @@
 /**
- * database.memory.conductor.io/v1alpha1 — the `memory` provider's kind (DESIGN 3.2, 3.7),
+ * database.memory.conductor.io/v1alpha1 — the `memory` provider's kind (docs/design.md 3.2, 3.7),
  * defined once: CRD, ResourceRef and TypeScript type. A MemoryDatabase is a database that
  * exists only as an entry in the Conductor process's memory. It implements PostgreSQLInstance
  * and MySQLInstance claims so the control plane (scheduling, binding, provisioning, connection
@@ -44,13 +44,15 @@ export const memoryDatabaseKind = defineProviderKind({
   fields: {
     version: s
       .string()
-      .describe('The version the database claims to run, matched against claims\' version ranges, e.g. "16.4"; claims asking for a version do not fit a resource without one.')
+      .describe(
+        'The version the database claims to run, matched against claims\' version ranges, e.g. "16.4"; claims asking for a version do not fit a resource without one.',
+      )
       .optional(),
     masterUsername: s.string({ minLength: 1, maxLength: 63 }).describe('The user name in the connection details; default "app".').optional(),
     databaseName: s.string({ minLength: 1, maxLength: 63 }).describe('The database name in the connection details; default "app".').optional(),
     port: s
       .integer({ minimum: 1, maximum: 65535 })
-      .describe('The port in the connection details; default the claim kind\'s usual port (PostgreSQL 5432, MySQL 3306).')
+      .describe("The port in the connection details; default the claim kind's usual port (PostgreSQL 5432, MySQL 3306).")
       .optional(),
   },
 });
@@ -79,7 +81,7 @@ export const claimSpec = sqlClaimSpec;
 /** specOf reads a resource's spec defensively (the reconciler may hand over anything). */
 export function specOf(resource: KObject): Partial<MemoryDatabaseSpec> {
   const spec = resource.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as Partial<MemoryDatabaseSpec>) : {};
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? spec : {};
 }
 
 /** nonEmpty returns a string field's value, or undefined when it is absent, empty or not a string. */

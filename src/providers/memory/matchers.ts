@@ -18,10 +18,7 @@ const MAX_REMEMBERED = 4096;
 export function rangeProblem(range: string): string | undefined {
   let known = rangeVerdicts.get(range);
   if (known === undefined) {
-    known =
-      semver.validRange(range, { loose: true }) === null
-        ? `version "${range}" is not a valid version range (want e.g. "16", ">= 14" or "5.7 - 8")`
-        : OK;
+    known = semver.validRange(range, { loose: true }) === null ? `version "${range}" is not a valid version range (want e.g. "16", ">= 14" or "5.7 - 8")` : OK;
     if (rangeVerdicts.size >= MAX_REMEMBERED) rangeVerdicts.clear();
     rangeVerdicts.set(range, known);
   }

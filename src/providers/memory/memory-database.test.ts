@@ -43,7 +43,17 @@ describe('MemoryDatabaseClient', () => {
       exists: true,
       upToDate: true,
       connectionDetails: details,
-      atProvider: { externalName: 'conductor-system/a', host: 'memory.invalid', username: 'app', database: 'app', version: '16.4', port: 6543, createdAt: '2026-01-01T00:00:00Z', scrubs: 0, shares: 0 },
+      atProvider: {
+        externalName: 'conductor-system/a',
+        host: 'memory.invalid',
+        username: 'app',
+        database: 'app',
+        version: '16.4',
+        port: 6543,
+        createdAt: '2026-01-01T00:00:00Z',
+        scrubs: 0,
+        shares: 0,
+      },
     });
   });
 
@@ -145,7 +155,10 @@ describe('MemoryDatabaseClient', () => {
 
     test('binding before the database exists fails and says so', async () => {
       const { client } = fresh();
-      await assert.rejects(client.bindClaim(mdb('none'), claim('a')), /cannot bind a claim to MemoryDatabase conductor-system\/none: its database does not exist yet/);
+      await assert.rejects(
+        client.bindClaim(mdb('none'), claim('a')),
+        /cannot bind a claim to MemoryDatabase conductor-system\/none: its database does not exist yet/,
+      );
     });
 
     const policies: { policy: 'Retain' | 'Recycle' | 'Delete'; want: { shares: number; resets?: number } }[] = [
@@ -178,22 +191,28 @@ describe('the MemoryDatabase kind', () => {
     assert.equal(provider.type, 'local');
     const [kind] = provider.kinds;
     assert.deepEqual(
-      [kind!.group, kind!.version, kind!.kind, kind!.plural, kind!.sharing, kind!.lifecycle, kind!.deterministicExternalNames],
+      [kind.group, kind.version, kind.kind, kind.plural, kind.sharing, kind.lifecycle, kind.deterministicExternalNames],
       ['database.memory.conductor.io', 'v1alpha1', 'MemoryDatabase', 'memorydatabases', 'Exclusive', 'Managed', true],
     );
-    assert.deepEqual(kind!.implements.map((i) => `${i.claimKind.group}/${i.claimKind.kind}`), ['storage.conductor.io/PostgreSQLInstance', 'storage.conductor.io/MySQLInstance']);
-    for (const i of kind!.implements) assert.deepEqual(i.connectionSecretKeys, ['host', 'port', 'username', 'password', 'database', 'uri']);
+    assert.deepEqual(
+      kind.implements.map((i) => `${i.claimKind.group}/${i.claimKind.kind}`),
+      ['storage.conductor.io/PostgreSQLInstance', 'storage.conductor.io/MySQLInstance'],
+    );
+    for (const i of kind.implements) assert.deepEqual(i.connectionSecretKeys, ['host', 'port', 'username', 'password', 'database', 'uri']);
   });
 
   test('each claim kind formats the same raw details for its own engine', () => {
     const kind = memoryDatabaseConcreteKind(new MemoryDatabases());
     const raw = { host: 'memory.invalid', username: 'app', password: 'pw', database: 'app' };
-    assert.deepEqual(kind.implements.map((i) => i.formatConnection(raw).uri), ['postgresql://app:pw@memory.invalid:5432/app', 'mysql://app:pw@memory.invalid:3306/app']);
+    assert.deepEqual(
+      kind.implements.map((i) => i.formatConnection(raw).uri),
+      ['postgresql://app:pw@memory.invalid:5432/app', 'mysql://app:pw@memory.invalid:3306/app'],
+    );
   });
 
-  test('its connector hands out a shared client over the provider\'s records', async () => {
+  test("its connector hands out a shared client over the provider's records", async () => {
     const provider = createMemoryProvider();
-    const client = await provider.kinds[0]!.connector.connect(mdb('a'), {});
+    const client = await provider.kinds[0].connector.connect(mdb('a'), {});
     assert.ok(isSharedClient(client));
     await client.create(mdb('a'));
     assert.equal(provider.databases.size, 1);

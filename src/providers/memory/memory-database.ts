@@ -132,7 +132,10 @@ export class MemoryDatabaseClient implements SharedExternalClient<MemoryDatabase
   async create(resource: MemoryDatabase): Promise<ExternalCreation> {
     const externalName = externalNameOf(resource);
     const record = this.databases.ensure(externalName, desiredSettings(resource));
-    this.log.debug({ kind: memoryDatabaseKind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName }, 'memory database created');
+    this.log.debug(
+      { kind: memoryDatabaseKind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName },
+      'memory database created',
+    );
     return { externalName, connectionDetails: connectionDetailsOf(record) };
   }
 
@@ -144,7 +147,10 @@ export class MemoryDatabaseClient implements SharedExternalClient<MemoryDatabase
   async delete(resource: MemoryDatabase): Promise<void> {
     const externalName = externalNameOf(resource);
     if (this.databases.remove(externalName)) {
-      this.log.debug({ kind: memoryDatabaseKind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName }, 'memory database deleted');
+      this.log.debug(
+        { kind: memoryDatabaseKind.kind, namespace: resource.metadata.namespace, name: resource.metadata.name, externalName },
+        'memory database deleted',
+      );
     }
   }
 

@@ -13,7 +13,10 @@ describe('MemoryDatabases', () => {
   test('ensure creates once with a new password, then updates in place keeping password and creation time', () => {
     const dbs = new MemoryDatabases({ newPassword: counter(), now: fixedClock });
     const first = dbs.ensure('ns/a', { username: 'app', database: 'app' });
-    assert.deepEqual({ ...first, shares: first.shares.size }, { externalName: 'ns/a', username: 'app', database: 'app', password: 'pw-1', createdAt: '2026-01-02T03:04:05Z', scrubs: 0, shares: 0 });
+    assert.deepEqual(
+      { ...first, shares: first.shares.size },
+      { externalName: 'ns/a', username: 'app', database: 'app', password: 'pw-1', createdAt: '2026-01-02T03:04:05Z', scrubs: 0, shares: 0 },
+    );
     const again = dbs.ensure('ns/a', { username: 'bob', database: 'app', version: '16', port: 6000 });
     assert.equal(again.password, 'pw-1');
     assert.equal(again.username, 'bob');
@@ -45,7 +48,10 @@ describe('MemoryDatabases', () => {
   test('list is ordered by external name', () => {
     const dbs = new MemoryDatabases();
     for (const n of ['ns/c', 'ns/a', 'other/b']) dbs.ensure(n, { username: 'app', database: 'app' });
-    assert.deepEqual(dbs.list().map((r) => r.externalName), ['ns/a', 'ns/c', 'other/b']);
+    assert.deepEqual(
+      dbs.list().map((r) => r.externalName),
+      ['ns/a', 'ns/c', 'other/b'],
+    );
   });
 
   describe('shares', () => {
@@ -73,7 +79,7 @@ describe('MemoryDatabases', () => {
         want: 'kept',
       },
       {
-        reason: 'the claim\'s own names are used',
+        reason: "the claim's own names are used",
         run: (dbs) => {
           const s = dbs.ensureShare('ns/db', { claim: 'shop/orders', username: 'bob', database: 'orders' });
           return [s.username, s.database];
@@ -94,7 +100,7 @@ describe('MemoryDatabases', () => {
         want: 'memory database "ns/db": user "bob" already belongs to claim shop/a; want a user name no other claim on it uses',
       },
       {
-        reason: 'reset erases the share\'s data and keeps its password; remove drops it; both accept what is gone',
+        reason: "reset erases the share's data and keeps its password; remove drops it; both accept what is gone",
         run: (dbs) => {
           dbs.ensureShare('ns/db', { claim: 'shop/a' });
           dbs.resetShare('ns/db', 'shop/a');

@@ -160,8 +160,14 @@ export class MemoryDatabases {
     const username = request.username || shareIdentifier(request.claim);
     const database = request.database || shareIdentifier(request.claim);
     for (const other of db.shares.values()) {
-      if (other.username === username) throw new Error(`memory database "${externalName}": user "${username}" already belongs to claim ${other.claim}; want a user name no other claim on it uses`);
-      if (other.database === database) throw new Error(`memory database "${externalName}": database "${database}" already belongs to claim ${other.claim}; want a database name no other claim on it uses`);
+      if (other.username === username)
+        throw new Error(
+          `memory database "${externalName}": user "${username}" already belongs to claim ${other.claim}; want a user name no other claim on it uses`,
+        );
+      if (other.database === database)
+        throw new Error(
+          `memory database "${externalName}": database "${database}" already belongs to claim ${other.claim}; want a database name no other claim on it uses`,
+        );
     }
     const share: MemoryShare = Object.freeze({
       claim: request.claim,
@@ -209,6 +215,8 @@ export class MemoryDatabases {
   }
 
   private timestamp(): string {
-    return this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 }

@@ -59,7 +59,12 @@ async function secretData(namespace: string, name: string): Promise<Record<strin
 }
 
 async function createMemoryDatabase(name: string, spec: Record<string, unknown> = {}): Promise<void> {
-  await server.client.create(memoryDatabaseKind.ref, { apiVersion: memoryDatabaseKind.apiVersion, kind: 'MemoryDatabase', metadata: { name, namespace: SYS }, spec } as KObject);
+  await server.client.create(memoryDatabaseKind.ref, {
+    apiVersion: memoryDatabaseKind.apiVersion,
+    kind: 'MemoryDatabase',
+    metadata: { name, namespace: SYS },
+    spec,
+  });
 }
 
 async function boundClaim(ref: typeof postgresqlInstanceKind.ref, name: string): Promise<KObject> {
@@ -83,36 +88,55 @@ describe('the memory provider in a running server', () => {
   });
 
   test('a PostgreSQLInstance claim binds to it and gets a PostgreSQL connection Secret', async () => {
-    await server.client.create(postgresqlInstanceKind.ref, postgresqlInstanceKind.make({ metadata: { name: 'orders', namespace: NS }, spec: { version: '>= 15', resourceName: 'static-a' } }));
+    await server.client.create(
+      postgresqlInstanceKind.ref,
+      postgresqlInstanceKind.make({ metadata: { name: 'orders', namespace: NS }, spec: { version: '>= 15', resourceName: 'static-a' } }),
+    );
     const claim = await boundClaim(postgresqlInstanceKind.ref, 'orders');
     assert.equal((claim.status as { resourceRef: { kind: string; name: string } }).resourceRef.name, 'static-a');
     const raw = await secretData(SYS, 'static-a-connection');
     const secret = await secretData(NS, 'orders');
-    assert.deepEqual(secret, { host: 'memory.invalid', port: '5432', username: 'app', password: raw.password!, database: 'app', uri: `postgresql://app:${raw.password}@memory.invalid:5432/app` });
+    assert.deepEqual(secret, {
+      host: 'memory.invalid',
+      port: '5432',
+      username: 'app',
+      password: raw.password,
+      database: 'app',
+      uri: `postgresql://app:${raw.password}@memory.invalid:5432/app`,
+    });
     const resource = await server.client.get<KObject>(memoryDatabaseKind.ref, 'static-a', SYS);
     assert.equal(phase(resource), 'Bound');
   });
 
-  test('a MySQLInstance claim gets a MySQL connection Secret with the resource\'s port', async () => {
+  test("a MySQLInstance claim gets a MySQL connection Secret with the resource's port", async () => {
     await createMemoryDatabase('static-mysql', { version: '8.0.36', port: 6033, masterUsername: 'root' });
-    await server.client.create(mysqlInstanceKind.ref, mysqlInstanceKind.make({ metadata: { name: 'wordpress', namespace: NS }, spec: { version: '>= 8', masterUsername: 'root', resourceName: 'static-mysql' } }));
+    await server.client.create(
+      mysqlInstanceKind.ref,
+      mysqlInstanceKind.make({
+        metadata: { name: 'wordpress', namespace: NS },
+        spec: { version: '>= 8', masterUsername: 'root', resourceName: 'static-mysql' },
+      }),
+    );
     await boundClaim(mysqlInstanceKind.ref, 'wordpress');
     const secret = await secretData(NS, 'wordpress');
     assert.equal(secret.port, '6033');
-    assert.match(secret.uri!, /^mysql:\/\/root:[^@]+@memory\.invalid:6033\/app$/);
+    assert.match(secret.uri, /^mysql:\/\/root:[^@]+@memory\.invalid:6033\/app$/);
   });
 
   test('a Shared MemoryDatabase gives each claim its own user and password', async () => {
     await createMemoryDatabase('shared', { sharing: { mode: 'Shared', maxClaims: 5 } });
     for (const name of ['team-a', 'team-b']) {
-      await server.client.create(postgresqlInstanceKind.ref, postgresqlInstanceKind.make({ metadata: { name, namespace: NS }, spec: { resourceName: 'shared' } }));
+      await server.client.create(
+        postgresqlInstanceKind.ref,
+        postgresqlInstanceKind.make({ metadata: { name, namespace: NS }, spec: { resourceName: 'shared' } }),
+      );
     }
     await boundClaim(postgresqlInstanceKind.ref, 'team-a');
     await boundClaim(postgresqlInstanceKind.ref, 'team-b');
     const [a, b] = [await secretData(NS, 'team-a'), await secretData(NS, 'team-b')];
     assert.notEqual(a.username, b.username);
     assert.notEqual(a.password, b.password);
-    assert.match(a.username!, /^shop_team_a_[0-9a-f]{16}$/);
+    assert.match(a.username, /^shop_team_a_[0-9a-f]{16}$/);
   });
 
   test('a class provisions a MemoryDatabase for a claim, and rebindPolicy Delete removes it with the claim', async () => {
@@ -127,7 +151,10 @@ describe('the memory provider in a running server', () => {
         template: { apiVersion: memoryDatabaseKind.apiVersion, kind: 'MemoryDatabase', spec: { version: '16' } },
       }),
     );
-    await server.client.create(postgresqlInstanceKind.ref, postgresqlInstanceKind.make({ metadata: { name: 'dynamic', namespace: NS }, spec: { resourceClass: 'memory', databaseName: 'orders' } }));
+    await server.client.create(
+      postgresqlInstanceKind.ref,
+      postgresqlInstanceKind.make({ metadata: { name: 'dynamic', namespace: NS }, spec: { resourceClass: 'memory', databaseName: 'orders' } }),
+    );
     const claim = await boundClaim(postgresqlInstanceKind.ref, 'dynamic');
     const ref = (claim.status as { resourceRef: { name: string } }).resourceRef;
     assert.match(ref.name, /^shop-dynamic-[0-9a-f]{8}$/);

@@ -20,7 +20,13 @@ export class KindCompatibleFilter implements FilterPlugin {
     return (c) => {
       const kinds = c.type === 'resource' ? c.implements : c.supportedResources;
       for (const gk of kinds) if (kindKey(gk) === want) return undefined;
-      return { summary, detail: () => c.type === 'resource' ? `${c.kind.kind} implements ${kinds.map((k) => k.kind).join(', ') || 'nothing'}` : `class supports ${kinds.map((k) => k.kind).join(', ') || 'nothing'}` };
+      return {
+        summary,
+        detail: () =>
+          c.type === 'resource'
+            ? `${c.kind.kind} implements ${kinds.map((k) => k.kind).join(', ') || 'nothing'}`
+            : `class supports ${kinds.map((k) => k.kind).join(', ') || 'nothing'}`,
+      };
     };
   }
 }

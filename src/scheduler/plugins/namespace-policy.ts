@@ -15,7 +15,7 @@ export const CLASS_LABEL = 'conductor.io/resource-class';
  * elsewhere (a class in a tenant's namespace is that tenant's). A resource a class made (its
  * `conductor.io/resource-class` label: a warm pool member, a recycled resource) is judged as
  * its class, unless it is reserved for the claim; other concrete resources pass: they live in
- * administrators' namespaces (DESIGN 3.2).
+ * administrators' namespaces (docs/design.md 3.2).
  */
 export class NamespacePolicyFilter implements FilterPlugin {
   static readonly pluginName = 'NamespacePolicy';

@@ -3,7 +3,7 @@ import { claimProfile, classProfileMismatch, resourceProfile, resourceProfileMis
 import type { ClaimInfo } from '../types.js';
 
 /**
- * A ProfileMatchFilter does match profiles (DESIGN 3.5): a claim naming a profile takes only
+ * A ProfileMatchFilter does match profiles (docs/design.md 3.5): a claim naming a profile takes only
  * resources and classes of that profile; a claim naming none takes resources without a
  * profile and the default classes of its kind.
  */

@@ -11,7 +11,7 @@ export function providerLoad(ctx: PluginContext, feasible: readonly Candidate[])
   let max = 0;
   let previous: string | undefined;
   for (let i = 0; i < feasible.length; i++) {
-    const p = feasible[i]!.provider ?? '';
+    const p = feasible[i].provider ?? '';
     if (p === previous) continue;
     previous = p;
     if (usage.has(p)) continue;

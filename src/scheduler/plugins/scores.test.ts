@@ -71,9 +71,27 @@ describe('LowestCost', () => {
 describe('Locality', () => {
   const regions = { 'north-america': ['us-east-1'], 'us-east-1': ['us-east-1a'] };
   run(LocalityScore, [
-    { reason: 'the exact region scores 100', claim: claim({ region: 'north-america' }), candidate: resource({ name: 'r', region: 'north-america' }), want: 100, ctx: { regions } },
-    { reason: 'a child region scores 50', claim: claim({ region: 'north-america' }), candidate: resource({ name: 'r', region: 'us-east-1' }), want: 50, ctx: { regions } },
-    { reason: 'a grandchild scores 33', claim: claim({ region: 'north-america' }), candidate: resource({ name: 'r', region: 'us-east-1a' }), want: 33, ctx: { regions } },
+    {
+      reason: 'the exact region scores 100',
+      claim: claim({ region: 'north-america' }),
+      candidate: resource({ name: 'r', region: 'north-america' }),
+      want: 100,
+      ctx: { regions },
+    },
+    {
+      reason: 'a child region scores 50',
+      claim: claim({ region: 'north-america' }),
+      candidate: resource({ name: 'r', region: 'us-east-1' }),
+      want: 50,
+      ctx: { regions },
+    },
+    {
+      reason: 'a grandchild scores 33',
+      claim: claim({ region: 'north-america' }),
+      candidate: resource({ name: 'r', region: 'us-east-1a' }),
+      want: 33,
+      ctx: { regions },
+    },
     {
       reason: 'with overlapping matching a parent scores 25',
       claim: claim({ region: 'us-east-1' }),
@@ -81,8 +99,20 @@ describe('Locality', () => {
       want: 25,
       ctx: { regions, regionMatch: 'overlapping' },
     },
-    { reason: 'an unrelated region scores 0', claim: claim({ region: 'north-america' }), candidate: resource({ name: 'r', region: 'eu-west-1' }), want: 0, ctx: { regions } },
-    { reason: 'a claim asking no region is not scored', claim: claim(), candidate: resource({ name: 'r', region: 'eu-west-1' }), want: undefined, ctx: { regions } },
+    {
+      reason: 'an unrelated region scores 0',
+      claim: claim({ region: 'north-america' }),
+      candidate: resource({ name: 'r', region: 'eu-west-1' }),
+      want: 0,
+      ctx: { regions },
+    },
+    {
+      reason: 'a claim asking no region is not scored',
+      claim: claim(),
+      candidate: resource({ name: 'r', region: 'eu-west-1' }),
+      want: undefined,
+      ctx: { regions },
+    },
   ]);
 });
 

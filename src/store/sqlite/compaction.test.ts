@@ -53,10 +53,7 @@ describe('compaction', () => {
       for (const revision of [1, 4]) {
         await assert.rejects(s.list('', { revision }), { code: 'compacted' }, `list at ${revision}`);
       }
-      assert.deepEqual(
-        { at5: await listAt(5), at6: await listAt(6), latest: (await s.list('')).items.map(brief) },
-        before,
-      );
+      assert.deepEqual({ at5: await listAt(5), at6: await listAt(6), latest: (await s.list('')).items.map(brief) }, before);
       assert.deepEqual(before.at5, ['/a@1/2={"v":2,"rev":2}', '/c@5/5={"v":5,"rev":5}']);
     }));
 
@@ -83,10 +80,7 @@ describe('compaction', () => {
       const events: StoreEvent[] = [];
       s.watch('', 6, { onEvents: (e) => events.push(...e), onError: (err) => assert.fail(err) });
       await nextTurn();
-      assert.deepEqual(events.map(describeEvent), [
-        'put /b@7/7={"v":7,"rev":7} prev <none>',
-        'delete /c@5/8={"v":6,"rev":6} prev /c@5/6={"v":6,"rev":6}',
-      ]);
+      assert.deepEqual(events.map(describeEvent), ['put /b@7/7={"v":7,"rev":7} prev <none>', 'delete /c@5/8={"v":6,"rev":6} prev /c@5/6={"v":6,"rev":6}']);
     }));
 
   test('compact arguments', () =>

@@ -60,7 +60,10 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
       const kv = await created.result;
       assert.equal(kv.modRevision, 1);
       assert.equal((await read.result)?.modRevision, 1);
-      assert.deepEqual(seen.map((e) => e.kv.key), ['/a/x']);
+      assert.deepEqual(
+        seen.map((e) => e.kv.key),
+        ['/a/x'],
+      );
       assert.equal(store.stats().durableRevision, 1);
     } finally {
       while (held.pending.length) await held.release();
@@ -111,7 +114,10 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
       held.fail('EIO: i/o error');
       await assert.rejects(write, /WAL sync failed: EIO.*restart the server/);
       await assert.rejects(store.create('/other', json({})), /restart the server/);
-      await assert.rejects(Promise.resolve().then(() => store.get('/k')), /restart the server/);
+      await assert.rejects(
+        Promise.resolve().then(() => store.get('/k')),
+        /restart the server/,
+      );
       assert.equal(errors.length, 1, 'watchers are told');
     } finally {
       await temp.cleanup();
@@ -143,7 +149,10 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
       await held.release();
       await second.result;
       await nextTurn();
-      assert.deepEqual(seen.map((e) => `${e.kv.key}@${e.kv.modRevision}`), ['/a/y@2']);
+      assert.deepEqual(
+        seen.map((e) => `${e.kv.key}@${e.kv.modRevision}`),
+        ['/a/y@2'],
+      );
       assert.equal(failed, undefined);
     } finally {
       while (held.pending.length) await held.release();

@@ -37,9 +37,7 @@ describe('key ranges', () => {
     const db = new Database(':memory:');
     try {
       const order = db.prepare<{ a: string; b: string }, number>('SELECT (@a > @b) - (@a < @b)').pluck();
-      const inRange = db
-        .prepare<{ k: string; lo: string; hi: string | Buffer }, number>('SELECT @k >= @lo AND @k < @hi')
-        .pluck();
+      const inRange = db.prepare<{ k: string; lo: string; hi: string | Buffer }, number>('SELECT @k >= @lo AND @k < @hi').pluck();
       fc.assert(
         fc.property(key, key, (a, b) => {
           assert.equal(Math.sign(compareKeys(a, b)), order.get({ a, b }));

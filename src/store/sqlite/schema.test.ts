@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pageCacheBytes } from './options.js';
 import { openDatabase } from './schema.js';
 
-test('the page cache of an opened store is pageCacheBytes (16 MiB), not SQLite\'s default or more', () => {
+test("the page cache of an opened store is pageCacheBytes (16 MiB), not SQLite's default or more", () => {
   assert.equal(pageCacheBytes, 16 * 1024 * 1024);
   const dir = mkdtempSync(join(tmpdir(), 'conductor-schema-'));
   try {

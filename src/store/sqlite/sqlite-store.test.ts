@@ -228,7 +228,12 @@ describe('reads', () => {
     try {
       const s = t.store;
       await fill(s);
-      const cases: Array<{ reason: string; prefix: string; options: Parameters<SqliteStore['list']>[1]; want: { keys: string[]; revision: number; more: boolean; remaining: number } }> = [
+      const cases: Array<{
+        reason: string;
+        prefix: string;
+        options: Parameters<SqliteStore['list']>[1];
+        want: { keys: string[]; revision: number; more: boolean; remaining: number };
+      }> = [
         {
           reason: 'a prefix ending in / excludes siblings sharing its text (/ab/)',
           prefix: '/a/',
@@ -292,18 +297,11 @@ describe('reads', () => {
       ];
       for (const c of cases) {
         const got = await s.list(c.prefix, c.options);
-        assert.deepEqual(
-          { keys: keysOf(got.items), revision: got.revision, more: got.more, remaining: got.remaining },
-          c.want,
-          c.reason,
-        );
+        assert.deepEqual({ keys: keysOf(got.items), revision: got.revision, more: got.more, remaining: got.remaining }, c.want, c.reason);
       }
       const old = await s.list('/a/', { revision: 12 });
       assert.equal(brief(old.items.find((kv) => kv.key === '/a/3')), '/a/3@4/4={"i":3,"rev":4}', 'old values at an old revision');
-      assert.deepEqual(
-        [await s.count('/a/'), await s.count('/a'), await s.count(''), await s.count('/c/')],
-        [9, 10, 11, 0],
-      );
+      assert.deepEqual([await s.count('/a/'), await s.count('/a'), await s.count(''), await s.count('/c/')], [9, 10, 11, 0]);
     } finally {
       await t.cleanup();
     }

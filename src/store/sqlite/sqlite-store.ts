@@ -232,15 +232,12 @@ export class SqliteStore implements Store {
     }
     const revision = this.readableRevision(`list ${JSON.stringify(prefix)}`, options.revision ?? 0);
     const range = prefixRange(prefix);
-    const after =
-      options.startAfter !== undefined && compareKeys(options.startAfter, prefix) >= 0 ? options.startAfter : undefined;
+    const after = options.startAfter !== undefined && compareKeys(options.startAfter, prefix) >= 0 ? options.startAfter : undefined;
     const sqlLimit = limit === 0 ? -1 : limit;
     let items: KeyValue[];
     if (revision === this.head) {
       items =
-        after === undefined
-          ? this.sql.listLatestFrom.all(range.lower, range.upper, sqlLimit)
-          : this.sql.listLatestAfter.all(after, range.upper, sqlLimit);
+        after === undefined ? this.sql.listLatestFrom.all(range.lower, range.upper, sqlLimit) : this.sql.listLatestAfter.all(after, range.upper, sqlLimit);
     } else {
       items =
         after === undefined
@@ -252,8 +249,8 @@ export class SqliteStore implements Store {
     if (limit > 0 && items.length === limit && last) {
       remaining =
         revision === this.head
-          ? this.sql.countLatestAfter.get(last.key, range.upper) ?? 0
-          : this.sql.countAtAfter.get(last.key, range.upper, revision) ?? 0;
+          ? (this.sql.countLatestAfter.get(last.key, range.upper) ?? 0)
+          : (this.sql.countAtAfter.get(last.key, range.upper, revision) ?? 0);
     }
     await this.durable(revision);
     return { items, revision, more: remaining > 0, remaining };
@@ -339,8 +336,13 @@ export class SqliteStore implements Store {
       // tries again (a full disk heals by itself when space is freed).
       const full = isSqliteFull(err);
       const message = `cannot commit a batch of ${batch.length} store writes: ${(err as Error).message}`;
-      const error = full ? new StorageFullError(`${message}: the disk holding ${this.path} is full`, this.path, { cause: err }) : new Error(message, { cause: err });
-      this.logger.error({ err, path: this.path, batch: batch.length, diskFull: full }, full ? 'store commit failed: the disk holding the data directory is full' : 'store commit failed');
+      const error = full
+        ? new StorageFullError(`${message}: the disk holding ${this.path} is full`, this.path, { cause: err })
+        : new Error(message, { cause: err });
+      this.logger.error(
+        { err, path: this.path, batch: batch.length, diskFull: full },
+        full ? 'store commit failed: the disk holding the data directory is full' : 'store commit failed',
+      );
       for (const op of batch) op.reject(error);
       return;
     }
@@ -549,25 +551,17 @@ export class SqliteStore implements Store {
   watch(prefix: string, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher {
     this.assertOpen('watch', prefix);
     if (!Number.isInteger(afterRevision) || afterRevision < 0) {
-      throw new RangeError(
-        `cannot watch ${JSON.stringify(prefix)} after revision ${afterRevision}: expected a non-negative integer`,
-      );
+      throw new RangeError(`cannot watch ${JSON.stringify(prefix)} after revision ${afterRevision}: expected a non-negative integer`);
     }
     if (this.failure) throw this.failure;
     const from = afterRevision === 0 ? this.durableHead : afterRevision;
     if (from < this.compacted) {
-      throw new StoreError(
-        'compacted',
-        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: history up to ${this.compacted} was compacted`,
-      );
+      throw new StoreError('compacted', `cannot watch ${JSON.stringify(prefix)} after revision ${from}: history up to ${this.compacted} was compacted`);
     }
     // A revision already assigned to a write that is not yet durable is fine: the watcher
     // goes live and skips the events up to it when they arrive.
     if (from > this.head) {
-      throw new StoreError(
-        'future-revision',
-        `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`,
-      );
+      throw new StoreError('future-revision', `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`);
     }
     const watcher = new LogWatcher(this.watchSource, prefix, from, handlers);
     this.watchers.add(watcher);
@@ -585,7 +579,6 @@ export class SqliteStore implements Store {
     },
     maxPausedEvents: () => this.maxPausedEvents,
   };
-
 
   private readHistory(range: KeyRange, after: number, upTo: number): StoreEvent[] {
     if (this.state !== 'open') throw new StoreError('closed', 'cannot read history: the store is closed');
@@ -622,17 +615,13 @@ export class SqliteStore implements Store {
       return Promise.reject(new RangeError(`cannot compact to revision ${revision}: expected a non-negative integer`));
     }
     if (revision > this.head) {
-      return Promise.reject(
-        new StoreError('future-revision', `cannot compact to revision ${revision}: the current revision is ${this.head}`),
-      );
+      return Promise.reject(new StoreError('future-revision', `cannot compact to revision ${revision}: the current revision is ${this.head}`));
     }
     if (revision > this.compacted) {
       try {
         this.sql.setMeta.run(revision, 'compacted');
       } catch (err) {
-        return Promise.reject(
-          new Error(`cannot compact to revision ${revision}: ${(err as Error).message}`, { cause: err }),
-        );
+        return Promise.reject(new Error(`cannot compact to revision ${revision}: ${(err as Error).message}`, { cause: err }));
       }
       this.compacted = revision;
       this.logger.debug({ path: this.path, revision }, 'store compaction started');
@@ -767,10 +756,7 @@ export class SqliteStore implements Store {
       throw new StoreError('future-revision', `cannot ${what} at revision ${requested}: the current revision is ${this.head}`);
     }
     if (requested < this.compacted) {
-      throw new StoreError(
-        'compacted',
-        `cannot ${what} at revision ${requested}: history up to ${this.compacted} was compacted`,
-      );
+      throw new StoreError('compacted', `cannot ${what} at revision ${requested}: history up to ${this.compacted} was compacted`);
     }
     return requested;
   }
@@ -781,11 +767,7 @@ function toKeyValue(key: string, row: CurrentRow): KeyValue {
 }
 
 function conflict(what: 'update' | 'delete', key: string, expected: number, current: KeyValue): StoreError {
-  return new StoreError(
-    'conflict',
-    `cannot ${what} ${key}: expected modRevision ${expected}, found ${current.modRevision}`,
-    current,
-  );
+  return new StoreError('conflict', `cannot ${what} ${key}: expected modRevision ${expected}, found ${current.modRevision}`, current);
 }
 
 /** encodeValue calls the caller's encoder; its failure fails only that write. */

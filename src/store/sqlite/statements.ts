@@ -65,18 +65,14 @@ export class Statements {
       `SELECT l.value AS value, k.create_rev AS createRevision, k.mod_rev AS modRevision
        FROM kv k JOIN log l ON l.rev = k.mod_rev WHERE k.key = ?`,
     );
-    this.insertLog = db.prepare(
-      `INSERT INTO log (rev, key, deleted, create_rev, prev_rev, value) VALUES (?, ?, ?, ?, ?, ?)`,
-    );
+    this.insertLog = db.prepare(`INSERT INTO log (rev, key, deleted, create_rev, prev_rev, value) VALUES (?, ?, ?, ?, ?, ?)`);
     this.insertKv = db.prepare(`INSERT INTO kv (key, create_rev, mod_rev) VALUES (?, ?, ?)`);
     this.updateKv = db.prepare(`UPDATE kv SET mod_rev = ? WHERE key = ?`);
     this.deleteKv = db.prepare(`DELETE FROM kv WHERE key = ?`);
     this.getMeta = db.prepare<[MetaName], number>(`SELECT value FROM meta WHERE name = ?`).pluck();
     this.setMeta = db.prepare(`UPDATE meta SET value = ? WHERE name = ?`);
     this.insertRevTime = db.prepare(`INSERT OR REPLACE INTO rev_time (rev, at_ms) VALUES (?, ?)`);
-    this.revisionAtOrBefore = db
-      .prepare<[number], number>(`SELECT rev FROM rev_time WHERE at_ms <= ? ORDER BY at_ms DESC, rev DESC LIMIT 1`)
-      .pluck();
+    this.revisionAtOrBefore = db.prepare<[number], number>(`SELECT rev FROM rev_time WHERE at_ms <= ? ORDER BY at_ms DESC, rev DESC LIMIT 1`).pluck();
 
     const latest = (op: '>=' | '>') =>
       db.prepare<[string, Bound, number], KeyValue>(
@@ -98,8 +94,7 @@ export class Statements {
       );
     this.listAtFrom = at('>=');
     this.listAtAfter = at('>');
-    const countLatest = (op: '>=' | '>') =>
-      db.prepare<[string, Bound], number>(`SELECT COUNT(*) FROM kv WHERE key ${op} ? AND key < ?`).pluck();
+    const countLatest = (op: '>=' | '>') => db.prepare<[string, Bound], number>(`SELECT COUNT(*) FROM kv WHERE key ${op} ? AND key < ?`).pluck();
     this.countLatestFrom = countLatest('>=');
     this.countLatestAfter = countLatest('>');
     this.countAtAfter = db
@@ -117,9 +112,7 @@ export class Statements {
        ORDER BY l.rev`,
     );
 
-    this.deleteSuperseded = db.prepare(
-      `DELETE FROM log WHERE rev IN (SELECT prev_rev FROM log WHERE rev > ? AND rev <= ? AND prev_rev > 0)`,
-    );
+    this.deleteSuperseded = db.prepare(`DELETE FROM log WHERE rev IN (SELECT prev_rev FROM log WHERE rev > ? AND rev <= ? AND prev_rev > 0)`);
     this.deleteTombstones = db.prepare(`DELETE FROM log WHERE rev > ? AND rev <= ? AND deleted = 1`);
     this.pruneRevTime = db.prepare(`DELETE FROM rev_time WHERE rev < ?`);
   }

@@ -21,8 +21,7 @@ export interface TempStore {
 export function tempStore(options: Partial<SqliteStoreOptions> = {}): TempStore {
   const dir = mkdtempSync(join(tmpdir(), 'conductor-store-test-'));
   const path = join(dir, 'store.db');
-  const open = (extra: Partial<SqliteStoreOptions>) =>
-    openSqliteStore({ compactionIntervalMs: 0, ...options, ...extra, path });
+  const open = (extra: Partial<SqliteStoreOptions>) => openSqliteStore({ compactionIntervalMs: 0, ...options, ...extra, path });
   const temp: TempStore = {
     store: open({}),
     path,

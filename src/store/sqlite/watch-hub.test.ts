@@ -48,9 +48,7 @@ describe('WatchHub', () => {
 
   test('matches exactly the keys starting with the prefix, in order (property)', () => {
     const segment = fc.constantFrom('a', 'ab', 'b', '');
-    const path = fc.array(segment, { maxLength: 4 }).chain((parts) =>
-      fc.boolean().map((slash) => parts.join('/') + (slash ? '/' : '')),
-    );
+    const path = fc.array(segment, { maxLength: 4 }).chain((parts) => fc.boolean().map((slash) => parts.join('/') + (slash ? '/' : '')));
     fc.assert(
       fc.property(fc.array(path, { maxLength: 8 }), fc.array(path, { maxLength: 20 }), (prefixes, keys) => {
         const hub = new WatchHub();

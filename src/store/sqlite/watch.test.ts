@@ -165,8 +165,7 @@ describe('watch', () => {
     const t = tempStore();
     try {
       const s = t.store;
-      const writeMany = (from: number, n: number) =>
-        Promise.all(Array.from({ length: n }, (_, i) => s.create(`/many/${from + i}`, json({}))));
+      const writeMany = (from: number, n: number) => Promise.all(Array.from({ length: n }, (_, i) => s.create(`/many/${from + i}`, json({}))));
       await writeMany(0, 2 * revisionsPerStep + 500);
       const rec = recorder();
       s.watch('/many/', 100, rec);
@@ -174,7 +173,10 @@ describe('watch', () => {
       for (let i = 0; i < 10; i++) await writeMany(10_000 + i * 50, 50);
       await waitFor(() => rec.events.length === s.currentRevision() - 100, 'every event after 100');
       const revisions = rec.events.map((e) => e.kv.modRevision);
-      assert.deepEqual(revisions, Array.from({ length: s.currentRevision() - 100 }, (_, i) => 101 + i));
+      assert.deepEqual(
+        revisions,
+        Array.from({ length: s.currentRevision() - 100 }, (_, i) => 101 + i),
+      );
       assert.ok(rec.calls >= 3, `history comes in steps (got ${rec.calls} calls)`);
     } finally {
       await t.cleanup();
@@ -199,7 +201,13 @@ describe('watch', () => {
       await s.create('/s/4', json({}));
       await waitFor(() => recorders.every((r, i) => r.events.length >= (cases[i]?.want.length ?? 0)), 'the events');
       await nextTurn();
-      cases.forEach((c, i) => assert.deepEqual(recorders[i]?.events.map((e) => e.kv.key), c.want, c.reason));
+      cases.forEach((c, i) =>
+        assert.deepEqual(
+          recorders[i]?.events.map((e) => e.kv.key),
+          c.want,
+          c.reason,
+        ),
+      );
     } finally {
       await t.cleanup();
     }
@@ -258,7 +266,10 @@ describe('watch', () => {
       assert.equal(bad.events.length, 1);
       assert.equal(bad.errors.length, 1);
       assert.match(bad.errors[0]?.message ?? '', /handler broke/);
-      assert.deepEqual(good.events.map((e) => e.kv.key), ['/s/1', '/s/2']);
+      assert.deepEqual(
+        good.events.map((e) => e.kv.key),
+        ['/s/1', '/s/2'],
+      );
       assert.equal(s.stats().watchers, 1);
     } finally {
       await t.cleanup();

@@ -154,9 +154,7 @@ export function installLibrary(env: Environment): Environment {
     .registerFunction('isQuantity(string): bool', (s: string) => Quantity.parse(s) !== undefined)
     .registerFunction('Quantity.sign(): int', (q: Quantity) => q.sign())
     .registerFunction('Quantity.isInteger(): bool', (q: Quantity) => q.isInteger())
-    .registerFunction('Quantity.asInteger(): int', (q: Quantity) =>
-      q.isInteger() ? q.num : fail('cannot convert value to integer'),
-    )
+    .registerFunction('Quantity.asInteger(): int', (q: Quantity) => (q.isInteger() ? q.num : fail('cannot convert value to integer')))
     .registerFunction('Quantity.asApproximateFloat(): double', (q: Quantity) => q.asApproximateFloat())
     .registerFunction('Quantity.add(Quantity): Quantity', (q: Quantity, o: Quantity) => q.add(toQuantity(o)))
     .registerFunction('Quantity.add(int): Quantity', (q: Quantity, o: bigint) => q.add(toQuantity(o)))

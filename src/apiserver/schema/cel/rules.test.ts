@@ -59,7 +59,13 @@ const cases: Case[] = [
   },
   {
     reason: 'messageExpression builds the message from the object',
-    rules: [{ rule: 'self.replicas <= self.maxReplicas', message: 'static', messageExpression: '"replicas " + string(self.replicas) + " exceeds " + string(self.maxReplicas)' }],
+    rules: [
+      {
+        rule: 'self.replicas <= self.maxReplicas',
+        message: 'static',
+        messageExpression: '"replicas " + string(self.replicas) + " exceeds " + string(self.maxReplicas)',
+      },
+    ],
     spec: { replicas: 3, maxReplicas: 2 },
     want: [{ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": replicas 3 exceeds 2' }],
   },
@@ -200,14 +206,35 @@ describe('x-kubernetes-validations', () => {
           items: {
             type: 'object',
             required: ['name'],
-            properties: { name: { type: 'string' }, port: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'port is immutable' }] } },
+            properties: {
+              name: { type: 'string' },
+              port: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'port is immutable' }] },
+            },
           },
         },
       },
       [],
     );
-    const old = { ports: [{ name: 'a', port: 1 }, { name: 'b', port: 2 }] };
-    assert.deepEqual(run(schema, { ports: [{ name: 'b', port: 2 }, { name: 'a', port: 1 }, { name: 'c', port: 3 }] }, old), []);
+    const old = {
+      ports: [
+        { name: 'a', port: 1 },
+        { name: 'b', port: 2 },
+      ],
+    };
+    assert.deepEqual(
+      run(
+        schema,
+        {
+          ports: [
+            { name: 'b', port: 2 },
+            { name: 'a', port: 1 },
+            { name: 'c', port: 3 },
+          ],
+        },
+        old,
+      ),
+      [],
+    );
     assert.deepEqual(run(schema, { ports: [{ name: 'b', port: 5 }] }, old), [
       { reason: 'FieldValueInvalid', field: 'spec.ports[0].port', message: 'Invalid value: "integer": port is immutable' },
     ]);
@@ -248,7 +275,13 @@ describe('a realistic schema (routes with parent references, matches and filters
   const ref: JSONSchemaProps = {
     type: 'object',
     required: ['name'],
-    properties: { group: { type: 'string', default: 'example.io' }, kind: { type: 'string', default: 'Gateway' }, name: { type: 'string' }, namespace: { type: 'string' }, sectionName: { type: 'string' } },
+    properties: {
+      group: { type: 'string', default: 'example.io' },
+      kind: { type: 'string', default: 'Gateway' },
+      name: { type: 'string' },
+      namespace: { type: 'string' },
+      sectionName: { type: 'string' },
+    },
   };
   const schema: JSONSchemaProps = {
     type: 'object',
@@ -287,7 +320,12 @@ describe('a realistic schema (routes with parent references, matches and filters
               type: 'object',
               required: ['type'],
               properties: { type: { type: 'string' }, redirect: { type: 'object', properties: { code: { type: 'integer' } } } },
-              'x-kubernetes-validations': [{ rule: "self.type == 'Redirect' ? has(self.redirect) : !has(self.redirect)", messageExpression: "'filter of type ' + self.type + ' has the wrong settings'" }],
+              'x-kubernetes-validations': [
+                {
+                  rule: "self.type == 'Redirect' ? has(self.redirect) : !has(self.redirect)",
+                  messageExpression: "'filter of type ' + self.type + ' has the wrong settings'",
+                },
+              ],
             },
             'x-kubernetes-validations': [{ message: 'at most one redirect', rule: "self.filter(f, f.type == 'Redirect').size() <= 1" }],
           },
@@ -305,7 +343,10 @@ describe('a realistic schema (routes with parent references, matches and filters
   };
   const compiled = compileSchema(schema, { group: 'example.io', kind: 'Route' });
   const good = wrap({
-    parentRefs: [{ name: 'gw', sectionName: 'a' }, { name: 'gw', sectionName: 'b' }],
+    parentRefs: [
+      { name: 'gw', sectionName: 'a' },
+      { name: 'gw', sectionName: 'b' },
+    ],
     matches: [{ value: '/api' }],
     filters: [{ type: 'Redirect', redirect: { code: 301 } }],
     port: 8080,

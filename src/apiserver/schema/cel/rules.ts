@@ -59,9 +59,7 @@ interface Located {
 
 /** Words cel-js type-check errors the way cel-go does where they differ. */
 function celGoWording(summary: string): string {
-  return summary
-    .replace(/^No such key: (.+)$/, "undefined field '$1'")
-    .replace(/^Unknown variable: (.+)$/, "undeclared reference to '$1' (in container '')");
+  return summary.replace(/^No such key: (.+)$/, "undefined field '$1'").replace(/^Unknown variable: (.+)$/, "undeclared reference to '$1' (in container '')");
 }
 
 /** Formats a cel-js error like cel-go's `ERROR: <input>:1:7: message`. */
@@ -88,10 +86,7 @@ function referencesOldSelf(ast: unknown, depth = 0): boolean {
  * Compiles the rules of one schema node. checkEnv, when given, declares `self` (and
  * `oldSelf`) with the node's static type and is used to type-check the expressions.
  */
-export function compileRules(
-  rules: readonly ValidationRule[],
-  checkEnvs: { plain: Environment; optional: Environment } | undefined,
-): CompiledRule[] {
+export function compileRules(rules: readonly ValidationRule[], checkEnvs: { plain: Environment; optional: Environment } | undefined): CompiledRule[] {
   return rules.map((rule, index) => {
     const optionalOldSelf = rule.optionalOldSelf === true;
     const text = typeof rule.rule === 'string' ? rule.rule : '';

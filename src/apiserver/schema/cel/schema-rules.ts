@@ -29,8 +29,7 @@ export function resolveFieldPath(node: SchemaNode, fieldPath: string): Step[] | 
     let index: number | undefined;
     let m: RegExpExecArray | null;
     if ((m = /^\.([^.[\]]+)/.exec(rest))) name = m[1];
-    else if ((m = /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest)) || (m = /^\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest)))
-      name = m[1].replace(/\\(.)/g, '$1');
+    else if ((m = /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest)) || (m = /^\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest))) name = m[1].replace(/\\(.)/g, '$1');
     else if ((m = /^\[\s*(\d+)\s*\]/.exec(rest))) index = Number(m[1]);
     else return undefined;
     rest = rest.slice(m[0].length);
@@ -54,11 +53,7 @@ export function resolveFieldPath(node: SchemaNode, fieldPath: string): Step[] | 
 }
 
 function relocator(steps: Step[]): (base: string) => string {
-  return (base) =>
-    steps.reduce(
-      (p, s) => (s.kind === 'index' ? indexPath(p, s.index) : s.kind === 'child' ? childPath(p, s.name) : keyPath(p, s.name)),
-      base,
-    );
+  return (base) => steps.reduce((p, s) => (s.kind === 'index' ? indexPath(p, s.index) : s.kind === 'child' ? childPath(p, s.name) : keyPath(p, s.name)), base);
 }
 
 function allNodes(root: SchemaNode): SchemaNode[] {

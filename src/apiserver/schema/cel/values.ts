@@ -105,7 +105,7 @@ export class ValueConverter {
       }
       const prop = node.properties?.get(k);
       if (prop) {
-        const name = needsEscape(k) ? escapePropertyName(k) ?? k : k;
+        const name = needsEscape(k) ? (escapePropertyName(k) ?? k) : k;
         setOwn(out, name, this.to(prop, x, depth + 1));
       } else {
         setOwn(out, k, node.additional ? this.to(node.additional, x, depth + 1) : untyped(x, this.memo, depth + 1));

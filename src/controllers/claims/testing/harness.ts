@@ -39,7 +39,13 @@ export interface ProviderCall {
 export class FakeProvider {
   readonly calls: ProviderCall[] = [];
   bindClaim = async (_resource: KObject, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> =>
-    previous ?? { host: 'db.example', port: '5432', username: `u-${claim.metadata.name}`, password: `p-${claim.metadata.name}`, database: `d-${claim.metadata.name}` };
+    previous ?? {
+      host: 'db.example',
+      port: '5432',
+      username: `u-${claim.metadata.name}`,
+      password: `p-${claim.metadata.name}`,
+      database: `d-${claim.metadata.name}`,
+    };
 
   kind(sharing: SharingMode = 'Exclusive'): ConcreteKind {
     const key = (r: KObject) => `${r.metadata.namespace}/${r.metadata.name}`;
@@ -124,7 +130,12 @@ export async function harness(objects: readonly { ref: ResourceRef; obj: KObject
   const provider = new FakeProvider();
   const kind = provider.kind(options.sharing);
   const access = new ProviderAccess(client, [{ type: 'local', kinds: [kind] }]);
-  const caches = new ClaimCaches(client, undefined, servedKinds([kind], (g, k) => catalog.findKind(g, k), catalog.claimKinds), SYS);
+  const caches = new ClaimCaches(
+    client,
+    undefined,
+    servedKinds([kind], (g, k) => catalog.findKind(g, k), catalog.claimKinds),
+    SYS,
+  );
   const feed = new SchedulerFeed(caches, [kind], SYS, pino({ level: 'silent' }));
   await caches.start();
   const seen = client.actions.length;
@@ -157,7 +168,7 @@ export function claim(name: string, spec: Record<string, unknown> = {}, extra: P
       ...extra,
       metadata: { name, namespace: APP, uid: `uid-${name}`, finalizers: ['conductor.io/claim-protection'], ...(extra.metadata ?? {}) },
       spec: { ...spec },
-    } as Claim,
+    },
   };
 }
 
@@ -167,7 +178,12 @@ export function refTo(name: string, namespace = APP): { apiVersion: string; kind
 }
 
 /** A MemoryDatabase in SYS. */
-export function resource(name: string, spec: Record<string, unknown> = {}, status?: Record<string, unknown>, metadata: Record<string, unknown> = {}): { ref: ResourceRef; obj: ConcreteResource } {
+export function resource(
+  name: string,
+  spec: Record<string, unknown> = {},
+  status?: Record<string, unknown>,
+  metadata: Record<string, unknown> = {},
+): { ref: ResourceRef; obj: ConcreteResource } {
   return {
     ref: resourceRef,
     obj: {
@@ -176,13 +192,17 @@ export function resource(name: string, spec: Record<string, unknown> = {}, statu
       metadata: { name, namespace: SYS, uid: `uid-${name}`, ...metadata },
       spec: { version: '16.4', rebindPolicy: 'Retain', managementPolicy: 'Full', ...spec },
       ...(status ? { status } : {}),
-    } as ConcreteResource,
+    },
   };
 }
 
 /** A Ready=True status (with other status fields). */
 export function readyStatus(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { phase: 'Available', ...extra, conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+  return {
+    phase: 'Available',
+    ...extra,
+    conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+  };
 }
 
 /** A Secret with `data` (plain strings, encoded here). */
@@ -196,7 +216,9 @@ export function secret(namespace: string, name: string, data: Record<string, str
         name,
         namespace,
         labels: { 'conductor.io/connection': 'true' },
-        ...(owner ? { ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true }] } : {}),
+        ...(owner
+          ? { ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true }] }
+          : {}),
       },
       type: 'Opaque',
       data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),

@@ -98,7 +98,12 @@ describe('redis.conf', () => {
     test('passwords survive the round trip', async (t) => {
       const binary = await resolveRedisBinary().catch(() => undefined);
       if (!binary) return t.skip('redis-server is not installed');
-      const samples = ['pa"ss\\word\nrequirepass x', 'tab\there # not a comment', `é€${String.fromCharCode(0)}\x01end`, ...fc.sample(fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }), { numRuns: 3, seed: 10 })];
+      const samples = [
+        'pa"ss\\word\nrequirepass x',
+        'tab\there # not a comment',
+        `é€${String.fromCharCode(0)}\x01end`,
+        ...fc.sample(fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }), { numRuns: 3, seed: 10 }),
+      ];
       for (const [i, password] of samples.entries()) {
         const port = await freePort();
         const conf = join(dir, `redis-${i}.conf`);

@@ -1,5 +1,5 @@
 /**
- * The connection details of a Volume claim: `path server export` (DESIGN.md 3.1). A host
+ * The connection details of a Volume claim: `path server export` (docs/design.md 3.1). A host
  * path volume is a directory on Conductor's machine: `path` and `export` are that directory
  * and `server` is "localhost".
  */
@@ -28,5 +28,5 @@ export function formatVolumeConnection(details: ConnectionDetails): ConnectionDe
   }
   const out: ConnectionDetails = { server, export: exported };
   if (path !== undefined) out.path = path;
-  return Object.fromEntries(volumeSecretKeys.filter((k) => out[k] !== undefined).map((k) => [k, out[k]!]));
+  return Object.fromEntries(volumeSecretKeys.filter((k) => out[k] !== undefined).map((k) => [k, out[k]]));
 }

@@ -8,18 +8,23 @@ import { claimDirectory, hostPathPoolConcreteKind, HostPathPoolClient } from './
 import type { HostPathPool } from './kinds.js';
 import { fixture } from '../../testing.js';
 
-const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Volume', metadata: { namespace: 'team', name, uid: `u-${name}` } });
+const claim = (name: string): KObject => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'Volume',
+  metadata: { namespace: 'team', name, uid: `u-${name}` },
+});
 
 describe('HostPathPool on real directories', () => {
   let root: string;
   const client = new HostPathPoolClient();
-  const pool = (bound: string[] = [], spec: Record<string, unknown> = {}): HostPathPool => fixture<HostPathPool>({
-    apiVersion: 'storage.local.conductor.io/v1alpha1',
-    kind: 'HostPathPool',
-    metadata: { namespace: 'conductor-system', name: 'vols' },
-    spec: { root, ...spec },
-    status: { bindings: bound.map((n) => ({ claimRef: { namespace: 'team', name: n }, requests: { storage: '1Gi' } })) },
-  });
+  const pool = (bound: string[] = [], spec: Record<string, unknown> = {}): HostPathPool =>
+    fixture<HostPathPool>({
+      apiVersion: 'storage.local.conductor.io/v1alpha1',
+      kind: 'HostPathPool',
+      metadata: { namespace: 'conductor-system', name: 'vols' },
+      spec: { root, ...spec },
+      status: { bindings: bound.map((n) => ({ claimRef: { namespace: 'team', name: n }, requests: { storage: '1Gi' } })) },
+    });
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'hostpath-test-'));
@@ -33,7 +38,7 @@ describe('HostPathPool on real directories', () => {
     await assert.rejects(client.bindClaim(missing, claim('a')), /want an existing directory/);
   });
 
-  test('bindClaim makes <root>/<namespace>_<name> with the pool\'s mode and returns path, server and export', async () => {
+  test("bindClaim makes <root>/<namespace>_<name> with the pool's mode and returns path, server and export", async () => {
     const details = await client.bindClaim(pool([], { directoryMode: '0700' }), claim('data'));
     const dir = join(root, 'team_data');
     assert.deepEqual(details, { path: dir, server: 'localhost', export: dir });
@@ -42,13 +47,19 @@ describe('HostPathPool on real directories', () => {
     assert.equal((await stat(dir)).mode & 0o777, 0o700, 'an existing directory keeps its mode');
   });
 
-  test('observe reports each claim\'s usage', async () => {
+  test("observe reports each claim's usage", async () => {
     await writeFile(join(root, 'team_data', 'f.bin'), Buffer.alloc(4096));
     const seen = await client.observe(pool(['data']));
     assert.equal(seen.upToDate, true);
     assert.equal(seen.atProvider?.usedBytes, 4096);
     assert.deepEqual((seen.atProvider?.volumes as unknown[])[0], {
-      claim: 'team/data', path: join(root, 'team_data'), present: true, usedBytes: 4096, files: 1, complete: true, requested: '1Gi',
+      claim: 'team/data',
+      path: join(root, 'team_data'),
+      present: true,
+      usedBytes: 4096,
+      files: 1,
+      complete: true,
+      requested: '1Gi',
     });
   });
 
@@ -58,7 +69,7 @@ describe('HostPathPool on real directories', () => {
     assert.equal(seen.upToDate, true, 'the pool itself is fine');
     assert.deepEqual(seen.brokenShares, [{ claim: { namespace: 'team', name: 'data' }, missing: `directory ${join(root, 'team_data')}` }]);
     await client.update(pool(['data']));
-    assert.equal((await client.observe(pool(['data']))).brokenShares?.length, 1, 'update leaves claims\' directories to the claim controller');
+    assert.equal((await client.observe(pool(['data']))).brokenShares?.length, 1, "update leaves claims' directories to the claim controller");
     await client.bindClaim(pool(['data']), claim('data'));
     assert.deepEqual((await client.observe(pool(['data']))).brokenShares, []);
     assert.equal((await stat(join(root, 'team_data'))).mode & 0o777, 0o750, 'the default mode');
@@ -96,6 +107,6 @@ describe('HostPathPool on real directories', () => {
   test('the kind is Shared and Registered and implements Volume', () => {
     assert.equal(hostPathPoolConcreteKind.sharing, 'Shared');
     assert.equal(hostPathPoolConcreteKind.lifecycle, 'Registered');
-    assert.deepEqual(hostPathPoolConcreteKind.implements[0]!.claimKind, { group: 'storage.conductor.io', kind: 'Volume' });
+    assert.deepEqual(hostPathPoolConcreteKind.implements[0].claimKind, { group: 'storage.conductor.io', kind: 'Volume' });
   });
 });

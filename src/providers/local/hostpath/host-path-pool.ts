@@ -22,14 +22,7 @@ import type {
 } from '../../spi.js';
 import { describeResource, instanceDirectoryName } from '../process/instance-names.js';
 import { formatVolumeConnection, volumeDetails } from './connection.js';
-import {
-  defaultUsageScanLimit,
-  hostPathPoolKind,
-  parseMode,
-  volumeClaim,
-  volumeSecretKeys,
-  type HostPathPool,
-} from './kinds.js';
+import { defaultUsageScanLimit, hostPathPoolKind, parseMode, volumeClaim, volumeSecretKeys, type HostPathPool } from './kinds.js';
 import { configureHostPathPool, matchHostPathPool } from './matchers.js';
 import { measureUsage } from './usage.js';
 import { releaseShare } from '../../rebind.js';
@@ -130,7 +123,7 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
     const atProvider = { root, usedBytes, volumes };
     // Missing claim directories are broken shares: the claim controller makes them again
     // through bindClaim (never update, which could race a release removing one).
-    return { exists: true, upToDate: true, atProvider, connectionDetails: { server: volumeDetails(root).server! }, brokenShares };
+    return { exists: true, upToDate: true, atProvider, connectionDetails: { server: volumeDetails(root).server }, brokenShares };
   }
 
   /** create only verifies the root: the pool is registered. */

@@ -1,12 +1,4 @@
-export {
-  hostPathPoolKind,
-  hostPathRefs,
-  volumeClaim,
-  volumeSecretKeys,
-  localServer,
-  parseMode,
-  type HostPathPool,
-} from './kinds.js';
+export { hostPathPoolKind, hostPathRefs, volumeClaim, volumeSecretKeys, localServer, parseMode, type HostPathPool } from './kinds.js';
 export { hostPathPoolConcreteKind, hostPathPoolConnector, HostPathPoolClient, claimDirectory } from './host-path-pool.js';
 export { formatVolumeConnection, volumeDetails } from './connection.js';
 export { matchHostPathPool, configureHostPathPool } from './matchers.js';

@@ -1,5 +1,5 @@
 /**
- * storage.local.conductor.io/v1alpha1 — the `local` provider's HostPathPool kind (DESIGN 3.2,
+ * storage.local.conductor.io/v1alpha1 — the `local` provider's HostPathPool kind (docs/design.md 3.2,
  * 3.7), defined once: CRD, ResourceRef and TypeScript type. A HostPathPool is a directory an
  * administrator registers and shares between Volume claims (a subdirectory per claim). Also
  * the facts of the Volume claim kind it implements.
@@ -29,18 +29,14 @@ export const hostPathPoolKind = defineProviderKind({
   plural: 'hostpathpools',
   shortNames: ['hostpath'],
   description:
-    'A HostPathPool registers an existing directory on Conductor\'s machine that several Volume claims share: each bound claim gets the directory <root>/<namespace>_<name>. Its size is capabilities.capacity.storage; status.atProvider reports the bytes each claim uses.',
+    "A HostPathPool registers an existing directory on Conductor's machine that several Volume claims share: each bound claim gets the directory <root>/<namespace>_<name>. Its size is capabilities.capacity.storage; status.atProvider reports the bytes each claim uses.",
   sharing: 'Shared',
   lifecycle: 'Registered',
   implements: [{ claim: volumeKind, portableKeys: VOLUME_CONNECTION_KEYS, connectionSecretKeys: volumeSecretKeys }],
   fields: {
-    root: s.string({ minLength: 2, pattern: '^/' }).describe('The absolute path of the directory claims\' directories are made in; it must exist.'),
-    directoryMode: s
-      .string({ pattern: OCTAL_MODE_PATTERN })
-      .withDefault('0750')
-      .describe('The permissions of each claim\'s directory, in octal.')
-      .optional(),
-    filesystem: s.string().describe('The filesystem type of the root (e.g. ext4), matched against claims\' spec.filesystem.').optional(),
+    root: s.string({ minLength: 2, pattern: '^/' }).describe("The absolute path of the directory claims' directories are made in; it must exist."),
+    directoryMode: s.string({ pattern: OCTAL_MODE_PATTERN }).withDefault('0750').describe("The permissions of each claim's directory, in octal.").optional(),
+    filesystem: s.string().describe("The filesystem type of the root (e.g. ext4), matched against claims' spec.filesystem.").optional(),
     usageScanLimit: s
       .integer({ minimum: 1 })
       .withDefault(100000)
@@ -65,7 +61,7 @@ export type VolumeClaimSpec = Partial<Volume['spec']>;
 /** volumeClaimSpec reads a claim's spec as a Volume spec (an absent spec is empty). */
 export function volumeClaimSpec(claim: KObject): VolumeClaimSpec {
   const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as VolumeClaimSpec) : {};
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? spec : {};
 }
 
 /** parseMode reads an octal directory mode ("0750", "755"); undefined gives the default. */

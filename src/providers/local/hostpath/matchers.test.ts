@@ -5,13 +5,19 @@ import { configureHostPathPool, matchHostPathPool } from './matchers.js';
 import type { HostPathPool } from './kinds.js';
 import { fixture } from '../../testing.js';
 
-const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Volume', metadata: { namespace: 'a', name: 'b' }, spec });
-const pool = (spec: Record<string, unknown> = {}): HostPathPool => fixture<HostPathPool>({
-  apiVersion: 'storage.local.conductor.io/v1alpha1',
-  kind: 'HostPathPool',
-  metadata: { namespace: 's', name: 'p' },
-  spec: { root: '/srv', ...spec },
+const claim = (spec: Record<string, unknown>): KObject => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'Volume',
+  metadata: { namespace: 'a', name: 'b' },
+  spec,
 });
+const pool = (spec: Record<string, unknown> = {}): HostPathPool =>
+  fixture<HostPathPool>({
+    apiVersion: 'storage.local.conductor.io/v1alpha1',
+    kind: 'HostPathPool',
+    metadata: { namespace: 's', name: 'p' },
+    spec: { root: '/srv', ...spec },
+  });
 
 describe('matchHostPathPool', () => {
   const cases: { reason: string; claim: Record<string, unknown>; pool: HostPathPool; want: true | RegExp }[] = [

@@ -9,7 +9,11 @@ describe('load balancer connection details', () => {
   });
 
   const cases: { reason: string; input: Record<string, string>; want: Record<string, string> | RegExp }[] = [
-    { reason: 'keeps exactly the documented keys', input: { address: 'a', port: '1', url: 'http://a:1', extra: 'x' }, want: { address: 'a', port: '1', url: 'http://a:1' } },
+    {
+      reason: 'keeps exactly the documented keys',
+      input: { address: 'a', port: '1', url: 'http://a:1', extra: 'x' },
+      want: { address: 'a', port: '1', url: 'http://a:1' },
+    },
     { reason: 'builds a missing url', input: { address: 'a', port: '2' }, want: { address: 'a', port: '2', url: 'http://a:2' } },
     { reason: 'a missing port fails', input: { address: 'a' }, want: /lack port/ },
     { reason: 'a bad port fails', input: { address: 'a', port: 'x' }, want: /port "x": want an integer/ },

@@ -1,5 +1,5 @@
 /**
- * The connection details of a LoadBalancer claim: `address port url` (DESIGN.md 3.1). Both
+ * The connection details of a LoadBalancer claim: `address port url` (docs/design.md 3.1). Both
  * listener kinds produce them through here.
  */
 import type { ConnectionDetails } from '../../spi.js';
@@ -21,6 +21,6 @@ export function formatLoadBalancerConnection(details: ConnectionDetails): Connec
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     throw new Error(`load balancer connection details have port "${details.port}": want an integer from 1 to 65535`);
   }
-  const built = listenerDetails(details.address!, port);
+  const built = listenerDetails(details.address, port);
   return { ...built, url: details.url || built.url };
 }

@@ -33,7 +33,8 @@ export function proxyEngine(script = proxyScriptPath, node = process.execPath): 
         const loaded = (await readFile(loadedFileFor(files.config), 'utf8').catch(() => '')).trim();
         if (loaded === hash) return;
         if (!(await isAlive(pid))) throw new Error(`the proxy process ${pid} exited while reloading ${files.config}`);
-        if (Date.now() >= deadline) throw new Error(`the proxy process ${pid} did not load ${files.config} within ${reloadTimeoutMs} ms (it serves ${loaded || 'nothing known'})`);
+        if (Date.now() >= deadline)
+          throw new Error(`the proxy process ${pid} did not load ${files.config} within ${reloadTimeoutMs} ms (it serves ${loaded || 'nothing known'})`);
         await sleep(50);
       }
     },
@@ -43,14 +44,17 @@ export function proxyEngine(script = proxyScriptPath, node = process.execPath): 
 function run(program: string, args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(program, args, { timeout: 15_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, output: `${stdout}${stderr}`.trim() });
     });
   });
 }
 
 async function sizeOf(path: string): Promise<number> {
-  return stat(path).then((s) => s.size, () => 0);
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
 }
 
 async function readFrom(path: string, offset: number): Promise<string> {
@@ -92,7 +96,8 @@ export function haproxyEngine(binary: HAProxyBinary, owner: (files: ListenerFile
       for (;;) {
         const text = await readFrom(files.log, from);
         if (/Loading success/.test(text)) return;
-        if (/Loading failure/.test(text)) throw new Error(`haproxy (pid ${pid}) could not reload ${files.config}: ${text.trim().split('\n').slice(-3).join(' | ')}`);
+        if (/Loading failure/.test(text))
+          throw new Error(`haproxy (pid ${pid}) could not reload ${files.config}: ${text.trim().split('\n').slice(-3).join(' | ')}`);
         if (!(await isAlive(pid))) throw new Error(`haproxy (pid ${pid}) exited while reloading ${files.config}`);
         if (Date.now() >= deadline) throw new Error(`haproxy (pid ${pid}) did not report reloading ${files.config} within ${reloadTimeoutMs} ms`);
         await sleep(50);

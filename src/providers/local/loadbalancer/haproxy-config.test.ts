@@ -16,7 +16,13 @@ describe('renderHAProxyConfig', () => {
     { reason: 'TCP uses mode tcp without http options', config: { ...base, protocol: 'TCP' }, want: [/^\s+mode tcp$/m], not: [/http-server-close/] },
     {
       reason: 'one server line per backend, IPv6 in brackets',
-      config: { ...base, backends: [{ host: '10.0.0.1', port: 80 }, { host: '::1', port: 81 }] },
+      config: {
+        ...base,
+        backends: [
+          { host: '10.0.0.1', port: 80 },
+          { host: '::1', port: 81 },
+        ],
+      },
       want: [/^\s+server target1 10\.0\.0\.1:80 check/m, /^\s+server target2 \[::1\]:81 check/m],
     },
   ];
@@ -66,7 +72,7 @@ describe('renderHAProxyConfig refuses what HAProxy would read otherwise (issue 1
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (owner) => {
         const text = renderHAProxyConfig({ ...base, owner });
-        assert.equal(text.split('\n')[0]!.startsWith('# Written by Conductor for '), true);
+        assert.equal(text.split('\n')[0].startsWith('# Written by Conductor for '), true);
         assert.equal(text.split('\n')[1], 'global');
       }),
     );

@@ -14,7 +14,16 @@ export {
 } from './kinds.js';
 export { createLoadBalancerKinds, type LoadBalancerKinds, type LoadBalancerKindsOptions } from './load-balancers.js';
 export { listenerConcreteKind, ListenerClient, isBound, type ListenerKindName, type ListenerKindOptions } from './listener-kind.js';
-export { Listeners, accepts, type DesiredListener, type ListenerEngine, type ListenerFiles, type ListenerState, type ListenerStatus, type ListenersOptions } from './listeners.js';
+export {
+  Listeners,
+  accepts,
+  type DesiredListener,
+  type ListenerEngine,
+  type ListenerFiles,
+  type ListenerState,
+  type ListenerStatus,
+  type ListenersOptions,
+} from './listeners.js';
 export { haproxyEngine, proxyEngine, proxyScriptPath } from './engines.js';
 export { resolveHAProxy, haproxyBinEnv, defaultHAProxyBin, parseHAProxyVersion, type HAProxyBinary } from './haproxy-binary.js';
 export { renderHAProxyConfig, type HAProxyConfig } from './haproxy-config.js';

@@ -1,6 +1,6 @@
 /**
  * network.local.conductor.io/v1alpha1 — the `local` provider's load balancer kinds
- * (DESIGN 3.1 "Bronze" and "Silver", 3.2, 3.7), defined once: CRD, ResourceRef and TypeScript
+ * (docs/design.md 3.1 "Bronze" and "Silver", 3.2, 3.7), defined once: CRD, ResourceRef and TypeScript
  * type. Both listen on 127.0.0.1 of the machine Conductor runs on and forward to their targets
  * round-robin; both implement LoadBalancer claims:
  * - LocalPortForwarder ("Bronze"): a small TCP proxy process Conductor ships and starts;
@@ -22,7 +22,11 @@ export const loadBalancerClaim: GroupKind = { group: loadBalancerKind.group, kin
 /** The connection secret keys of a LoadBalancer claim: exactly the claim kind's. */
 export const loadBalancerSecretKeys = LOAD_BALANCER_CONNECTION_KEYS;
 
-const loadBalancerSupport: ClaimKindSupport = { claim: loadBalancerKind, portableKeys: LOAD_BALANCER_CONNECTION_KEYS, connectionSecretKeys: loadBalancerSecretKeys };
+const loadBalancerSupport: ClaimKindSupport = {
+  claim: loadBalancerKind,
+  portableKeys: LOAD_BALANCER_CONNECTION_KEYS,
+  connectionSecretKeys: loadBalancerSecretKeys,
+};
 
 /** The address every local listener binds. */
 export const listenAddress = '127.0.0.1';
@@ -37,7 +41,9 @@ export const localListenerTarget = () =>
   s
     .object({
       address: targetAddress(false)
-        .describe('host:port of a backend: a DNS hostname, an IPv4 address or an IPv6 address in brackets, and a port from 1 to 65535. Link-local and cloud metadata addresses are refused unless allowLinkLocalTargets is true.')
+        .describe(
+          'host:port of a backend: a DNS hostname, an IPv4 address or an IPv6 address in brackets, and a port from 1 to 65535. Link-local and cloud metadata addresses are refused unless allowLinkLocalTargets is true.',
+        )
         .optional(),
       claimRef: s
         .object({
@@ -71,7 +77,9 @@ const listenerFields = (protocolDescription: string) => ({
   protocol: s.enumOf(LOCAL_LISTENER_PROTOCOLS).withDefault('TCP').describe(protocolDescription).optional(),
   targets: s
     .array(localListenerTarget(), { listType: 'atomic' })
-    .describe('The backends connections go to, round-robin. Only address targets are resolved; the others are reported in status.atProvider.unsupportedTargets.')
+    .describe(
+      'The backends connections go to, round-robin. Only address targets are resolved; the others are reported in status.atProvider.unsupportedTargets.',
+    )
     .optional(),
   allowLinkLocalTargets: s
     .boolean()
@@ -118,7 +126,7 @@ export type ListenerProtocol = (typeof LOCAL_LISTENER_PROTOCOLS)[number];
 export type ListenerTarget = LocalListenerTarget;
 
 /** A LocalListener is a LocalPortForwarder or an HAProxyLoadBalancer (their specs are the same). */
-export type LocalListener = LocalPortForwarder | HAProxyLoadBalancer;
+export type LocalListener = LocalPortForwarder;
 
 /** The provider-specific spec of both listener kinds. */
 export type ListenerSpec = LocalListener['spec'];

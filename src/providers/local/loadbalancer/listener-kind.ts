@@ -90,13 +90,23 @@ export class ListenerClient extends DedicatedInstanceClient<LocalListener, Liste
     };
     if (!status.running) return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process is not running` };
     if (!status.accepting) {
-      return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process (pid ${status.pid}) does not accept connections on port ${port}` };
+      return {
+        exists: true,
+        upToDate: false,
+        atProvider,
+        drift: `the ${this.servers.engine.server} process (pid ${status.pid}) does not accept connections on port ${port}`,
+      };
     }
     if (refused.length > 0) {
       return { exists: true, upToDate: false, atProvider, drift: `the spec names targets the listener refuses: ${refused.join('; ')}` };
     }
     if (status.state.appliedHash !== this.servers.desiredHash(listener, port)) {
-      return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} serves another config than the spec asks for (targets or protocol changed)` };
+      return {
+        exists: true,
+        upToDate: false,
+        atProvider,
+        drift: `the ${this.servers.engine.server} serves another config than the spec asks for (targets or protocol changed)`,
+      };
     }
     return { exists: true, upToDate: true, atProvider, connectionDetails: listenerDetails(this.servers.address, port) };
   }

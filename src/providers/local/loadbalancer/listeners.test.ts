@@ -110,7 +110,10 @@ for (const c of cases) {
       const dir = listeners.dirFor('sys', 'empty');
       const { port } = await listeners.ensure(dir, { ...desired(0), name: 'empty' });
       assert.equal(await accepts('127.0.0.1', port), true);
-      const outcome = await httpGet(`http://127.0.0.1:${port}/`).then((r) => r.status, () => 'closed');
+      const outcome = await httpGet(`http://127.0.0.1:${port}/`).then(
+        (r) => r.status,
+        () => 'closed',
+      );
       assert.ok(outcome === 'closed' || outcome === 503, `want a closed connection or 503, got ${String(outcome)}`);
       await listeners.remove(dir);
     });

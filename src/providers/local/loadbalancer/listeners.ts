@@ -284,7 +284,7 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
       for (let attempt = 1; ; attempt++) {
         if (!(await portFreeSoon(state.port))) {
           const port = await choosePort(full, undefined);
-          this.logger.info({ dir: full, was: state.port, port }, 'the listener\'s port is taken; moving to a free one');
+          this.logger.info({ dir: full, was: state.port, port }, "the listener's port is taken; moving to a free one");
           state = { ...state, port };
           await this.writeState(full, state);
         }

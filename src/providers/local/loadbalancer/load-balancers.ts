@@ -41,14 +41,26 @@ export async function createLoadBalancerKinds(options: LoadBalancerKindsOptions)
   const logger = options.logger ?? silentProviderLogger;
   const env = options.env ?? process.env;
   const proxyRunAs = await resolveServerRunAs('proxy', { env });
-  const portForwarders = new Listeners({ root: await listenerRoot('proxy', options.dataDir, proxyRunAs), engine: proxyEngine(), logger, startTimeoutMs: options.startTimeoutMs, runAs: proxyRunAs });
+  const portForwarders = new Listeners({
+    root: await listenerRoot('proxy', options.dataDir, proxyRunAs),
+    engine: proxyEngine(),
+    logger,
+    startTimeoutMs: options.startTimeoutMs,
+    runAs: proxyRunAs,
+  });
   let haproxy: Listeners | undefined;
   let haproxyBinary: HAProxyBinary | undefined;
   let haproxyUnavailable: string | undefined;
   try {
     haproxyBinary = await resolveHAProxy({ bin: options.haproxyBin, env: options.env });
     const runAs = await resolveServerRunAs('haproxy', { env });
-    haproxy = new Listeners({ root: await listenerRoot('haproxy', options.dataDir, runAs), engine: haproxyEngine(haproxyBinary), logger, startTimeoutMs: options.startTimeoutMs, runAs });
+    haproxy = new Listeners({
+      root: await listenerRoot('haproxy', options.dataDir, runAs),
+      engine: haproxyEngine(haproxyBinary),
+      logger,
+      startTimeoutMs: options.startTimeoutMs,
+      runAs,
+    });
     logger.info({ haproxy: haproxyBinary.path, version: haproxyBinary.version }, 'HAProxy load balancers enabled');
   } catch (err) {
     haproxyUnavailable = (err as Error).message;
@@ -78,6 +90,13 @@ export async function createLoadBalancerKinds(options: LoadBalancerKindsOptions)
  */
 async function listenerRoot(engine: 'haproxy' | 'proxy', dataDir: string, runAs: RunAs | undefined): Promise<string> {
   const legacy = join(dataDir, 'providers', 'local', 'loadbalancer', engine);
-  if (runAs && (await readdir(legacy).then((names) => names.length > 0, () => false))) return legacy;
+  if (
+    runAs &&
+    (await readdir(legacy).then(
+      (names) => names.length > 0,
+      () => false,
+    ))
+  )
+    return legacy;
   return runAs ? serverRootFor(engine, dataDir, runAs) : legacy;
 }

@@ -14,7 +14,12 @@ const claim = (spec: Record<string, unknown>): KObject => ({
 });
 const resource = (spec: Record<string, unknown>): MatchCandidate<LocalListener> => ({
   type: 'resource',
-  resource: fixture<LocalListener>({ apiVersion: 'network.local.conductor.io/v1alpha1', kind: 'HAProxyLoadBalancer', metadata: { name: 'lb', namespace: 'sys' }, spec }),
+  resource: fixture<LocalListener>({
+    apiVersion: 'network.local.conductor.io/v1alpha1',
+    kind: 'HAProxyLoadBalancer',
+    metadata: { name: 'lb', namespace: 'sys' },
+    spec,
+  }),
 });
 const klass: MatchCandidate<LocalListener> = {
   type: 'class',
@@ -26,7 +31,13 @@ describe('listenerMatcher', () => {
   const strict = listenerMatcher({ kind: 'HAProxyLoadBalancer', strictProtocol: true });
   const loose = listenerMatcher({ kind: 'LocalPortForwarder', strictProtocol: false });
   const cases: { reason: string; match: typeof strict; claim: KObject; candidate: MatchCandidate<LocalListener>; want: MatchResult | RegExp }[] = [
-    { reason: 'a class fits a plain claim', match: strict, claim: claim({ ports: [80], targets: [{ address: 'a:1' }] }), candidate: klass, want: { fits: true } },
+    {
+      reason: 'a class fits a plain claim',
+      match: strict,
+      claim: claim({ ports: [80], targets: [{ address: 'a:1' }] }),
+      candidate: klass,
+      want: { fits: true },
+    },
     { reason: 'TLS is not offered', match: strict, claim: claim({ tls: { secretRef: { name: 'cert' } } }), candidate: klass, want: /does not terminate TLS/ },
     { reason: 'HTTPS is not offered', match: loose, claim: claim({ protocol: 'HTTPS' }), candidate: klass, want: /does not terminate TLS/ },
     {
@@ -36,17 +47,41 @@ describe('listenerMatcher', () => {
       candidate: klass,
       want: /unavailable on this machine: no haproxy/,
     },
-    { reason: 'same targets fit an existing listener', match: strict, claim: claim({ targets: [{ address: 'b:2' }, { address: 'a:1' }] }), candidate: resource({ targets: [{ address: 'a:1' }, { address: 'b:2' }] }), want: { fits: true } },
-    { reason: 'other targets do not fit', match: strict, claim: claim({ targets: [{ address: 'a:1' }] }), candidate: resource({ targets: [{ address: 'b:2' }] }), want: /forwards to address b:2, claim wants address a:1/ },
     {
-      reason: 'a claim reference is compared in the claim\'s namespace',
+      reason: 'same targets fit an existing listener',
+      match: strict,
+      claim: claim({ targets: [{ address: 'b:2' }, { address: 'a:1' }] }),
+      candidate: resource({ targets: [{ address: 'a:1' }, { address: 'b:2' }] }),
+      want: { fits: true },
+    },
+    {
+      reason: 'other targets do not fit',
+      match: strict,
+      claim: claim({ targets: [{ address: 'a:1' }] }),
+      candidate: resource({ targets: [{ address: 'b:2' }] }),
+      want: /forwards to address b:2, claim wants address a:1/,
+    },
+    {
+      reason: "a claim reference is compared in the claim's namespace",
       match: strict,
       claim: claim({ targets: [{ claimRef: { kind: 'RedisCluster', name: 'cache' } }] }),
       candidate: resource({ targets: [{ claimRef: { kind: 'RedisCluster', namespace: 'app', name: 'cache' } }] }),
       want: { fits: true },
     },
-    { reason: 'haproxy modes must agree', match: strict, claim: claim({ protocol: 'HTTP' }), candidate: resource({ protocol: 'TCP' }), want: /speaks TCP, claim wants HTTP/ },
-    { reason: 'the forwarder carries HTTP over TCP', match: loose, claim: claim({ protocol: 'HTTP' }), candidate: resource({ protocol: 'TCP' }), want: { fits: true } },
+    {
+      reason: 'haproxy modes must agree',
+      match: strict,
+      claim: claim({ protocol: 'HTTP' }),
+      candidate: resource({ protocol: 'TCP' }),
+      want: /speaks TCP, claim wants HTTP/,
+    },
+    {
+      reason: 'the forwarder carries HTTP over TCP',
+      match: loose,
+      claim: claim({ protocol: 'HTTP' }),
+      candidate: resource({ protocol: 'TCP' }),
+      want: { fits: true },
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -60,10 +95,19 @@ describe('listenerMatcher', () => {
 });
 
 describe('configureListener', () => {
-  test('claim fields override the template and references get the claim\'s namespace', () => {
-    const template = { apiVersion: 'network.local.conductor.io/v1alpha1', kind: 'LocalPortForwarder', spec: { port: 1, protocol: 'TCP', capabilities: { region: 'eu' } } };
+  test("claim fields override the template and references get the claim's namespace", () => {
+    const template = {
+      apiVersion: 'network.local.conductor.io/v1alpha1',
+      kind: 'LocalPortForwarder',
+      spec: { port: 1, protocol: 'TCP', capabilities: { region: 'eu' } },
+    };
     const got = configureListener(
-      claim({ ports: [8080, 9090], protocol: 'HTTP', targets: [{ address: 'a:1' }, { claimRef: { kind: 'RedisCluster', name: 'c' } }], requirements: { region: 'us', cost: 'free' } }),
+      claim({
+        ports: [8080, 9090],
+        protocol: 'HTTP',
+        targets: [{ address: 'a:1' }, { claimRef: { kind: 'RedisCluster', name: 'c' } }],
+        requirements: { region: 'us', cost: 'free' },
+      }),
       template,
     );
     assert.deepEqual(got, {

@@ -3,7 +3,7 @@
  * listener (or a class that would create one) can serve a claim's portable fields — ports,
  * protocol, targets, tls — and how a class template becomes a listener's spec.
  */
-import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../../machinery/object.js';
+import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../../machinery/object.js';
 import { doesNotFit, fits, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../../spi.js';
 import type { ListenerProtocol, ListenerTarget, LocalListener } from './kinds.js';
 import { describeTarget, targetKey } from './targets.js';
@@ -19,8 +19,8 @@ export function loadBalancerClaimSpec(claim: KObject): LoadBalancerClaimSpec {
   const out: LoadBalancerClaimSpec = {};
   if (Array.isArray(spec.ports)) out.ports = spec.ports.filter((p): p is number => typeof p === 'number');
   if (typeof spec.protocol === 'string') out.protocol = spec.protocol as LoadBalancerClaimSpec['protocol'];
-  if (Array.isArray(spec.targets)) out.targets = spec.targets.filter(isPlainObject) as ListenerTarget[];
-  if (isPlainObject(spec.tls)) out.tls = spec.tls as LoadBalancerClaimSpec['tls'];
+  if (Array.isArray(spec.targets)) out.targets = spec.targets.filter(isPlainObject);
+  if (isPlainObject(spec.tls)) out.tls = spec.tls;
   if (isPlainObject(spec.requirements)) out.requirements = spec.requirements;
   return out;
 }
@@ -91,7 +91,7 @@ export function configureListener(claim: KObject, template: ResourceTemplate): J
   if (wanted.ports && wanted.ports.length > 0) spec.port = wanted.ports[0]!;
   if (wanted.protocol === 'TCP' || wanted.protocol === 'HTTP') spec.protocol = wanted.protocol;
   if (wanted.targets) {
-    spec.targets = wanted.targets.map((t) => withNamespace(t, claim.metadata.namespace)) as unknown as JsonValue;
+    spec.targets = wanted.targets.map((t) => withNamespace(t, claim.metadata.namespace));
   }
   if (wanted.requirements) spec.capabilities = capabilitiesWithRequirements(spec.capabilities, wanted.requirements);
   return spec;

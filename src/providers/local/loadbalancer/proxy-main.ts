@@ -20,9 +20,9 @@ if (!configPath) {
 }
 
 function load(): ProxyConfig {
-  const text = readFileSync(configPath!, 'utf8');
+  const text = readFileSync(configPath, 'utf8');
   const config = parseProxyConfig(text);
-  const marker = loadedFileFor(configPath!);
+  const marker = loadedFileFor(configPath);
   // Written in place, not renamed: run as another user, this process may not create files in
   // its root-owned directory (the supervisor made the marker its own). A half-written hash
   // only makes the supervisor, which waits for the whole one, look again.
@@ -48,7 +48,7 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
       return callback(refused, '', 0);
     }
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
-    return callback(null, allowed[0]!.address, allowed[0]!.family);
+    return callback(null, allowed[0].address, allowed[0].family);
   });
 };
 
@@ -63,7 +63,7 @@ function forward(client: Socket, attempt: number): void {
     client.destroy();
     return;
   }
-  const backend = backends[next++ % backends.length]!;
+  const backend = backends[next++ % backends.length];
   if (!config.allowLinkLocal && linkLocalOrMetadata(backend.host) !== undefined) {
     log(`refusing ${formatBackend(backend)}: a link-local or metadata address`);
     forward(client, attempt + 1);

@@ -27,11 +27,7 @@ describe('parseAddress', () => {
   for (const c of cases) test(c.reason, () => assert.deepEqual(parseAddress(c.input), c.want));
 
   test('formatBackend and parseAddress round-trip', () => {
-    const host = fc.oneof(
-      fc.domain(),
-      fc.ipV4(),
-      fc.ipV6(),
-    );
+    const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6());
     fc.assert(
       fc.property(host, fc.integer({ min: 1, max: 65535 }), (h, port) => {
         assert.deepEqual(parseAddress(formatBackend({ host: h, port })), { host: h, port });
@@ -56,12 +52,12 @@ describe('resolveTargets', () => {
       { host: 'b', port: 2 },
     ]);
     assert.equal(got.unsupported.length, 2);
-    assert.match(got.unsupported[0]!, /^claimRef PostgreSQLInstance app\/db: .*cannot read another claim's connection Secret/);
-    assert.match(got.unsupported[1]!, /^serviceRef web:80: .*does not resolve Services/);
+    assert.match(got.unsupported[0], /^claimRef PostgreSQLInstance app\/db: .*cannot read another claim's connection Secret/);
+    assert.match(got.unsupported[1], /^serviceRef web:80: .*does not resolve Services/);
     assert.equal(got.refused.length, 3);
-    assert.match(got.refused[0]!, /^spec\.targets\[4\]\.address "bad": want host:port/);
-    assert.match(got.refused[1]!, /^spec\.targets\[5\]\.address "169\.254\.169\.254:80": .*link-local/);
-    assert.match(got.refused[2]!, /^spec\.targets\[6\]\.address .*embeds an IPv4 address/);
+    assert.match(got.refused[0], /^spec\.targets\[4\]\.address "bad": want host:port/);
+    assert.match(got.refused[1], /^spec\.targets\[5\]\.address "169\.254\.169\.254:80": .*link-local/);
+    assert.match(got.refused[2], /^spec\.targets\[6\]\.address .*embeds an IPv4 address/);
   });
 
   test('allowLinkLocal accepts link-local and metadata addresses, never a bad grammar', () => {
@@ -80,17 +76,34 @@ describe('refusedByResolution', () => {
       looked.push(host);
       return host === 'evil.example' ? ['203.0.113.1', '169.254.169.254'] : ['203.0.113.2'];
     };
-    const got = await refusedByResolution([{ host: 'evil.example', port: 80 }, { host: 'good.example', port: 80 }, { host: '10.0.0.1', port: 1 }], lookup);
+    const got = await refusedByResolution(
+      [
+        { host: 'evil.example', port: 80 },
+        { host: 'good.example', port: 80 },
+        { host: '10.0.0.1', port: 1 },
+      ],
+      lookup,
+    );
     assert.deepEqual(looked, ['evil.example', 'good.example']);
     assert.equal(got.length, 1);
-    assert.match(got[0]!, /evil\.example:80 resolves to 169\.254\.169\.254/);
+    assert.match(got[0], /evil\.example:80 resolves to 169\.254\.169\.254/);
   });
 });
 
 describe('targetKey', () => {
   const cases = [
-    { reason: 'a reference without namespace takes the given one', a: { claimRef: { kind: 'X', name: 'n' } }, b: { claimRef: { kind: 'x', namespace: 'app', name: 'n' } }, same: true },
-    { reason: 'different namespaces differ', a: { serviceRef: { namespace: 'a', name: 's', port: 1 } }, b: { serviceRef: { namespace: 'b', name: 's', port: 1 } }, same: false },
+    {
+      reason: 'a reference without namespace takes the given one',
+      a: { claimRef: { kind: 'X', name: 'n' } },
+      b: { claimRef: { kind: 'x', namespace: 'app', name: 'n' } },
+      same: true,
+    },
+    {
+      reason: 'different namespaces differ',
+      a: { serviceRef: { namespace: 'a', name: 's', port: 1 } },
+      b: { serviceRef: { namespace: 'b', name: 's', port: 1 } },
+      same: false,
+    },
     { reason: 'addresses compare as written', a: { address: 'h:1' }, b: { address: 'h:2' }, same: false },
   ];
   for (const c of cases) test(c.reason, () => assert.equal(targetKey(c.a, 'app') === targetKey(c.b, 'app'), c.same));

@@ -4,10 +4,10 @@ import { adminProblem, globalPrivileges, grantTarget, type ServerInfo } from './
 
 describe('globalPrivileges', () => {
   const cases = [
-    { reason: 'MariaDB root', grants: ["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"], want: { all: true, grantOption: true } },
+    { reason: 'MariaDB root', grants: ['GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION'], want: { all: true, grantOption: true } },
     {
       reason: 'a listed set without grant option',
-      grants: ["GRANT SELECT, CREATE, CREATE USER ON *.* TO `ops`@`%`", 'GRANT ALL PRIVILEGES ON `x`.* TO `ops`@`%` WITH GRANT OPTION'],
+      grants: ['GRANT SELECT, CREATE, CREATE USER ON *.* TO `ops`@`%`', 'GRANT ALL PRIVILEGES ON `x`.* TO `ops`@`%` WITH GRANT OPTION'],
       want: { all: false, grantOption: false },
     },
     { reason: 'no global grants', grants: ['GRANT USAGE ON *.* TO `app`@`%`'], want: { all: false, grantOption: false } },
@@ -24,7 +24,15 @@ describe('globalPrivileges', () => {
 });
 
 describe('adminProblem', () => {
-  const info: ServerInfo = { versionText: '10.11.19-MariaDB', version: undefined, user: 'ops@%', createUser: true, createDb: true, grantOption: true, readUsers: true };
+  const info: ServerInfo = {
+    versionText: '10.11.19-MariaDB',
+    version: undefined,
+    user: 'ops@%',
+    createUser: true,
+    createDb: true,
+    grantOption: true,
+    readUsers: true,
+  };
   test('a capable account has no problem', () => assert.equal(adminProblem(info), undefined));
   test('names every missing privilege', () =>
     assert.match(adminProblem({ ...info, createUser: false, readUsers: false }) ?? '', /^account ops@% lacks CREATE USER, SELECT on mysql.user: want/));

@@ -81,7 +81,7 @@ export function globalPrivileges(grants: string[]): { all: boolean; privileges: 
   for (const line of grants) {
     const m = /^GRANT (.+?) ON \*\.\* TO /i.exec(line);
     if (!m) continue;
-    for (const p of m[1]!.split(',')) privileges.add(p.trim().toUpperCase());
+    for (const p of m[1].split(',')) privileges.add(p.trim().toUpperCase());
     if (/WITH GRANT OPTION/i.test(line)) grantOption = true;
   }
   return { all: privileges.has('ALL PRIVILEGES') || privileges.has('ALL'), privileges, grantOption };
@@ -96,7 +96,12 @@ export async function serverInfo(conn: SqlConnection): Promise<ServerInfo> {
   const global = globalPrivileges(grants);
   const has = (p: string) => global.all || global.privileges.has(p);
   // Conductor reads mysql.user to find the users it made.
-  const readUsers = has('SELECT') || (await rows(conn, 'SELECT 1 AS x FROM mysql.user LIMIT 1').then(() => true, () => false));
+  const readUsers =
+    has('SELECT') ||
+    (await rows(conn, 'SELECT 1 AS x FROM mysql.user LIMIT 1').then(
+      () => true,
+      () => false,
+    ));
   return {
     versionText,
     version: parseServerVersion(versionText),
@@ -190,7 +195,7 @@ export async function dropShare(conn: SqlConnection, share: Share): Promise<void
 const loginRefused = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_BAD_DB_ERROR', 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR']);
 
 function errorCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
 /**

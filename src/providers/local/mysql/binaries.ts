@@ -31,7 +31,6 @@ const installerNames = ['mariadb-install-db', 'mysql_install_db'];
 /** Where distributions install them, searched in order. */
 export const systemBinaryDirs = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/usr/local/mysql/bin', '/opt/homebrew/bin'];
 
-
 async function findProgram(names: string[], dirs: string[]): Promise<string | undefined> {
   for (const name of names) {
     for (const dir of dirs) {

@@ -22,16 +22,22 @@ describe('formatMySqlConnection', () => {
   });
   test('property: the uri parses back to the same endpoint', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/), fc.integer({ min: 1, max: 65535 }), (username, password, database, port) => {
-        const details = formatMySqlConnection({ host: 'db.example', port: String(port), username, password, database });
-        const url = new URL(details.uri!);
-        assert.equal(url.protocol, 'mysql:');
-        assert.equal(decodeURIComponent(url.username), username);
-        assert.equal(decodeURIComponent(url.password), password);
-        assert.equal(decodeURIComponent(url.pathname.slice(1)), database);
-        assert.equal(Number(url.port), port);
-        assert.deepEqual(endpointFromDetails(details), { host: 'db.example', port, username, password, database });
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 1 }),
+        fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/),
+        fc.integer({ min: 1, max: 65535 }),
+        (username, password, database, port) => {
+          const details = formatMySqlConnection({ host: 'db.example', port: String(port), username, password, database });
+          const url = new URL(details.uri);
+          assert.equal(url.protocol, 'mysql:');
+          assert.equal(decodeURIComponent(url.username), username);
+          assert.equal(decodeURIComponent(url.password), password);
+          assert.equal(decodeURIComponent(url.pathname.slice(1)), database);
+          assert.equal(Number(url.port), port);
+          assert.deepEqual(endpointFromDetails(details), { host: 'db.example', port, username, password, database });
+        },
+      ),
     );
   });
 });

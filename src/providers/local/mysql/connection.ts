@@ -1,6 +1,6 @@
 /**
  * The connection details of a MySQLInstance claim: `host port username password database
- * uri` (DESIGN.md 3.1), with a `mysql://` URI. Both MySQL kinds produce them through here.
+ * uri` (docs/design.md 3.1), with a `mysql://` URI. Both MySQL kinds produce them through here.
  */
 import type { ConnectionDetails } from '../../spi.js';
 import { uriHost } from '../../uri-host.js';

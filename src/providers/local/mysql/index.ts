@@ -1,12 +1,4 @@
-export {
-  localMySQLInstanceKind,
-  mysqlServerKind,
-  mysqlRefs,
-  mysqlInstanceClaim,
-  mysqlSecretKeys,
-  type LocalMySQLInstance,
-  type MySQLServer,
-} from './kinds.js';
+export { localMySQLInstanceKind, mysqlServerKind, mysqlRefs, mysqlInstanceClaim, mysqlSecretKeys, type LocalMySQLInstance, type MySQLServer } from './kinds.js';
 export { mysqlServerConcreteKind, mysqlServerConnector, sharedServerShare as mysqlSharedServerShare, MySQLServerClient } from './shared-server.js';
 export { localMySQLInstanceConcreteKind, LocalMySQLInstanceClient, instanceShare as mysqlInstanceShare } from './local-instance.js';
 export { MariaDbServers, type MariaDbInstanceState, type MariaDbServersOptions, type MariaDbServerStatus } from './local-servers.js';

@@ -1,5 +1,5 @@
 /**
- * database.local.conductor.io/v1alpha1 — the `local` provider's MySQL kinds (DESIGN 3.2,
+ * database.local.conductor.io/v1alpha1 — the `local` provider's MySQL kinds (docs/design.md 3.2,
  * 3.7), defined once: CRD, ResourceRef and TypeScript type. MySQLServer is an existing MariaDB
  * or MySQL server an administrator registers (each claim gets its own database and user on
  * it); LocalMySQLInstance is a dedicated MariaDB server process on this machine per claim.
@@ -30,8 +30,7 @@ export const mysqlServerKind = defineProviderKind({
   kind: 'MySQLServer',
   plural: 'mysqlservers',
   shortNames: ['mysqlserver'],
-  description:
-    'A MySQLServer registers an existing MariaDB or MySQL server that several claims share: each bound claim gets its own database and user on it.',
+  description: 'A MySQLServer registers an existing MariaDB or MySQL server that several claims share: each bound claim gets its own database and user on it.',
   sharing: 'Shared',
   lifecycle: 'Registered',
   implements: [mysqlSupport],

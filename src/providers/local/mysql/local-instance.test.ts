@@ -110,7 +110,10 @@ describe('LocalMySQLInstance with a real mariadbd', () => {
   });
 
   test('a version the binaries do not satisfy is refused with both versions named', async () => {
-    await assert.rejects(client.create({ ...resource, spec: { ...resource.spec, version: '>= 8.0' } }), /asks for version ">= 8.0" but .* is 10\.\d+\.\d+-MariaDB/);
+    await assert.rejects(
+      client.create({ ...resource, spec: { ...resource.spec, version: '>= 8.0' } }),
+      /asks for version ">= 8.0" but .* is 10\.\d+\.\d+-MariaDB/,
+    );
   });
 
   test('delete stops the server and removes its directory; twice is fine', async () => {

@@ -6,22 +6,11 @@
  * database and rotates the application password so the next claim gets a clean instance.
  */
 import type { KObject } from '../../../machinery/object.js';
-import type {
-  ConcreteKind,
-  Connector,
-  ExternalObservation,
-} from '../../spi.js';
+import type { ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
 import { endSessions, ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withConnection, type Share } from './admin.js';
 import type { MariaDbBinaries } from './binaries.js';
 import { endpointDetails, formatMySqlConnection } from './connection.js';
-import {
-  defaultAppDatabase,
-  defaultAppUser,
-  localMySQLInstanceKind,
-  mysqlInstanceClaim,
-  mysqlSecretKeys,
-  type LocalMySQLInstance,
-} from './kinds.js';
+import { defaultAppDatabase, defaultAppUser, localMySQLInstanceKind, mysqlInstanceClaim, mysqlSecretKeys, type LocalMySQLInstance } from './kinds.js';
 import { adminConfig, type MariaDbInstanceState, type MariaDbServers } from './local-servers.js';
 import { configureLocalInstance, localInstanceMatcher } from './matchers.js';
 import { databaseNameProblem, userNameProblem } from './names.js';
@@ -127,7 +116,6 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
       await recycleShare(c, share);
     });
   }
-
 }
 
 /** localMySQLInstanceConcreteKind builds the LocalMySQLInstance kind around a supervisor. */

@@ -133,10 +133,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
       serverPid: join(dir, 'data', 'mariadbd.pid'),
       log: join(dir, 'mariadbd.log'),
       init: join(dir, 'init.sql'),
-      socket:
-        inDir.length <= maxSocketPath
-          ? inDir
-          : join(tmpdir(), `conductor-mariadb-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sock`),
+      socket: inDir.length <= maxSocketPath ? inDir : join(tmpdir(), `conductor-mariadb-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sock`),
     };
   }
 
@@ -166,7 +163,10 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
   }
 
   private async initialized(dir: string): Promise<boolean> {
-    return stat(join(this.files(dir).data, 'mysql')).then((s) => s.isDirectory(), () => false);
+    return stat(join(this.files(dir).data, 'mysql')).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
   }
 
   /** isServerOf checks that pid is a live mariadbd serving the data directory `data`. */
@@ -313,12 +313,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     });
   }
 
-  private async startProcess(
-    dir: string,
-    state: MariaDbInstanceState,
-    port: number,
-    signal?: AbortSignal,
-  ): Promise<StartOutcome> {
+  private async startProcess(dir: string, state: MariaDbInstanceState, port: number, signal?: AbortSignal): Promise<StartOutcome> {
     const files = this.files(dir);
     await writeFileAtomic(files.init, initSql(state), 0o600);
     await giveTo(files.init, this.runAs);

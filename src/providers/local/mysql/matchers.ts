@@ -30,7 +30,7 @@ export function matchSharedServer(claim: KObject, candidate: MatchCandidate<MySQ
   }
   const observed = atProviderString(candidate.resource, 'version');
   if (observed) return versionResult(wanted.version, observed, true);
-  return versionResult(wanted.version, specString(candidate.resource.spec as JsonObject, 'version'), false);
+  return versionResult(wanted.version, specString(candidate.resource.spec, 'version'), false);
 }
 
 /** configureSharedServer refuses: shared servers are registered, never provisioned. */

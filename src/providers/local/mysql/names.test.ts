@@ -28,7 +28,7 @@ describe('name checks', () => {
   const cases = [
     { reason: 'a plain user name', check: userNameProblem, input: 'app_user', want: undefined },
     { reason: 'root is reserved', check: userNameProblem, input: 'root', want: /reserved/ },
-    { reason: 'Conductor\'s own admin account is reserved', check: userNameProblem, input: 'conductor', want: /reserved/ },
+    { reason: "Conductor's own admin account is reserved", check: userNameProblem, input: 'conductor', want: /reserved/ },
     { reason: 'a user name over 32 characters', check: userNameProblem, input: 'u'.repeat(33), want: /at most 32/ },
     { reason: 'quotes are refused', check: userNameProblem, input: "a'b", want: /not valid/ },
     { reason: 'a plain database name', check: databaseNameProblem, input: 'orders', want: undefined },

@@ -38,9 +38,7 @@ export function legacyClaimIdentifier(namespace: string, name: string): string {
   let readable = `${namespace}_${name}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   // Names begin with a letter so they are valid without quoting everywhere.
   if (!/^[a-z]/.test(readable)) readable = `c_${readable}`;
-  readable = readable
-    .slice(0, maxUserLength - hashLength - 1)
-    .replace(/_+$/, '');
+  readable = readable.slice(0, maxUserLength - hashLength - 1).replace(/_+$/, '');
   return `${readable}_${shortHash(`${namespace}/${name}`)}`;
 }
 

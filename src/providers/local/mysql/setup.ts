@@ -77,7 +77,10 @@ export async function createMySqlKinds(options: MySqlKindsOptions): Promise<MySq
       startTimeoutMs: options.startTimeoutMs,
       serverArgs: options.serverArgs,
     });
-    logger.info({ server: binaries.server, version: binaries.version, source: binaries.source, root: servers.root, runAs: runAs?.name }, 'local MariaDB instances enabled');
+    logger.info(
+      { server: binaries.server, version: binaries.version, source: binaries.source, root: servers.root, runAs: runAs?.name },
+      'local MariaDB instances enabled',
+    );
   } catch (err) {
     unavailable = (err as Error).message;
     logger.warn({ err: unavailable }, 'local MariaDB instances unavailable');

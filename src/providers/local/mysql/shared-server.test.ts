@@ -11,7 +11,12 @@ import { mysqlServerConnector, mysqlServerConcreteKind, sharedServerShare, MySQL
 import { startThrowawayMariaDb, type ThrowawayMariaDb } from './testing.js';
 import { fixture } from '../../testing.js';
 
-const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'MySQLInstance', metadata: { namespace: 'team', name, uid: `uid-${name}` }, spec: {} });
+const claim = (name: string): KObject => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'MySQLInstance',
+  metadata: { namespace: 'team', name, uid: `uid-${name}` },
+  spec: {},
+});
 
 describe('MySQLServer on a real MariaDB', () => {
   let db: ThrowawayMariaDb;
@@ -35,10 +40,11 @@ describe('MySQLServer on a real MariaDB', () => {
       await c.end();
     }
   };
-  const withBindings = (...names: string[]): MySQLServer => (fixture<MySQLServer>({
-    ...resource,
-    status: { bindings: names.map((name) => ({ claimRef: { namespace: 'team', name, uid: `uid-${name}` } })) },
-  }));
+  const withBindings = (...names: string[]): MySQLServer =>
+    fixture<MySQLServer>({
+      ...resource,
+      status: { bindings: names.map((name) => ({ claimRef: { namespace: 'team', name, uid: `uid-${name}` } })) },
+    });
 
   before(async () => {
     db = await startThrowawayMariaDb();
@@ -74,16 +80,16 @@ describe('MySQLServer on a real MariaDB', () => {
     const a = await client.bindClaim(resource, claim('a'));
     const b = await client.bindClaim(resource, claim('b'));
     assert.notEqual(a.database, b.database);
-    assert.match(a.uri!, /^mysql:\/\//);
+    assert.match(a.uri, /^mysql:\/\//);
     await asClaim(a, 'CREATE TABLE t (x INT)');
     await asClaim(a, 'INSERT INTO t VALUES (1)');
     assert.deepEqual(await asClaim(a, 'SELECT x FROM t'), [{ x: 1 }]);
-    await assert.rejects(asClaim(b, `SELECT * FROM \`${a.database}\`.t`), /denied/, 'claims cannot reach each other\'s data');
+    await assert.rejects(asClaim(b, `SELECT * FROM \`${a.database}\`.t`), /denied/, "claims cannot reach each other's data");
     const again = await client.bindClaim(resource, claim('a'), a);
     assert.equal(again.password, a.password, 'a repeated bind does not rotate the password');
   });
 
-  test('drift: observe reports a claim\'s missing database and user as a broken share; bindClaim recreates them with the claim\'s password', async () => {
+  test("drift: observe reports a claim's missing database and user as a broken share; bindClaim recreates them with the claim's password", async () => {
     const a = await client.bindClaim(resource, claim('a'));
     const share = sharedServerShare({ namespace: 'team', name: 'a' });
     assert.deepEqual((await client.observe(withBindings('a'))).brokenShares, []);
@@ -153,7 +159,7 @@ describe('MySQLServer on a real MariaDB', () => {
     const dbb = await client.bindClaim(resource, claimIn(b));
     assert.notEqual(da.username, dbb.username);
     assert.notEqual(da.database, dbb.database);
-    assert.ok(da.username!.length <= 32 && dbb.username!.length <= 32);
+    assert.ok(da.username.length <= 32 && dbb.username.length <= 32);
     // a still logs in with its own password, and b does not see a's table.
     await asClaim(da, 'SELECT * FROM mine');
     await assert.rejects(asClaim(dbb, 'SELECT * FROM mine'), /doesn't exist/);

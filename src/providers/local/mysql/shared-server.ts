@@ -100,7 +100,10 @@ async function shareHealth(conn: SqlConnection, claims: ClaimRef[]): Promise<Sha
 function brokenShares(shares: ShareHealth[]): BrokenShare[] {
   return shares
     .filter((h) => !h.user || !h.database)
-    .map((h) => ({ claim: h.claim, missing: [!h.database && `database ${h.share.database}`, !h.user && `user ${h.share.user}`].filter(Boolean).join(' and ') }));
+    .map((h) => ({
+      claim: h.claim,
+      missing: [!h.database && `database ${h.share.database}`, !h.user && `user ${h.share.user}`].filter(Boolean).join(' and '),
+    }));
 }
 
 /** A MySQLServerClient administers one registered server with its admin credentials. */

@@ -35,7 +35,7 @@ describe('versionMismatch', () => {
     { reason: 'MariaDB 10.11 satisfies a MySQL lower bound', wanted: '>= 5.6', offered: '10.11.19-MariaDB', exact: true, fits: true },
     { reason: 'MariaDB 10.11 counts as MySQL 5.7', wanted: '5.7', offered: '10.11.19-MariaDB', exact: true, fits: true },
     { reason: 'MariaDB is not MySQL 8', wanted: '>= 8.0', offered: '10.11.19-MariaDB', exact: true, fits: false },
-    { reason: 'a range in MariaDB numbering uses MariaDB\'s own version', wanted: '>= 10.6', offered: '10.11.19-MariaDB', exact: true, fits: true },
+    { reason: "a range in MariaDB numbering uses MariaDB's own version", wanted: '>= 10.6', offered: '10.11.19-MariaDB', exact: true, fits: true },
     { reason: 'MariaDB numbering, too old', wanted: '>= 11', offered: '10.11.19-MariaDB', exact: true, fits: false },
     { reason: 'MySQL 8 satisfies >= 5.6', wanted: '>= 5.6', offered: '8.0.36', exact: true, fits: true },
     { reason: 'MySQL 8 is not MariaDB 10.6', wanted: '>= 10.6', offered: '8.0.36', exact: true, fits: false },
@@ -64,10 +64,16 @@ describe('versionMismatch', () => {
   });
   test('property: a MySQL version satisfies exactly the ranges semver says it does', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 5, max: 9 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 5, max: 9 }), (major, minor, patch, bound) => {
-        const fitsGot = versionMismatch(`>= ${bound}.0`, `${major}.${minor}.${patch}`, true) === undefined;
-        assert.equal(fitsGot, major >= bound);
-      }),
+      fc.property(
+        fc.integer({ min: 5, max: 9 }),
+        fc.integer({ min: 0, max: 9 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 5, max: 9 }),
+        (major, minor, patch, bound) => {
+          const fitsGot = versionMismatch(`>= ${bound}.0`, `${major}.${minor}.${patch}`, true) === undefined;
+          assert.equal(fitsGot, major >= bound);
+        },
+      ),
     );
   });
   test('inMariaDbNumbering tells ranges apart by their lowest version', () => {

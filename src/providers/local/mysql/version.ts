@@ -77,9 +77,7 @@ export function versionMismatch(wanted: string, offered: string, exact: boolean)
       : `${describeVersion(server)} (compatible with MySQL ${line}) does not satisfy "${wanted}"`;
   }
   if (exact) {
-    return semver.satisfies(server.version, wanted, { loose: true })
-      ? undefined
-      : `${describeVersion(server)} does not satisfy "${wanted}"`;
+    return semver.satisfies(server.version, wanted, { loose: true }) ? undefined : `${describeVersion(server)} does not satisfy "${wanted}"`;
   }
   const offeredRange = semver.validRange(offered, { loose: true }) ?? `${server.version.major}.${server.version.minor}.x`;
   return semver.intersects(offeredRange, wanted, { loose: true }) ? undefined : `version "${offered}" does not satisfy "${wanted}"`;

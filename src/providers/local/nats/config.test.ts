@@ -24,7 +24,7 @@ describe('renderNatsConfig', () => {
   const dirs: string[] = [];
   after(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-  test('has Conductor\'s account and one account per claim with its permissions', () => {
+  test("has Conductor's account and one account per claim with its permissions", () => {
     const config = JSON.parse(renderNatsConfig(state));
     assert.equal(config.listen, '127.0.0.1:4333');
     assert.deepEqual(config.accounts.CONDUCTOR.users, [{ user: 'conductor', password: 'admin-pw' }]);

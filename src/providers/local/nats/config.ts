@@ -58,7 +58,7 @@ export function renderNatsConfig(state: NatsServerState, settings: NatsSettings 
     [adminAccount]: { users: [{ user: adminUser, password: natsSecret(state.adminPassword, 'the admin password') }] },
   };
   for (const name of Object.keys(state.accounts).sort()) {
-    const account = state.accounts[name]!;
+    const account = state.accounts[name];
     accounts[natsToken(name, 'account')] = {
       users: [
         {

@@ -16,8 +16,8 @@ export function natsEndpoint(host: string, port: number): string {
 export function formatNatsConnection(details: ConnectionDetails): ConnectionDetails {
   const missing = ['endpoint', 'queue', 'username', 'password'].filter((k) => !details[k]);
   if (missing.length > 0) throw new Error(`NATS connection details lack ${missing.join(', ')}: want endpoint, queue, username and password`);
-  if (!/^nats:\/\/[^/\s]+:\d+$/.test(details.endpoint!)) {
+  if (!/^nats:\/\/[^/\s]+:\d+$/.test(details.endpoint)) {
     throw new Error(`NATS connection details have endpoint "${details.endpoint}": want nats://host:port`);
   }
-  return { endpoint: details.endpoint!, queue: details.queue!, username: details.username!, password: details.password! };
+  return { endpoint: details.endpoint, queue: details.queue, username: details.username, password: details.password };
 }

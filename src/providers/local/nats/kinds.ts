@@ -1,5 +1,5 @@
 /**
- * messaging.local.conductor.io/v1alpha1 — the `local` provider's NATS kind (DESIGN 3.2,
+ * messaging.local.conductor.io/v1alpha1 — the `local` provider's NATS kind (docs/design.md 3.2,
  * 3.7), defined once: CRD, ResourceRef and TypeScript type. NATSServer is a nats-server process
  * Conductor runs on this machine and shares between MessageQueue claims, each in an account of
  * its own with its own user.
@@ -54,5 +54,5 @@ export type MessageQueueClaimSpec = Partial<MessageQueue['spec']>;
 /** messageQueueClaimSpec reads a claim's spec as a MessageQueue spec (an absent spec is empty). */
 export function messageQueueClaimSpec(claim: KObject): MessageQueueClaimSpec {
   const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as MessageQueueClaimSpec) : {};
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? spec : {};
 }

@@ -13,12 +13,16 @@ import { NatsServers, natsLogin } from './nats-servers.js';
 import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
 import { fixture } from '../../testing.js';
 
-const claim = (name: string): KObject => ({ apiVersion: 'messaging.conductor.io/v1alpha1', kind: 'MessageQueue', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
+const claim = (name: string): KObject => ({
+  apiVersion: 'messaging.conductor.io/v1alpha1',
+  kind: 'MessageQueue',
+  metadata: { namespace: 'team', name, uid: `uid-${name}` },
+});
 
 /** receive subscribes as one claim's user and collects what arrives on `subject` for a moment. */
 async function exchange(sub: Record<string, string>, pub: Record<string, string>, subject: string): Promise<{ got: string[]; subError?: string }> {
-  const reader = await connect({ servers: sub.endpoint!, user: sub.username!, pass: sub.password!, reconnect: false });
-  const writer = await connect({ servers: pub.endpoint!, user: pub.username!, pass: pub.password!, reconnect: false });
+  const reader = await connect({ servers: sub.endpoint, user: sub.username, pass: sub.password, reconnect: false });
+  const writer = await connect({ servers: pub.endpoint, user: pub.username, pass: pub.password, reconnect: false });
   const got: string[] = [];
   let subError: string | undefined;
   try {
@@ -63,7 +67,12 @@ describe('NATSServer on a real nats-server', () => {
   let root: string;
   let servers: NatsServers;
   let client: NatsServerClient;
-  const resource: NATSServer = fixture<NATSServer>({ apiVersion: 'messaging.local.conductor.io/v1alpha1', kind: 'NATSServer', metadata: { namespace: 'sys', name: 'bus' }, spec: {} });
+  const resource: NATSServer = fixture<NATSServer>({
+    apiVersion: 'messaging.local.conductor.io/v1alpha1',
+    kind: 'NATSServer',
+    metadata: { namespace: 'sys', name: 'bus' },
+    spec: {},
+  });
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'conductor-nats-test-'));
@@ -79,10 +88,10 @@ describe('NATSServer on a real nats-server', () => {
   test('create starts a server that refuses anonymous clients', async () => {
     assert.equal((await client.observe(resource)).exists, false);
     const created = await client.create(resource);
-    assert.match(created.connectionDetails!.endpoint!, /^nats:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(created.connectionDetails!.endpoint, /^nats:\/\/127\.0\.0\.1:\d+$/);
     const seen = await client.observe(resource);
     assert.equal(seen.upToDate, true, seen.drift);
-    await assert.rejects(connect({ servers: created.connectionDetails!.endpoint!, reconnect: false }), 'no anonymous access');
+    await assert.rejects(connect({ servers: created.connectionDetails!.endpoint, reconnect: false }), 'no anonymous access');
   });
 
   test('each claim talks on its own subject; another claim cannot read it', async () => {
@@ -106,7 +115,7 @@ describe('NATSServer on a real nats-server', () => {
     const after = await client.observe(resource);
     assert.equal(after.upToDate, true);
     assert.equal(`nats://127.0.0.1:${JSON.stringify(after.atProvider?.port)}`, a.endpoint, 'the port is kept');
-    assert.deepEqual((await exchange(a, a, a.queue!)).got, ['hello']);
+    assert.deepEqual((await exchange(a, a, a.queue)).got, ['hello']);
   });
 
   test('Retain keeps the account, Recycle invalidates its password, Delete removes it', async () => {
@@ -119,8 +128,8 @@ describe('NATSServer on a real nats-server', () => {
       const name = `p-${c.policy.toLowerCase()}`;
       const d = await client.bindClaim(resource, claim(name));
       await client.unbindClaim(resource, { namespace: 'team', name }, c.policy);
-      const port = Number(new URL(d.endpoint!.replace('nats://', 'http://')).port);
-      assert.equal(await natsLogin(port, d.username!, d.password!), c.oldLoginWorks, `${c.policy}: old login`);
+      const port = Number(new URL(d.endpoint.replace('nats://', 'http://')).port);
+      assert.equal(await natsLogin(port, d.username, d.password), c.oldLoginWorks, `${c.policy}: old login`);
       const state = await servers.readState(servers.dirFor('sys', 'bus'));
       assert.equal(natsShare({ namespace: 'team', name }).account in (state?.accounts ?? {}), c.accountKept, `${c.policy}: account`);
     }
@@ -167,7 +176,11 @@ describe('NATSServer on a real nats-server', () => {
     const ref = { namespace: 'upgraded', name: 'events' };
     const old = legacyClaimIdentifier(ref.namespace, ref.name);
     const dir = servers.dirFor('sys', 'bus');
-    const { account } = await servers.ensureAccount(dir, { namespace: 'sys', name: 'bus' }, {}, old, { claim: { ...ref, uid: 'uid-upgraded-events' }, username: old, subject: old });
+    const { account } = await servers.ensureAccount(dir, { namespace: 'sys', name: 'bus' }, {}, old, {
+      claim: { ...ref, uid: 'uid-upgraded-events' },
+      username: old,
+      subject: old,
+    });
     const details = await client.bindClaim(resource, claimIn(ref));
     assert.equal(details.username, old);
     assert.equal(details.queue, old);

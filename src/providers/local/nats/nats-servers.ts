@@ -102,7 +102,12 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
 
   protected findLive(dir: string): Promise<TrackedServer | undefined> {
     const daemon = { pidFile: this.files(dir).pid, program: this.binary.path, cwd: dir };
-    return this.findTrackedDaemon(dir, daemon, (pid) => ({ pid }), (pid) => this.logger.info({ dir, pid }, 'adopted a running NATS server'));
+    return this.findTrackedDaemon(
+      dir,
+      daemon,
+      (pid) => ({ pid }),
+      (pid) => this.logger.info({ dir, pid }, 'adopted a running NATS server'),
+    );
   }
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
@@ -139,7 +144,14 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
   ): Promise<{ pid: number; state: NatsServerState; started: boolean }> {
     const files = this.files(full);
     await prepareServerDirectories(this.root, full, this.runAs, 'NATS');
-    const create = (port: number): NatsServerState => ({ namespace: identity.namespace, name: identity.name, port, adminPassword: generateNatsPassword(), accounts: {}, createdAt: new Date().toISOString() });
+    const create = (port: number): NatsServerState => ({
+      namespace: identity.namespace,
+      name: identity.name,
+      port,
+      adminPassword: generateNatsPassword(),
+      accounts: {},
+      createdAt: new Date().toISOString(),
+    });
     let state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
     const live = (await this.findLive(full))?.pid;
     if (live !== undefined) {
@@ -153,7 +165,14 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
       state = await keepPort(state, identity.port, (next) => this.writeState(full, next));
       const port = state.port;
       await this.writeConfig(files.config, renderNatsConfig(state, settings));
-      const started = await startDaemon({ program: this.binary.path, args: ['-c', files.config], cwd: full, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
+      const started = await startDaemon({
+        program: this.binary.path,
+        args: ['-c', files.config],
+        cwd: full,
+        logFile: files.log,
+        pidFile: files.pid,
+        runAs: this.runAs,
+      });
       this.logger.info({ dir: full, pid: started.pid, port }, 'started a NATS server');
       let readiness: Readiness;
       try {
@@ -209,7 +228,10 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
       await this.reloadIfStale(full, pid, state, settings);
       const deadline = Date.now() + this.startTimeoutMs;
       while (!(await check(state))) {
-        if (Date.now() >= deadline) throw new Error(`the NATS server in ${full} did not apply its new configuration within ${this.startTimeoutMs} ms; log: ${await readTail(this.files(full).log, 4)}`);
+        if (Date.now() >= deadline)
+          throw new Error(
+            `the NATS server in ${full} did not apply its new configuration within ${this.startTimeoutMs} ms; log: ${await readTail(this.files(full).log, 4)}`,
+          );
         await sleep(50);
       }
       return state;
@@ -237,7 +259,9 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
         const existing = accounts[name];
         // An account of another claim is never taken over (nor its password handed out).
         if (existing && (existing.claim.namespace !== wanted.claim.namespace || existing.claim.name !== wanted.claim.name)) {
-          throw new Error(`account ${name} belongs to claim ${existing.claim.namespace}/${existing.claim.name}, not ${wanted.claim.namespace}/${wanted.claim.name}`);
+          throw new Error(
+            `account ${name} belongs to claim ${existing.claim.namespace}/${existing.claim.name}, not ${wanted.claim.namespace}/${wanted.claim.name}`,
+          );
         }
         const password = wanted.password ?? existing?.password ?? generateNatsPassword();
         account = { claim: wanted.claim, username: wanted.username, subject: wanted.subject, password };

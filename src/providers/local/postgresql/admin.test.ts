@@ -25,7 +25,11 @@ describe('admin helpers', () => {
   const cases = [
     { reason: 'a superuser may do everything', info: { superuser: true, createRole: false, createDb: false }, want: undefined },
     { reason: 'CREATEROLE and CREATEDB suffice', info: { superuser: false, createRole: true, createDb: true }, want: undefined },
-    { reason: 'missing powers are named', info: { superuser: false, createRole: false, createDb: true }, want: 'role "admin" lacks CREATEROLE: want a superuser or a role with CREATEROLE and CREATEDB' },
+    {
+      reason: 'missing powers are named',
+      info: { superuser: false, createRole: false, createDb: true },
+      want: 'role "admin" lacks CREATEROLE: want a superuser or a role with CREATEROLE and CREATEDB',
+    },
   ];
   for (const c of cases) {
     test(`adminProblem: ${c.reason}`, () => {

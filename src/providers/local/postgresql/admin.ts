@@ -118,10 +118,7 @@ interface DatabaseRow {
 }
 
 async function findRole(client: pg.Client, role: string): Promise<RoleRow | undefined> {
-  const { rows } = await client.query<RoleRow>(
-    `SELECT shobj_description(oid, 'pg_authid') AS comment FROM pg_roles WHERE rolname = $1`,
-    [role],
-  );
+  const { rows } = await client.query<RoleRow>(`SELECT shobj_description(oid, 'pg_authid') AS comment FROM pg_roles WHERE rolname = $1`, [role]);
   return rows[0];
 }
 
@@ -143,16 +140,14 @@ function isOurDatabase(row: DatabaseRow, share: Share, roleIsOurs: boolean): boo
 }
 
 function notOursError(what: string, name: string, share: Share): Error {
-  return new Error(
-    `${what} "${name}" already exists and was not created by Conductor for ${share.owner}; refusing to take it over (rename or drop it)`,
-  );
+  return new Error(`${what} "${name}" already exists and was not created by Conductor for ${share.owner}; refusing to take it over (rename or drop it)`);
 }
 
 const duplicateObject = '42710';
 const duplicateDatabase = '42P04';
 
 function sqlState(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
 /**
@@ -212,7 +207,7 @@ export async function ensureShare(client: pg.Client, share: Share, password?: st
 
 /** shareExists reports whether the share's role and database both exist (and are ours). */
 export async function shareExists(client: pg.Client, share: Share): Promise<{ role: boolean; database: boolean }> {
-  return (await sharesPresent(client, [share]))[0]!;
+  return (await sharesPresent(client, [share]))[0];
 }
 
 /**

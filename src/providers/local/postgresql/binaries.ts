@@ -28,7 +28,6 @@ export interface PostgresBinaries {
   source: BinariesSource;
 }
 
-
 /**
  * inspectBinaries checks a directory holds runnable `initdb` and `postgres` and reads their
  * version; it throws saying what is wrong otherwise.

@@ -1,6 +1,6 @@
 /**
  * The connection details of a PostgreSQLInstance claim: `host port username password
- * database uri` (DESIGN.md 3.1). Both PostgreSQL kinds produce them through here.
+ * database uri` (docs/design.md 3.1). Both PostgreSQL kinds produce them through here.
  */
 import type { ConnectionDetails } from '../../spi.js';
 import type { SslMode } from './kinds.js';
@@ -54,11 +54,11 @@ export function formatPostgresConnection(details: ConnectionDetails): Connection
     throw new Error(`PostgreSQL connection details have port "${details.port}": want an integer from 1 to 65535`);
   }
   const endpoint: PostgresEndpoint = {
-    host: details.host!,
+    host: details.host,
     port,
-    username: details.username!,
-    password: details.password!,
-    database: details.database!,
+    username: details.username,
+    password: details.password,
+    database: details.database,
   };
   return { ...endpointDetails(endpoint), uri: details.uri || postgresUri(endpoint) };
 }

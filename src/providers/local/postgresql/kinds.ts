@@ -1,6 +1,6 @@
 /**
  * database.local.conductor.io/v1alpha1 — the `local` provider's PostgreSQL kinds
- * (DESIGN 3.2, 3.7), defined once: CRD, ResourceRef and TypeScript type. PostgreSQLServer is
+ * (docs/design.md 3.2, 3.7), defined once: CRD, ResourceRef and TypeScript type. PostgreSQLServer is
  * a shared server an administrator registers (each claim gets its own database and role on
  * it); LocalPostgreSQLInstance is a dedicated server process on this machine per claim. Both
  * implement PostgreSQLInstance claims.
@@ -50,7 +50,7 @@ export const postgresqlServerKind = defineProviderKind({
       })
       .describe('The Secret with the credentials of a role that may create databases and roles.'),
     sslMode: s.enumOf(POSTGRES_SSL_MODES).withDefault('prefer').describe('How connections use TLS (libpq sslmode).').optional(),
-    version: s.string().describe('The server\'s PostgreSQL version, matched against claims\' version ranges; observed when absent.').optional(),
+    version: s.string().describe("The server's PostgreSQL version, matched against claims' version ranges; observed when absent.").optional(),
   },
 });
 export type PostgreSQLServer = ObjectOf<typeof postgresqlServerKind>;

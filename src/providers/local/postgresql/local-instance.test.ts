@@ -54,7 +54,7 @@ describe('LocalPostgreSQLInstance with real server processes', { timeout: 120_00
     dataDir = await tempDataDir('conductor-local-');
     provider = await createLocalProvider({ dataDir, fastInitdb: true, env: {} });
     assert.equal(provider.postgresUnavailable, undefined);
-    client = (await kindOf(provider).connector.connect(resource, {})) as ExternalClient<LocalPostgreSQLInstance>;
+    client = await kindOf(provider).connector.connect(resource, {});
   });
 
   after(async () => {
@@ -183,7 +183,7 @@ describe('LocalPostgreSQLInstance with real server processes', { timeout: 120_00
     assert.equal(drifted.drift, `the server listens on port ${first}, spec.port is ${second}`);
     const updated = await client.update(moved);
     assert.equal(updated.connectionDetails?.port, String(second));
-    await query(updated.connectionDetails!, 'SELECT 1');
+    await query(updated.connectionDetails, 'SELECT 1');
     assert.equal((await client.observe(moved)).upToDate, true);
     await client.delete(moved);
   });

@@ -6,11 +6,7 @@
  * application password so the next claim gets a clean instance.
  */
 import type { KObject } from '../../../machinery/object.js';
-import type {
-  ConcreteKind,
-  Connector,
-  ExternalObservation,
-} from '../../spi.js';
+import type { ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
 import { ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withClient, type Share } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
 import { endpointDetails, formatPostgresConnection } from './connection.js';
@@ -139,7 +135,6 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
       await recycleShare(c, share);
     });
   }
-
 }
 
 /** localPostgreSQLInstanceConcreteKind builds the LocalPostgreSQLInstance kind around a supervisor. */

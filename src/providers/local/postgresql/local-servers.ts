@@ -17,7 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { generatePassword, withClient } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
@@ -331,12 +331,7 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     });
   }
 
-  private async startProcess(
-    dir: string,
-    state: InstanceState,
-    port: number,
-    signal?: AbortSignal,
-  ): Promise<StartOutcome> {
+  private async startProcess(dir: string, state: InstanceState, port: number, signal?: AbortSignal): Promise<StartOutcome> {
     const files = this.files(dir);
     const started = await spawnDaemon({
       program: this.binaries.postgres,
@@ -370,13 +365,7 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
    * awaitReady polls until the server accepts the superuser's connections, the process is
    * gone (`exited` says so for a child; otherwise its pid is checked), or time runs out.
    */
-  private async awaitReady(
-    state: InstanceState,
-    port: number,
-    pid: number,
-    exited: () => string | undefined,
-    signal?: AbortSignal,
-  ): Promise<Readiness> {
+  private async awaitReady(state: InstanceState, port: number, pid: number, exited: () => string | undefined, signal?: AbortSignal): Promise<Readiness> {
     const probe = () =>
       withClient({ ...superuserConfig(state, port), connectionTimeoutMillis: 2000 }, (c) => c.query('SELECT 1')).then(
         () => true,

@@ -53,9 +53,14 @@ describe('matchSharedServer', () => {
     { reason: 'observed version wins over the declared one', claim: { version: '15' }, candidate: server({ version: '16' }, '15.4'), want: 'fits' },
     { reason: 'declared version when not yet observed', claim: { version: '15' }, candidate: server({ version: '15' }), want: 'fits' },
     { reason: 'unknown version cannot satisfy a range', claim: { version: '15' }, candidate: server({}), want: 'server version not yet known' },
-    { reason: 'a chosen user name cannot be honoured', claim: { masterUsername: 'masteruser' }, candidate: server({}), want: /masterUsername "masteruser" cannot be honoured/ },
+    {
+      reason: 'a chosen user name cannot be honoured',
+      claim: { masterUsername: 'masteruser' },
+      candidate: server({}),
+      want: /masterUsername "masteruser" cannot be honoured/,
+    },
     { reason: 'a chosen database name cannot be honoured', claim: { databaseName: 'wp' }, candidate: server({}), want: /databaseName "wp" cannot be honoured/ },
-    { reason: 'classes cannot create shared servers', claim: {}, candidate: klass() as MatchCandidate<PostgreSQLServer>, want: /a class cannot provision one/ },
+    { reason: 'classes cannot create shared servers', claim: {}, candidate: klass(), want: /a class cannot provision one/ },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -70,13 +75,33 @@ describe('localInstanceMatcher', () => {
   const match = localInstanceMatcher('18.4');
   const cases: { reason: string; claim: JsonObject; candidate: MatchCandidate<LocalPostgreSQLInstance>; want: string | RegExp }[] = [
     { reason: 'a class fits a claim the binaries satisfy', claim: { version: '>= 15' }, candidate: klass(), want: 'fits' },
-    { reason: 'a class does not fit a version the binaries cannot run', claim: { version: '15' }, candidate: klass(), want: 'version 18.4 does not satisfy "15"' },
-    { reason: 'a class pinning another major cannot work here', claim: {}, candidate: klass({ version: '15' }), want: /class pins version "15" but this machine runs PostgreSQL 18.4/ },
+    {
+      reason: 'a class does not fit a version the binaries cannot run',
+      claim: { version: '15' },
+      candidate: klass(),
+      want: 'version 18.4 does not satisfy "15"',
+    },
+    {
+      reason: 'a class pinning another major cannot work here',
+      claim: {},
+      candidate: klass({ version: '15' }),
+      want: /class pins version "15" but this machine runs PostgreSQL 18.4/,
+    },
     { reason: 'a class takes the claim user name', claim: { masterUsername: 'wp' }, candidate: klass({ masterUsername: 'other' }), want: 'fits' },
     { reason: 'an invalid user name never fits', claim: { masterUsername: 'pg_admin' }, candidate: klass(), want: /reserved/ },
     { reason: 'an existing instance with the same user fits', claim: { masterUsername: 'wp' }, candidate: instance({ masterUsername: 'wp' }), want: 'fits' },
-    { reason: 'an existing instance with another user does not', claim: { masterUsername: 'wp' }, candidate: instance({}), want: 'instance user is "app", claim wants "wp"' },
-    { reason: 'an existing instance with another database does not', claim: { databaseName: 'wp' }, candidate: instance({ databaseName: 'blog' }), want: 'instance database is "blog", claim wants "wp"' },
+    {
+      reason: 'an existing instance with another user does not',
+      claim: { masterUsername: 'wp' },
+      candidate: instance({}),
+      want: 'instance user is "app", claim wants "wp"',
+    },
+    {
+      reason: 'an existing instance with another database does not',
+      claim: { databaseName: 'wp' },
+      candidate: instance({ databaseName: 'blog' }),
+      want: 'instance database is "blog", claim wants "wp"',
+    },
     { reason: 'an instance is judged by its observed version', claim: { version: '17' }, candidate: instance({}, '17.2'), want: 'fits' },
     { reason: 'an unobserved instance runs the binaries', claim: { version: '17' }, candidate: instance({}), want: 'version 18.4 does not satisfy "17"' },
   ];

@@ -33,7 +33,7 @@ export function matchSharedServer(claim: KObject, candidate: MatchCandidate<Post
   const resource = candidate.resource;
   const observed = atProviderString(resource, 'version');
   if (observed) return versionResult(wanted.version, observed, true);
-  return versionResult(wanted.version, specString(resource.spec as JsonObject, 'version'), false);
+  return versionResult(wanted.version, specString(resource.spec, 'version'), false);
 }
 
 /** configureSharedServer refuses: shared servers are registered, never provisioned. */

@@ -46,10 +46,7 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
   let resource: PostgreSQLServer;
   let client: SharedExternalClient<PostgreSQLServer>;
   const admin = (sql: string, values: unknown[] = []) =>
-    withClient(
-      { host: server.host, port: server.port, user: server.username, password: server.password, database: 'postgres' },
-      (c) => c.query(sql, values),
-    );
+    withClient({ host: server.host, port: server.port, user: server.username, password: server.password, database: 'postgres' }, (c) => c.query(sql, values));
   const roleExists = async (role: string) => (await admin('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount === 1;
   const databaseExists = async (db: string) => (await admin('SELECT 1 FROM pg_database WHERE datname = $1', [db])).rowCount === 1;
 
@@ -97,15 +94,15 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
       assert.deepEqual(Object.keys(details).sort(), ['database', 'host', 'password', 'port', 'uri', 'username']);
       assert.equal(details.database, names[i]);
       assert.equal(details.username, names[i]);
-      assert.ok(await roleExists(names[i]!));
-      assert.ok(await databaseExists(names[i]!));
+      assert.ok(await roleExists(names[i]));
+      assert.ok(await databaseExists(names[i]));
       await queryAsClaim(details, 'CREATE TABLE items (id int PRIMARY KEY, label text)');
       await queryAsClaim(details, `INSERT INTO items VALUES (1, 'claim ${i}')`);
       const rows = await queryAsClaim(details, 'SELECT label, current_user AS who FROM items');
       assert.deepEqual(rows.rows, [{ label: `claim ${i}`, who: names[i] }]);
     }
     // A claim cannot open another claim's database.
-    const intruder = { ...bound[0]!, database: bound[1]!.database, uri: '' };
+    const intruder = { ...bound[0], database: bound[1].database, uri: '' };
     const formatted = formatPostgresConnection(intruder);
     assert.equal(await sqlState(queryAsClaim(formatted, 'SELECT 1')), '42501');
   });
@@ -127,7 +124,7 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
     assert.equal(await sqlState(queryAsClaim(first, 'SELECT 1')), '28P01', 'the old password no longer works');
   });
 
-  test('drift: observe reports a claim\'s missing database and role as a broken share; bindClaim recreates them with the claim\'s password', async () => {
+  test("drift: observe reports a claim's missing database and role as a broken share; bindClaim recreates them with the claim's password", async () => {
     const c = claim('team-d', 'drifty');
     const d = await client.bindClaim(resource, c);
     const bound = { ...resource, status: { bindings: [{ claimRef: { namespace: 'team-d', name: 'drifty', uid: c.metadata.uid } }] } } as PostgreSQLServer;
@@ -156,7 +153,7 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
   test('Delete drops the database and role, ending open sessions; repeating it is harmless', async () => {
     const c = claim('team-d', 'temp');
     const details = await client.bindClaim(resource, c);
-    const id = details.database!;
+    const id = details.database;
     const held = new pg.Client({ connectionString: details.uri });
     held.on('error', () => {});
     await held.connect();
@@ -183,7 +180,7 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
       const tables = await queryAsClaim(details, "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'");
       assert.deepEqual(tables.rows, [{ n: 0 }], 'the old password still logs in to an empty database');
     }
-    assert.ok(await roleExists(details.username!));
+    assert.ok(await roleExists(details.username));
   });
 
   test('Retain keeps the database, its data and the role; repeating it is harmless', async () => {
@@ -210,7 +207,10 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
       /admin credentials Secret pg-admin lacks password/,
     );
     const wrong = await sharedServerConnector.connect(resource, { credentials: { user: server.username, password: 'wrong' } });
-    await assert.rejects(wrong.observe(resource), /cannot connect on PostgreSQLServer conductor-system\/shared .* as "postgres": password authentication failed/);
+    await assert.rejects(
+      wrong.observe(resource),
+      /cannot connect on PostgreSQLServer conductor-system\/shared .* as "postgres": password authentication failed/,
+    );
   });
 
   // Two tenants whose claims earlier versions named alike (same 56-character readable part,
@@ -231,7 +231,7 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
     await queryAsClaim(da, 'CREATE TABLE mine (id int)');
     assert.equal(await sqlState(queryAsClaim(db, 'SELECT 1 FROM mine')), '42P01');
     await client.unbindClaim(resource, b, 'Delete', db);
-    assert.equal(await databaseExists(da.database!), true);
+    assert.equal(await databaseExists(da.database), true);
     assert.deepEqual((await queryAsClaim(da, 'SELECT count(*)::int AS n FROM mine')).rows, [{ n: 0 }]);
   });
 
@@ -239,9 +239,8 @@ describe('PostgreSQLServer against a real server', { timeout: 120_000 }, () => {
     const ref = { namespace: 'upgraded', name: 'orders' };
     const old = legacyClaimIdentifier(ref.namespace, ref.name);
     const password = 'earlier-password-1';
-    await withClient(
-      { host: server.host, port: server.port, user: server.username, password: server.password, database: 'postgres' },
-      (c) => ensureShare(c, { role: old, database: old, owner: `claim ${ref.namespace}/${ref.name}` }, password),
+    await withClient({ host: server.host, port: server.port, user: server.username, password: server.password, database: 'postgres' }, (c) =>
+      ensureShare(c, { role: old, database: old, owner: `claim ${ref.namespace}/${ref.name}` }, password),
     );
     const recorded = endpointDetails({ host: server.host, port: server.port, username: old, password, database: old });
     await queryAsClaim(recorded, 'CREATE TABLE orders (id int)');

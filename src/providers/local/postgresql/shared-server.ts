@@ -92,7 +92,10 @@ interface ShareHealth {
 function brokenShares(shares: ShareHealth[]): BrokenShare[] {
   return shares
     .filter((h) => !h.role || !h.database)
-    .map((h) => ({ claim: h.claim, missing: [!h.database && `database ${h.share.database}`, !h.role && `role ${h.share.role}`].filter(Boolean).join(' and ') }));
+    .map((h) => ({
+      claim: h.claim,
+      missing: [!h.database && `database ${h.share.database}`, !h.role && `role ${h.share.role}`].filter(Boolean).join(' and '),
+    }));
 }
 
 /** A SharedServerClient administers one registered server with its admin credentials. */
@@ -136,10 +139,10 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
     const legacy = claims.map((claim) => legacyShare(claim));
     const present = await sharesPresent(c, [...shares, ...legacy]);
     return claims.map((claim, i) => {
-      const current = { claim, share: shares[i]!, ...present[i]! };
-      const old = present[claims.length + i]!;
+      const current = { claim, share: shares[i], ...present[i] };
+      const old = present[claims.length + i];
       if ((current.role && current.database) || !(old.role && old.database)) return current;
-      return { claim, share: legacy[i]!, ...old };
+      return { claim, share: legacy[i], ...old };
     });
   }
 

@@ -38,12 +38,8 @@ export function versionMismatch(wanted: string, offered: string, exact: boolean)
   if (exact) {
     const version = parseVersion(offered);
     if (!version) return `server version "${offered}" cannot be read`;
-    return semver.satisfies(version, wanted, { loose: true })
-      ? undefined
-      : `version ${version.major}.${version.minor} does not satisfy "${wanted}"`;
+    return semver.satisfies(version, wanted, { loose: true }) ? undefined : `version ${version.major}.${version.minor} does not satisfy "${wanted}"`;
   }
   if (semver.validRange(offered, { loose: true }) === null) return `offered version "${offered}" cannot be read`;
-  return semver.intersects(offered, wanted, { loose: true })
-    ? undefined
-    : `version "${offered}" does not satisfy "${wanted}"`;
+  return semver.intersects(offered, wanted, { loose: true }) ? undefined : `version "${offered}" does not satisfy "${wanted}"`;
 }

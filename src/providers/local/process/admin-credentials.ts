@@ -40,5 +40,5 @@ export function readAdminCredentials(
     const missing = [usernameMissing && usernameKey, passwordMissing && passwordKey].filter(Boolean).join(' and ');
     throw new Error(`${what}: the admin credentials Secret ${ref?.name ?? '(none named)'} lacks ${missing}`);
   }
-  return { username, password: password! };
+  return { username, password: password };
 }

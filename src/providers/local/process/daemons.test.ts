@@ -33,7 +33,10 @@ describe('daemons', () => {
   });
 
   test('findExecutable: an explicit path that is not a program is an error naming its source', async () => {
-    await assert.rejects(findExecutable({ name: 'redis-server', envVar: 'X_BIN', env: { X_BIN: '/nonexistent/redis' } }), /from X_BIN\) is not an executable file/);
+    await assert.rejects(
+      findExecutable({ name: 'redis-server', envVar: 'X_BIN', env: { X_BIN: '/nonexistent/redis' } }),
+      /from X_BIN\) is not an executable file/,
+    );
     await assert.rejects(findExecutable({ name: 'no-such-program-xyz', envVar: 'X_BIN', env: { PATH: '' } }), /cannot find no-such-program-xyz.*set X_BIN/);
   });
 });

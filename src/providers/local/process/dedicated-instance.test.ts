@@ -5,7 +5,10 @@ import { discoverServers, type InstanceStateBase } from './dedicated-instance.js
 describe('discoverServers', () => {
   const servers = {
     list: async () => [
-      { dir: '/data/servers/team_db', state: { namespace: 'team', name: 'db', port: 5433, accounts: { a: 1, b: 2 } } as InstanceStateBase & { accounts: Record<string, number> } },
+      {
+        dir: '/data/servers/team_db',
+        state: { namespace: 'team', name: 'db', port: 5433, accounts: { a: 1, b: 2 } } as InstanceStateBase & { accounts: Record<string, number> },
+      },
     ],
   };
 

@@ -7,15 +7,7 @@
  */
 import { basename } from 'node:path';
 import type { JsonObject, KObject } from '../../../machinery/object.js';
-import type {
-  CallOptions,
-  ConnectionDetails,
-  DiscoveredResource,
-  ExternalClient,
-  ExternalCreation,
-  ExternalObservation,
-  ExternalUpdate,
-} from '../../spi.js';
+import type { CallOptions, ConnectionDetails, DiscoveredResource, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../../spi.js';
 import { resourceIdentity } from './instance-names.js';
 
 /** The part of a supervisor a dedicated-instance client uses. */

@@ -38,7 +38,10 @@ describe('processes', () => {
         return name;
       });
     const results = await Promise.allSettled([step('a', 'a1', 30, true), step('a', 'a2', 1), step('b', 'b1', 5)]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.ok(log.indexOf('end a1') < log.indexOf('start a2'), log.join(','));
     assert.ok(log.indexOf('start b1') < log.indexOf('end a1'), 'another key does not wait');
   });

@@ -173,7 +173,6 @@ export async function readTail(path: string, lines = 8, bytes = 8192): Promise<s
   }
 }
 
-
 /** A KeyedMutex runs the functions given for one key one after another. */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lookUpUser, mayTraverse, parsePasswd, resolveRunAs, resolveServerRunAs, serverRootFor } from './run-as.js';
 
-const passwd = ['root:x:0:0:root:/root:/bin/bash', 'postgres:x:101:104::/var/lib/postgresql:/bin/bash', 'nobody:x:65534:65534::/nonexistent:/usr/sbin/nologin', '# comment', ''].join('\n');
+const passwd = [
+  'root:x:0:0:root:/root:/bin/bash',
+  'postgres:x:101:104::/var/lib/postgresql:/bin/bash',
+  'nobody:x:65534:65534::/nonexistent:/usr/sbin/nologin',
+  '# comment',
+  '',
+].join('\n');
 
 describe('resolveRunAs', () => {
   async function withPasswd<T>(text: string, fn: (file: string) => Promise<T>): Promise<T> {
@@ -26,7 +32,12 @@ describe('resolveRunAs', () => {
     { reason: 'root defaults to postgres', env: {}, text: passwd, want: { name: 'postgres', uid: 101, gid: 104 } },
     { reason: 'root falls back to nobody', env: {}, text: passwd.replace(/^postgres.*$/m, ''), want: { name: 'nobody', uid: 65534, gid: 65534 } },
     { reason: 'the environment names the user', env: { CONDUCTOR_POSTGRES_USER: 'nobody' }, text: passwd, want: { name: 'nobody', uid: 65534, gid: 65534 } },
-    { reason: 'a numeric uid:gid is taken literally', env: { CONDUCTOR_POSTGRES_USER: '2000:3000' }, text: passwd, want: { name: '2000:3000', uid: 2000, gid: 3000 } },
+    {
+      reason: 'a numeric uid:gid is taken literally',
+      env: { CONDUCTOR_POSTGRES_USER: '2000:3000' },
+      text: passwd,
+      want: { name: '2000:3000', uid: 2000, gid: 3000 },
+    },
   ];
   for (const c of cases) {
     test(c.reason, async () => {

@@ -105,7 +105,10 @@ export const serverUsers = {
 } as const;
 
 /** resolveServerRunAs is resolveRunAs with an engine's defaults. */
-export function resolveServerRunAs(engine: keyof typeof serverUsers, options: Omit<ResolveRunAsOptions, 'server' | 'envVar' | 'fallbacks'> = {}): Promise<RunAs | undefined> {
+export function resolveServerRunAs(
+  engine: keyof typeof serverUsers,
+  options: Omit<ResolveRunAsOptions, 'server' | 'envVar' | 'fallbacks'> = {},
+): Promise<RunAs | undefined> {
   return resolveRunAs({ ...serverUsers[engine], ...options });
 }
 
@@ -127,7 +130,14 @@ export function serverRootFor(engine: string, dataDir: string, runAs: RunAs | un
  */
 export async function serverRootKeepingLegacy(engine: string, dataDir: string, runAs: RunAs | undefined): Promise<string> {
   const legacy = join(dataDir, 'providers', 'local', engine);
-  if (runAs && (await readdir(legacy).then((names) => names.length > 0, () => false))) return legacy;
+  if (
+    runAs &&
+    (await readdir(legacy).then(
+      (names) => names.length > 0,
+      () => false,
+    ))
+  )
+    return legacy;
   return serverRootFor(engine, dataDir, runAs);
 }
 

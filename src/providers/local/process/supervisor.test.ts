@@ -33,7 +33,12 @@ class SleepServers extends ProcessSupervisor<SleepState, TrackedServer> {
   }
 
   protected findLive(dir: string): Promise<TrackedServer | undefined> {
-    return this.findTrackedDaemon(dir, { pidFile: join(dir, 'pid'), program: this.sleep, cwd: dir }, (pid) => ({ pid }), () => {});
+    return this.findTrackedDaemon(
+      dir,
+      { pidFile: join(dir, 'pid'), program: this.sleep, cwd: dir },
+      (pid) => ({ pid }),
+      () => {},
+    );
   }
 
   protected async stopLive(dir: string, server: TrackedServer): Promise<void> {
@@ -47,7 +52,12 @@ class SleepServers extends ProcessSupervisor<SleepState, TrackedServer> {
 
   /** ensureState reads or creates a directory's state. */
   ensureState(dir: string, wantedPort?: number): Promise<SleepState> {
-    return this.readOrCreateState(dir, wantedPort, (port) => ({ port }), (d, state) => writeStateFile(join(d, 'state.json'), state));
+    return this.readOrCreateState(
+      dir,
+      wantedPort,
+      (port) => ({ port }),
+      (d, state) => writeStateFile(join(d, 'state.json'), state),
+    );
   }
 
   /** start starts a sleep in `dir` and tracks it. */
@@ -112,7 +122,13 @@ describe('supervisor', () => {
     await second.stop(join(root, 'ns_missing')); // nothing there: no error
     await second.remove(dir); // adopts through the pid file, stops, deletes
     assert.equal(await isAlive(pid), false);
-    assert.equal(await stat(dir).then(() => true, () => false), false);
+    assert.equal(
+      await stat(dir).then(
+        () => true,
+        () => false,
+      ),
+      false,
+    );
     assert.deepEqual(second.deleted, [dir]);
     assert.deepEqual(await second.list(), []);
 
@@ -145,7 +161,13 @@ describe('supervisor', () => {
     // A crash right after the rename: the tombstone holds the data and a process still in it.
     const { rename } = await import('node:fs/promises');
     await rename(dir, join(root, '.removing-ns_gone'));
-    const stray = await startDaemon({ program: sleep, args: ['30'], cwd: join(root, '.removing-ns_gone'), logFile: '/dev/null', pidFile: join(tmpdir(), `stray-${process.pid}.pid`) });
+    const stray = await startDaemon({
+      program: sleep,
+      args: ['30'],
+      cwd: join(root, '.removing-ns_gone'),
+      logFile: '/dev/null',
+      pidFile: join(tmpdir(), `stray-${process.pid}.pid`),
+    });
     assert.equal(await servers.removing(dir), true, 'the removal is seen as under way');
     assert.deepEqual(await servers.list(), [], 'a tombstone is no instance');
     await servers.stop(dir);
@@ -168,10 +190,17 @@ describe('supervisor', () => {
     for (let i = 0; i < 300 && exits.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(exits, [dir], 'the exit was told with the directory');
     await servers.remove(dir);
-    assert.equal(await stat(root).then(() => true, () => false), false, 'the emptied root is removed');
+    assert.equal(
+      await stat(root).then(
+        () => true,
+        () => false,
+      ),
+      false,
+      'the emptied root is removed',
+    );
   });
 
-  test("a tracked child that exited is not running, even if its pid is alive again (reused by another process)", async () => {
+  test('a tracked child that exited is not running, even if its pid is alive again (reused by another process)', async () => {
     const root = await tempDir();
     const servers = new SleepServers(root, await findExecutable({ name: 'sleep' }));
     const dir = servers.dirFor('ns', 'child');
@@ -229,7 +258,13 @@ describe('supervisor', () => {
       { reason: 'success at once', logs: [], want: 7, attempts: 1 },
       { reason: 'a transient failure, then success', logs: ['lock busy'], want: 7, attempts: 2 },
       { reason: 'port taken, then success', logs: ['port in use'], want: 7, attempts: 2 },
-      { reason: 'port taken on a pinned port fails at once', pinned: await freePort(), logs: ['port in use'], want: /X in d did not start: failed; log: port in use/, attempts: 1 },
+      {
+        reason: 'port taken on a pinned port fails at once',
+        pinned: await freePort(),
+        logs: ['port in use'],
+        want: /X in d did not start: failed; log: port in use/,
+        attempts: 1,
+      },
       { reason: 'an unknown failure fails at once', logs: ['bad config'], want: /did not start: failed; log: bad config/, attempts: 1 },
       { reason: 'attempts run out', logs: ['lock busy', 'lock busy', 'lock busy'], want: /log: lock busy/, attempts: 3 },
     ];
@@ -271,14 +306,25 @@ describe('supervisor', () => {
     } finally {
       await stopDaemon(started.pid, join(dir, 'pid'));
     }
-    assert.equal(await awaitDaemonReady(started.pid, () => undefined, async () => true, 1000), 'gone');
+    assert.equal(
+      await awaitDaemonReady(
+        started.pid,
+        () => undefined,
+        async () => true,
+        1000,
+      ),
+      'gone',
+    );
   });
 });
 
 describe('instance names', () => {
   test('resourceIdentity needs a namespace and a name; describeResource names the kind', () => {
     assert.deepEqual(resourceIdentity('K', { metadata: { namespace: 'a', name: 'b' } }), { namespace: 'a', name: 'b' });
-    assert.throws(() => resourceIdentity('K', { metadata: { name: 'b' } }, 'its files'), /^Error: K lacks metadata.namespace or metadata.name: want both to place its files$/);
+    assert.throws(
+      () => resourceIdentity('K', { metadata: { name: 'b' } }, 'its files'),
+      /^Error: K lacks metadata.namespace or metadata.name: want both to place its files$/,
+    );
     assert.equal(describeResource('K', { metadata: { namespace: 'a', name: 'b' } }), 'K a/b');
     assert.equal(describeResource('K', { metadata: {} }), 'K /');
   });

@@ -127,7 +127,13 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
    */
   private async finishRemoval(full: string): Promise<void> {
     const tombstone = this.tombstoneFor(full);
-    if (!(await stat(tombstone).then(() => true, () => false))) return;
+    if (
+      !(await stat(tombstone).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     await killProcessesIn(tombstone);
     const entries = await readdir(tombstone).catch(() => [] as string[]);
     for (const [i, entry] of entries.entries()) {
@@ -151,7 +157,10 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
 
   /** removing says whether a removal of the directory has begun and not finished. */
   async removing(dir: string): Promise<boolean> {
-    return stat(this.tombstoneFor(this.checkDir(dir))).then(() => true, () => false);
+    return stat(this.tombstoneFor(this.checkDir(dir))).then(
+      () => true,
+      () => false,
+    );
   }
 
   /**
@@ -336,7 +345,10 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
       const live = await this.findForRemoval(full);
       if (live) await this.stopLive(full, live);
       await this.beforeDelete(full);
-      const exists = await stat(full).then(() => true, () => false);
+      const exists = await stat(full).then(
+        () => true,
+        () => false,
+      );
       if (exists) {
         await rename(full, this.tombstoneFor(full));
         await syncDirectory(this.root);
@@ -363,7 +375,13 @@ export abstract class ProcessSupervisor<S, R extends TrackedServer> {
     for (const name of names.sort()) {
       if (name.startsWith(tombstonePrefix)) continue;
       const dir = join(this.root, name);
-      if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) continue;
+      if (
+        !(await stat(dir).then(
+          (s) => s.isDirectory(),
+          () => false,
+        ))
+      )
+        continue;
       const state = await this.readState(dir).catch(() => undefined);
       if (state) found.push({ dir, state });
     }
@@ -423,11 +441,7 @@ export async function writeStateFile(path: string, state: object): Promise<void>
  * stored port unless something else holds it (a killed server's port frees a moment later),
  * else a free one; a changed port is stored through `write` first.
  */
-export async function keepPort<S extends { port: number }>(
-  state: S,
-  pinned: number | undefined,
-  write: (state: S) => Promise<void>,
-): Promise<S> {
+export async function keepPort<S extends { port: number }>(state: S, pinned: number | undefined, write: (state: S) => Promise<void>): Promise<S> {
   let port = pinned ?? state.port;
   if (pinned === undefined && !(await waitForFreePort(port))) port = await freePort();
   if (port === state.port) return state;
@@ -435,7 +449,6 @@ export async function keepPort<S extends { port: number }>(
   await write(next);
   return next;
 }
-
 
 /** A StartOutcome is how one attempt to start a server ended: its pid, or why not and its log's tail. */
 export type StartOutcome = { ok: true; pid: number } | { ok: false; reason: string; log: string };
@@ -477,8 +490,7 @@ export async function startWithRetries<S extends { port: number }>(o: StartRetri
     const outcome = await o.start(state);
     if (outcome.ok) return { pid: outcome.pid, state };
     const retry =
-      attempt < o.maxAttempts &&
-      ((o.transient ?? []).some((p) => p.test(outcome.log)) || (o.pinned === undefined && o.portTaken.test(outcome.log)));
+      attempt < o.maxAttempts && ((o.transient ?? []).some((p) => p.test(outcome.log)) || (o.pinned === undefined && o.portTaken.test(outcome.log)));
     if (!retry) throw new Error(`${o.server} in ${o.dir} did not start: ${outcome.reason}${outcome.log ? `; log: ${outcome.log}` : ''}`);
     o.logger?.info({ dir: o.dir, attempt, reason: outcome.reason }, `${o.server} did not start; trying again`);
     await sleep(o.backoffMs * attempt);

@@ -146,7 +146,11 @@ export async function ensureAclUser(redis: RedisCommands, username: string, pass
  */
 export async function hasOutdatedRules(redis: RedisCommands, username: string, version: string): Promise<boolean> {
   if (versionNumber(version) < 700) return false;
-  for (const probe of [['SCAN', '0'], ['FUNCTION', 'FLUSH'], ['SCRIPT', 'FLUSH']]) {
+  for (const probe of [
+    ['SCAN', '0'],
+    ['FUNCTION', 'FLUSH'],
+    ['SCRIPT', 'FLUSH'],
+  ]) {
     const verdict = await redis.send(['ACL', 'DRYRUN', username, ...probe]).catch(() => 'error');
     if (String(verdict) === 'OK') return true;
   }

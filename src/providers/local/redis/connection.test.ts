@@ -7,9 +7,21 @@ import { aclRules, derivePassword, globEscape, parseInfo } from './admin.js';
 
 describe('formatRedisConnection', () => {
   const cases: { reason: string; input: Record<string, string>; want: Record<string, string> }[] = [
-    { reason: 'full details pass through with a uri', input: { host: 'h', port: '1', username: 'u', password: 'p', keyPrefix: 'u:' }, want: { host: 'h', port: '1', username: 'u', password: 'p', keyPrefix: 'u:', uri: 'redis://u:p@h:1' } },
-    { reason: 'no user means the default user; no prefix stays absent', input: { host: 'h', port: '2', password: 'p' }, want: { host: 'h', port: '2', username: 'default', password: 'p', uri: 'redis://default:p@h:2' } },
-    { reason: 'unknown keys are dropped', input: { host: 'h', port: '3', password: 'p', extra: 'x' }, want: { host: 'h', port: '3', username: 'default', password: 'p', uri: 'redis://default:p@h:3' } },
+    {
+      reason: 'full details pass through with a uri',
+      input: { host: 'h', port: '1', username: 'u', password: 'p', keyPrefix: 'u:' },
+      want: { host: 'h', port: '1', username: 'u', password: 'p', keyPrefix: 'u:', uri: 'redis://u:p@h:1' },
+    },
+    {
+      reason: 'no user means the default user; no prefix stays absent',
+      input: { host: 'h', port: '2', password: 'p' },
+      want: { host: 'h', port: '2', username: 'default', password: 'p', uri: 'redis://default:p@h:2' },
+    },
+    {
+      reason: 'unknown keys are dropped',
+      input: { host: 'h', port: '3', password: 'p', extra: 'x' },
+      want: { host: 'h', port: '3', username: 'default', password: 'p', uri: 'redis://default:p@h:3' },
+    },
   ];
   for (const c of cases) test(c.reason, () => assert.deepEqual(formatRedisConnection(c.input), c.want));
   test('a missing password or a bad port is an error', () => {
@@ -34,7 +46,13 @@ describe('Redis admin helpers', () => {
     assert.equal(parseRedisVersion('nothing here'), undefined);
   });
   test('parseInfo reads field:value lines and skips sections', () => {
-    assert.deepEqual([...parseInfo('# Server\r\nredis_version:7.0.15\r\nmode:standalone\r\n')], [['redis_version', '7.0.15'], ['mode', 'standalone']]);
+    assert.deepEqual(
+      [...parseInfo('# Server\r\nredis_version:7.0.15\r\nmode:standalone\r\n')],
+      [
+        ['redis_version', '7.0.15'],
+        ['mode', 'standalone'],
+      ],
+    );
   });
   test('aclRules limit keys and channels to the prefix and drop commands that ignore key patterns', () => {
     const rules = aclRules('pw', 'ns_a_1:', '7.0.15');

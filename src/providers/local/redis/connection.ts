@@ -48,10 +48,10 @@ export function formatRedisConnection(details: ConnectionDetails): ConnectionDet
     throw new Error(`Redis connection details have port "${details.port}": want an integer from 1 to 65535`);
   }
   const endpoint: RedisEndpoint = {
-    host: details.host!,
+    host: details.host,
     port,
     username: details.username || 'default',
-    password: details.password!,
+    password: details.password,
     keyPrefix: details.keyPrefix ?? '',
   };
   return { ...redisEndpointDetails(endpoint), uri: details.uri || redisUri(endpoint) };

@@ -14,7 +14,14 @@ export {
 } from './kinds.js';
 export { redisServerConcreteKind, redisServerConnector, RedisServerClient, redisShare, type RedisShare } from './shared-server.js';
 export { localRedisInstanceConcreteKind, LocalRedisClient, maxMemoryBytes } from './local-instance.js';
-export { RedisServers, renderRedisConfig, type RedisInstanceState, type RedisInstanceStatus, type RedisServersOptions, type RedisSettings } from './local-servers.js';
+export {
+  RedisServers,
+  renderRedisConfig,
+  type RedisInstanceState,
+  type RedisInstanceStatus,
+  type RedisServersOptions,
+  type RedisSettings,
+} from './local-servers.js';
 export { resolveRedisBinary, parseRedisVersion, type RedisBinary } from './binaries.js';
 export { formatRedisConnection, redisUri, redisEndpointDetails, type RedisEndpoint } from './connection.js';
 export { matchRedisServer, localRedisMatcher, configureLocalRedis } from './matchers.js';

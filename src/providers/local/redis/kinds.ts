@@ -1,5 +1,5 @@
 /**
- * cache.local.conductor.io/v1alpha1 — the `local` provider's Redis kinds (DESIGN 3.2, 3.7),
+ * cache.local.conductor.io/v1alpha1 — the `local` provider's Redis kinds (docs/design.md 3.2, 3.7),
  * defined once: CRD, ResourceRef and TypeScript type. RedisServer is an existing Redis server
  * an administrator registers (each bound claim gets its own ACL user limited to its own key
  * prefix); LocalRedisInstance is a dedicated redis-server process on this machine per claim.
@@ -47,11 +47,15 @@ export const redisServerKind = defineProviderKind({
     adminCredentialsSecretRef: s
       .object({
         name: s.string({ minLength: 1 }).describe('Name of the Secret, in the same namespace; whoever sets it must be allowed to read that Secret.'),
-        usernameKey: s.string({ minLength: 1 }).withDefault('username').describe('The key holding the admin user name; the user "default" when the Secret lacks it.').optional(),
+        usernameKey: s
+          .string({ minLength: 1 })
+          .withDefault('username')
+          .describe('The key holding the admin user name; the user "default" when the Secret lacks it.')
+          .optional(),
         passwordKey: s.string({ minLength: 1 }).withDefault('password').describe('The key holding the admin password.').optional(),
       })
       .describe('The Secret with the credentials of a user that may run ACL commands and delete any key.'),
-    version: s.string().describe('The server\'s Redis version, matched against claims\' version ranges; observed when absent.').optional(),
+    version: s.string().describe("The server's Redis version, matched against claims' version ranges; observed when absent.").optional(),
   },
 });
 export type RedisServer = ObjectOf<typeof redisServerKind>;
@@ -71,7 +75,10 @@ export const localRedisInstanceKind = defineProviderKind({
     version: s.string().describe('A Redis version range the installed redis-server must satisfy, e.g. ">= 7".').optional(),
     port: tcpPort().describe('The port to listen on (127.0.0.1); a free one is chosen and kept when absent.').optional(),
     evictionPolicy: s.enumOf(REDIS_EVICTION_POLICIES).describe('maxmemory-policy of the server; noeviction when absent.').optional(),
-    maxMemory: s.string({ pattern: '^[0-9]+(b|kb|mb|gb)?$' }).describe('maxmemory of the server in Redis units, e.g. "256mb"; unlimited when absent.').optional(),
+    maxMemory: s
+      .string({ pattern: '^[0-9]+(b|kb|mb|gb)?$' })
+      .describe('maxmemory of the server in Redis units, e.g. "256mb"; unlimited when absent.')
+      .optional(),
   },
 });
 export type LocalRedisInstance = ObjectOf<typeof localRedisInstanceKind>;
@@ -91,7 +98,7 @@ export type RedisClaimSpec = Partial<RedisCluster['spec']>;
 /** redisClaimSpec reads a claim's spec as a RedisCluster spec (an absent spec is empty). */
 export function redisClaimSpec(claim: KObject): RedisClaimSpec {
   const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as RedisClaimSpec) : {};
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? spec : {};
 }
 
 /** The maxmemory-policy values redis-server accepts (the only words written into redis.conf for it). */

@@ -35,13 +35,15 @@ describe('LocalRedisInstance on a real redis-server', () => {
   let root: string;
   let servers: RedisServers;
   let client: LocalRedisClient;
-  const resource = (spec: Record<string, unknown> = {}): LocalRedisInstance => (fixture<LocalRedisInstance>({
-    apiVersion: 'cache.local.conductor.io/v1alpha1',
-    kind: 'LocalRedisInstance',
-    metadata: { namespace: 'sys', name: 'inst' },
-    spec,
-  }));
-  const as = (d: Record<string, string>, args: string[]) => withRedis({ host: d.host!, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
+  const resource = (spec: Record<string, unknown> = {}): LocalRedisInstance =>
+    fixture<LocalRedisInstance>({
+      apiVersion: 'cache.local.conductor.io/v1alpha1',
+      kind: 'LocalRedisInstance',
+      metadata: { namespace: 'sys', name: 'inst' },
+      spec,
+    });
+  const as = (d: Record<string, string>, args: string[]) =>
+    withRedis({ host: d.host, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'conductor-localredis-test-'));
@@ -103,7 +105,7 @@ describe('LocalRedisInstance: a start that cannot finish', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  test('is cancelled through the call\'s signal: create rejects with the abort reason and the redis-server process is gone', async () => {
+  test("is cancelled through the call's signal: create rejects with the abort reason and the redis-server process is gone", async () => {
     const real = await resolveRedisBinary();
     // The real redis-server, told to listen on a Unix socket instead of its TCP port: it runs, but its port never answers.
     const noPort = join(root, 'redis-server-without-port');
@@ -111,7 +113,12 @@ describe('LocalRedisInstance: a start that cannot finish', () => {
     const binary = { path: noPort, version: real.version };
     servers = new RedisServers({ root: join(root, 'instances'), binary, startTimeoutMs: 600_000 });
     const client = new LocalRedisClient(servers, binary);
-    const resource: LocalRedisInstance = { apiVersion: 'cache.local.conductor.io/v1alpha1', kind: 'LocalRedisInstance', metadata: { namespace: 'sys', name: 'stuck' }, spec: { rebindPolicy: 'Delete', managementPolicy: 'Full' } };
+    const resource: LocalRedisInstance = {
+      apiVersion: 'cache.local.conductor.io/v1alpha1',
+      kind: 'LocalRedisInstance',
+      metadata: { namespace: 'sys', name: 'stuck' },
+      spec: { rebindPolicy: 'Delete', managementPolicy: 'Full' },
+    };
     const deadline = new AbortController();
     const creating = client.create(resource, { signal: deadline.signal });
     creating.catch(() => {}); // awaited below

@@ -108,11 +108,14 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
       await r.send(['FLUSHALL']);
     });
   }
-
 }
 
 /** localRedisInstanceConcreteKind builds the LocalRedisInstance kind around a supervisor. */
-export function localRedisInstanceConcreteKind(servers: RedisServers | undefined, binary: RedisBinary | undefined, unavailable?: string): ConcreteKind<LocalRedisInstance> {
+export function localRedisInstanceConcreteKind(
+  servers: RedisServers | undefined,
+  binary: RedisBinary | undefined,
+  unavailable?: string,
+): ConcreteKind<LocalRedisInstance> {
   const connector: Connector<LocalRedisInstance> = {
     async connect() {
       if (!servers || !binary) throw new Error(`LocalRedisInstance is unavailable on this machine: ${unavailable ?? 'no redis-server'}`);

@@ -10,7 +10,10 @@ import { RedisServers, renderRedisConfig } from './local-servers.js';
 
 describe('renderRedisConfig', () => {
   test('listens on 127.0.0.1 only, with the password and eviction settings', () => {
-    const text = renderRedisConfig({ namespace: 'a', name: 'b', port: 7000, password: 'pw', createdAt: '' }, '/d', { evictionPolicy: 'allkeys-lru', maxMemory: '64mb' });
+    const text = renderRedisConfig({ namespace: 'a', name: 'b', port: 7000, password: 'pw', createdAt: '' }, '/d', {
+      evictionPolicy: 'allkeys-lru',
+      maxMemory: '64mb',
+    });
     assert.match(text, /^bind 127\.0\.0\.1$/m);
     assert.match(text, /^port 7000$/m);
     assert.match(text, /^requirepass "pw"$/m);
@@ -42,7 +45,10 @@ describe('RedisServers on a real redis-server', () => {
     const dir = servers.dirFor('t', 'one');
     const first = await servers.ensureRunning(dir, { namespace: 't', name: 'one' }, { evictionPolicy: 'allkeys-lru' });
     assert.equal(first.started, true);
-    await assert.rejects(withRedis({ host: '127.0.0.1', port: first.port }, (r) => r.send(['GET', 'x'])), 'no password, no access');
+    await assert.rejects(
+      withRedis({ host: '127.0.0.1', port: first.port }, (r) => r.send(['GET', 'x'])),
+      'no password, no access',
+    );
     await withRedis({ host: '127.0.0.1', port: first.port, password: first.state.password }, async (r) => {
       await r.send(['SET', 'k', 'v']);
       await r.send(['SAVE']); // appendfsync everysec may hold the last second back from a SIGKILL

@@ -132,7 +132,12 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
   /** A live server of this directory, tracked from now on when an earlier Conductor started it. */
   protected findLive(dir: string): Promise<TrackedServer | undefined> {
     const daemon = { pidFile: this.files(dir).pid, program: this.binary.path, cwd: this.files(dir).data };
-    return this.findTrackedDaemon(dir, daemon, (pid) => ({ pid }), (pid) => this.logger.info({ dir, pid }, 'adopted a running Redis server'));
+    return this.findTrackedDaemon(
+      dir,
+      daemon,
+      (pid) => ({ pid }),
+      (pid) => this.logger.info({ dir, pid }, 'adopted a running Redis server'),
+    );
   }
 
   /** status reports what is there, changing nothing (apart from adopting a live server). */
@@ -194,7 +199,14 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
         state = await keepPort(state, identity.port, (next) => this.writeState(full, next));
         const port = state.port;
         await this.writeConfig(files.config, renderRedisConfig(state, files.data, settings));
-        const started = await startDaemon({ program: this.binary.path, args: [files.config], cwd: files.data, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
+        const started = await startDaemon({
+          program: this.binary.path,
+          args: [files.config],
+          cwd: files.data,
+          logFile: files.log,
+          pidFile: files.pid,
+          runAs: this.runAs,
+        });
         this.logger.info({ dir: full, pid: started.pid, port }, 'started a Redis server');
         let readiness: Readiness;
         try {

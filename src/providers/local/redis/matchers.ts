@@ -10,7 +10,8 @@ import { defaultEvictionPolicy, redisClaimSpec, type LocalRedisInstance, type Re
 import { capabilitiesWithRequirements } from '../../requirements.js';
 import { atProviderString, specString, versionVerdict } from '../match-helpers.js';
 
-const versionResult = (wanted: string | undefined, offered: string | undefined, exact: boolean) => versionVerdict(versionMismatch, wanted, offered, exact, 'Redis version not yet known');
+const versionResult = (wanted: string | undefined, offered: string | undefined, exact: boolean) =>
+  versionVerdict(versionMismatch, wanted, offered, exact, 'Redis version not yet known');
 
 /**
  * matchRedisServer judges a claim against a registered RedisServer: its version (observed,
@@ -28,7 +29,7 @@ export function matchRedisServer(claim: KObject, candidate: MatchCandidate<Redis
   }
   const observed = atProviderString(resource, 'version');
   if (observed) return versionResult(wanted.version, observed, true);
-  return versionResult(wanted.version, specString(resource.spec as JsonObject, 'version'), false);
+  return versionResult(wanted.version, specString(resource.spec, 'version'), false);
 }
 
 /** configureRedisServer refuses: shared servers are registered, never provisioned. */

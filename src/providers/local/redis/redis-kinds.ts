@@ -63,4 +63,3 @@ export async function createRedisKinds(options: RedisKindsOptions): Promise<Redi
     },
   };
 }
-

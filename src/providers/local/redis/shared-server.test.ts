@@ -8,7 +8,11 @@ import { legacyRedisShare, redisServerConnector, redisShare, type RedisServerCli
 import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
 import { fixture } from '../../testing.js';
 
-const claim = (name: string, uid = `uid-${name}`): KObject => ({ apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', metadata: { namespace: 'team', name, uid } });
+const claim = (name: string, uid = `uid-${name}`): KObject => ({
+  apiVersion: 'cache.conductor.io/v1alpha1',
+  kind: 'RedisCluster',
+  metadata: { namespace: 'team', name, uid },
+});
 
 describe('redisShare', () => {
   test('a claim gets a user and a prefix of its own; similar names do not collide', () => {
@@ -24,7 +28,7 @@ describe('RedisServer on a real redis-server', () => {
   let client: RedisServerClient;
   let resource: RedisServer;
   const asUser = (d: Record<string, string>, args: string[]) =>
-    withRedis({ host: d.host!, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
+    withRedis({ host: d.host, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
   const admin = (args: string[]) => withRedis({ host: redis.host, port: redis.port, password: redis.password }, (r) => r.send(args));
 
   before(async () => {
@@ -58,11 +62,11 @@ describe('RedisServer on a real redis-server', () => {
     assert.match(details.uri, /^redis:\/\/team_a_[0-9a-f]{16}:[^@]+@127\.0\.0\.1:\d+$/);
   });
 
-  test('a user removed by hand is a broken share; bindClaim recreates it with the claim\'s password, update does not', async () => {
+  test("a user removed by hand is a broken share; bindClaim recreates it with the claim's password, update does not", async () => {
     const details = await client.bindClaim(resource, claim('drifty'));
     const bound = fixture<RedisServer>({ ...resource, status: { bindings: [{ claimRef: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' } }] } });
     assert.deepEqual((await client.observe(bound)).brokenShares, []);
-    await admin(['ACL', 'DELUSER', details.username!]);
+    await admin(['ACL', 'DELUSER', details.username]);
     const seen = await client.observe(bound);
     assert.equal(seen.upToDate, true, 'the server itself is fine');
     assert.deepEqual(seen.brokenShares, [{ claim: { namespace: 'team', name: 'drifty', uid: 'uid-drifty' }, missing: `ACL user ${details.username}` }]);
@@ -86,7 +90,7 @@ describe('RedisServer on a real redis-server', () => {
       await admin(['SET', `${details.keyPrefix.slice(0, -1)}-not-mine`, 'x']);
       await client.unbindClaim(resource, { namespace: 'team', name, uid: `uid-${name}` }, c.policy);
       const users = (await admin(['ACL', 'USERS'])) as string[];
-      assert.equal(users.includes(details.username!), c.userKept, `${c.policy}: user kept`);
+      assert.equal(users.includes(details.username), c.userKept, `${c.policy}: user kept`);
       const keys = (await admin(['KEYS', `${details.keyPrefix}*`])) as string[];
       assert.equal(keys.length, c.keysKept ? 30 : 0, `${c.policy}: keys`);
       assert.equal(await admin(['EXISTS', `${details.keyPrefix.slice(0, -1)}-not-mine`]), 1, `${c.policy}: a key outside the prefix stays`);
@@ -118,7 +122,7 @@ describe('RedisServer on a real redis-server', () => {
     const db = await client.bindClaim(resource, claimIn(b));
     assert.notEqual(db.username, da.username);
     assert.notEqual(db.keyPrefix, da.keyPrefix);
-    assert.ok(!da.keyPrefix!.startsWith(db.keyPrefix!) && !db.keyPrefix!.startsWith(da.keyPrefix!));
+    assert.ok(!da.keyPrefix.startsWith(db.keyPrefix) && !db.keyPrefix.startsWith(da.keyPrefix));
     await assert.rejects(asUser(db, ['GET', `${da.keyPrefix}secret`]), /NOPERM|permission/i);
     assert.equal(await asUser(da, ['GET', `${da.keyPrefix}secret`]), 'a-only');
     await client.unbindClaim(resource, b, 'Delete', db);

@@ -23,7 +23,17 @@ import type {
   SharedExternalClient,
 } from '../../spi.js';
 import { claimIdentifier, legacyClaimIdentifier } from '../postgresql/names.js';
-import { aclUsers, deleteAclUser, deleteKeysByPrefix, derivePassword, ensureAclUser, hasOutdatedRules, serverInfo, withRedis, type RedisCommands } from './admin.js';
+import {
+  aclUsers,
+  deleteAclUser,
+  deleteKeysByPrefix,
+  derivePassword,
+  ensureAclUser,
+  hasOutdatedRules,
+  serverInfo,
+  withRedis,
+  type RedisCommands,
+} from './admin.js';
 import { formatRedisConnection, redisEndpointDetails, redisEndpointFromDetails } from './connection.js';
 import { redisClusterClaim, redisSecretKeys, redisServerKind, type RedisServer } from './kinds.js';
 import { kindNames } from '../../kind-definition.js';
@@ -109,7 +119,8 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
       const earlier = legacyRedisShare(claim).username;
       const username = !users.has(current) && users.has(earlier) ? earlier : current;
       if (!users.has(username)) broken.push({ claim, missing: `ACL user ${username}` });
-      else if (await hasOutdatedRules(redis, username, version)) broken.push({ claim, missing: `the current ACL rules of user ${username} (it may run commands that reach other claims' keys)` });
+      else if (await hasOutdatedRules(redis, username, version))
+        broken.push({ claim, missing: `the current ACL rules of user ${username} (it may run commands that reach other claims' keys)` });
     }
     return broken;
   }
@@ -121,7 +132,12 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
       return { info: found, broken: await this.brokenUsers(resource, r, found.version) };
     });
     const { host, port } = this.endpoint(resource);
-    const atProvider = { version: info.version, evictionPolicy: info.evictionPolicy, adminUser: this.admin.username ?? 'default', claimUsers: boundClaims(resource).length };
+    const atProvider = {
+      version: info.version,
+      evictionPolicy: info.evictionPolicy,
+      adminUser: this.admin.username ?? 'default',
+      claimUsers: boundClaims(resource).length,
+    };
     const brokenShares = broken;
     return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares };
   }
@@ -150,7 +166,7 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     // A claim keeps the password its Secret holds (a user removed by hand comes back with it,
     // one changed by hand is set back); a new claim gets the derived one.
     const keep = earlier && earlier.password && earlier.host === host && earlier.port === port && earlier.username === share.username;
-    const password = keep ? earlier.password! : this.passwordFor(resource, ref);
+    const password = keep ? earlier.password : this.passwordFor(resource, ref);
     await this.asAdmin(resource, `create the ACL user of ${share.owner}`, (r) => ensureAclUser(r, share.username, password, share.keyPrefix));
     return redisEndpointDetails({ host, port, username: share.username, password, keyPrefix: share.keyPrefix });
   }

@@ -28,7 +28,7 @@ describe('two claims on a shared Redis cannot reach each other', () => {
   let resource: RedisServer;
   let a: Details;
   let b: Details;
-  const as = (d: Details, args: string[]) => withRedis({ host: d.host!, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
+  const as = (d: Details, args: string[]) => withRedis({ host: d.host, port: Number(d.port), username: d.username, password: d.password }, (r) => r.send(args));
   const admin = (args: string[]) => withRedis({ host: redis.host, port: redis.port, password: redis.password }, (r) => r.send(args));
 
   before(async () => {
@@ -71,7 +71,7 @@ describe('two claims on a shared Redis cannot reach each other', () => {
   });
 
   test("claim A may subscribe to its own channels, not to B's nor to patterns beyond its prefix", async () => {
-    const subscriber = createClient({ socket: { host: a.host!, port: Number(a.port), reconnectStrategy: false }, username: a.username!, password: a.password! });
+    const subscriber = createClient({ socket: { host: a.host, port: Number(a.port), reconnectStrategy: false }, username: a.username, password: a.password });
     subscriber.on('error', () => {});
     await subscriber.connect();
     try {
@@ -79,9 +79,18 @@ describe('two claims on a shared Redis cannot reach each other', () => {
       await subscriber.subscribe(`${a.keyPrefix}events`, (m) => got.push(m));
       await as(a, ['PUBLISH', `${a.keyPrefix}events`, 'hello']);
       await eventually(async () => (got.includes('hello') ? true : undefined), 'the message on its own channel');
-      await assert.rejects(subscriber.subscribe(`${b.keyPrefix}events`, () => {}), /NOPERM|permission/i);
-      await assert.rejects(subscriber.pSubscribe('*', () => {}), /NOPERM|permission/i);
-      await assert.rejects(subscriber.pSubscribe(`${b.keyPrefix}*`, () => {}), /NOPERM|permission/i);
+      await assert.rejects(
+        subscriber.subscribe(`${b.keyPrefix}events`, () => {}),
+        /NOPERM|permission/i,
+      );
+      await assert.rejects(
+        subscriber.pSubscribe('*', () => {}),
+        /NOPERM|permission/i,
+      );
+      await assert.rejects(
+        subscriber.pSubscribe(`${b.keyPrefix}*`, () => {}),
+        /NOPERM|permission/i,
+      );
     } finally {
       subscriber.destroy();
     }
@@ -93,7 +102,7 @@ describe('two claims on a shared Redis cannot reach each other', () => {
   // MEMORY STATS were allowed.
   const attacks: { what: string; args: (b: Details) => string[] }[] = [
     { what: 'SCAN lists every key name', args: () => ['SCAN', '0'] },
-    { what: 'SCAN with B\'s prefix', args: (b) => ['SCAN', '0', 'MATCH', `${b.keyPrefix}*`] },
+    { what: "SCAN with B's prefix", args: (b) => ['SCAN', '0', 'MATCH', `${b.keyPrefix}*`] },
     { what: 'RANDOMKEY returns any key name', args: () => ['RANDOMKEY'] },
     { what: 'KEYS *', args: () => ['KEYS', '*'] },
     { what: "DBSIZE counts everyone's keys", args: () => ['DBSIZE'] },
@@ -101,8 +110,11 @@ describe('two claims on a shared Redis cannot reach each other', () => {
     { what: 'FLUSHALL', args: () => ['FLUSHALL'] },
     { what: "FUNCTION FLUSH removes everyone's functions", args: () => ['FUNCTION', 'FLUSH'] },
     { what: "FUNCTION DELETE B's library", args: () => ['FUNCTION', 'DELETE', 'blib'] },
-    { what: "FUNCTION LOAD REPLACE over B's library", args: () => ['FUNCTION', 'LOAD', 'REPLACE', "#!lua name=blib\nredis.register_function('bget', function() return 'pwned' end)"] },
-    { what: 'FUNCTION LIST shows every library\'s code', args: () => ['FUNCTION', 'LIST', 'WITHCODE'] },
+    {
+      what: "FUNCTION LOAD REPLACE over B's library",
+      args: () => ['FUNCTION', 'LOAD', 'REPLACE', "#!lua name=blib\nredis.register_function('bget', function() return 'pwned' end)"],
+    },
+    { what: "FUNCTION LIST shows every library's code", args: () => ['FUNCTION', 'LIST', 'WITHCODE'] },
     { what: "FCALL B's function on B's key", args: (b) => ['FCALL', 'bget', '1', `${b.keyPrefix}secret`] },
     { what: "SCRIPT FLUSH removes everyone's scripts", args: () => ['SCRIPT', 'FLUSH'] },
     { what: "SCRIPT KILL stops someone else's script", args: () => ['SCRIPT', 'KILL'] },
@@ -140,7 +152,7 @@ describe('two claims on a shared Redis cannot reach each other', () => {
       // Refused by the ACL, not by chance (DEBUG is also off by server setting): the error says
       // so, or ACL DRYRUN (the ACL check alone) refuses it too.
       if (!/NOPERM|no permissions|can't (run|access)/i.test(outcome)) {
-        const dry = String(await admin(['ACL', 'DRYRUN', a.username!, ...attack.args(b)]));
+        const dry = String(await admin(['ACL', 'DRYRUN', a.username, ...attack.args(b)]));
         assert.notEqual(dry, 'OK', `${outcome}; and ACL DRYRUN allows it`);
       }
     });
@@ -155,12 +167,19 @@ describe('two claims on a shared Redis cannot reach each other', () => {
   test('a user an earlier Conductor made (+@all -@dangerous) is reported broken, and bind gives it the current rules', async () => {
     const old = claim('team-c', 'legacy');
     const c = await client.bindClaim(resource, old);
-    await admin(['ACL', 'SETUSER', c.username!, 'reset', 'on', `>${c.password}`, `~${c.keyPrefix}*`, `&${c.keyPrefix}*`, '+@all', '-@dangerous']);
+    await admin(['ACL', 'SETUSER', c.username, 'reset', 'on', `>${c.password}`, `~${c.keyPrefix}*`, `&${c.keyPrefix}*`, '+@all', '-@dangerous']);
     assert.ok(Array.isArray(await as(c, ['SCAN', '0'])), 'the old rules allowed SCAN');
-    const bound = { ...resource, status: { bindings: [{ claimRef: { apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', namespace: 'team-c', name: 'legacy', uid: 'uid-team-c-legacy' } }] } } as RedisServer;
+    const bound = {
+      ...resource,
+      status: {
+        bindings: [
+          { claimRef: { apiVersion: 'cache.conductor.io/v1alpha1', kind: 'RedisCluster', namespace: 'team-c', name: 'legacy', uid: 'uid-team-c-legacy' } },
+        ],
+      },
+    } as RedisServer;
     const seen = await client.observe(bound);
     assert.equal(seen.brokenShares?.length, 1, JSON.stringify(seen.brokenShares));
-    assert.match(seen.brokenShares![0]!.missing, /current ACL rules/);
+    assert.match(seen.brokenShares[0].missing, /current ACL rules/);
     await client.bindClaim(bound, old, c);
     await assert.rejects(as(c, ['SCAN', '0']), /NOPERM/);
     assert.equal((await client.observe(bound)).brokenShares?.length, 0);

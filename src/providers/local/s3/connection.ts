@@ -1,6 +1,6 @@
 /**
  * The connection details of a Bucket claim: `endpoint bucket region accessKeyId
- * secretAccessKey` (DESIGN.md 3.1).
+ * secretAccessKey` (docs/design.md 3.1).
  */
 import type { ConnectionDetails } from '../../spi.js';
 import { bucketSecretKeys } from './kinds.js';
@@ -30,12 +30,12 @@ export function formatBucketConnection(details: ConnectionDetails): ConnectionDe
   }
   let url: URL;
   try {
-    url = new URL(details.endpoint!);
+    url = new URL(details.endpoint);
   } catch {
     throw new Error(`Bucket connection details have endpoint "${details.endpoint}": want an http or https URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(`Bucket connection details have endpoint "${details.endpoint}": want an http or https URL`);
   }
-  return Object.fromEntries(bucketSecretKeys.map((k) => [k, details[k]!]));
+  return Object.fromEntries(bucketSecretKeys.map((k) => [k, details[k]]));
 }

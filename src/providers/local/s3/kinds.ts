@@ -1,5 +1,5 @@
 /**
- * storage.local.conductor.io/v1alpha1 — the `local` provider's S3Server kind (DESIGN 3.2,
+ * storage.local.conductor.io/v1alpha1 — the `local` provider's S3Server kind (docs/design.md 3.2,
  * 3.7), defined once: CRD, ResourceRef and TypeScript type. An S3Server is an S3-compatible
  * server process (s3rver behind Conductor's SigV4 gateway) on this machine, shared between
  * Bucket claims (a bucket per claim). Also the facts of the Bucket claim kind it implements.
@@ -34,11 +34,8 @@ export const s3ServerKind = defineProviderKind({
   lifecycle: 'Managed',
   implements: [{ claim: bucketKind, portableKeys: BUCKET_CONNECTION_KEYS, connectionSecretKeys: bucketSecretKeys }],
   fields: {
-    port: s
-      .integer({ minimum: 1, maximum: 65535 })
-      .describe('The port to listen on (127.0.0.1); a free one is chosen and kept when absent.')
-      .optional(),
-    region: s.string({ minLength: 1 }).withDefault('us-east-1').describe('The region written into claims\' connection details.').optional(),
+    port: s.integer({ minimum: 1, maximum: 65535 }).describe('The port to listen on (127.0.0.1); a free one is chosen and kept when absent.').optional(),
+    region: s.string({ minLength: 1 }).withDefault('us-east-1').describe("The region written into claims' connection details.").optional(),
   },
 });
 export type S3Server = ObjectOf<typeof s3ServerKind>;
@@ -65,5 +62,5 @@ export type BucketClaimSpec = Partial<Bucket['spec']>;
 /** bucketClaimSpec reads a claim's spec as a Bucket spec (an absent spec is empty). */
 export function bucketClaimSpec(claim: KObject): BucketClaimSpec {
   const spec = claim.spec;
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as BucketClaimSpec) : {};
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? spec : {};
 }

@@ -5,8 +5,18 @@ import { configureS3Server, matchS3Server } from './matchers.js';
 import type { S3Server } from './kinds.js';
 import { fixture } from '../../testing.js';
 
-const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: 'a', name: 'b' }, spec });
-const resource: S3Server = fixture<S3Server>({ apiVersion: 'storage.local.conductor.io/v1alpha1', kind: 'S3Server', metadata: { namespace: 's', name: 'r' }, spec: {} });
+const claim = (spec: Record<string, unknown>): KObject => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'Bucket',
+  metadata: { namespace: 'a', name: 'b' },
+  spec,
+});
+const resource: S3Server = fixture<S3Server>({
+  apiVersion: 'storage.local.conductor.io/v1alpha1',
+  kind: 'S3Server',
+  metadata: { namespace: 's', name: 'r' },
+  spec: {},
+});
 
 describe('matchS3Server', () => {
   const cases = [
@@ -25,7 +35,7 @@ describe('matchS3Server', () => {
 });
 
 describe('configureS3Server', () => {
-  test('the claim\'s requests become capabilities; the template\'s region wins; the template is not modified', () => {
+  test("the claim's requests become capabilities; the template's region wins; the template is not modified", () => {
     const template = { apiVersion: 'storage.local.conductor.io/v1alpha1', kind: 'S3Server', spec: { region: 'eu-west-1', capabilities: { region: 'europe' } } };
     const before = JSON.stringify(template);
     const spec = configureS3Server(claim({ requirements: { capacity: { storage: '5Gi' }, region: 'north-america', cost: 'free-tier' } }), template);

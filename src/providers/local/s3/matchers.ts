@@ -29,9 +29,9 @@ export function configureS3Server(claim: KObject, template: ResourceTemplate): J
   const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
   const requirements = bucketClaimSpec(claim).requirements;
   if (!requirements) return spec;
-  const capabilities: JsonObject = isPlainObject(spec.capabilities) ? (spec.capabilities as JsonObject) : {};
+  const capabilities: JsonObject = isPlainObject(spec.capabilities) ? spec.capabilities : {};
   if (isPlainObject(requirements.capacity)) {
-    const capacity: JsonObject = isPlainObject(capabilities.capacity) ? (capabilities.capacity as JsonObject) : {};
+    const capacity: JsonObject = isPlainObject(capabilities.capacity) ? capabilities.capacity : {};
     for (const [resource, quantity] of Object.entries(requirements.capacity)) {
       if (typeof quantity === 'string' || typeof quantity === 'number') capacity[resource] = quantity;
     }

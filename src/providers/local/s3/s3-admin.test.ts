@@ -22,7 +22,13 @@ describe('S3Admin on the S3 gateway', () => {
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 's3admin-test-'));
     servers = new S3Servers({ root, program: await resolveS3rver() });
-    const resource: S3Server = { apiVersion: 'storage.local.conductor.io/v1alpha1', kind: 'S3Server', metadata: { namespace: 'conductor-system', name: 'admin' }, spec: {}, status: {} } as S3Server;
+    const resource: S3Server = {
+      apiVersion: 'storage.local.conductor.io/v1alpha1',
+      kind: 'S3Server',
+      metadata: { namespace: 'conductor-system', name: 'admin' },
+      spec: {},
+      status: {},
+    } as S3Server;
     const client = (await s3ServerConcreteKind(servers).connector.connect(resource, {})) as SharedExternalClient<S3Server>;
     await client.create(resource);
     const dir = servers.dirFor('conductor-system', 'admin');
@@ -62,7 +68,11 @@ describe('S3Admin on the S3 gateway', () => {
   });
 
   test('a refused request is an S3Error with the HTTP status and S3 code', async () => {
-    const wrong = new S3Admin({ endpoint, region: 'us-east-1', credentials: { accessKeyId: adminKey.accessKeyId, secretAccessKey: `${adminKey.secretAccessKey}x` } });
+    const wrong = new S3Admin({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: adminKey.accessKeyId, secretAccessKey: `${adminKey.secretAccessKey}x` },
+    });
     const err = await wrong.listBuckets().then(
       () => assert.fail('listed buckets with a wrong secret'),
       (e: unknown) => e,

@@ -117,14 +117,16 @@ export class S3Admin {
       const names = (page.Contents ?? []).map((o) => o.Key ?? '').filter((k) => k !== '');
       keys.push(...names);
       if (!page.IsTruncated || names.length === 0 || keys.length >= limit) return keys.slice(0, limit);
-      marker = page.NextMarker ?? names[names.length - 1]!;
+      marker = page.NextMarker ?? names[names.length - 1];
     }
   }
 
   /** deleteObject removes one object; a missing one is fine. */
   async deleteObject(bucket: string, key: string): Promise<void> {
     try {
-      await this.send(`delete object ${key} of bucket ${bucket}`, (abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal }));
+      await this.send(`delete object ${key} of bucket ${bucket}`, (abortSignal) =>
+        this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal }),
+      );
     } catch (err) {
       if (err instanceof S3Error && err.status === 404) return;
       throw err;

@@ -22,7 +22,11 @@ function server(name: string, bindings: string[] = [], spec: Record<string, unkn
     status: { bindings: bindings.map((c) => ({ claimRef: { namespace: 'team', name: c } })) },
   });
 }
-const claim = (name: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: 'team', name, uid: `uid-${name}` } });
+const claim = (name: string): KObject => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'Bucket',
+  metadata: { namespace: 'team', name, uid: `uid-${name}` },
+});
 
 describe('S3Server on a real s3rver', () => {
   let root: string;
@@ -50,13 +54,13 @@ describe('S3Server on a real s3rver', () => {
     assert.equal(seen.atProvider?.running, true);
   });
 
-  test('bindClaim makes the claim\'s bucket; a repeated bind returns the same details', async () => {
+  test("bindClaim makes the claim's bucket; a repeated bind returns the same details", async () => {
     const r = server('one', ['photos']);
     const details = await client.bindClaim(r, claim('photos'));
     assert.equal(details.bucket, bucketName('team', 'photos'));
     assert.deepEqual(await client.bindClaim(r, claim('photos'), details), details);
-    const admin = await servers.admin(servers.dirFor('conductor-system', 'one'), Number(new URL(details.endpoint!).port), 'us-east-1');
-    assert.ok((await admin.listBuckets()).includes(details.bucket!));
+    const admin = await servers.admin(servers.dirFor('conductor-system', 'one'), Number(new URL(details.endpoint).port), 'us-east-1');
+    assert.ok((await admin.listBuckets()).includes(details.bucket));
   });
 
   test('a bucket removed by hand is a broken share; bindClaim recreates it, update does not', async () => {
@@ -113,7 +117,12 @@ describe('S3Server on a real s3rver', () => {
     metadata: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` },
   });
   const s3As = (d: Record<string, string>) =>
-    new S3Client({ endpoint: d.endpoint, region: d.region, forcePathStyle: true, credentials: { accessKeyId: d.accessKeyId!, secretAccessKey: d.secretAccessKey! } });
+    new S3Client({
+      endpoint: d.endpoint,
+      region: d.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: d.accessKeyId, secretAccessKey: d.secretAccessKey },
+    });
 
   test('two claims whose earlier bucket names collided get their own buckets', async () => {
     const [a, b] = colliding;
@@ -123,7 +132,7 @@ describe('S3Server on a real s3rver', () => {
     await s3As(da).send(new PutObjectCommand({ Bucket: da.bucket, Key: 'secret.txt', Body: 'a-only' }));
     const db = await client.bindClaim(r, claimIn(b));
     assert.notEqual(db.bucket, da.bucket);
-    assert.ok(db.bucket!.length <= 63);
+    assert.ok(db.bucket.length <= 63);
     await assert.rejects(s3As(db).send(new GetObjectCommand({ Bucket: da.bucket, Key: 'secret.txt' })), /denied|forbidden|403/i);
     await client.unbindClaim(r, b, 'Delete', db);
     const got = await s3As(da).send(new GetObjectCommand({ Bucket: da.bucket, Key: 'secret.txt' }));
@@ -145,7 +154,10 @@ describe('S3Server on a real s3rver', () => {
       assert.equal(details.bucket, old);
       await s3As(details).send(new PutObjectCommand({ Bucket: old, Key: 'k.txt', Body: 'kept' }));
       assert.equal(await admin.bucketExists(bucketName(ref.namespace, ref.name)), false, 'no second bucket');
-      const bound: S3Server = fixture<S3Server>({ ...server('one'), status: { bindings: [{ claimRef: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` } }] } });
+      const bound: S3Server = fixture<S3Server>({
+        ...server('one'),
+        status: { bindings: [{ claimRef: { ...ref, uid: `uid-${ref.namespace}-${ref.name}` } }] },
+      });
       assert.deepEqual((await client.observe(bound)).brokenShares, []);
       await client.unbindClaim(server('one'), { ...ref, uid: `uid-${ref.namespace}-${ref.name}` }, 'Delete', details);
       assert.equal(await admin.bucketExists(old), false);
@@ -155,21 +167,26 @@ describe('S3Server on a real s3rver', () => {
   test('unbindClaim: Retain keeps the objects, Recycle empties the bucket, Delete removes it', async () => {
     const r = server('one', ['keep']);
     const details = await client.bindClaim(r, claim('keep'));
-    const admin = await servers.admin(servers.dirFor('conductor-system', 'one'), Number(new URL(details.endpoint!).port), 'us-east-1');
-    const s3 = new S3Client({ endpoint: details.endpoint, region: details.region, forcePathStyle: true, credentials: { accessKeyId: details.accessKeyId!, secretAccessKey: details.secretAccessKey! } });
+    const admin = await servers.admin(servers.dirFor('conductor-system', 'one'), Number(new URL(details.endpoint).port), 'us-east-1');
+    const s3 = new S3Client({
+      endpoint: details.endpoint,
+      region: details.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: details.accessKeyId, secretAccessKey: details.secretAccessKey },
+    });
     const put = async (key: string) => {
       await s3.send(new PutObjectCommand({ Bucket: details.bucket, Key: key, Body: 'data' }));
     };
     await put('a.txt');
     await put('dir/b.txt');
     await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Retain');
-    assert.deepEqual((await admin.listKeys(details.bucket!)).sort(), ['a.txt', 'dir/b.txt']);
+    assert.deepEqual((await admin.listKeys(details.bucket)).sort(), ['a.txt', 'dir/b.txt']);
     await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Recycle');
-    assert.deepEqual(await admin.listKeys(details.bucket!), []);
-    assert.equal(await admin.bucketExists(details.bucket!), true, 'Recycle keeps the bucket');
+    assert.deepEqual(await admin.listKeys(details.bucket), []);
+    assert.equal(await admin.bucketExists(details.bucket), true, 'Recycle keeps the bucket');
     await put('c.txt');
     await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Delete');
-    assert.equal(await admin.bucketExists(details.bucket!), false);
+    assert.equal(await admin.bucketExists(details.bucket), false);
     await client.unbindClaim(r, { namespace: 'team', name: 'keep' }, 'Delete'); // idempotent
   });
 

@@ -99,7 +99,13 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
       else if (!(await this.servers.hasClaimKey(dir, claim, bucket))) brokenShares.push({ claim, missing: `the access key of bucket ${bucket}` });
     }
     const observed = { ...atProvider, buckets: buckets.length };
-    return { exists: true, upToDate: true, atProvider: observed, connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) }, brokenShares };
+    return {
+      exists: true,
+      upToDate: true,
+      atProvider: observed,
+      connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) },
+      brokenShares,
+    };
   }
 
   async create(resource: S3Server): Promise<ExternalCreation> {

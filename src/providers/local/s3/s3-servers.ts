@@ -120,7 +120,13 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   }
 
   private files(dir: string) {
-    return { state: join(dir, 'server.json'), data: join(dir, 'data'), keys: join(dir, 'keys.json'), pid: join(dir, 's3rver.pid'), log: join(dir, 's3rver.log') };
+    return {
+      state: join(dir, 'server.json'),
+      data: join(dir, 'data'),
+      keys: join(dir, 'keys.json'),
+      pid: join(dir, 's3rver.pid'),
+      log: join(dir, 's3rver.log'),
+    };
   }
 
   /** readState reads server.json, or returns undefined when there is none. */
@@ -246,10 +252,7 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
    * ensureRunning makes the server exist and run, adopting a live one. `port` pins the port;
    * otherwise the stored port is reused, or replaced by a free one when something else took it.
    */
-  async ensureRunning(
-    dir: string,
-    identity: { namespace: string; name: string; port?: number },
-  ): Promise<{ pid: number; port: number; started: boolean }> {
+  async ensureRunning(dir: string, identity: { namespace: string; name: string; port?: number }): Promise<{ pid: number; port: number; started: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
       await prepareServerDirectories(this.root, full, this.runAs, 'the S3 gateway');
@@ -284,7 +287,15 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
   private async startProcess(dir: string, port: number): Promise<StartOutcome> {
     const files = this.files(dir);
     const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--keys', files.keys];
-    const started = await spawnDaemon({ program: this.program.node, args, cwd: dir, env: serverEnv(), logFile: files.log, pidFile: files.pid, runAs: this.runAs });
+    const started = await spawnDaemon({
+      program: this.program.node,
+      args,
+      cwd: dir,
+      env: serverEnv(),
+      logFile: files.log,
+      pidFile: files.pid,
+      runAs: this.runAs,
+    });
     if ('error' in started) return { ok: false, reason: started.error, log: '' };
     const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started s3rver');

@@ -12,13 +12,18 @@ const secretOf = (id: string) => secrets[id];
 /** signed builds a request as an SDK sends it, signed with key `id` by the SDK's signer. */
 async function signed(method: string, path: string, query: Record<string, string>, id = 'AKA', extra: Record<string, string> = {}): Promise<IncomingS3Request> {
   const headers = { host: '127.0.0.1:9000', 'x-amz-content-sha256': sha256Hex(''), ...extra };
-  const all = await signS3Request({ method, path, query, headers }, { credentials: { accessKeyId: id, secretAccessKey: secrets[id]! }, region: 'us-east-1', now });
+  const all = await signS3Request(
+    { method, path, query, headers },
+    { credentials: { accessKeyId: id, secretAccessKey: secrets[id] }, region: 'us-east-1', now },
+  );
   const q = canonicalQuery(query);
   return { method, url: `${encodePath(path)}${q ? `?${q}` : ''}`, headers: all };
 }
 
 const segment = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('/'));
-const objectPath = fc.tuple(fc.constantFrom('bucket-a', 'bucket-b'), fc.array(segment, { minLength: 0, maxLength: 3 })).map(([b, parts]) => `/${[b, ...parts].join('/')}`);
+const objectPath = fc
+  .tuple(fc.constantFrom('bucket-a', 'bucket-b'), fc.array(segment, { minLength: 0, maxLength: 3 }))
+  .map(([b, parts]) => `/${[b, ...parts].join('/')}`);
 const query = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ maxLength: 8 }), { maxKeys: 3 });
 
 describe('verifySigV4', async () => {
@@ -49,10 +54,14 @@ describe('verifySigV4', async () => {
   const cases: { reason: string; req: IncomingS3Request; code: string }[] = [
     { reason: 'anonymous', req: { method: 'GET', url: '/bucket-a/x', headers: { host: 'h' } }, code: 'AccessDenied' },
     { reason: 'SigV2', req: { method: 'GET', url: '/bucket-a/x', headers: { host: 'h', authorization: 'AWS AKA:c2lnbmF0dXJl' } }, code: 'AccessDenied' },
-    { reason: 'presigned', req: { method: 'GET', url: '/bucket-a/x?X-Amz-Credential=AKA%2F20261125%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00', headers: { host: 'h' } }, code: 'AccessDenied' },
+    {
+      reason: 'presigned',
+      req: { method: 'GET', url: '/bucket-a/x?X-Amz-Credential=AKA%2F20261125%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00', headers: { host: 'h' } },
+      code: 'AccessDenied',
+    },
     { reason: 'unknown key', req: await signed('GET', '/bucket-a/x', {}, 'AKA', {}), code: 'InvalidAccessKeyId' },
   ];
-  cases[3]!.req.headers.authorization = String(cases[3]!.req.headers.authorization).replace('Credential=AKA/', 'Credential=NOPE/');
+  cases[3].req.headers.authorization = String(cases[3].req.headers.authorization).replace('Credential=AKA/', 'Credential=NOPE/');
   for (const c of cases) test(`refused: ${c.reason}`, () => assert.deepEqual((verifySigV4(c.req, secretOf, now) as { code?: string }).code, c.code));
 
   test('a request more than 15 minutes old is refused', async () => {
@@ -80,7 +89,13 @@ describe('authorize', () => {
     { reason: 'an encoded walk out of its bucket', method: 'GET', url: '/bucket-a/%2E%2E/bucket-b/secret', ok: false },
     { reason: 'a bucket segment with an encoded walk', method: 'GET', url: '/bucket-a%2F..%2Fbucket-b/secret', ok: false },
     { reason: 'a key segment with an encoded slash walk', method: 'GET', url: '/bucket-a/x%2F..%2F..%2Fbucket-b/secret', ok: false },
-    { reason: 'a copy source walking out of its bucket', method: 'PUT', url: '/bucket-a/k', headers: { 'x-amz-copy-source': 'bucket-a/../bucket-b/secret' }, ok: false },
+    {
+      reason: 'a copy source walking out of its bucket',
+      method: 'PUT',
+      url: '/bucket-a/k',
+      headers: { 'x-amz-copy-source': 'bucket-a/../bucket-b/secret' },
+      ok: false,
+    },
     { reason: 'copying within its bucket', method: 'PUT', url: '/bucket-a/k', headers: { 'x-amz-copy-source': 'bucket-a/other' }, ok: true },
   ];
   for (const c of cases) test(c.reason, () => assert.equal(authorize({ method: c.method, url: c.url, headers: c.headers ?? {} }, grant).ok, c.ok));

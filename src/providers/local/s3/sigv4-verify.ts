@@ -21,7 +21,9 @@ export interface IncomingS3Request {
 }
 
 /** A Verdict is an accepted key or an S3 error code with a message. */
-export type Verdict = { ok: true; accessKeyId: string } | { ok: false; code: 'AccessDenied' | 'InvalidAccessKeyId' | 'SignatureDoesNotMatch' | 'RequestTimeTooSkewed'; message: string };
+export type Verdict =
+  | { ok: true; accessKeyId: string }
+  | { ok: false; code: 'AccessDenied' | 'InvalidAccessKeyId' | 'SignatureDoesNotMatch' | 'RequestTimeTooSkewed'; message: string };
 
 /** How far a request's x-amz-date may be from now. */
 export const maxClockSkewMs = 15 * 60 * 1000;
@@ -63,7 +65,8 @@ function hmac(key: string | Buffer, data: string): Buffer {
   return createHmac('sha256', key).update(data, 'utf8').digest();
 }
 
-const AUTH = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
+const AUTH =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
 
 /**
  * verifySigV4 checks a request's signature against the secret `secretOf` gives for its
@@ -87,7 +90,14 @@ export function verifySigV4(req: IncomingS3Request, secretOf: (accessKeyId: stri
   if (!date || !/^\d{8}T\d{6}Z$/.test(date) || date.slice(0, 8) !== day) {
     return { ok: false, code: 'AccessDenied', message: 'x-amz-date is missing or does not match the credential scope date' };
   }
-  const when = Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)), Number(date.slice(9, 11)), Number(date.slice(11, 13)), Number(date.slice(13, 15)));
+  const when = Date.UTC(
+    Number(date.slice(0, 4)),
+    Number(date.slice(4, 6)) - 1,
+    Number(date.slice(6, 8)),
+    Number(date.slice(9, 11)),
+    Number(date.slice(11, 13)),
+    Number(date.slice(13, 15)),
+  );
   if (Math.abs(now.getTime() - when) > maxClockSkewMs) {
     return { ok: false, code: 'RequestTimeTooSkewed', message: `the request time ${date} is more than 15 minutes from the server time ${amzDate(now)}` };
   }
@@ -100,7 +110,14 @@ export function verifySigV4(req: IncomingS3Request, secretOf: (accessKeyId: stri
     return { ok: false, code: 'AccessDenied', message: 'x-amz-content-sha256 must be sent and signed' };
   }
   const canonicalHeaders = names.map((n) => `${n}:${(header(req, n) ?? '').trim().replace(/ +/g, ' ')}\n`).join('');
-  const canonicalRequest = [req.method.toUpperCase(), encodePath(target.path), canonicalQuery(target.query), canonicalHeaders, signedHeaderList, payloadHash].join('\n');
+  const canonicalRequest = [
+    req.method.toUpperCase(),
+    encodePath(target.path),
+    canonicalQuery(target.query),
+    canonicalHeaders,
+    signedHeaderList,
+    payloadHash,
+  ].join('\n');
   const scope = `${day}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', date, scope, sha256Hex(canonicalRequest)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), service), 'aws4_request');
@@ -144,13 +161,16 @@ export function authorize(req: IncomingS3Request, grant: Grant): { ok: true } | 
   const target = splitTarget(req.url);
   if (!segments || !target || segments[0] !== '') return { ok: false, message: 'the request path is not valid percent-encoding or has . or .. segments' };
   const copySource = header(req, 'x-amz-copy-source');
-  const sourceSegments = copySource === undefined ? undefined : pathSegments(copySource.split('?')[0]!.replace(/^\//, ''));
+  const sourceSegments = copySource === undefined ? undefined : pathSegments(copySource.split('?')[0].replace(/^\//, ''));
   if (copySource !== undefined && !sourceSegments) return { ok: false, message: 'x-amz-copy-source is not valid percent-encoding or has . or .. segments' };
   if ('all' in grant) return { ok: true };
   const bucket = segments[1] ?? '';
   const rest = segments.slice(2);
   if (bucket !== grant.bucket) {
-    return { ok: false, message: bucket === '' ? 'this key may not list the buckets: it is limited to its own bucket' : `this key is limited to bucket ${grant.bucket}` };
+    return {
+      ok: false,
+      message: bucket === '' ? 'this key may not list the buckets: it is limited to its own bucket' : `this key is limited to bucket ${grant.bucket}`,
+    };
   }
   const onBucket = rest.length === 0 || (rest.length === 1 && rest[0] === '');
   const method = req.method.toUpperCase();

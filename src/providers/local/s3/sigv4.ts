@@ -38,5 +38,8 @@ export function canonicalQuery(query: Record<string, string> = {}): string {
 
 /** amzDate formats a time as SigV4's basic ISO 8601 form, e.g. 20150830T123600Z. */
 export function amzDate(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }

@@ -37,10 +37,14 @@ const resource: S3Server = fixture<S3Server>({
   spec: {},
   status: { bindings: ['a', 'b'].map((n) => ({ claimRef: { namespace: `team-${n}`, name: 'files' } })) },
 });
-const claim = (team: string): KObject => ({ apiVersion: 'storage.conductor.io/v1alpha1', kind: 'Bucket', metadata: { namespace: `team-${team}`, name: 'files', uid: `uid-${team}` } });
+const claim = (team: string): KObject => ({
+  apiVersion: 'storage.conductor.io/v1alpha1',
+  kind: 'Bucket',
+  metadata: { namespace: `team-${team}`, name: 'files', uid: `uid-${team}` },
+});
 
 type Details = Record<string, string>;
-const sdk = (d: Details, keys: { accessKeyId: string; secretAccessKey: string } = { accessKeyId: d.accessKeyId!, secretAccessKey: d.secretAccessKey! }) =>
+const sdk = (d: Details, keys: { accessKeyId: string; secretAccessKey: string } = { accessKeyId: d.accessKeyId, secretAccessKey: d.secretAccessKey }) =>
   new S3Client({ endpoint: d.endpoint, region: d.region, forcePathStyle: true, credentials: keys, maxAttempts: 1 });
 
 /** denied runs an SDK call that must fail with HTTP 403 and returns the S3 error code. */
@@ -76,7 +80,7 @@ describe('Bucket claims on a shared S3Server are kept apart', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  test('each claim has keys of its own, not s3rver\'s shared S3RVER key', () => {
+  test("each claim has keys of its own, not s3rver's shared S3RVER key", () => {
     assert.notEqual(a.accessKeyId, b.accessKeyId);
     assert.notEqual(a.secretAccessKey, b.secretAccessKey);
     assert.notEqual(a.accessKeyId, 'S3RVER');
@@ -88,7 +92,10 @@ describe('Bucket claims on a shared S3Server are kept apart', () => {
     const got = await s3.send(new GetObjectCommand({ Bucket: a.bucket, Key: 'dir/a b+c.txt' }));
     assert.equal(await got.Body!.transformToString(), 'a-data');
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: a.bucket, Prefix: 'dir/' }));
-    assert.deepEqual(listed.Contents?.map((c) => c.Key), ['dir/a b+c.txt']);
+    assert.deepEqual(
+      listed.Contents?.map((c) => c.Key),
+      ['dir/a b+c.txt'],
+    );
     await s3.send(new PutObjectCommand({ Bucket: a.bucket, Key: 'plain.txt', Body: 'p' }));
     await s3.send(new CopyObjectCommand({ Bucket: a.bucket, Key: 'copy.txt', CopySource: `${a.bucket}/plain.txt` }));
     await s3.send(new DeleteObjectCommand({ Bucket: a.bucket, Key: 'copy.txt' }));
@@ -129,16 +136,31 @@ describe('Bucket claims on a shared S3Server are kept apart', () => {
   });
 
   test("a wrong secret, s3rver's S3RVER key and a presigned-looking URL are refused", async () => {
-    assert.equal(await denied(sdk(a, { accessKeyId: a.accessKeyId!, secretAccessKey: `${a.secretAccessKey}x` }).send(new ListObjectsV2Command({ Bucket: a.bucket }))), 'SignatureDoesNotMatch');
-    assert.equal(await denied(sdk(a, { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).send(new ListObjectsV2Command({ Bucket: b.bucket }))), 'InvalidAccessKeyId');
-    const res = await fetch(`${a.endpoint}/${b.bucket}/secret.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=S3RVER%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00`);
+    assert.equal(
+      await denied(sdk(a, { accessKeyId: a.accessKeyId, secretAccessKey: `${a.secretAccessKey}x` }).send(new ListObjectsV2Command({ Bucket: a.bucket }))),
+      'SignatureDoesNotMatch',
+    );
+    assert.equal(
+      await denied(sdk(a, { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }).send(new ListObjectsV2Command({ Bucket: b.bucket }))),
+      'InvalidAccessKeyId',
+    );
+    const res = await fetch(
+      `${a.endpoint}/${b.bucket}/secret.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=S3RVER%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=00`,
+    );
     assert.equal(res.status, 403);
   });
 
   test("a correctly signed request cannot walk out of claim A's bucket with encoded . or .. segments", async () => {
-    const url = new URL(a.endpoint!);
-    for (const raw of [`/${a.bucket}/x%2F..%2F..%2F${b.bucket}/secret.txt`, `/${a.bucket}/%2E%2E/${b.bucket}/secret.txt`, `/${a.bucket}%2F..%2F${b.bucket}/secret.txt`]) {
-      const headers = await signS3Request({ method: 'GET', path: decodeURIComponent(raw), headers: { host: url.host } }, { credentials: { accessKeyId: a.accessKeyId!, secretAccessKey: a.secretAccessKey! }, region: a.region!, now: new Date() });
+    const url = new URL(a.endpoint);
+    for (const raw of [
+      `/${a.bucket}/x%2F..%2F..%2F${b.bucket}/secret.txt`,
+      `/${a.bucket}/%2E%2E/${b.bucket}/secret.txt`,
+      `/${a.bucket}%2F..%2F${b.bucket}/secret.txt`,
+    ]) {
+      const headers = await signS3Request(
+        { method: 'GET', path: decodeURIComponent(raw), headers: { host: url.host } },
+        { credentials: { accessKeyId: a.accessKeyId, secretAccessKey: a.secretAccessKey }, region: a.region, now: new Date() },
+      );
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request({ host: url.hostname, port: url.port, path: raw, method: 'GET', headers }, (res) => {
           let text = '';
@@ -177,8 +199,16 @@ test('an unauthenticated s3rver an earlier Conductor left running on a server di
       pidFile: join(dir, 's3rver.pid'),
     });
     assert.ok(!('error' in legacy));
-    const anonymous = () => fetch(`http://127.0.0.1:${port}/`).then((r) => r.status, () => 0);
-    assert.equal(await awaitDaemonReady(legacy.pid, legacy.exited, async () => (await anonymous()) === 200, 30_000), 'ready', 'the legacy s3rver answers anonymously');
+    const anonymous = () =>
+      fetch(`http://127.0.0.1:${port}/`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    assert.equal(
+      await awaitDaemonReady(legacy.pid, legacy.exited, async () => (await anonymous()) === 200, 30_000),
+      'ready',
+      'the legacy s3rver answers anonymously',
+    );
     const next = new S3Servers({ root, program });
     const started = await next.ensureRunning(dir, { namespace: 'conductor-system', name: 'legacy' });
     assert.equal(started.started, true);
