@@ -22,7 +22,8 @@ import {
 } from '../apis/index.js';
 import type { Client } from '../client/types.js';
 import type { ConcreteKindDefinition, ProviderDefinition } from '../providers/spi.js';
-import { localProvider, localRefs } from '../providers/local/index.js';
+// The provider values only (their kinds' definitions): what runs the kinds loads when a provider starts.
+import { localProvider, localRefs } from '../providers/local/provider.js';
 import { memoryProvider, memoryRefs } from '../providers/memory/index.js';
 
 /** The provider modules built into this Conductor: one line per provider. */

@@ -1,13 +1,5 @@
-export {
-  localProvider,
-  localKinds,
-  localRefs,
-  createLocalProvider,
-  instancesDirEnv,
-  instancesDirFor,
-  type LocalProvider,
-  type LocalProviderOptions,
-} from './local-provider.js';
+export { localProvider, localKinds, localRefs, instancesDirEnv, instancesDirFor } from './provider.js';
+export { createLocalProvider, type LocalProvider, type LocalProviderOptions } from './local-provider.js';
 export * from './postgresql/index.js';
 export * from './redis/index.js';
 export * from './nats/index.js';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLocalProvider, localKinds, localProvider } from './local-provider.js';
+import { createLocalProvider } from './local-provider.js';
+import { localKinds, localProvider } from './provider.js';
 import { startedKindProblems } from '../kind-definition.js';
 import type { ConcreteKind, MatchCandidate } from '../spi.js';
 

@@ -9,22 +9,13 @@
  * starting anything) and `start`, which finds the programs the kinds need and starts their
  * supervisors (createLocalProvider).
  */
-import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { silentProviderLogger, type ProviderLogger, type ProviderModule, type ProviderStartOptions } from '../spi.js';
-import { defineProvider } from '../kind-definition.js';
 import { resolveBinaries, type PostgresBinaries } from './postgresql/binaries.js';
 import { localPostgreSQLInstanceConcreteKind } from './postgresql/local-instance.js';
 import { LocalServers } from './postgresql/local-servers.js';
 import { resolveRunAs } from './process/run-as.js';
 import { postgresqlServerConcreteKind } from './postgresql/shared-server.js';
-import { localPostgreSQLInstanceKind, postgresqlRefs, postgresqlServerKind } from './postgresql/kinds.js';
-import { localMySQLInstanceKind, mysqlRefs, mysqlServerKind } from './mysql/kinds.js';
-import { localRedisInstanceKind, redisRefs, redisServerKind } from './redis/kinds.js';
-import { natsRefs, natsServerKind } from './nats/kinds.js';
-import { s3Refs, s3ServerKind } from './s3/kinds.js';
-import { hostPathPoolKind, hostPathRefs } from './hostpath/kinds.js';
-import { haproxyLoadBalancerKind, loadBalancerRefs, localPortForwarderKind } from './loadbalancer/kinds.js';
 import { createMySqlKinds } from './mysql/setup.js';
 import { createLoadBalancerKinds } from './loadbalancer/load-balancers.js';
 import { createRedisKinds } from './redis/redis-kinds.js';
@@ -34,7 +25,8 @@ import { hostPathPoolConcreteKind } from './hostpath/host-path-pool.js';
 import { checkLocalPrograms } from './provider-check.js';
 
 /** The environment variable naming where dedicated PostgreSQL instances keep their data. */
-export const instancesDirEnv = 'CONDUCTOR_POSTGRES_INSTANCES_DIR';
+export { instancesDirEnv } from './provider.js';
+import { instancesDirEnv } from './provider.js';
 
 export interface LocalProviderOptions extends ProviderStartOptions {
   /** Conductor's data directory; instances live under `<dataDir>/providers/local/postgresql/`. */
@@ -131,45 +123,3 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     check: (_provider, context) => checkLocalPrograms({ env, postgresBin: options.postgresBin }, context.signal),
   };
 }
-
-/** The local provider's concrete kinds, as defined (CRDs in install order). */
-export const localKinds = [
-  postgresqlServerKind,
-  localPostgreSQLInstanceKind,
-  mysqlServerKind,
-  localMySQLInstanceKind,
-  redisServerKind,
-  localRedisInstanceKind,
-  natsServerKind,
-  s3ServerKind,
-  hostPathPoolKind,
-  localPortForwarderKind,
-  haproxyLoadBalancerKind,
-] as const;
-
-/** The local provider's ResourceRefs, by plural. */
-export const localRefs = { ...postgresqlRefs, ...mysqlRefs, ...redisRefs, ...natsRefs, ...s3Refs, ...hostPathRefs, ...loadBalancerRefs } as const;
-
-/**
- * Where dedicated PostgreSQL servers keep their data when the options name no directory.
- * PostgreSQL refuses to run as root, so when Conductor is root the servers run as another
- * user, who cannot enter Conductor's private data dir: their data then lives in a directory of
- * their own under /var/tmp, named after the data dir so a restart finds it again.
- * `CONDUCTOR_POSTGRES_INSTANCES_DIR` overrides.
- */
-export function instancesDirFor(dataDir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env[instancesDirEnv]) return env[instancesDirEnv];
-  if (process.getuid?.() !== 0) return undefined;
-  // Only named here: the supervisor creates it with the first instance and removes it with the last.
-  return join('/var/tmp', `conductor-postgres-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`);
-}
-
-/** The `local` provider: its kinds, and `start` (createLocalProvider) for what runs them. */
-export const localProvider = defineProvider({
-  name: 'local',
-  type: 'local',
-  kinds: localKinds,
-  async start(options: LocalProviderOptions): Promise<LocalProvider> {
-    return createLocalProvider({ ...options, instancesDir: options.instancesDir ?? instancesDirFor(options.dataDir, options.env) });
-  },
-});
