@@ -19,5 +19,18 @@ export * from './network/index.js';
 export * from './core/index.js';
 export { adminKinds, apiCrds, apiKinds, apiRefs, claimKinds } from './catalog.js';
 export { crdNames, implementedClaimKinds, isClaimCrd, parseSupportedResource, supportsKind, type SupportedResource } from './crd-metadata.js';
+export {
+  claimKindOfCrd,
+  concreteKindOfCrd,
+  definesClaimKind,
+  definesConcreteKind,
+  parseConnectionKeys,
+  servedKindOf,
+  type ConnectionKey,
+  type CrdClaimKind,
+  type CrdConcreteKind,
+  type CrdKind,
+  type CrdReading,
+} from './crd-kinds.js';
 export { crdEstablished, installCrds, type InstallCrdsOptions, type InstallCrdsResult } from './install.js';
 export { crdFileName, crdFiles, crdsYaml, writeCrdFiles } from './manifests.js';

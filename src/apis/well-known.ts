@@ -19,6 +19,13 @@ export const ABSTRACT_LABEL = 'conductor.io/abstract';
 /** CRD annotation on a concrete kind: the claim kinds it implements, `<plural>.<group>` comma-separated. */
 export const IMPLEMENTS_ANNOTATION = 'conductor.io/implements';
 
+/**
+ * CRD annotation on a claim kind: the keys of its connection Secret, comma-separated; a key
+ * ending in `?` is published when the implementation has it (a Volume's `path`, or `server`
+ * and `export`). On a concrete kind: the keys it publishes beyond its claim kinds' keys.
+ */
+export const CONNECTION_KEYS_ANNOTATION = 'conductor.io/connection-keys';
+
 /** ResourceClass annotation: `"true"` makes the class the default for the kinds it supports. */
 export const IS_DEFAULT_CLASS_ANNOTATION = 'conductor.io/is-default-class';
 

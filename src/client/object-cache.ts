@@ -83,6 +83,11 @@ export class ObjectCache<T extends KObject = KObject> {
    * Adds an index. Existing objects are indexed at once. Throws when the name is taken, or
    * (without `onIndexError`) when `fn` throws for an existing object.
    */
+  /** Whether an index of that name exists (a shared cache keeps an index after the user that added it stops). */
+  hasIndexer(name: string): boolean {
+    return this.indexes.has(name);
+  }
+
   addIndexer(name: string, fn: IndexFunc<T>): void {
     if (this.indexes.has(name)) throw new Error(`cannot add indexer ${JSON.stringify(name)}: an indexer with that name exists`);
     const index: Index<T> = { fn: this.guard(name, fn), byValue: new Map(), valuesOf: new Map() };

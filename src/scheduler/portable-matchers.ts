@@ -50,6 +50,14 @@ export class PortableMatcherRegistry {
     return this;
   }
 
+  /** unregister removes the matcher registered for exactly this pair. */
+  unregister(claimKind: GroupKind, concrete: GroupKind | '*'): this {
+    const byConcrete = this.matchers.get(kindKey(claimKind));
+    byConcrete?.delete(concrete === ANY_KIND ? ANY_KIND : kindKey(concrete));
+    if (byConcrete?.size === 0) this.matchers.delete(kindKey(claimKind));
+    return this;
+  }
+
   /** lookup finds the matcher for the exact pair, else the claim kind's '*' matcher. */
   lookup(claimKind: GroupKind, concrete: GroupKind): PortableMatcher | undefined {
     const byConcrete = this.matchers.get(kindKey(claimKind));

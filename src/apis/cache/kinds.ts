@@ -31,6 +31,7 @@ export const redisClusterKind = defineClaimKind({
   shortNames: ['redis'],
   description:
     'A RedisCluster claims a Redis cache. Its connection Secret has the keys host, port, password and uri; the concrete kind that serves it may add keys of its own, which its description names.',
+  connectionKeys: REDIS_CONNECTION_KEYS,
   portable: {
     version: s.string().describe('A version or semver range, e.g. ">= 7"; loose versions are coerced.').optional(),
     evictionPolicy: s.enumOf(REDIS_EVICTION_POLICIES).describe('What Redis evicts when memory is full (maxmemory-policy).').optional(),

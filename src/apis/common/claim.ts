@@ -6,7 +6,7 @@
 import { s, type Infer, type InferShape, type Shape } from '../schema/builder.js';
 import { defineKind, type CrdPrinterColumn, type KindObject } from '../schema/kind.js';
 import { conditions, labelSelector, localRef, namespacedRef, objectRef, requirements } from './fields.js';
-import { ABSTRACT_LABEL, CLAIM_CATEGORY } from '../well-known.js';
+import { ABSTRACT_LABEL, CLAIM_CATEGORY, CONNECTION_KEYS_ANNOTATION } from '../well-known.js';
 
 /** The spec fields common to every claim kind. */
 export const claimSpecFields = {
@@ -83,6 +83,12 @@ export interface ClaimKindOptions<P extends Shape> {
   description: string;
   /** The kind-specific portable fields (common to every implementation). */
   portable: P;
+  /**
+   * The keys of the kind's connection Secret (the CRD's `conductor.io/connection-keys`
+   * annotation, which out-of-process providers read); `key?` marks a key not every
+   * implementation publishes.
+   */
+  connectionKeys: readonly string[];
 }
 
 /** The spec Field of a claim kind with portable fields `P`. */
@@ -101,6 +107,7 @@ export function defineClaimKind<P extends Shape>(opts: ClaimKindOptions<P>) {
     categories: [CLAIM_CATEGORY],
     description: opts.description,
     labels: { [ABSTRACT_LABEL]: 'true' },
+    annotations: { [CONNECTION_KEYS_ANNOTATION]: opts.connectionKeys.join(',') },
     fields: {
       // Required, so readers can rely on it: "anything of this kind" is `spec: {}`.
       spec: claimSpec(opts.portable),

@@ -18,6 +18,7 @@ export const messageQueueKind = defineClaimKind({
   plural: 'messagequeues',
   shortNames: ['mq'],
   description: 'A MessageQueue claims a message queue. Its connection Secret has the keys endpoint and queue, plus credentials.',
+  connectionKeys: MESSAGE_QUEUE_CONNECTION_KEYS,
   portable: {
     fifo: s.boolean().describe('Deliver messages in the order they were sent, exactly once.').optional(),
     retentionSeconds: s.integer({ minimum: 0, format: 'int64' }).describe('How long undelivered messages are kept.').optional(),

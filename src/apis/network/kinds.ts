@@ -55,6 +55,7 @@ export const loadBalancerKind = defineClaimKind({
   plural: 'loadbalancers',
   shortNames: ['lb'],
   description: 'A LoadBalancer claims a load balancer in front of targets. Its connection Secret has the keys address, port and url.',
+  connectionKeys: LOAD_BALANCER_CONNECTION_KEYS,
   portable: {
     ports: s.array(port(), { listType: 'set' }).describe('The ports the load balancer listens on.').optional(),
     protocol: s.enumOf(LOAD_BALANCER_PROTOCOLS).describe('TCP, HTTP or HTTPS.').optional(),

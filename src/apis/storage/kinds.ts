@@ -30,6 +30,7 @@ export const mysqlInstanceKind = defineClaimKind({
   plural: 'mysqlinstances',
   shortNames: ['mysql'],
   description: 'A MySQLInstance claims a MySQL database. Its connection Secret has the keys host, port, username, password, database and uri.',
+  connectionKeys: SQL_CONNECTION_KEYS,
   portable: sqlDatabaseFields,
 });
 export type MySQLInstance = ObjectOf<typeof mysqlInstanceKind>;
@@ -41,6 +42,7 @@ export const postgresqlInstanceKind = defineClaimKind({
   plural: 'postgresqlinstances',
   shortNames: ['pg', 'postgres'],
   description: 'A PostgreSQLInstance claims a PostgreSQL database. Its connection Secret has the keys host, port, username, password, database and uri.',
+  connectionKeys: SQL_CONNECTION_KEYS,
   portable: sqlDatabaseFields,
 });
 export type PostgreSQLInstance = ObjectOf<typeof postgresqlInstanceKind>;
@@ -52,6 +54,7 @@ export const bucketKind = defineClaimKind({
   plural: 'buckets',
   shortNames: ['bkt'],
   description: 'A Bucket claims an object storage bucket. Its connection Secret has the keys endpoint, bucket, region, accessKeyId and secretAccessKey.',
+  connectionKeys: BUCKET_CONNECTION_KEYS,
   portable: {
     versioning: s.boolean().describe('Keep every version of each object.').optional(),
     publicRead: s.boolean().describe('Anyone may read the objects.').optional(),
@@ -68,6 +71,7 @@ export const volumeKind = defineClaimKind({
   plural: 'volumes',
   shortNames: ['vol'],
   description: 'A Volume claims a filesystem. Its connection Secret has the key path, or the keys server and export.',
+  connectionKeys: VOLUME_CONNECTION_KEYS.map((k) => `${k}?`),
   portable: {
     accessMode: s.enumOf(VOLUME_ACCESS_MODES).describe('ReadWriteOnce: one consumer; ReadWriteMany: several.').optional(),
     filesystem: s.string().describe('The filesystem type, e.g. ext4 or nfs.').optional(),

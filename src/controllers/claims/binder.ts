@@ -158,6 +158,22 @@ export class Binder {
   }
 
   /**
+   * recordBoundPhase writes phase Bound (and the CLAIM column) on an Exclusive resource whose
+   * claimRef names the claim, when its phase does not say so yet — for kinds whose provider
+   * runs in another process (the managed reconciler does it for the others). Bound and
+   * Released are the binder's phases: such providers write Pending, Available or Failed only.
+   */
+  async recordBoundPhase(concrete: ConcreteKindEntry, resource: ConcreteResource, claim: Claim): Promise<void> {
+    const status: ConcreteStatus = resource.status ?? {};
+    if (status.phase === 'Bound' || status.phase === 'Released') return;
+    await this.deps.client.updateStatus<ConcreteResource>(
+      concrete.ref,
+      { ...resource, status: { ...status, phase: 'Bound', claim: claimSummary(1, claimRefOf(claim)) } },
+      { fieldManager: FIELD_MANAGER },
+    );
+  }
+
+  /**
    * finishBinding writes the claim's side of a binding whose resource side is in place. When
    * the resource is already ready, the bound status and the published connection go out in
    * one status write (through `syncBound`).

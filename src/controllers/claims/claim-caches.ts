@@ -14,9 +14,12 @@ import { resourceNamesClaim } from './binding-check.js';
 import { CLASS_LABEL, classOfLabel } from './labels.js';
 import type { ServedKinds } from './served-kinds.js';
 
+/** What the claim controller needs of a claim kind's definition (a built-in KindDefinition, or one read from a CRD). */
+export type ClaimKindDef = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'ref'>;
+
 /** A claim kind with its informer. */
 export interface ClaimKindEntry {
-  readonly def: KindDefinition;
+  readonly def: ClaimKindDef;
   readonly informer: CacheInformer<Claim>;
 }
 
@@ -27,6 +30,12 @@ export interface ConcreteKindEntry {
   readonly informer: CacheInformer<ConcreteResource>;
   /** The claim kinds it implements. */
   readonly implements: readonly GroupKind[];
+  /**
+   * Reconciled by a provider in another process (a kind read from its CRD): Conductor binds,
+   * provisions, publishes and releases its resources through the API only, and writes the
+   * phase that follows from a binding (Bound) itself.
+   */
+  readonly outOfProcess: boolean;
 }
 
 /** A resource found for a claim, with its kind's entry. */
@@ -72,17 +81,14 @@ export class ClaimCaches {
   readonly secrets: CacheInformer;
   readonly quotas: CacheInformer<ClaimQuota>;
 
-  constructor(client: Client, informers: SharedInformers | undefined, kinds: ServedKinds, systemNamespace: string) {
-    for (const def of kinds.claims) {
-      const informer = cacheInformer<Claim>(client, informers, def.ref);
-      informer.addIndexer(CLAIM_UID_INDEX, (o) => [o.metadata.uid ?? '']);
-      this.claims.set(kindKey(def.group, def.kind), { def, informer });
-    }
-    for (const { kind, def } of kinds.concretes) {
-      const informer = cacheInformer<ConcreteResource>(client, informers, def.ref);
-      informer.addIndexer(BOUND_CLAIM_UID_INDEX, (o) => claimUidsMentioned(o));
-      this.concretes.set(kindKey(kind.group, kind.kind), { kind, ref: def.ref, informer, implements: kind.implements.map((i) => i.claimKind) });
-    }
+  constructor(
+    private readonly client: Client,
+    private readonly informers: SharedInformers | undefined,
+    kinds: ServedKinds,
+    systemNamespace: string,
+  ) {
+    for (const def of kinds.claims) this.addClaimKind(def);
+    for (const { kind, def } of kinds.concretes) this.addConcreteKind(kind, def.ref, false);
     this.classes = cacheInformer<ResourceClass>(client, informers, apiRefs.resourceclasses);
     this.namespaces = cacheInformer(client, informers, builtinRefs.namespaces);
     this.profiles = cacheInformer(client, informers, apiRefs.schedulerprofiles, { namespace: systemNamespace });
@@ -104,6 +110,42 @@ export class ClaimCaches {
     await Promise.all(others.map((i) => i.waitForSync()));
     for (const e of this.claims.values()) e.informer.start();
     await Promise.all([...this.claims.values()].map((e) => e.informer.waitForSync()));
+  }
+
+  /** addClaimKind caches a claim kind (its informer not started yet) and returns its entry. */
+  addClaimKind(def: ClaimKindDef): ClaimKindEntry {
+    const informer = cacheInformer<Claim>(this.client, this.informers, def.ref);
+    if (!informer.store.hasIndexer(CLAIM_UID_INDEX)) informer.addIndexer(CLAIM_UID_INDEX, (o) => [o.metadata.uid ?? '']);
+    const entry = { def, informer };
+    this.claims.set(kindKey(def.group, def.kind), entry);
+    return entry;
+  }
+
+  /** removeClaimKind stops caching a claim kind; returns its entry (its cache as it was last). */
+  removeClaimKind(key: string): ClaimKindEntry | undefined {
+    const entry = this.claims.get(key);
+    if (!entry) return undefined;
+    this.claims.delete(key);
+    entry.informer.stop();
+    return entry;
+  }
+
+  /** addConcreteKind caches a concrete kind (its informer not started yet) and returns its entry. */
+  addConcreteKind(kind: ConcreteKind, ref: ResourceRef, outOfProcess: boolean): ConcreteKindEntry {
+    const informer = cacheInformer<ConcreteResource>(this.client, this.informers, ref);
+    if (!informer.store.hasIndexer(BOUND_CLAIM_UID_INDEX)) informer.addIndexer(BOUND_CLAIM_UID_INDEX, (o) => claimUidsMentioned(o));
+    const entry = { kind, ref, informer, implements: kind.implements.map((i) => i.claimKind), outOfProcess };
+    this.concretes.set(kindKey(kind.group, kind.kind), entry);
+    return entry;
+  }
+
+  /** removeConcreteKind stops caching a concrete kind; returns its entry (its cache as it was last). */
+  removeConcreteKind(key: string): ConcreteKindEntry | undefined {
+    const entry = this.concretes.get(key);
+    if (!entry) return undefined;
+    this.concretes.delete(key);
+    entry.informer.stop();
+    return entry;
   }
 
   stop(): void {

@@ -11,7 +11,7 @@
  * pre-bound to a claim is found again; a provisioned resource has a deterministic name).
  */
 import type { Logger } from 'pino';
-import type { Client } from '../../client/types.js';
+import type { Client, ResourceRef } from '../../client/types.js';
 import type { SharedInformers } from '../../client/shared-informers.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
@@ -20,8 +20,10 @@ import { CLAIM_PROTECTION_FINALIZER, SYSTEM_NAMESPACE, type Claim, type Concrete
 import { Binder } from './binder.js';
 import { verifiedResource } from './bound-resource.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
-import { ClaimCaches, claimUidsMentioned, kindKey, type ClaimKindEntry, type ConcreteKindEntry } from './claim-caches.js';
+import { ClaimCaches, claimUidsMentioned, kindKey, type ClaimKindDef, type ClaimKindEntry, type ConcreteKindEntry } from './claim-caches.js';
+import { CrdKindFollower } from './crd-kind-follower.js';
 import { errorText, resourceRefOf, type ReconcileResult, type ResourceReference } from './claim-status.js';
+import type { ConcreteKind } from '../../providers/spi.js';
 import type { ProviderAccess } from './provider-access.js';
 import { Provisioner } from './provisioner.js';
 import { ConnectionPublisher } from './publisher.js';
@@ -60,6 +62,7 @@ export class ClaimController {
   /** Queue keys of the claims waiting for something to fit: woken by every change that may. */
   private readonly pending = new Set<string>();
   private readonly log: Logger;
+  private readonly crdKinds: CrdKindFollower;
 
   /** Throws an UnservedKindError (after logging it) when a provider kind cannot be served. */
   constructor(
@@ -89,26 +92,22 @@ export class ClaimController {
     this.publisher = new ConnectionPublisher({ client, caches: this.caches, access });
     this.resizer = new Resizer({ client, caches: this.caches });
     this.releaser = new Releaser({ client, caches: this.caches, access });
+    this.crdKinds = new CrdKindFollower({
+      client,
+      informers: opts.informers,
+      logger: this.log,
+      builtIn: { claimKinds: new Set(this.caches.claims.keys()), concreteKinds: new Set(this.caches.concretes.keys()) },
+      addClaimKind: (def) => this.addClaimKind(def),
+      removeClaimKind: (key) => this.removeClaimKind(key),
+      addConcreteKind: (kind, ref) => this.addConcreteKind(kind, ref),
+      removeConcreteKind: (key) => this.removeConcreteKind(key),
+    });
   }
 
   async start(): Promise<void> {
     const { caches } = this;
-    for (const [key, entry] of caches.claims) {
-      entry.informer.addHandler({
-        onAdd: (o) => this.queue.add(claimQueueKey(key, o)),
-        onUpdate: (old, o) => {
-          if (claimChangeMatters(old, o)) this.queue.add(claimQueueKey(key, o));
-        },
-        onDelete: (o) => this.pending.delete(claimQueueKey(key, o)),
-      });
-    }
-    for (const entry of caches.concretes.values()) {
-      entry.informer.addHandler({
-        onAdd: (o) => this.resourceChanged(entry, o),
-        onUpdate: (old, o) => this.resourceChanged(entry, o, old),
-        onDelete: (o) => this.resourceGone(entry, o),
-      });
-    }
+    for (const [key, entry] of caches.claims) this.followClaims(key, entry);
+    for (const entry of caches.concretes.values()) this.followResources(entry);
     caches.classes.addHandler({
       onAdd: (o) => this.classChanged(o),
       onUpdate: (_old, o) => this.classChanged(o),
@@ -132,14 +131,74 @@ export class ClaimController {
     // A quota raised (or its usage recounted lower) may let pending claims through.
     caches.quotas.addHandler({ onUpdate: () => this.wakePending(), onDelete: () => this.wakePending() });
     await caches.start();
+    // Kinds defined by CRDs alone (claim kinds, out-of-process providers' kinds): served from
+    // their first list on, and followed as CRDs come, change and go.
+    await this.crdKinds.start();
     void this.queue.runWorkers(this.opts.workers ?? 32, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.warn({ claim: key, err: errorText(err) }, 'cannot reconcile claim; retrying with backoff'),
     });
   }
 
   stop(): void {
+    this.crdKinds.stop();
     this.queue.shutDown();
     this.caches.stop();
+  }
+
+  // ------------------------------------------------------------------ kinds
+
+  /** followClaims queues a claim kind's claims as they come and change. */
+  private followClaims(key: string, entry: ClaimKindEntry): void {
+    entry.informer.addHandler({
+      onAdd: (o) => this.queue.add(claimQueueKey(key, o)),
+      onUpdate: (old, o) => {
+        if (claimChangeMatters(old, o)) this.queue.add(claimQueueKey(key, o));
+      },
+      onDelete: (o) => this.pending.delete(claimQueueKey(key, o)),
+    });
+  }
+
+  /** followResources keeps the scheduler and the bound claims in step with a concrete kind's resources. */
+  private followResources(entry: ConcreteKindEntry): void {
+    entry.informer.addHandler({
+      onAdd: (o) => this.resourceChanged(entry, o),
+      onUpdate: (old, o) => this.resourceChanged(entry, o, old),
+      onDelete: (o) => this.resourceGone(entry, o),
+    });
+  }
+
+  /** A claim kind defined by a CRD is served: its claims are listed, then followed. */
+  private async addClaimKind(def: ClaimKindDef): Promise<void> {
+    const key = kindKey(def.group, def.kind);
+    const entry = this.caches.addClaimKind(def);
+    this.followClaims(key, entry);
+    entry.informer.start();
+    await entry.informer.waitForSync();
+    this.log.info({ kind: def.kind, group: def.group }, 'scheduling claims of a kind defined by its CRD');
+  }
+
+  /** A claim kind's CRD went (or changed its names): its claims are no longer served. */
+  private removeClaimKind(key: string): void {
+    this.caches.removeClaimKind(key);
+    for (const q of [...this.pending]) if (q.startsWith(`${key}|`)) this.pending.delete(q);
+  }
+
+  /** An out-of-process provider's concrete kind is served: its resources become candidates. */
+  private async addConcreteKind(kind: ConcreteKind, ref: ResourceRef): Promise<void> {
+    const entry = this.caches.addConcreteKind(kind, ref, true);
+    this.feed.addKind(kind);
+    this.followResources(entry);
+    entry.informer.start();
+    await entry.informer.waitForSync();
+    this.log.info({ kind: kind.kind, group: kind.group, implements: entry.implements }, 'binding claims to the resources of an out-of-process provider');
+  }
+
+  /** An out-of-process kind's CRD went or changed: its resources stop being candidates, and the claims bound to them are looked at. */
+  private removeConcreteKind(key: string): void {
+    const entry = this.caches.removeConcreteKind(key);
+    if (!entry) return;
+    this.feed.removeKind(entry.kind);
+    for (const r of entry.informer.store.list()) this.resourceGone(entry, r);
   }
 
   // ------------------------------------------------------------------ waking claims
@@ -288,6 +347,8 @@ export class ClaimController {
       return this.releaser.markLost(entry, claim, ref);
     }
     const { entry: concrete, resource } = verified;
+    // An out-of-process provider writes Available; the phase a binding means is the core's to write.
+    if (concrete.outOfProcess) await this.binder.recordBoundPhase(concrete, resource, claim);
     if (!isReady(resource)) return this.publisher.reportNotReady(entry, claim, resource);
     if (await this.resizer.resize(entry, claim, concrete, resource)) return;
     return this.publisher.publish(entry, claim, concrete, resource, justBound);

@@ -15,10 +15,18 @@ import { builtinPortableMatchers, type Candidate, type ClaimInfo, type PortableM
 /** providerMatchers returns the built-in matchers with every provider kind's own registered over them. */
 export function providerMatchers(kinds: readonly ConcreteKind[]): PortableMatcherRegistry {
   const registry = builtinPortableMatchers();
-  for (const kind of kinds) {
-    for (const impl of kind.implements) registry.register(impl.claimKind, { group: kind.group, kind: kind.kind }, adapt(kind, impl));
-  }
+  for (const kind of kinds) registerKindMatchers(registry, kind);
   return registry;
+}
+
+/** registerKindMatchers registers a concrete kind's matcher for every claim kind it implements. */
+export function registerKindMatchers(registry: PortableMatcherRegistry, kind: ConcreteKind): void {
+  for (const impl of kind.implements) registry.register(impl.claimKind, { group: kind.group, kind: kind.kind }, adapt(kind, impl));
+}
+
+/** unregisterKindMatchers removes what registerKindMatchers registered. */
+export function unregisterKindMatchers(registry: PortableMatcherRegistry, kind: ConcreteKind): void {
+  for (const impl of kind.implements) registry.unregister(impl.claimKind, { group: kind.group, kind: kind.kind });
 }
 
 function adapt(kind: ConcreteKind, impl: ClaimImplementation): PortableMatcher {

@@ -7,7 +7,9 @@
  * `Ready` condition: why not ready while the resource is not, Available once published.
  */
 import { builtinRefs, type Client } from '../../client/types.js';
+import { isApiError } from '../../machinery/errors.js';
 import { deepEqual } from '../../machinery/object.js';
+import { MissingConnectionKeysError } from './generic-implementation.js';
 import type { Claim, ConcreteResource } from '../../apis/index.js';
 import { implementationFor, isSharedClient, type ConnectionDetails } from '../../providers/spi.js';
 import { recordEvent } from '../events.js';
@@ -26,6 +28,20 @@ import { sameStatusIgnoringTransitionTimes } from '../../machinery/object.js';
 
 /** How long a claim whose Secret name is another object's waits before trying again (a previous claim of that name may still be being collected). */
 export const CONFLICT_RETRY_MS = 10_000;
+
+/** How soon a claim whose out-of-process resource has no (complete) connection details looks again (a typed connection Secret it controls wakes it sooner). */
+export const DETAILS_RETRY_MS = 5_000;
+
+/** What a claim is told when an out-of-process provider's details are missing or incomplete; undefined for any other error. */
+function missingDetails(resource: ConcreteResource, err: unknown): string | undefined {
+  const where = describeResource(resource);
+  if (err instanceof MissingConnectionKeysError) return `${where} is ready, but ${err.message}`;
+  if (isApiError(err) && err.code === 404) {
+    const name = resource.spec.writeConnectionSecretToRef?.name || `${resource.metadata.name}-connection`;
+    return `${where} is ready, but its connection Secret ${resource.metadata.namespace}/${name} does not exist yet; the provider that reconciles ${resource.kind} writes it`;
+  }
+  return undefined;
+}
 
 /** What a ConnectionPublisher works with. */
 export interface PublisherDeps {
@@ -60,8 +76,19 @@ export class ConnectionPublisher {
     const { client } = this.deps;
     const old = statusOf(claim);
     const impl = implementationFor(concrete.kind, { group: entry.def.group, kind: entry.def.kind });
-    const raw = await this.connectionDetails(concrete, resource, claim);
-    const details = impl ? impl.formatConnection(raw) : raw;
+    let details: ConnectionDetails;
+    try {
+      const raw = await this.connectionDetails(concrete, resource, claim);
+      details = impl ? impl.formatConnection(raw) : raw;
+    } catch (err) {
+      // A provider in another process writes the details itself: until it has, say so on the claim.
+      const missing = concrete.outOfProcess ? missingDetails(resource, err) : undefined;
+      if (!missing) throw err;
+      const status: ClaimStatusOf = { ...old, phase: 'Bound' };
+      status.conditions = setClaimCondition(status.conditions, claim, ClaimCondition.Ready, 'False', ClaimReason.ConnectionDetailsMissing, missing);
+      if (!sameStatusIgnoringTransitionTimes(old, status)) await writeClaimStatus(client, entry, claim, status);
+      return { requeueAfterMs: DETAILS_RETRY_MS };
+    }
     const secretName = connectionSecretName(claim);
     try {
       await publishConnection(client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);

@@ -43,6 +43,10 @@ export const ClaimReason = {
   Ready: 'Ready',
   /** Ready=False (and a Warning Event): the Secret or ConfigMap to publish to is another object's. */
   ConnectionSecretConflict: 'ConnectionSecretConflict',
+  /** Ready=False: an out-of-process provider's resource is ready, but its connection details are missing or lack documented keys. */
+  ConnectionDetailsMissing: 'ConnectionDetailsMissing',
+  /** Warning Event on the resource: Recycle asked of a kind whose provider runs elsewhere (kept Released). */
+  CannotRecycle: 'CannotRecycle',
   /** Bound=False and Ready=False: the resource is gone or no longer records the claim. */
   ResourceLost: 'ResourceLost',
   /** Warning Event of a claim that became Lost. */

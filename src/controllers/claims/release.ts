@@ -131,6 +131,19 @@ export class Releaser {
         await deleteIgnoringMissing(client, concrete.ref, resource.metadata.name!, resource.metadata.namespace);
         return;
       case 'Recycle': {
+        if (concrete.outOfProcess) {
+          // Scrubbing needs the provider's code; one in another process is not asked through the API.
+          await this.setResourcePhase(concrete, resource, 'Released');
+          await recordEvent(
+            client,
+            resource,
+            'Warning',
+            ClaimReason.CannotRecycle,
+            `claim ${claim.metadata.namespace}/${claim.metadata.name} released; ${where} cannot be recycled by Conductor (its provider runs in another process), so it is kept Released: ` +
+              'scrub it and clear spec.claimRef to offer it again, or delete it',
+          );
+          return;
+        }
         if (concrete.kind.sharing !== 'Shared') {
           // (A per-claim kind was emptied by unbindClaim above.)
           const external = await this.connectForRelease(

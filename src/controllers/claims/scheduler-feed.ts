@@ -14,10 +14,11 @@ import {
   resourceKey,
   Scheduler,
   schedulerConfigFromProfileSpec,
+  type PortableMatcherRegistry,
 } from '../../scheduler/index.js';
 import type { ConcreteKind } from '../../providers/spi.js';
 import type { ClaimCaches, ConcreteKindEntry } from './claim-caches.js';
-import { providerMatchers } from './provider-matchers.js';
+import { providerMatchers, registerKindMatchers, unregisterKindMatchers } from './provider-matchers.js';
 import { classQuotaCheck } from './quota-check.js';
 import { classOfLabel, CLASS_LABEL } from './labels.js';
 import { errorText } from './claim-status.js';
@@ -27,6 +28,7 @@ export const DEFAULT_PROFILE = 'default';
 
 export class SchedulerFeed {
   readonly scheduler: Scheduler;
+  private readonly matchers: PortableMatcherRegistry;
 
   constructor(
     private readonly caches: ClaimCaches,
@@ -34,9 +36,10 @@ export class SchedulerFeed {
     systemNamespace: string,
     private readonly log: Logger,
   ) {
+    this.matchers = providerMatchers(concreteKinds);
     this.scheduler = new Scheduler({
       systemNamespace,
-      portableMatchers: providerMatchers(concreteKinds),
+      portableMatchers: this.matchers,
       quota: classQuotaCheck({
         quotasIn: (ns) => caches.quotas.store.list(ns),
         claimsIn: (ns) => caches.claimsIn(ns),
@@ -45,6 +48,16 @@ export class SchedulerFeed {
         boundTo: (c) => (c.metadata.uid ? caches.resourceBoundTo(c)?.resource : undefined),
       }),
     });
+  }
+
+  /** A concrete kind is served from now on (an out-of-process provider's): its matchers judge claims. */
+  addKind(kind: ConcreteKind): void {
+    registerKindMatchers(this.matchers, kind);
+  }
+
+  /** A concrete kind is no longer served (its resources are removed one by one by the caller). */
+  removeKind(kind: ConcreteKind): void {
+    unregisterKindMatchers(this.matchers, kind);
   }
 
   /** A resource was added or changed: its candidate is (re)read from its own record. */

@@ -16,7 +16,7 @@ export interface ServedConcreteKind {
 
 /** The kinds the claim controller serves. */
 export interface ServedKinds {
-  readonly claims: readonly KindDefinition[];
+  readonly claims: readonly Pick<KindDefinition, 'group' | 'version' | 'kind' | 'ref'>[];
   readonly concretes: readonly ServedConcreteKind[];
 }
 

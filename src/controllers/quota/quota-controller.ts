@@ -23,7 +23,8 @@ import { splitKey } from '../../client/object-cache.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual, isPlainObject } from '../../machinery/object.js';
-import { apiRefs, CLAIM_CATEGORY, crdEstablished, isClaimCrd, MANAGED_CATEGORY } from '../../apis/index.js';
+import { apiRefs } from '../../apis/index.js';
+import { definesClaimKind, definesConcreteKind, servedKindOf } from '../../apis/index.js';
 import { needsPrices, quotaStatusFor, RESOURCE_CLASS_LABEL } from '../../apis/quota/usage.js';
 import { boundResourceIndex, claimUidsOf } from '../claims/binding-check.js';
 
@@ -239,33 +240,12 @@ export class QuotaController {
   }
 }
 
-/** The ResourceRef of a CRD's concrete (managed-category, namespaced) kind, or undefined. */
+/** The ResourceRef of a CRD's concrete kind (in the `managed` category or annotated `conductor.io/implements`), or undefined. */
 export function concreteRefOf(crd: KObject): ResourceRef | undefined {
-  if (!crdEstablished(crd)) return undefined;
-  const spec = isPlainObject(crd.spec) ? crd.spec : undefined;
-  if (!spec || spec.scope !== 'Namespaced' || typeof spec.group !== 'string' || !isPlainObject(spec.names)) return undefined;
-  const { kind, plural, categories } = spec.names;
-  if (typeof kind !== 'string' || typeof plural !== 'string') return undefined;
-  if (!Array.isArray(categories) || !categories.includes(MANAGED_CATEGORY)) return undefined;
-  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
-  const served = versions.filter((v) => v.served === true && typeof v.name === 'string');
-  const version = served.find((v) => v.storage === true) ?? served[0];
-  if (!version) return undefined;
-  return { group: spec.group, version: version.name as string, resource: plural, namespaced: true, kind };
+  return definesConcreteKind(crd) ? servedKindOf(crd)?.ref : undefined;
 }
 
 /** The ResourceRef of a CRD's claim kind, or undefined when the CRD does not define one that is served. */
 export function claimRefOf(crd: KObject): ResourceRef | undefined {
-  if (!crdEstablished(crd)) return undefined;
-  const spec = isPlainObject(crd.spec) ? crd.spec : undefined;
-  if (!spec || spec.scope !== 'Namespaced' || typeof spec.group !== 'string' || !isPlainObject(spec.names)) return undefined;
-  const { kind, plural, categories } = spec.names;
-  if (typeof kind !== 'string' || typeof plural !== 'string') return undefined;
-  const inCategory = Array.isArray(categories) && categories.includes(CLAIM_CATEGORY);
-  if (!inCategory && !isClaimCrd(crd)) return undefined;
-  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
-  const served = versions.filter((v) => v.served === true && typeof v.name === 'string');
-  const version = served.find((v) => v.storage === true) ?? served[0];
-  if (!version) return undefined;
-  return { group: spec.group, version: version.name as string, resource: plural, namespaced: true, kind };
+  return definesClaimKind(crd) ? servedKindOf(crd)?.ref : undefined;
 }
