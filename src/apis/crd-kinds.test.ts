@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../machinery/object.js';
 import { claimKindOfCrd, concreteKindOfCrd, parseConnectionKeys } from './crd-kinds.js';
 
-function crd(o: { group?: string; kind?: string; labels?: Record<string, string>; annotations?: Record<string, string>; categories?: string[]; scope?: string; established?: boolean; spec?: unknown; served?: boolean }): KObject {
+function crd(o: {
+  group?: string;
+  kind?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  categories?: string[];
+  scope?: string;
+  established?: boolean;
+  spec?: unknown;
+  served?: boolean;
+}): KObject {
   const group = o.group ?? 'kv.example.org';
   const kind = o.kind ?? 'Store';
   const plural = `${kind.toLowerCase()}s`;
@@ -25,7 +35,9 @@ function crd(o: { group?: string; kind?: string; labels?: Record<string, string>
           name: 'v1',
           served: o.served ?? true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: (o.spec ?? { type: 'object', properties: { size: { type: 'integer' } } }) as never } } },
+          schema: {
+            openAPIV3Schema: { type: 'object', properties: { spec: (o.spec ?? { type: 'object', properties: { size: { type: 'integer' } } }) as never } },
+          },
         },
       ],
     },
@@ -82,7 +94,10 @@ describe('claimKindOfCrd', () => {
 describe('concreteKindOfCrd', () => {
   test('a CRD annotated conductor.io/implements is a concrete kind, with its spec fields', () => {
     const read = concreteKindOfCrd(
-      crd({ kind: 'TinyStore', annotations: { 'conductor.io/implements': 'stores.kv.example.org, caches.kv.example.org', 'conductor.io/connection-keys': 'server' } }),
+      crd({
+        kind: 'TinyStore',
+        annotations: { 'conductor.io/implements': 'stores.kv.example.org, caches.kv.example.org', 'conductor.io/connection-keys': 'server' },
+      }),
     );
     assert.equal(read.type, 'kind');
     if (read.type !== 'kind') return;
@@ -91,7 +106,9 @@ describe('concreteKindOfCrd', () => {
     assert.deepEqual(read.kind.connectionKeys, [{ name: 'server', optional: false }]);
   });
   test('a spec that keeps unknown fields can be given any field', () => {
-    const read = concreteKindOfCrd(crd({ annotations: { 'conductor.io/implements': 'stores.kv.example.org' }, spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }));
+    const read = concreteKindOfCrd(
+      crd({ annotations: { 'conductor.io/implements': 'stores.kv.example.org' }, spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }),
+    );
     assert.ok(read.type === 'kind' && read.kind.specFields === undefined);
   });
   test('without the annotation it is not one (the managed category alone gives no claim kind to implement)', () => {

@@ -146,7 +146,10 @@ export function concreteKindOfCrd(crd: KObject): CrdReading<CrdConcreteKind> {
   if (isClaimCrd(crd)) return { type: 'invalid', why: `${kind.crdName} is labelled a claim kind and also says it implements claim kinds; it can be only one` };
   const implemented = implementedClaimKinds(crd);
   if (implemented.length === 0) {
-    return { type: 'invalid', why: `concrete kind ${kind.crdName}: annotation ${IMPLEMENTS_ANNOTATION} names no claim kind; expected <plural>.<group>, comma-separated` };
+    return {
+      type: 'invalid',
+      why: `concrete kind ${kind.crdName}: annotation ${IMPLEMENTS_ANNOTATION} names no claim kind; expected <plural>.<group>, comma-separated`,
+    };
   }
   try {
     return {

@@ -1,7 +1,7 @@
 /**
  * What RBAC is told of Conductor's kinds: the catalog's claim and concrete resources, and
  * which CRDs are claims (category `claim` or label `conductor.io/abstract: "true"`) and which
- * concrete kinds (category `managed`); policyResourcesOf applies it to installed CRDs.
+ * concrete kinds (category `managed`, or annotated `conductor.io/implements`); policyResourcesOf applies it to installed CRDs.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,10 +11,14 @@ import { conductorKinds } from './kinds.js';
 import { conductorCrdKinds, conductorRbacKinds } from './rbac-kinds.js';
 import type { ClaimTypeIndex } from './admission/claim-types.js';
 
-const crd = (o: { plural: string; categories?: string[]; abstract?: string; scope?: string }): KObject => ({
+const crd = (o: { plural: string; categories?: string[]; abstract?: string; scope?: string; implements?: string }): KObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
-  metadata: { name: `${o.plural}.x.example.com`, ...(o.abstract ? { labels: { 'conductor.io/abstract': o.abstract } } : {}) },
+  metadata: {
+    name: `${o.plural}.x.example.com`,
+    ...(o.abstract ? { labels: { 'conductor.io/abstract': o.abstract } } : {}),
+    ...(o.implements ? { annotations: { 'conductor.io/implements': o.implements } } : {}),
+  },
   spec: {
     group: 'x.example.com',
     scope: o.scope ?? 'Namespaced',
@@ -23,7 +27,7 @@ const crd = (o: { plural: string; categories?: string[]; abstract?: string; scop
 });
 
 describe('conductorCrdKinds', () => {
-  test('claims by the claim category or the abstract label, concrete kinds by the managed category', () => {
+  test('claims by the claim category or the abstract label, concrete kinds by the managed category or the implements annotation', () => {
     const got = policyResourcesOf(
       [
         crd({ plural: 'bycategory', categories: ['claim'] }),
@@ -31,6 +35,7 @@ describe('conductorCrdKinds', () => {
         crd({ plural: 'labelfalse', abstract: 'false' }),
         crd({ plural: 'clusterclaim', abstract: 'true', scope: 'Cluster' }),
         crd({ plural: 'concrete', categories: ['managed', 'all'] }),
+        crd({ plural: 'outofprocess', implements: 'bylabel.x.example.com' }),
         crd({ plural: 'other', categories: ['all'] }),
       ],
       conductorCrdKinds,
@@ -41,7 +46,7 @@ describe('conductorCrdKinds', () => {
     );
     assert.deepEqual(
       got.concreteResources.map((r) => r.resource),
-      ['concrete'],
+      ['concrete', 'outofprocess'],
     );
   });
   test('a CRD without names or categories is neither', () => {

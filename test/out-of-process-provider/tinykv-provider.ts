@@ -209,7 +209,12 @@ async function writeSecret(obj: TinyKVServer, r: Running): Promise<void> {
   try {
     const have = await core.readNamespacedSecret({ name, namespace: obj.metadata.namespace });
     const same = Object.entries(body.data!).every(([k, v]) => have.data?.[k] === v);
-    if (!same) await core.replaceNamespacedSecret({ name, namespace: obj.metadata.namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: have.metadata?.resourceVersion } } });
+    if (!same)
+      await core.replaceNamespacedSecret({
+        name,
+        namespace: obj.metadata.namespace,
+        body: { ...body, metadata: { ...body.metadata, resourceVersion: have.metadata?.resourceVersion } },
+      });
   } catch (err) {
     if (code(err) !== 404) throw err;
     await core.createNamespacedSecret({ namespace: obj.metadata.namespace, body });
@@ -243,7 +248,14 @@ async function reconcile(obj: TinyKVServer): Promise<void> {
     if (finalizers.includes(FINALIZER)) {
       const rest = finalizers.filter((f) => f !== FINALIZER);
       await custom.patchNamespacedCustomObject(
-        { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: { metadata: { finalizers: rest.length ? rest : null, resourceVersion: obj.metadata.resourceVersion } } },
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: PLURAL,
+          name,
+          body: { metadata: { finalizers: rest.length ? rest : null, resourceVersion: obj.metadata.resourceVersion } },
+        },
         mergePatch,
       );
     }

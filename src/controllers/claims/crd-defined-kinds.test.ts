@@ -41,7 +41,10 @@ describe('crdDefinedKinds', () => {
 
   test('a concrete kind may implement a built-in claim kind (its keys come from that CRD)', () => {
     const mysqlLike = crd('db.example.org', 'FarAwayMySQL', { annotations: { 'conductor.io/implements': 'mysqlinstances.storage.conductor.io' } });
-    const got = crdDefinedKinds([mysqlInstanceKind.crd(), mysqlLike].map((c) => ({ ...c, status: { conditions: [{ type: 'Established', status: 'True' }] } })), builtIn);
+    const got = crdDefinedKinds(
+      [mysqlInstanceKind.crd(), mysqlLike].map((c) => ({ ...c, status: { conditions: [{ type: 'Established', status: 'True' }] } })),
+      builtIn,
+    );
     assert.deepEqual(got.claimKinds, [], 'the built-in claim kind is not served twice');
     assert.deepEqual(got.concreteKinds[0].kind.implements[0].connectionSecretKeys, ['host', 'port', 'username', 'password', 'database', 'uri']);
   });

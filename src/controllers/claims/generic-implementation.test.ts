@@ -21,10 +21,15 @@ const impl = genericImplementation({
   specFields: new Set(['maxKeys', 'version', 'mode']),
 });
 
-const claim = (spec: Record<string, unknown>): KObject => ({ apiVersion: 'kv.example.org/v1', kind: 'Store', metadata: { namespace: 'a', name: 'c' }, spec: spec as never });
+const claim = (spec: Record<string, unknown>): KObject => ({
+  apiVersion: 'kv.example.org/v1',
+  kind: 'Store',
+  metadata: { namespace: 'a', name: 'c' },
+  spec: spec,
+});
 const resource = (spec: Record<string, unknown>): MatchCandidate => ({
   type: 'resource',
-  resource: { apiVersion: 'x/v1', kind: 'TinyStore', metadata: { namespace: 's', name: 'r' }, spec: spec as never },
+  resource: { apiVersion: 'x/v1', kind: 'TinyStore', metadata: { namespace: 's', name: 'r' }, spec: spec },
 });
 const cls = (spec?: Record<string, unknown>): MatchCandidate => ({
   type: 'class',
