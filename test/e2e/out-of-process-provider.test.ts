@@ -10,10 +10,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
-import { kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { cliPath, kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
 import { eventually } from '../support/eventually.js';
 
 const SYS = 'conductor-system';
@@ -148,6 +149,24 @@ template:
     const details = await secretOf('apps', 'catalog');
     for (let i = 0; i < 7; i++) assert.equal((await put(details, `k${i}`, 'v')).status, 204);
     assert.equal((await put(details, 'k7', 'v')).status, 507);
+  });
+
+  test("a developer bound to conductor:app-developer claims the new kind, and cannot touch the provider's kind", async () => {
+    const dev = { kubeconfig: join(server.dataDir, 'dev.kubeconfig') };
+    await promisify(execFile)(process.execPath, [cliPath, 'user', 'add', 'dev', '--data-dir', server.dataDir, '--out', dev.kubeconfig]);
+    await kubectlOk(server, ['create', 'rolebinding', 'devs', '--clusterrole=conductor:app-developer', '--user=dev', '-n', 'apps']);
+    // The built-in roles follow claim kinds added at run time.
+    await eventually(
+      async () => (await kubectl(dev, ['apply', '-f', '-'], { input: claim('from-dev', 50) })).code === 0,
+      'the developer may create a KeyValueStore',
+      30_000,
+    );
+    const bound = await boundAndReady('apps', 'from-dev');
+    assert.equal(bound.status.resourceRef.name, 'big');
+    const denied = await kubectl(dev, ['get', 'tinykvservers', '-n', SYS]);
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /forbidden/i);
+    await kubectlOk(server, ['delete', 'keyvaluestore', 'from-dev', '-n', 'apps', '--wait=true', '--timeout=60s']);
   });
 
   test('deleting claims applies the rebind policy: Retain keeps the resource Released, Delete deletes it and its server', async () => {
