@@ -6,33 +6,25 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
-import { catalog } from '../../conductor/catalog.js';
 import { builtinRefs, type PatchOptions, type PatchType, type ResourceRef } from '../../client/types.js';
 import { FakeClient } from '../../client/testing/fake-client.js';
 import type { KObject } from '../../machinery/object.js';
 import type { Claim, ConcreteResource } from '../../apis/index.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { ClaimController } from './claim-controller.js';
-import { ProviderAccess } from './provider-access.js';
 import { ClaimReason } from './reasons.js';
-import { APP, claim, claimRef, FakeProvider, readyStatus, refTo, resource, resourceRef, secret, SYS } from './testing/harness.js';
+import { APP, claim, claimRef, readyStatus, refTo, resource, resourceRef, runningController, secret, SYS } from './testing/harness.js';
 
 type Seed = { ref: ResourceRef; obj: KObject };
 
-async function running(seed: Seed[], wrap?: (client: FakeClient) => void): Promise<{ client: FakeClient; controller: ClaimController }> {
+async function running(
+  seed: Seed[],
+  wrap?: (client: FakeClient) => void,
+): Promise<{ client: FakeClient; controller: Awaited<ReturnType<typeof runningController>> }> {
   const client = new FakeClient();
   for (const ns of [SYS, APP]) client.seed(builtinRefs.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   for (const { ref, obj } of seed) client.seed(ref, obj);
   wrap?.(client);
-  const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), {
-    logger: pino({ level: 'silent' }),
-    kinds: catalog,
-    systemNamespace: SYS,
-    workers: 2,
-  });
-  await controller.start();
-  return { client, controller };
+  return { client, controller: await runningController(client) };
 }
 
 const claimOf = (client: FakeClient, name: string) => client.stored<Claim>(claimRef, APP).find((c) => c.metadata.name === name);

@@ -6,16 +6,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
-import { catalog } from '../../conductor/catalog.js';
 import { builtinRefs, type ResourceRef } from '../../client/types.js';
 import { FakeClient } from '../../client/testing/fake-client.js';
 import type { KObject } from '../../machinery/object.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { ClaimController } from './claim-controller.js';
-import { ProviderAccess } from './provider-access.js';
 import { ClaimReason } from './reasons.js';
-import { APP, FakeProvider, readyStatus, secret, SYS } from './testing/harness.js';
+import { APP, readyStatus, runningController, secret, SYS } from './testing/harness.js';
 
 const crds = builtinRefs.customresourcedefinitions;
 const storeRef: ResourceRef = { group: 'kv.example.org', version: 'v1', resource: 'stores', namespaced: true, kind: 'Store' };
@@ -49,13 +45,7 @@ describe('kinds defined by CRDs', () => {
     client.seed(conn.ref, conn.obj);
     client.seed(storeRef, { apiVersion: 'kv.example.org/v1', kind: 'Store', metadata: { name: 'mine', namespace: APP, uid: 'uid-mine' }, spec: { size: 3 } });
 
-    const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), {
-      logger: pino({ level: 'silent' }),
-      kinds: catalog,
-      systemNamespace: SYS,
-      workers: 2,
-    });
-    await controller.start();
+    const controller = await runningController(client);
     const claim = () => client.stored(storeRef, APP).find((c) => c.metadata.name === 'mine');
     const ready = (c: KObject | undefined) => (c?.status as { conditions?: { type: string; status: string; reason?: string }[] } | undefined)?.conditions;
     try {

@@ -18,6 +18,7 @@ import { ClaimCaches, kindKey, type ClaimKindEntry, type ConcreteKindEntry } fro
 import { ProviderAccess } from '../provider-access.js';
 import { SchedulerFeed } from '../scheduler-feed.js';
 import { servedKinds } from '../served-kinds.js';
+import { ClaimController } from '../claim-controller.js';
 
 export const SYS = 'conductor-system';
 export const APP = 'app';
@@ -244,4 +245,16 @@ export function resourceClass(name: string, fields: Record<string, unknown> = {}
 /** The scheduler's candidate for a resource as it is now (or as `asIf` shows it). */
 export function candidateOf(obj: KObject): ResourceCandidate {
   return resourceCandidateFromObject(obj, { implements: [{ group: postgresqlInstanceKind.group, kind: postgresqlInstanceKind.kind }] });
+}
+
+/** runningController starts a whole ClaimController over the fake client (2 workers), serving the catalog's kinds and the fake provider's. */
+export async function runningController(client: FakeClient): Promise<ClaimController> {
+  const controller = new ClaimController(client, new ProviderAccess(client, [{ type: 'local', kinds: [new FakeProvider().kind()] }]), {
+    logger: pino({ level: 'silent' }),
+    kinds: catalog,
+    systemNamespace: SYS,
+    workers: 2,
+  });
+  await controller.start();
+  return controller;
 }
