@@ -18,7 +18,7 @@ const impl = genericImplementation({
   ],
   concreteKind: 'TinyStore',
   extraKeys: [{ name: 'server', optional: false }],
-  specFields: new Set(['maxKeys', 'version', 'mode']),
+  specFields: new Set(['maxKeys', 'version', 'mode', 'providerRef', 'writeConnectionSecretToRef', 'sharing', 'claimRef']),
 });
 
 const claim = (spec: Record<string, unknown>): KObject => ({
@@ -72,6 +72,19 @@ describe('genericImplementation.configure', () => {
     const spec = impl.configure(claim({ maxKeys: 3, colour: 'red', requirements: { capacity: { storage: '1Gi' } }, resourceClass: 'fast' }), template);
     assert.deepEqual(spec, { mode: { a: 1 }, maxKeys: 3 });
     assert.deepEqual(template.spec, { mode: { a: 1 } });
+  });
+  test("never takes the concrete kind's common fields from a tenant's claim, even where the schemas have them", () => {
+    const hostile = claim({
+      maxKeys: 1,
+      providerRef: { name: 'someone-elses' },
+      sharing: { mode: 'Shared' },
+      claimRef: { name: 'victim' },
+      rebindPolicy: 'Retain',
+      capabilities: { region: 'x' },
+      managementPolicy: 'ObserveOnly',
+    });
+    assert.deepEqual(impl.configure(hostile, { apiVersion: 'x/v1', kind: 'TinyStore', spec: {} }), { maxKeys: 1 });
+    assert.deepEqual(impl.match(hostile, resource({ maxKeys: 1 })), { fits: true }, 'nor are they matched');
   });
   test("keeps the template's own value", () => {
     assert.deepEqual(impl.configure(claim({ version: '>= 2' }), { apiVersion: 'x/v1', kind: 'TinyStore', spec: { version: '2.4' } }), { version: '2.4' });

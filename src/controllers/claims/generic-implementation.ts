@@ -9,13 +9,15 @@
  *   same value, or has none and the concrete kind's schema has the field (the configurator
  *   writes it). Resources in Shared mode do not fit: a claim's own share needs code.
  * - **Configure**: the template's spec with the claim's portable fields written over it
- *   (only fields the concrete kind's schema has; the API server would prune the others).
+ *   (only fields the concrete kind's schema has; the API server would prune the others). The
+ *   fields every concrete kind shares (`providerRef`, `sharing`, `claimRef`,
+ *   `writeConnectionSecretToRef`…) are never taken from a claim.
  * - **Format**: the claim kind's documented keys (all required, save those marked optional)
  *   and the keys the concrete kind adds, from the details its controller wrote.
  */
 import type { ConnectionKey } from '../../apis/index.js';
 import { deepEqual, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../machinery/object.js';
-import { CLAIM_COMMON_FIELDS, coerceVersion, parseVersionRange } from '../../scheduler/index.js';
+import { CLAIM_COMMON_FIELDS, CONCRETE_COMMON_FIELDS, coerceVersion, parseVersionRange } from '../../scheduler/index.js';
 import {
   doesNotFit,
   fits,
@@ -54,12 +56,18 @@ export class MissingConnectionKeysError extends Error {
   }
 }
 
-const CLAIM_COMMON = new Set(CLAIM_COMMON_FIELDS);
+/**
+ * Never portable: the claim's generic fields, and the concrete fields every kind shares — a
+ * claim kind's schema may allow a field named `providerRef`, `sharing` or
+ * `writeConnectionSecretToRef`, but a tenant's claim must not choose them for an
+ * administrator's resource.
+ */
+const NOT_PORTABLE = new Set([...CLAIM_COMMON_FIELDS, ...CONCRETE_COMMON_FIELDS]);
 
-/** The claim's portable fields that are set (spec without the generic fields, null and undefined left out). */
+/** The claim's portable fields that are set (spec without the generic and the concrete-common fields, null and undefined left out). */
 function portableFields(claim: KObject): [string, JsonValue][] {
   const spec = isPlainObject(claim.spec) ? claim.spec : {};
-  return Object.entries(spec).filter(([k, v]) => !CLAIM_COMMON.has(k) && v !== undefined && v !== null) as [string, JsonValue][];
+  return Object.entries(spec).filter(([k, v]) => !NOT_PORTABLE.has(k) && v !== undefined && v !== null) as [string, JsonValue][];
 }
 
 /** Whether an offered value honours a wanted one: `version` by semver range, anything else by equality. */
