@@ -9,9 +9,11 @@
  * annotations), when its credentials Secret appears, changes or goes, and again every
  * `recheckMs` (programs get installed or removed, credentials expire). A concrete resource
  * naming the Provider appearing, going or changing its providerRef only recounts
- * `resources` from the informer caches and rewrites the last verdict. Providers, concrete
- * resources and credentials Secrets are all read from informer caches.
+ * `resources` from the informer caches and rewrites the last verdict. Providers and
+ * concrete resources are read from informer caches; Secrets are watched by name only (their
+ * data is read when a check needs it, never cached).
  */
+import { Informer } from '../../client/informer.js';
 import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { errorMessage, type Logger } from '../../client/logger.js';
 import { objectKey, splitKey } from '../../client/object-cache.js';
@@ -58,6 +60,17 @@ interface LastCheck {
   dueAt: number;
 }
 
+/**
+ * secretIdentity keeps of a Secret only what tells which one changed, so the watch of Secrets
+ * holds no credentials and costs a few bytes per Secret.
+ */
+function secretIdentity<O extends KObject>(secret: O): O {
+  const { name, namespace, uid, resourceVersion } = secret.metadata;
+  const identity: KObject = { apiVersion: secret.apiVersion, kind: secret.kind, metadata: { name, namespace, uid, resourceVersion } };
+  // The informer's transform keeps the object's type; only these fields are ever read.
+  return identity as O;
+}
+
 /** The Provider a concrete resource names: `namespace/name`, or undefined. */
 function providerKeyOf(resource: KObject): string | undefined {
   const spec = isPlainObject(resource.spec) ? resource.spec : {};
@@ -78,8 +91,8 @@ export class ProviderController {
   private readonly queue: WorkQueue;
   private readonly providers: CacheInformer;
   private readonly resources: CacheInformer[];
-  /** Secrets other than connection Secrets: where credentials Secrets are. */
-  private readonly secrets: CacheInformer;
+  /** The identities (not the data) of Secrets other than connection Secrets: where credentials Secrets are. */
+  private readonly secrets: Informer;
   private readonly shutdown = new AbortController();
   private readonly recheckMs: number;
   private readonly checkTimeoutMs: number;
@@ -102,7 +115,13 @@ export class ProviderController {
     this.queue = new WorkQueue({ name: 'providers', ...(this.log ? { logger: this.log } : {}) });
     const scope = options.namespace ? { namespace: options.namespace } : {};
     this.providers = cacheInformer(client, options.informers, providerKind.ref, scope, this.log);
-    this.secrets = cacheInformer(client, options.informers, builtinRefs.secrets, { ...scope, fieldSelector: `type!=${CONNECTION_SECRET_TYPE}` }, this.log);
+    this.secrets = new Informer(client, builtinRefs.secrets, {
+      ...scope,
+      fieldSelector: `type!=${CONNECTION_SECRET_TYPE}`,
+      ...(this.log ? { logger: this.log } : {}),
+      readOnlyObjects: true,
+      transform: secretIdentity,
+    });
     const seen = new Set<string>();
     this.resources = [];
     for (const kind of modules.flatMap((m) => m.kinds)) {
@@ -135,13 +154,7 @@ export class ProviderController {
       const namespace = secret.metadata.namespace ?? '';
       for (const p of this.providers.store.list(namespace)) if (credentialsSecretOf(p) === secret.metadata.name) check(objectKey(p));
     };
-    this.secrets.addHandler({
-      onAdd: credentialsChanged,
-      onUpdate: (old, s) => {
-        if (old.type !== s.type || !deepEqual(old.data ?? {}, s.data ?? {})) credentialsChanged(s);
-      },
-      onDelete: credentialsChanged,
-    });
+    this.secrets.addHandler({ onAdd: credentialsChanged, onUpdate: (_old, s) => credentialsChanged(s), onDelete: credentialsChanged });
     const recount = (r: KObject) => {
       const key = providerKeyOf(r);
       if (key) this.queue.add(key);
@@ -189,17 +202,14 @@ export class ProviderController {
     return n;
   }
 
-  /** The Provider's credentials: from the Secret cache, or read (a Secret of the connection type is not cached). */
+  /** The Provider's credentials, read from the API (only when it is checked). */
   private async credentials(provider: KObject): Promise<CredentialsLookup> {
     const name = credentialsSecretOf(provider);
     if (name === undefined) return { kind: 'none' };
     const namespace = provider.metadata.namespace ?? '';
     const secret = `${namespace}/${name}`;
     try {
-      return {
-        kind: 'found',
-        data: decodeSecretData(this.secrets.store.get(namespace, name) ?? (await this.client.get(builtinRefs.secrets, name, namespace))),
-      };
+      return { kind: 'found', data: decodeSecretData(await this.client.get(builtinRefs.secrets, name, namespace)) };
     } catch (err) {
       if (isNotFound(err)) return { kind: 'missing', secret };
       return { kind: 'unreadable', secret, error: errorMessage(err) };
