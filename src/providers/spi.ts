@@ -15,7 +15,7 @@
 import type { JsonObject, KObject } from '../machinery/object.js';
 
 /** A ProviderType names the family of a provider (a `Provider` object's `spec.type`). */
-export type ProviderType = 'local' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
+export type ProviderType = 'local' | 'memory' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
 
 /** A RebindPolicy says what happens to a resource (or a claim's share of one) on release. */
 export type RebindPolicy = 'Retain' | 'Delete' | 'Recycle';

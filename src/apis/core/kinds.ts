@@ -83,7 +83,7 @@ export const resourceClassKind = defineKind({
 });
 export type ResourceClass = ObjectOf<typeof resourceClassKind>;
 
-export const PROVIDER_TYPES = ['local', 'kubernetes', 'gcp', 'azure', 'aws'] as const;
+export const PROVIDER_TYPES = ['local', 'memory', 'kubernetes', 'gcp', 'azure', 'aws'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 export const providerKind = defineKind({
@@ -97,7 +97,7 @@ export const providerKind = defineKind({
   fields: {
     spec: s
       .object({
-        type: s.enumOf(PROVIDER_TYPES).describe('local, kubernetes, gcp, azure or aws.'),
+        type: s.enumOf(PROVIDER_TYPES).describe('local, memory, kubernetes, gcp, azure or aws.'),
         credentialsSecretRef: s
           .object({
             name: s.string({ minLength: 1 }).describe('Name of the Secret, in the same namespace; whoever sets it must be allowed to read that Secret.'),

@@ -2,7 +2,8 @@
  * ClaimQuotaAdmission on the in-process server (controllers off, so what is seen is the
  * admission plugin alone): creates and raising updates refused with 403 naming the
  * exceeded keys, status.used kept by compare-and-swap so concurrent creates cannot
- * overshoot, malformed quota values skipped, claim kinds added by CRD counted.
+ * overshoot, dry runs checked but never recorded, malformed quota values skipped, claim
+ * kinds added by CRD counted.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -80,6 +81,18 @@ describe('ClaimQuota admission', () => {
     assert.deepEqual(err.status.details, { name: 'c', group: 'storage.conductor.io', kind: 'mysqlinstances' });
     const dry = await refusal(server.client.create(mysql, claimOf(mysql, ns, 'c'), { dryRun: true }));
     assert.equal(dry.code, 403, 'dry-run is checked too');
+  });
+
+  test('a dry-run create that fits is admitted without recording usage: status.used is unchanged and the real create still fits', async () => {
+    const ns = await namespace();
+    await quota(ns, 'pair', { claims: 2, 'requests.storage': '10Gi' });
+    await server.client.create(mysql, claimOf(mysql, ns, 'a', { requirements: { capacity: { storage: '4Gi' } } }));
+    assert.deepEqual(await used(ns, 'pair'), { claims: '1', 'requests.storage': '4Gi' });
+    const spec = { requirements: { capacity: { storage: '6Gi' } } };
+    for (let i = 0; i < 2; i++) await server.client.create(mysql, claimOf(mysql, ns, 'b', spec), { dryRun: true });
+    assert.deepEqual(await used(ns, 'pair'), { claims: '1', 'requests.storage': '4Gi' }, 'a dry run records nothing');
+    await server.client.create(mysql, claimOf(mysql, ns, 'b', spec));
+    assert.deepEqual(await used(ns, 'pair'), { claims: '2', 'requests.storage': '10Gi' });
   });
 
   test('requests.storage and several exceeded keys are named together, sorted', async () => {

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
-import type { ProviderCheck, ProviderModule } from '../../providers/spi.js';
+import type { ProviderCheck, ProviderModule, ProviderType } from '../../providers/spi.js';
 import { providerReadiness } from './readiness.js';
 
 const provider = (type?: string): KObject => ({
@@ -10,7 +10,7 @@ const provider = (type?: string): KObject => ({
   metadata: { namespace: 'conductor-system', name: 'p' },
   spec: type === undefined ? {} : { type },
 });
-const module = (type: 'local' | 'gcp', check?: ProviderModule['check']): ProviderModule => ({ type, kinds: [], ...(check ? { check } : {}) });
+const module = (type: ProviderType, check?: ProviderModule['check']): ProviderModule => ({ type, kinds: [], ...(check ? { check } : {}) });
 const deadlines = { timeoutMs: 60_000 };
 
 describe('providerReadiness', () => {
@@ -27,7 +27,24 @@ describe('providerReadiness', () => {
       modules: [module('local')],
       want: /TypeNotInstalled: no provider of type "gcp" is installed in this Conductor \(installed types: local\)/,
     },
-    { reason: 'no type at all is an invalid spec', provider: provider(), modules: [module('local')], want: /InvalidSpec: spec.type is missing/ },
+    {
+      reason: 'a local Provider is not served by the memory module: each has its own type',
+      provider: provider('local'),
+      modules: [module('memory')],
+      want: /TypeNotInstalled: no provider of type "local" is installed in this Conductor \(installed types: memory\)/,
+    },
+    {
+      reason: 'a memory Provider is ready with the memory module, which has no check',
+      provider: provider('memory'),
+      modules: [module('local', async () => ({ ready: false, reason: 'ProgramsMissing', message: 'redis-server is missing' })), module('memory')],
+      want: { ready: true, message: 'the memory provider is installed and needs nothing more' },
+    },
+    {
+      reason: 'no type at all is an invalid spec',
+      provider: provider(),
+      modules: [module('local')],
+      want: /InvalidSpec: spec.type is missing: want one of local, memory, kubernetes, gcp, azure, aws/,
+    },
     {
       reason: 'a missing credentials Secret',
       provider: provider('local'),

@@ -4,6 +4,7 @@
  * passes its `check` (credentials authenticate, the programs its kinds run are there).
  */
 import { errorMessage } from '../../client/logger.js';
+import { PROVIDER_TYPES } from '../../apis/core/kinds.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { ProviderCheck, ProviderModule } from '../../providers/spi.js';
@@ -61,7 +62,7 @@ async function decide(
 ): Promise<ProviderCheck> {
   const type = providerType(provider);
   if (type === undefined)
-    return { ready: false, reason: providerReasons.invalidSpec, message: 'spec.type is missing: want local, kubernetes, gcp, azure or aws' };
+    return { ready: false, reason: providerReasons.invalidSpec, message: `spec.type is missing: want one of ${PROVIDER_TYPES.join(', ')}` };
   const ofType = modules.filter((m) => m.type === type);
   if (ofType.length === 0) {
     const installed = [...new Set(modules.map((m) => m.type))].sort().join(', ') || 'none';

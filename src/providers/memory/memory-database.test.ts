@@ -5,7 +5,7 @@ import { isSharedClient } from '../spi.js';
 import type { MemoryDatabase } from './kinds.js';
 import { externalNameOf, memoryDatabaseConcreteKind, MemoryDatabaseClient } from './memory-database.js';
 import { MemoryDatabases, shareIdentifier } from './memory-databases.js';
-import { createMemoryProvider } from './memory-provider.js';
+import { createMemoryProvider, memoryProvider } from './memory-provider.js';
 import { fixture } from '../testing.js';
 
 function counter(): () => string {
@@ -188,7 +188,8 @@ describe('MemoryDatabaseClient', () => {
 describe('the MemoryDatabase kind', () => {
   test('is an Exclusive, managed kind with deterministic names that implements both SQL claim kinds', () => {
     const provider = createMemoryProvider();
-    assert.equal(provider.type, 'local');
+    assert.equal(provider.type, 'memory');
+    assert.equal(memoryProvider.type, 'memory', 'the definition says the same type as the running module');
     const [kind] = provider.kinds;
     assert.deepEqual(
       [kind.group, kind.version, kind.kind, kind.plural, kind.sharing, kind.lifecycle, kind.deterministicExternalNames],

@@ -17,12 +17,12 @@ export interface MemoryProviderOptions {
 }
 
 /**
- * A MemoryProvider is the memory provider module plus its records. Its type is `local`:
- * the provider families (`Provider.spec.type`) have no entry of their own for it, and its
- * databases do live on this machine.
+ * A MemoryProvider is the memory provider module plus its records. Its type is `memory`:
+ * its Providers (`spec.type: memory`) are counted and checked apart from the `local` ones,
+ * whose kinds run real programs.
  */
 export interface MemoryProvider extends ProviderModule {
-  readonly type: 'local';
+  readonly type: 'memory';
   /** The "external system": every MemoryDatabase's record. */
   readonly databases: MemoryDatabases;
 }
@@ -31,7 +31,7 @@ export interface MemoryProvider extends ProviderModule {
 export function createMemoryProvider(options: MemoryProviderOptions = {}): MemoryProvider {
   const databases = options.databases ?? new MemoryDatabases();
   return {
-    type: 'local',
+    type: 'memory',
     kinds: [memoryDatabaseConcreteKind(databases, options.logger ?? silentProviderLogger)],
     databases,
   };
@@ -40,7 +40,7 @@ export function createMemoryProvider(options: MemoryProviderOptions = {}): Memor
 /** The `memory` provider: its one kind, and `start` (createMemoryProvider), which runs nothing. */
 export const memoryProvider = defineProvider({
   name: 'memory',
-  type: 'local',
+  type: 'memory',
   kinds: [memoryDatabaseKind],
   async start(options: ProviderStartOptions & MemoryProviderOptions): Promise<MemoryProvider> {
     return createMemoryProvider(options);
