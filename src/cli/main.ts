@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { tuneServerHeap } from './heap.js';
 import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
+import { controllersCommand } from './controllers-command.js';
 
 function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) {
@@ -174,6 +175,7 @@ program
 
 registerKeysCommand(program);
 program.addCommand(userCommand());
+program.addCommand(controllersCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`conductor: ${err instanceof Error ? err.message : String(err)}`);

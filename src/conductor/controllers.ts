@@ -8,20 +8,23 @@ import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { startProviders, stopProviders } from './providers.js';
-import { catalog } from './catalog.js';
+import { catalog, catalogOf, type BuiltInProvider } from './catalog.js';
 
 export interface ControllersAndProvidersOptions {
   dataDir: string;
   logger: Logger;
   /** How often managed resources are re-observed for drift (default 60 s). */
   pollIntervalMs?: number;
+  /** Which providers to start; default every built-in one. */
+  providers?: readonly BuiltInProvider[];
 }
 
 export async function startControllersAndProviders(client: Client, opts: ControllersAndProvidersOptions): Promise<RunningConductorControllers> {
-  const providers = await startProviders({ dataDir: opts.dataDir, logger: opts.logger });
+  const providers = await startProviders({ dataDir: opts.dataDir, logger: opts.logger, providers: opts.providers });
   try {
+    const kinds = opts.providers ? catalogOf(opts.providers) : catalog;
     // The managed reconcilers stop the providers when the controllers stop.
-    return await startConductorControllers(client, { providers, kinds: catalog, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs });
+    return await startConductorControllers(client, { providers, kinds, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs });
   } catch (err) {
     await stopProviders(providers, opts.logger);
     throw err;

@@ -4,19 +4,21 @@
  * nothing) — and stops them. A new built-in provider is one line in `builtInProviders`.
  */
 import type { Logger } from 'pino';
-import type { ProviderModule } from '../providers/index.js';
+import type { ProviderDefinition, ProviderModule } from '../providers/index.js';
 import { builtInProviders } from './catalog.js';
 
 export interface ProvidersOptions {
   dataDir: string;
   logger: Logger;
+  /** Which providers to start; default every built-in one. */
+  providers?: readonly ProviderDefinition[];
 }
 
-/** Starts every built-in provider; when one fails, those already started are stopped again. */
+/** Starts every built-in provider (or those given); when one fails, those already started are stopped again. */
 export async function startProviders(opts: ProvidersOptions): Promise<ProviderModule[]> {
   const started: ProviderModule[] = [];
   try {
-    for (const p of builtInProviders) started.push(await p.start({ dataDir: opts.dataDir, logger: opts.logger.child({ provider: p.name }) }));
+    for (const p of opts.providers ?? builtInProviders) started.push(await p.start({ dataDir: opts.dataDir, logger: opts.logger.child({ provider: p.name }) }));
   } catch (err) {
     await stopProviders(started, opts.logger);
     throw err;

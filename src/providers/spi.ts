@@ -338,6 +338,12 @@ export interface ProviderDefinition<M extends ProviderModule = ProviderModule, O
   readonly name: string;
   readonly type: ProviderType;
   readonly kinds: readonly ConcreteKindDefinition[];
+  /**
+   * True when what it provisions lives on the machine Conductor runs on (server processes,
+   * directories): `conductor controllers`, which runs against another API server (a cluster),
+   * does not start it. Default false.
+   */
+  readonly onServerHost?: boolean;
   start(options: O): Promise<M>;
 }
 

@@ -56,6 +56,7 @@ export const localProvider = defineProvider({
   name: 'local',
   type: 'local',
   kinds: localKinds,
+  onServerHost: true,
   async start(options: LocalProviderOptions): Promise<LocalProvider> {
     const { createLocalProvider } = await import('./local-provider.js');
     return createLocalProvider({ ...options, instancesDir: options.instancesDir ?? instancesDirFor(options.dataDir, options.env) });
