@@ -48,6 +48,9 @@ export const loadBalancerTarget = () =>
     });
 export type LoadBalancerTarget = Infer<ReturnType<typeof loadBalancerTarget>>;
 
+/** The most targets a load balancer takes. */
+export const MAX_TARGETS = 64;
+
 export const loadBalancerKind = defineClaimKind({
   group: NETWORK_GROUP,
   version: V1ALPHA1,
@@ -59,7 +62,8 @@ export const loadBalancerKind = defineClaimKind({
   portable: {
     ports: s.array(port(), { listType: 'set' }).describe('The ports the load balancer listens on.').optional(),
     protocol: s.enumOf(LOAD_BALANCER_PROTOCOLS).describe('TCP, HTTP or HTTPS.').optional(),
-    targets: s.array(loadBalancerTarget(), { listType: 'atomic' }).describe('The backends traffic goes to.').optional(),
+    // Bounded: Kubernetes prices each target's CEL rule by how many targets there may be.
+    targets: s.array(loadBalancerTarget(), { listType: 'atomic', maxItems: MAX_TARGETS }).describe('The backends traffic goes to (at most 64).').optional(),
     tls: s
       .object({
         secretRef: localRef('Secret holding the certificate and key (tls.crt, tls.key)').optional(),

@@ -9,7 +9,7 @@
 import { s, type Infer } from '../../../apis/schema/builder.js';
 import type { ObjectOf } from '../../../apis/schema/kind.js';
 import { targetAddress } from '../../../apis/common/fields.js';
-import { LOAD_BALANCER_CONNECTION_KEYS, loadBalancerKind } from '../../../apis/network/kinds.js';
+import { LOAD_BALANCER_CONNECTION_KEYS, loadBalancerKind, MAX_TARGETS } from '../../../apis/network/kinds.js';
 import { V1ALPHA1 } from '../../../apis/well-known.js';
 import type { GroupKind } from '../../spi.js';
 import { defineProviderKind, type ClaimKindSupport } from '../../kind-definition.js';
@@ -76,9 +76,9 @@ const listenerFields = (protocolDescription: string) => ({
     .optional(),
   protocol: s.enumOf(LOCAL_LISTENER_PROTOCOLS).withDefault('TCP').describe(protocolDescription).optional(),
   targets: s
-    .array(localListenerTarget(), { listType: 'atomic' })
+    .array(localListenerTarget(), { listType: 'atomic', maxItems: MAX_TARGETS })
     .describe(
-      'The backends connections go to, round-robin. Only address targets are resolved; the others are reported in status.atProvider.unsupportedTargets.',
+      'The backends connections go to, round-robin (at most 64). Only address targets are resolved; the others are reported in status.atProvider.unsupportedTargets.',
     )
     .optional(),
   allowLinkLocalTargets: s
