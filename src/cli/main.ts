@@ -13,6 +13,7 @@ import { tuneServerHeap } from './heap.js';
 import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
 import { controllersCommand } from './controllers-command.js';
+import { traceCommand } from './trace/command.js';
 
 function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) {
@@ -176,6 +177,7 @@ program
 registerKeysCommand(program);
 program.addCommand(userCommand());
 program.addCommand(controllersCommand());
+program.addCommand(traceCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`conductor: ${err instanceof Error ? err.message : String(err)}`);
