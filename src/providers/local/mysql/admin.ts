@@ -56,9 +56,8 @@ export function generatePassword(): string {
 
 /**
  * withConnection opens one connection, runs `fn` and closes it. When `signal` aborts, the
- * connection is destroyed at once, the server is told to end its session (`KILL`, from
- * another connection, when the login had finished: a statement waiting on a lock would
- * otherwise wait on) and the call rejects with the signal's reason.
+ * connection is destroyed at once and the call rejects with the signal's reason; the server
+ * ends the session of a closed client, even one whose statement waits on a metadata lock.
  */
 export async function withConnection<T>(config: ConnectConfig, fn: (conn: SqlConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
   signal?.throwIfAborted();
@@ -77,25 +76,7 @@ export async function withConnection<T>(config: ConnectConfig, fn: (conn: SqlCon
       await conn.end().catch(() => conn.destroy());
     }
   };
-  return untilAborted(signal, run, async () => {
-    const session = core.threadId; // set once the server accepted the login
-    core.destroy();
-    if (typeof session === 'number' && session > 0) await killSession(config, session);
-  });
-}
-
-/** killSession ends a server session from another connection; best effort, bounded by a short connect timeout. */
-async function killSession(config: ConnectConfig, session: number): Promise<void> {
-  const conn = await mysql.createConnection({ ...config, connectTimeout: 5_000 }).catch(() => undefined);
-  if (!conn) return;
-  conn.on('error', () => {});
-  try {
-    await conn.query(`KILL ${session}`);
-  } catch {
-    // gone already (ER_NO_SUCH_THREAD), or not allowed: nothing more to do
-  } finally {
-    await conn.end().catch(() => conn.destroy());
-  }
+  return untilAborted(signal, run, () => core.destroy());
 }
 
 type Row = Record<string, unknown>;
