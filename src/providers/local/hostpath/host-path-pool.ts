@@ -10,6 +10,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
 import type {
   BrokenShare,
+  CallOptions,
   ClaimRef,
   ConcreteKind,
   ConnectionDetails,
@@ -95,7 +96,7 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
     await chmod(dir, mode); // mkdir's mode is cut by the umask
   }
 
-  async observe(resource: HostPathPool): Promise<ExternalObservation> {
+  async observe(resource: HostPathPool, options?: CallOptions): Promise<ExternalObservation> {
     const root = await this.root(resource);
     const limit = resource.spec.usageScanLimit ?? defaultUsageScanLimit;
     const volumes = [];
@@ -108,7 +109,7 @@ export class HostPathPoolClient implements SharedExternalClient<HostPathPool> {
         volumes.push({ claim: b.claim, path: b.path, present: false, ...(b.requested ? { requested: b.requested } : {}) });
         continue;
       }
-      const usage = await measureUsage(b.path, limit);
+      const usage = await measureUsage(b.path, limit, options?.signal);
       usedBytes += usage.bytes;
       volumes.push({
         claim: b.claim,

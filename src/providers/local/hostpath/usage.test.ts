@@ -28,6 +28,17 @@ describe('measureUsage', () => {
     });
   }
 
+  test("a walk stops when the call's signal aborts, with the signal's reason", async () => {
+    const many = join(dir, 'many');
+    await mkdir(many);
+    for (let i = 0; i < 2000; i++) await writeFile(join(many, `f${i}`), '');
+    const call = new AbortController();
+    const walking = measureUsage(many, 100_000, call.signal);
+    setImmediate(() => call.abort()); // the walk has begun: it awaits one lstat per file
+    await assert.rejects(walking, (err: Error) => err.name === 'AbortError');
+    await rm(many, { recursive: true });
+  });
+
   test('a missing directory measures as empty', async () => {
     assert.deepEqual(await measureUsage(join(dir, 'nope'), 10), { bytes: 0, files: 0, entries: 0, complete: true });
   });

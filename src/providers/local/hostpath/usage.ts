@@ -17,9 +17,9 @@ export interface Usage {
 /**
  * measureUsage sums the sizes of the regular files under `dir` (symbolic links are counted
  * as entries but not followed), visiting at most `limit` entries. Entries that vanish during
- * the walk are skipped.
+ * the walk are skipped. An abort of `signal` stops the walk with the signal's reason.
  */
-export async function measureUsage(dir: string, limit: number): Promise<Usage> {
+export async function measureUsage(dir: string, limit: number, signal?: AbortSignal): Promise<Usage> {
   const usage: Usage = { bytes: 0, files: 0, entries: 0, complete: true };
   const pending: string[] = [dir];
   while (pending.length > 0) {
@@ -33,6 +33,7 @@ export async function measureUsage(dir: string, limit: number): Promise<Usage> {
       throw err;
     }
     for await (const entry of handle) {
+      signal?.throwIfAborted(); // leaving the loop closes the directory handle
       if (usage.entries >= limit) {
         usage.complete = false;
         return usage; // leaving the loop early closes the directory handle

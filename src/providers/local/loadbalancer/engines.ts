@@ -5,7 +5,9 @@
 import { execFile } from 'node:child_process';
 import { open, readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { isAlive, sleep } from '../process/processes.js';
+import { abortReason } from '../../../machinery/abort.js';
+import { abortableSleep } from '../process/daemons.js';
+import { isAlive } from '../process/processes.js';
 import { renderHAProxyConfig } from './haproxy-config.js';
 import type { HAProxyBinary } from './haproxy-binary.js';
 import type { ListenerEngine, ListenerFiles } from './listeners.js';
@@ -26,7 +28,8 @@ export function proxyEngine(script = proxyScriptPath, node = process.execPath): 
     command: (files) => ({ program: node, args: [script, files.config] }),
     writes: (files) => [loadedFileFor(files.config)],
     stopSignal: 'SIGTERM',
-    async reload(pid, files, hash) {
+    async reload(pid, files, hash, signal) {
+      signal?.throwIfAborted();
       process.kill(pid, 'SIGHUP');
       const deadline = Date.now() + reloadTimeoutMs;
       for (;;) {
@@ -35,15 +38,17 @@ export function proxyEngine(script = proxyScriptPath, node = process.execPath): 
         if (!(await isAlive(pid))) throw new Error(`the proxy process ${pid} exited while reloading ${files.config}`);
         if (Date.now() >= deadline)
           throw new Error(`the proxy process ${pid} did not load ${files.config} within ${reloadTimeoutMs} ms (it serves ${loaded || 'nothing known'})`);
-        await sleep(50);
+        await abortableSleep(50, signal);
       }
     },
   };
 }
 
-function run(program: string, args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(program, args, { timeout: 15_000 }, (err, stdout, stderr) => {
+/** run runs a program to its end; an abort of `signal` kills it and rejects with the signal's reason. */
+function run(program: string, args: string[], signal?: AbortSignal): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(program, args, { timeout: 15_000, killSignal: 'SIGKILL', ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
+      if (signal?.aborted) return reject(abortReason(signal));
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, output: `${stdout}${stderr}`.trim() });
     });
@@ -85,11 +90,12 @@ export function haproxyEngine(binary: HAProxyBinary, owner: (files: ListenerFile
     command: (files) => ({ program: binary.path, args: ['-W', '-db', '-f', files.config, '-p', `${files.dir}/haproxy.pid`] }),
     writes: (files) => [`${files.dir}/haproxy.pid`],
     stopSignal: 'SIGTERM',
-    async check(files) {
-      const { code, output } = await run(binary.path, ['-c', '-q', '-f', files.config]);
+    async check(files, signal) {
+      const { code, output } = await run(binary.path, ['-c', '-q', '-f', files.config], signal);
       if (code !== 0) throw new Error(`haproxy rejects the config written for ${owner(files)}: ${output.split('\n').slice(-5).join(' | ')}`);
     },
-    async reload(pid, files) {
+    async reload(pid, files, _hash, signal) {
+      signal?.throwIfAborted();
       const from = await sizeOf(files.log);
       process.kill(pid, 'SIGUSR2');
       const deadline = Date.now() + reloadTimeoutMs;
@@ -100,7 +106,7 @@ export function haproxyEngine(binary: HAProxyBinary, owner: (files: ListenerFile
           throw new Error(`haproxy (pid ${pid}) could not reload ${files.config}: ${text.trim().split('\n').slice(-3).join(' | ')}`);
         if (!(await isAlive(pid))) throw new Error(`haproxy (pid ${pid}) exited while reloading ${files.config}`);
         if (Date.now() >= deadline) throw new Error(`haproxy (pid ${pid}) did not report reloading ${files.config} within ${reloadTimeoutMs} ms`);
-        await sleep(50);
+        await abortableSleep(50, signal);
       }
     },
   };

@@ -8,7 +8,7 @@
  * the process and removes its directory.
  */
 import type { JsonObject } from '../../../machinery/object.js';
-import type { ConcreteKind, Connector, DiscoveredResource, ExternalObservation } from '../../spi.js';
+import type { CallOptions, ConcreteKind, Connector, DiscoveredResource, ExternalObservation } from '../../spi.js';
 import { describeResource, resourceIdentity } from '../process/instance-names.js';
 import { DedicatedInstanceClient, discoverServers, watchServerExits } from '../process/dedicated-instance.js';
 import { formatLoadBalancerConnection, listenerDetails } from './connection.js';
@@ -111,18 +111,18 @@ export class ListenerClient extends DedicatedInstanceClient<LocalListener, Liste
     return { exists: true, upToDate: true, atProvider, connectionDetails: listenerDetails(this.servers.address, port) };
   }
 
-  protected async ensure(resource: LocalListener) {
+  protected async ensure(resource: LocalListener, signal?: AbortSignal) {
     const { listener, refused } = this.desired(resource);
     await this.refuse(resource, listener, refused);
     const dir = this.dir(resource);
-    const { port } = await this.servers.ensure(dir, listener);
+    const { port } = await this.servers.ensure(dir, listener, signal);
     return { dir, details: listenerDetails(this.servers.address, port) };
   }
 
   /** scrub resets the targets: the listener keeps its port and forwards nowhere (its old connections close). */
-  async scrub(resource: LocalListener): Promise<void> {
+  async scrub(resource: LocalListener, options?: CallOptions): Promise<void> {
     const { listener } = this.desired(resource, false);
-    await this.servers.ensure(this.dir(resource), listener);
+    await this.servers.ensure(this.dir(resource), listener, options?.signal);
   }
 
   /** discover lists the listener directories on this machine. */

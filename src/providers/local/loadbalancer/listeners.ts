@@ -20,7 +20,7 @@ import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
+import { abandonStart, abortableSleep, awaitDaemonReady, spawnDaemon, type Readiness } from '../process/daemons.js';
 import { freePort, isAlive, KeyedMutex, portIsFree, processCommand, sleep, writeFileAtomic } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { configHash } from './proxy-config.js';
@@ -58,10 +58,16 @@ export interface ListenerEngine {
   render(desired: DesiredListener, address: string, port: number): string;
   /** command is how the server is started with the config in `files`. */
   command(files: ListenerFiles): { program: string; args: string[] };
-  /** check validates the config file before it is used; it throws saying what is wrong. */
-  check?(files: ListenerFiles): Promise<void>;
-  /** reload makes a running server serve the config file (whose text hashes to `hash`). */
-  reload(pid: number, files: ListenerFiles, hash: string): Promise<void>;
+  /**
+   * check validates the config file before it is used; it throws saying what is wrong, or
+   * the signal's reason when `signal` aborts (the checking program is killed).
+   */
+  check?(files: ListenerFiles, signal?: AbortSignal): Promise<void>;
+  /**
+   * reload makes a running server serve the config file (whose text hashes to `hash`); when
+   * `signal` aborts it stops waiting for the server to report the reload.
+   */
+  reload(pid: number, files: ListenerFiles, hash: string, signal?: AbortSignal): Promise<void>;
   /** The signal that asks the server to stop. */
   readonly stopSignal: NodeJS.Signals;
   /** Files in the listener directory the server writes itself (made and handed to its user beforehand). */
@@ -248,9 +254,10 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
   /**
    * ensure makes the listener exist, run and serve `desired`: a running process gets the new
    * config reloaded in place; a missing or unresponsive one is started (on the kept port, or
-   * a free one when something else took it).
+   * a free one when something else took it). When `signal` aborts, the waits end with the
+   * signal's reason, and a process this call started (with its workers) is killed.
    */
-  async ensure(dir: string, desired: DesiredListener): Promise<{ pid: number; port: number; started: boolean; reloaded: boolean }> {
+  async ensure(dir: string, desired: DesiredListener, signal?: AbortSignal): Promise<{ pid: number; port: number; started: boolean; reloaded: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
       await prepareServerDirectories(this.root, full, this.runAs, this.engine.server);
@@ -263,7 +270,7 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
         await this.writeState(full, state);
       }
       let live = await this.findLive(full);
-      if (live && !(await this.acceptsPatiently(state.port))) {
+      if (live && !(await this.acceptsPatiently(state.port, signal))) {
         // A process that no longer serves its port (killed a moment ago, or stuck) is replaced.
         await this.stopLive(full, live);
         live = undefined;
@@ -274,14 +281,15 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
         const onDisk = await readFile(files.config, 'utf8').catch(() => undefined);
         if (state.appliedHash === hash && onDisk === text) return { pid: live.pid, port: state.port, started: false, reloaded: false };
         await this.writeConfig(files.config, text);
-        await this.engine.check?.(files);
-        await this.engine.reload(live.pid, files, hash);
+        await this.engine.check?.(files, signal);
+        await this.engine.reload(live.pid, files, hash, signal);
         state = { ...state, appliedHash: hash };
         await this.writeState(full, state);
         this.logger.info({ dir: full, pid: live.pid, server: this.engine.server }, 'reloaded a listener with a new config');
         return { pid: live.pid, port: state.port, started: false, reloaded: true };
       }
       for (let attempt = 1; ; attempt++) {
+        signal?.throwIfAborted();
         if (!(await portFreeSoon(state.port))) {
           const port = await choosePort(full, undefined);
           this.logger.info({ dir: full, was: state.port, port }, "the listener's port is taken; moving to a free one");
@@ -290,8 +298,8 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
         }
         const text = this.engine.render(desired, this.address, state.port);
         await this.writeConfig(files.config, text);
-        await this.engine.check?.(files);
-        const outcome = await this.startProcess(full, state.port);
+        await this.engine.check?.(files, signal);
+        const outcome = await this.startProcess(full, state.port, signal);
         if (outcome.ok) {
           state = { ...state, appliedHash: configHash(text) };
           await this.writeState(full, state);
@@ -301,16 +309,17 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
           throw new Error(`${this.engine.server} for ${full} did not start: ${outcome.reason}${outcome.log ? `; log: ${outcome.log}` : ''}`);
         }
         this.logger.info({ dir: full, attempt, reason: outcome.reason }, 'a listener did not start (its port was taken); trying again');
-        await sleep(100 * attempt);
+        await abortableSleep(100 * attempt, signal);
       }
     });
   }
 
   /** acceptsPatiently gives a busy process a few chances before it counts as not serving. */
-  private async acceptsPatiently(port: number): Promise<boolean> {
+  private async acceptsPatiently(port: number, signal?: AbortSignal): Promise<boolean> {
     for (let attempt = 1; attempt <= 3; attempt++) {
+      signal?.throwIfAborted();
       if (await accepts(this.address, port, 2000)) return true;
-      if (attempt < 3) await sleep(250);
+      if (attempt < 3) await abortableSleep(250, signal);
     }
     return false;
   }
@@ -321,7 +330,7 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
     await giveTo(path, this.runAs);
   }
 
-  private async startProcess(dir: string, port: number): Promise<StartOutcome> {
+  private async startProcess(dir: string, port: number, signal?: AbortSignal): Promise<StartOutcome> {
     const files = this.files(dir);
     const { program, args } = this.engine.command(files);
     if (this.runAs) {
@@ -334,7 +343,14 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
     const started = await spawnDaemon({ program, args, cwd: dir, logFile: files.log, pidFile: files.pid, runAs: this.runAs });
     if ('error' in started) return { ok: false, reason: started.error, log: '' };
     const { pid, child, exited } = started;
-    const readiness = await awaitDaemonReady(pid, exited, () => accepts(this.address, port, 500), this.startTimeoutMs);
+    let readiness: Readiness;
+    try {
+      readiness = await awaitDaemonReady(pid, exited, () => accepts(this.address, port, 500), this.startTimeoutMs, 50, signal);
+    } catch (err) {
+      await abandonStart(pid, files.pid);
+      this.logger.info({ dir, pid, server: this.engine.server }, 'killed a listener process whose start was cancelled');
+      throw err;
+    }
     const outcome = await this.settleStart(dir, { pid, child }, readiness, {
       logFile: files.log,
       exited,

@@ -8,7 +8,9 @@
  * namespace and name instead (names.ts), which an administrator's own objects will not match.
  */
 import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mysql2';
 import mysql from 'mysql2/promise';
+import { untilAborted } from '../process/cancellable.js';
 import { parseServerVersion, type ServerVersion } from './version.js';
 
 /** SqlConnection is an open mysql2 connection. */
@@ -52,16 +54,29 @@ export function generatePassword(): string {
   return randomBytes(24).toString('base64url');
 }
 
-/** withConnection opens one connection, runs `fn` and closes it. */
-export async function withConnection<T>(config: ConnectConfig, fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
-  const conn = await mysql.createConnection({ ...config, connectTimeout: connectTimeoutMs });
+/**
+ * withConnection opens one connection, runs `fn` and closes it. When `signal` aborts, the
+ * connection is destroyed at once and the call rejects with the signal's reason; the server
+ * ends the session of a closed client, even one whose statement waits on a metadata lock.
+ */
+export async function withConnection<T>(config: ConnectConfig, fn: (conn: SqlConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
+  const core = createConnection({ ...config, connectTimeout: connectTimeoutMs });
   // A server that goes away mid-call fails the running query; it must not crash the process.
-  conn.on('error', () => {});
-  try {
-    return await fn(conn);
-  } finally {
-    await conn.end().catch(() => conn.destroy());
-  }
+  core.on('error', () => {});
+  const run = async () => {
+    await new Promise<void>((resolve, reject) => {
+      core.once('connect', () => resolve());
+      core.once('error', reject);
+    });
+    const conn = core.promise();
+    try {
+      return await fn(conn);
+    } finally {
+      await conn.end().catch(() => conn.destroy());
+    }
+  };
+  return untilAborted(signal, run, () => core.destroy());
 }
 
 type Row = Record<string, unknown>;
@@ -202,11 +217,15 @@ function errorCode(err: unknown): string | undefined {
  * canLogIn reports whether the credentials open a session on the database; other failures
  * (the server unreachable) are thrown, not taken for a refused login.
  */
-export async function canLogIn(config: ConnectConfig): Promise<boolean> {
+export async function canLogIn(config: ConnectConfig, signal?: AbortSignal): Promise<boolean> {
   try {
-    await withConnection(config, async (c) => {
-      await c.query('SELECT 1');
-    });
+    await withConnection(
+      config,
+      async (c) => {
+        await c.query('SELECT 1');
+      },
+      signal,
+    );
     return true;
   } catch (err) {
     if (loginRefused.has(errorCode(err) ?? '')) return false;

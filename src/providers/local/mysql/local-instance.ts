@@ -6,7 +6,7 @@
  * database and rotates the application password so the next claim gets a clean instance.
  */
 import type { KObject } from '../../../machinery/object.js';
-import type { ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
+import type { CallOptions, ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
 import { endSessions, ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withConnection, type Share } from './admin.js';
 import type { MariaDbBinaries } from './binaries.js';
 import { endpointDetails, formatMySqlConnection } from './connection.js';
@@ -52,7 +52,7 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
     return endpointDetails({ host: '127.0.0.1', port, username: share.user, password: state.appPassword, database: share.database });
   }
 
-  async observe(resource: LocalMySQLInstance): Promise<ExternalObservation> {
+  async observe(resource: LocalMySQLInstance, options?: CallOptions): Promise<ExternalObservation> {
     const dir = this.dir(resource);
     const status = await this.servers.status(dir);
     if (!status.provisioned || !status.initialized || !status.state) return { exists: false, upToDate: false };
@@ -70,11 +70,16 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
     const share = instanceShare(resource);
     let found: { version: string; user: boolean; database: boolean };
     try {
-      found = await withConnection(adminConfig(status.state, status.port), async (c) => ({
-        version: (await serverInfo(c)).versionText,
-        ...(await shareExists(c, share)),
-      }));
+      found = await withConnection(
+        adminConfig(status.state, status.port),
+        async (c) => ({
+          version: (await serverInfo(c)).versionText,
+          ...(await shareExists(c, share)),
+        }),
+        options?.signal,
+      );
     } catch (err) {
+      if (options?.signal?.aborted) throw err; // the call was cancelled: no observation
       return { exists: true, upToDate: false, atProvider, drift: `cannot connect to the server as its administrator: ${(err as Error).message}` };
     }
     const withVersion = { ...atProvider, version: found.version };
@@ -91,8 +96,9 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
     const dir = this.dir(resource);
     const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, signal);
     try {
-      await withConnection(adminConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword));
+      await withConnection(adminConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword), signal);
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw new Error(`cannot create the application user and database in ${describe(resource)}: ${(err as Error).message}`);
     }
     return { dir, details: this.details(resource, state, port) };
@@ -103,18 +109,23 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
    * that used it must not reach the next claim's data). The new password is stored first,
    * so a repeated scrub after a crash ends the same way.
    */
-  async scrub(resource: LocalMySQLInstance): Promise<void> {
+  async scrub(resource: LocalMySQLInstance, options?: CallOptions): Promise<void> {
+    const signal = options?.signal;
     this.validate(resource);
     const dir = this.dir(resource);
-    const { port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
+    const { port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, signal);
     const state = await this.servers.updateState(dir, { appPassword: generatePassword() });
     const share = instanceShare(resource);
-    await withConnection(adminConfig(state, port), async (c) => {
-      // New password first, so the previous claim opens no new session; then end its sessions.
-      await ensureShare(c, share, state.appPassword);
-      await endSessions(c, share.user);
-      await recycleShare(c, share);
-    });
+    await withConnection(
+      adminConfig(state, port),
+      async (c) => {
+        // New password first, so the previous claim opens no new session; then end its sessions.
+        await ensureShare(c, share, state.appPassword);
+        await endSessions(c, share.user);
+        await recycleShare(c, share);
+      },
+      signal,
+    );
   }
 }
 

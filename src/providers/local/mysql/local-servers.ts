@@ -24,7 +24,7 @@
  * directory, the log and the init file are that user's; the instance directory and
  * instance.json stay root's (0711 and 0600), so the server cannot read or change the state.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { abandonStart, awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
+import { runProgram } from '../process/cancellable.js';
 import { isAlive, processCommand, processDirectory, writeFileAtomic } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { generatePassword, withConnection, type ConnectConfig } from './admin.js';
@@ -231,27 +232,12 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     return this.readOrCreateState(dir, wantedPort, create, (d, state) => this.writeState(d, state));
   }
 
-  private async runProgram(program: string, args: string[], cwd: string): Promise<void> {
-    await new Promise<void>((resolvePromise, reject) => {
-      const child = spawn(program, args, {
-        cwd,
-        env: daemonEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...(this.runAs ? { uid: this.runAs.uid, gid: this.runAs.gid } : {}),
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.once('error', reject);
-      child.once('exit', (code, signal) => {
-        if (code === 0) resolvePromise();
-        else reject(new Error(`${program} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${output.trim().split('\n').slice(-5).join(' | ')}`));
-      });
-    });
-  }
-
-  /** ensureInitialized runs mariadb-install-db into data.init and renames it to data once complete. */
-  private async ensureInitialized(dir: string): Promise<void> {
+  /**
+   * ensureInitialized runs mariadb-install-db into data.init and renames it to data once
+   * complete. An abort of `signal` kills mariadb-install-db (and the mariadbd it runs) and
+   * leaves data.init for the next try.
+   */
+  private async ensureInitialized(dir: string, signal?: AbortSignal): Promise<void> {
     if (await this.initialized(dir)) return;
     const files = this.files(dir);
     // A mariadb-install-db left running by a Conductor killed mid-way would keep writing into data.init.
@@ -260,11 +246,14 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     await mkdir(files.dataInit, { mode: 0o700 });
     await giveTo(files.dataInit, this.runAs);
     this.logger.info({ dir, installDb: this.binaries.installDb }, 'initializing a MariaDB data directory');
-    await this.runProgram(
-      this.binaries.installDb,
-      ['--no-defaults', `--datadir=${files.dataInit}`, '--auth-root-authentication-method=socket', '--skip-test-db'],
-      dir,
-    );
+    await runProgram({
+      program: this.binaries.installDb,
+      args: ['--no-defaults', `--datadir=${files.dataInit}`, '--auth-root-authentication-method=socket', '--skip-test-db'],
+      cwd: dir,
+      env: daemonEnv(),
+      runAs: this.runAs,
+      signal,
+    });
     // An incomplete data directory left by a crash is thrown away above; a complete one is kept.
     await rm(files.data, { recursive: true, force: true });
     await rename(files.dataInit, files.data);
@@ -294,7 +283,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
       } else if (live) {
         await this.stopLive(full, live); // a pinned port changed: restart there
       }
-      await this.ensureInitialized(full);
+      await this.ensureInitialized(full, signal);
       const started = await startWithRetries({
         server: 'MariaDB',
         dir: full,

@@ -13,6 +13,7 @@
 import type { KObject } from '../../../machinery/object.js';
 import type {
   BrokenShare,
+  CallOptions,
   ClaimRef,
   ConcreteKind,
   ConnectContext,
@@ -116,42 +117,52 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     return { host, port: port ?? defaultPort };
   }
 
-  private async asAdmin<T>(resource: MySQLServer, what: string, fn: (conn: SqlConnection) => Promise<T>): Promise<T> {
+  /**
+   * asAdmin runs `fn` on an admin connection; an abort of `signal` ends the session, closes
+   * the connection and rejects with the signal's reason as it is (no context added).
+   */
+  private async asAdmin<T>(resource: MySQLServer, what: string, fn: (conn: SqlConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { host, port } = this.endpoint(resource);
     try {
-      return await withConnection({ host, port, user: this.admin.username, password: this.admin.password }, fn);
+      return await withConnection({ host, port, user: this.admin.username, password: this.admin.password }, fn, signal);
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw new Error(`cannot ${what} on ${describe(resource)} (${host}:${port}) as "${this.admin.username}": ${(err as Error).message}`);
     }
   }
 
-  private async inspect(resource: MySQLServer) {
-    return this.asAdmin(resource, 'connect', async (c) => {
-      const info = await serverInfo(c);
-      const problem = adminProblem(info);
-      if (problem) throw new Error(`it cannot host claims: ${problem}`);
-      return { info, shares: await shareHealth(c, boundClaims(resource)) };
-    });
+  private async inspect(resource: MySQLServer, signal?: AbortSignal) {
+    return this.asAdmin(
+      resource,
+      'connect',
+      async (c) => {
+        const info = await serverInfo(c);
+        const problem = adminProblem(info);
+        if (problem) throw new Error(`it cannot host claims: ${problem}`);
+        return { info, shares: await shareHealth(c, boundClaims(resource)) };
+      },
+      signal,
+    );
   }
 
   /** observe connects as the admin, checks its privileges and the bound claims' shares. */
-  async observe(resource: MySQLServer): Promise<ExternalObservation> {
-    const { info, shares } = await this.inspect(resource);
+  async observe(resource: MySQLServer, options?: CallOptions): Promise<ExternalObservation> {
+    const { info, shares } = await this.inspect(resource, options?.signal);
     const { host, port } = this.endpoint(resource);
     const atProvider = { version: info.versionText, adminUser: info.user, claims: shares.length };
     return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares: brokenShares(shares) };
   }
 
   /** create only verifies: a registered server already exists. */
-  async create(resource: MySQLServer): Promise<ExternalCreation> {
-    await this.inspect(resource);
+  async create(resource: MySQLServer, options?: CallOptions): Promise<ExternalCreation> {
+    await this.inspect(resource, options?.signal);
     const { host, port } = this.endpoint(resource);
     return { externalName: `${host}:${port}` };
   }
 
   /** update only verifies: claims' shares are repaired by bindClaim (see the file comment). */
-  async update(resource: MySQLServer): Promise<ExternalUpdate> {
-    await this.inspect(resource);
+  async update(resource: MySQLServer, options?: CallOptions): Promise<ExternalUpdate> {
+    await this.inspect(resource, options?.signal);
     return {};
   }
 
@@ -163,7 +174,8 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
    * before (same server, same names), the claim keeps its password: a user dropped by hand
    * is recreated with it, a password changed by hand is set back. Otherwise a new one.
    */
-  async bindClaim(resource: MySQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+  async bindClaim(resource: MySQLServer, claim: KObject, previous?: ConnectionDetails, options?: CallOptions): Promise<ConnectionDetails> {
+    const signal = options?.signal;
     const ref = claimRefOf(claim);
     const share = sharedServerShare(ref, previous);
     const { host, port } = this.endpoint(resource);
@@ -172,21 +184,22 @@ export class MySQLServerClient implements SharedExternalClient<MySQLServer> {
     const earlier = previous ? endpointFromDetails(previous) : undefined;
     if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.user && earlier.database === share.database) {
       // Logging in without naming the database: a dropped database alone needs no password change.
-      const works = await canLogIn({ host, port, user: earlier.username, password: earlier.password });
-      await this.asAdmin(resource, `check the database of ${whose}`, (c) => ensureShare(c, share, works ? undefined : earlier.password));
+      const works = await canLogIn({ host, port, user: earlier.username, password: earlier.password }, signal);
+      await this.asAdmin(resource, `check the database of ${whose}`, (c) => ensureShare(c, share, works ? undefined : earlier.password), signal);
       return wanted(earlier.password);
     }
     const password = generatePassword();
-    await this.asAdmin(resource, `create the database of ${whose}`, (c) => ensureShare(c, share, password));
+    await this.asAdmin(resource, `create the database of ${whose}`, (c) => ensureShare(c, share, password), signal);
     return wanted(password);
   }
 
-  async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+  async unbindClaim(resource: MySQLServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails, options?: CallOptions): Promise<void> {
     const share = sharedServerShare(claim, recorded);
     const whose = `claim ${claim.namespace}/${claim.name}`;
+    const signal = options?.signal;
     await releaseShare(policy, {
-      recycle: () => this.asAdmin(resource, `empty the database of ${whose}`, (c) => recycleShare(c, share)),
-      delete: () => this.asAdmin(resource, `drop the database and user of ${whose}`, (c) => dropShare(c, share)),
+      recycle: () => this.asAdmin(resource, `empty the database of ${whose}`, (c) => recycleShare(c, share), signal),
+      delete: () => this.asAdmin(resource, `drop the database and user of ${whose}`, (c) => dropShare(c, share), signal),
     });
   }
 }

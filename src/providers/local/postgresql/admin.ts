@@ -7,8 +7,10 @@
  * that carries no such mark: a same-named object an admin made stays untouched.
  */
 import { createHash, createHmac, pbkdf2, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { untilAborted } from '../process/cancellable.js';
 import { versionFromServerNum } from './version.js';
 
 /** A ServerInfo is what an admin connection learns about the server and itself. */
@@ -62,16 +64,63 @@ export function ownerMark(owner: string): string {
 /**
  * withClient opens one connection, runs `fn` and closes it. A server that drops the
  * connection (e.g. terminating it) fails the running query instead of crashing the process.
+ * When `signal` aborts, the server is asked to cancel the running query (`cancelRequest`),
+ * the connection is closed at once, and the call rejects with the signal's reason.
  */
-export async function withClient<T>(config: pg.ClientConfig, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(config: pg.ClientConfig, fn: (client: pg.Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
   const client = new pg.Client({ connectionTimeoutMillis: connectTimeoutMs, ...config });
   client.on('error', () => {});
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
+  const run = async () => {
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  return untilAborted(signal, run, async () => {
+    const cancelling = cancelRequest(client);
+    // With a query running (or the login not finished), end() destroys the socket at once.
     await client.end().catch(() => {});
-  }
+    await cancelling;
+  });
+}
+
+/** The key a server gives a session at login, with which another connection may cancel its query (not in pg's types). */
+interface BackendKey {
+  processID?: number | null;
+  secretKey?: number | null;
+}
+
+/**
+ * cancelRequest asks the server of a logged-in session to cancel the query it runs (the
+ * protocol's CancelRequest on a new connection: the backend's process id and secret key).
+ * Without it a backend waiting on a lock would wait on after its client left. Best effort:
+ * it resolves once the server has closed the request's connection, or after `timeoutMs`.
+ */
+export function cancelRequest(client: pg.Client, timeoutMs = 5_000): Promise<void> {
+  const { processID, secretKey } = client as unknown as BackendKey;
+  if (typeof processID !== 'number' || typeof secretKey !== 'number') return Promise.resolve(); // not logged in yet
+  return new Promise((resolve) => {
+    const socket = connect({ host: client.host, port: client.port });
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    socket.once('error', done);
+    socket.once('close', done);
+    socket.once('connect', () => {
+      const request = Buffer.alloc(16);
+      request.writeInt32BE(16, 0);
+      request.writeInt32BE(80877102, 4); // the CancelRequest code
+      request.writeInt32BE(processID, 8);
+      request.writeInt32BE(secretKey, 12);
+      socket.end(request);
+    });
+  });
 }
 
 const ident = (name: string): string => pg.escapeIdentifier(name);
@@ -293,11 +342,15 @@ const loginRefused = new Set(['28P01', '28000', '3D000']);
  * canLogIn reports whether the given credentials open a session on the database; other
  * failures (the server unreachable) are thrown, not taken for a refused login.
  */
-export async function canLogIn(config: pg.ClientConfig): Promise<boolean> {
+export async function canLogIn(config: pg.ClientConfig, signal?: AbortSignal): Promise<boolean> {
   try {
-    await withClient(config, async (c) => {
-      await c.query('SELECT 1');
-    });
+    await withClient(
+      config,
+      async (c) => {
+        await c.query('SELECT 1');
+      },
+      signal,
+    );
     return true;
   } catch (err) {
     if (loginRefused.has(sqlState(err) ?? '')) return false;

@@ -6,7 +6,7 @@
  * application password so the next claim gets a clean instance.
  */
 import type { KObject } from '../../../machinery/object.js';
-import type { ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
+import type { CallOptions, ConcreteKind, Connector, ExternalObservation } from '../../spi.js';
 import { ensureShare, generatePassword, recycleShare, serverInfo, shareExists, withClient, type Share } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
 import { endpointDetails, formatPostgresConnection } from './connection.js';
@@ -68,7 +68,7 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
     return endpointDetails({ host: '127.0.0.1', port, username: share.role, password: state.appPassword, database: share.database });
   }
 
-  async observe(resource: LocalPostgreSQLInstance): Promise<ExternalObservation> {
+  async observe(resource: LocalPostgreSQLInstance, options?: CallOptions): Promise<ExternalObservation> {
     const dir = this.dir(resource);
     const status = await this.servers.status(dir);
     if (!status.provisioned || !status.initialized || !status.state) return { exists: false, upToDate: false };
@@ -89,11 +89,16 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
     const share = instanceShare(resource);
     let found: { version: string; role: boolean; database: boolean };
     try {
-      found = await withClient(superuserConfig(status.state, status.port), async (c) => ({
-        version: (await serverInfo(c)).version,
-        ...(await shareExists(c, share)),
-      }));
+      found = await withClient(
+        superuserConfig(status.state, status.port),
+        async (c) => ({
+          version: (await serverInfo(c)).version,
+          ...(await shareExists(c, share)),
+        }),
+        options?.signal,
+      );
     } catch (err) {
+      if (options?.signal?.aborted) throw err; // the call was cancelled: no observation
       return { exists: true, upToDate: false, atProvider, drift: `cannot connect to the server: ${(err as Error).message}` };
     }
     const withVersion = { ...atProvider, version: found.version };
@@ -110,8 +115,9 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
     const dir = this.dir(resource);
     const { state, port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, signal);
     try {
-      await withClient(superuserConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword));
+      await withClient(superuserConfig(state, port), (c) => ensureShare(c, instanceShare(resource), state.appPassword), signal);
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw new Error(`cannot create the application role and database in ${describe(resource)}: ${(err as Error).message}`);
     }
     return { dir, details: this.details(resource, state, port) };
@@ -122,18 +128,23 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
    * that used it must not reach the next claim's data). The new password is stored first,
    * so a repeated scrub after a crash ends the same way.
    */
-  async scrub(resource: LocalPostgreSQLInstance): Promise<void> {
+  async scrub(resource: LocalPostgreSQLInstance, options?: CallOptions): Promise<void> {
+    const signal = options?.signal;
     this.validate(resource);
     const dir = this.dir(resource);
-    const { port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port });
+    const { port } = await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, signal);
     const state = await this.servers.updateState(dir, { appPassword: generatePassword() });
     const share = instanceShare(resource);
-    await withClient(superuserConfig(state, port), async (c) => {
-      // New password first, so the previous claim opens no new session; then end its sessions.
-      await ensureShare(c, share, state.appPassword);
-      await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [share.role]);
-      await recycleShare(c, share);
-    });
+    await withClient(
+      superuserConfig(state, port),
+      async (c) => {
+        // New password first, so the previous claim opens no new session; then end its sessions.
+        await ensureShare(c, share, state.appPassword);
+        await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [share.role]);
+        await recycleShare(c, share);
+      },
+      signal,
+    );
   }
 }
 

@@ -14,7 +14,7 @@
  * removed, the chosen port is kept across restarts. Server processes are detached so a
  * Conductor restart does not take them down; `stopAll` stops those it started or adopted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
@@ -23,6 +23,7 @@ import { generatePassword, withClient } from './admin.js';
 import type { PostgresBinaries } from './binaries.js';
 import { localSuperuser } from './kinds.js';
 import { abandonStart, awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
+import { runProgram } from '../process/cancellable.js';
 import { isAlive, processCommand, processDirectory } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
@@ -219,27 +220,11 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     await giveTo(path, this.runAs);
   }
 
-  private async runProgram(program: string, args: string[], cwd: string): Promise<void> {
-    await new Promise<void>((resolvePromise, reject) => {
-      const child = spawn(program, args, {
-        cwd,
-        env: daemonEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...(this.runAs ? { uid: this.runAs.uid, gid: this.runAs.gid } : {}),
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.once('error', reject);
-      child.once('exit', (code, signal) => {
-        if (code === 0) resolvePromise();
-        else reject(new Error(`${program} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${output.trim().split('\n').slice(-5).join(' | ')}`));
-      });
-    });
-  }
-
-  /** initdb builds PGDATA in data.init and renames it to data once complete. */
-  private async ensureInitialized(dir: string, state: InstanceState): Promise<void> {
+  /**
+   * initdb builds PGDATA in data.init and renames it to data once complete. An abort of
+   * `signal` kills initdb (and the postgres it runs) and leaves data.init for the next try.
+   */
+  private async ensureInitialized(dir: string, state: InstanceState, signal?: AbortSignal): Promise<void> {
     const files = this.files(dir);
     if ((await this.dataVersion(dir)) !== undefined) return;
     // An initdb left running by a Conductor killed mid-way would keep writing into data.init.
@@ -255,7 +240,7 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
       const args = ['-D', files.dataInit, '-U', state.superuser, `--pwfile=${files.pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'];
       if (this.fastInitdb) args.push('--no-sync');
       this.logger.info({ dir, binaries: this.binaries.dir }, 'initializing a PostgreSQL data directory');
-      await this.runProgram(this.binaries.initdb, args, dir);
+      await runProgram({ program: this.binaries.initdb, args, cwd: dir, env: daemonEnv(), runAs: this.runAs, signal });
     } finally {
       await rm(files.pwfile, { force: true });
     }
@@ -301,7 +286,7 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
       } else if (live) {
         await this.stopLive(full, live); // a pinned port changed: restart there
       }
-      await this.ensureInitialized(full, state);
+      await this.ensureInitialized(full, state, signal);
       const dataVersion = await this.dataVersion(full);
       const binaryMajor = parseVersion(this.binaries.version)?.major;
       if (dataVersion !== undefined && String(binaryMajor) !== dataVersion.split('.')[0]) {

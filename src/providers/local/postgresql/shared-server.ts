@@ -13,6 +13,7 @@ import type pg from 'pg';
 import type { KObject } from '../../../machinery/object.js';
 import type {
   BrokenShare,
+  CallOptions,
   ClaimRef,
   ConcreteKind,
   ConnectContext,
@@ -120,11 +121,16 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
     };
   }
 
-  private async asAdmin<T>(resource: PostgreSQLServer, what: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  /**
+   * asAdmin runs `fn` on an admin connection; an abort of `signal` cancels the query, closes
+   * the connection and rejects with the signal's reason as it is (no context added).
+   */
+  private async asAdmin<T>(resource: PostgreSQLServer, what: string, fn: (client: pg.Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { host, port } = this.endpoint(resource);
     try {
-      return await withClient(this.adminConfig(resource), fn);
+      return await withClient(this.adminConfig(resource), fn, signal);
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw new Error(`cannot ${what} on ${describe(resource)} (${host}:${port}) as "${this.admin.username}": ${(err as Error).message}`);
     }
   }
@@ -146,33 +152,38 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
     });
   }
 
-  private async inspect(resource: PostgreSQLServer) {
-    return this.asAdmin(resource, 'connect', async (c) => {
-      const info = await serverInfo(c);
-      const problem = adminProblem(info);
-      if (problem) throw new Error(`it cannot host claims: ${problem}`);
-      return { info, shares: await this.shareHealth(resource, c) };
-    });
+  private async inspect(resource: PostgreSQLServer, signal?: AbortSignal) {
+    return this.asAdmin(
+      resource,
+      'connect',
+      async (c) => {
+        const info = await serverInfo(c);
+        const problem = adminProblem(info);
+        if (problem) throw new Error(`it cannot host claims: ${problem}`);
+        return { info, shares: await this.shareHealth(resource, c) };
+      },
+      signal,
+    );
   }
 
   /** observe connects as the admin, checks it may create roles and databases, and checks the bound claims' shares. */
-  async observe(resource: PostgreSQLServer): Promise<ExternalObservation> {
-    const { info, shares } = await this.inspect(resource);
+  async observe(resource: PostgreSQLServer, options?: CallOptions): Promise<ExternalObservation> {
+    const { info, shares } = await this.inspect(resource, options?.signal);
     const { host, port } = this.endpoint(resource);
     const atProvider = { version: info.version, adminUser: info.user, superuser: info.superuser, claims: shares.length };
     return { exists: true, upToDate: true, atProvider, connectionDetails: { host, port: String(port) }, brokenShares: brokenShares(shares) };
   }
 
   /** create only verifies: a registered server already exists. */
-  async create(resource: PostgreSQLServer): Promise<ExternalCreation> {
-    await this.inspect(resource);
+  async create(resource: PostgreSQLServer, options?: CallOptions): Promise<ExternalCreation> {
+    await this.inspect(resource, options?.signal);
     const { host, port } = this.endpoint(resource);
     return { externalName: `${host}:${port}` };
   }
 
   /** update only verifies: claims' shares are repaired by bindClaim (see the file comment). */
-  async update(resource: PostgreSQLServer): Promise<ExternalUpdate> {
-    await this.inspect(resource);
+  async update(resource: PostgreSQLServer, options?: CallOptions): Promise<ExternalUpdate> {
+    await this.inspect(resource, options?.signal);
     return {};
   }
 
@@ -184,27 +195,32 @@ export class SharedServerClient implements SharedExternalClient<PostgreSQLServer
    * before (same server, same names), the claim keeps its password: a role dropped by hand
    * is recreated with it, a password changed by hand is set back. Otherwise a new one.
    */
-  async bindClaim(resource: PostgreSQLServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+  async bindClaim(resource: PostgreSQLServer, claim: KObject, previous?: ConnectionDetails, options?: CallOptions): Promise<ConnectionDetails> {
+    const signal = options?.signal;
     const share = sharedServerShare(claimRefOf(claim), previous);
     const { host, port, sslMode } = this.endpoint(resource);
     const wanted = (password: string): PostgresEndpoint => ({ host, port, username: share.role, password, database: share.database, sslMode });
     const earlier = previous ? endpointFromDetails(previous) : undefined;
     if (earlier && earlier.host === host && earlier.port === port && earlier.username === share.role && earlier.database === share.database) {
       // (A dropped database also refuses the login: the password is then set again, unchanged.)
-      const works = await canLogIn({ host, port, user: earlier.username, password: earlier.password, database: earlier.database, ssl: sslOption(sslMode) });
-      await this.asAdmin(resource, `check the database of ${share.owner}`, (c) => ensureShare(c, share, works ? undefined : earlier.password));
+      const works = await canLogIn(
+        { host, port, user: earlier.username, password: earlier.password, database: earlier.database, ssl: sslOption(sslMode) },
+        signal,
+      );
+      await this.asAdmin(resource, `check the database of ${share.owner}`, (c) => ensureShare(c, share, works ? undefined : earlier.password), signal);
       return endpointDetails(wanted(earlier.password));
     }
     const password = generatePassword();
-    await this.asAdmin(resource, `create the database of ${share.owner}`, (c) => ensureShare(c, share, password));
+    await this.asAdmin(resource, `create the database of ${share.owner}`, (c) => ensureShare(c, share, password), signal);
     return endpointDetails(wanted(password));
   }
 
-  async unbindClaim(resource: PostgreSQLServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+  async unbindClaim(resource: PostgreSQLServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails, options?: CallOptions): Promise<void> {
     const share = sharedServerShare(claim, recorded);
+    const signal = options?.signal;
     await releaseShare(policy, {
-      recycle: () => this.asAdmin(resource, `empty the database of ${share.owner}`, (c) => recycleShare(c, share)),
-      delete: () => this.asAdmin(resource, `drop the database and role of ${share.owner}`, (c) => dropShare(c, share)),
+      recycle: () => this.asAdmin(resource, `empty the database of ${share.owner}`, (c) => recycleShare(c, share), signal),
+      delete: () => this.asAdmin(resource, `drop the database and role of ${share.owner}`, (c) => dropShare(c, share), signal),
     });
   }
 }

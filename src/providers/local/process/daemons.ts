@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { open, readFile, realpath, rm } from 'node:fs/promises';
 import { abortReason } from '../../../machinery/abort.js';
 import { crashPoint } from '../../../machinery/crash-point.js';
+import { killGroup } from './cancellable.js';
 import type { RunAs } from './run-as.js';
 import { isAlive, parentPid, processCommand, processDirectory, processesIn, sleep, waitForExit, writeFileAtomic } from './processes.js';
 
@@ -137,11 +138,14 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
 
 /**
  * abandonStart kills a server process started for a call that was cancelled before the
- * server got ready (SIGKILL: it holds nothing yet that a clean shutdown would save), waits
- * for it to go and removes its pid file. The next attempt starts it anew.
+ * server got ready (SIGKILL: it holds nothing yet that a clean shutdown would save) with
+ * the processes it started (a detached server leads its own process group: postgres's
+ * backends, haproxy's worker), waits for it to go and removes its pid file. The next
+ * attempt starts it anew.
  */
 export async function abandonStart(pid: number, pidFile?: string): Promise<void> {
-  await stopDaemon(pid, pidFile, [['SIGKILL', 5_000]]);
+  await killGroup(pid);
+  if (pidFile && !(await isAlive(pid))) await rm(pidFile, { force: true });
 }
 
 /** readPidFile reads a pid file, or returns undefined when there is no valid one. */

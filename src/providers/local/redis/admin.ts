@@ -5,6 +5,7 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
+import { untilAborted } from '../process/cancellable.js';
 
 /** A RedisLogin is where and as whom to connect. */
 export interface RedisLogin {
@@ -22,9 +23,12 @@ export interface RedisCommands {
 
 /**
  * withRedis connects (no reconnection: a failure is reported, not retried), runs `fn`, and
- * disconnects whatever happened.
+ * disconnects whatever happened. When `signal` aborts, the connection is destroyed at once
+ * (Redis runs one command at a time and drops a closed client's) and the call rejects with
+ * the signal's reason.
  */
-export async function withRedis<T>(login: RedisLogin, fn: (redis: RedisCommands) => Promise<T>): Promise<T> {
+export async function withRedis<T>(login: RedisLogin, fn: (redis: RedisCommands) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
   let lastError: Error | undefined;
   const client = createClient({
     socket: { host: login.host, port: login.port, reconnectStrategy: false, connectTimeout: login.connectTimeoutMs ?? 5000 },
@@ -32,16 +36,21 @@ export async function withRedis<T>(login: RedisLogin, fn: (redis: RedisCommands)
     ...(login.password !== undefined ? { password: login.password } : {}),
   });
   client.on('error', (err: Error) => (lastError = err));
-  try {
-    await client.connect();
-  } catch (err) {
-    throw new Error(`cannot connect to Redis at ${login.host}:${login.port}: ${(err as Error).message || lastError?.message || String(err)}`);
-  }
-  try {
-    return await fn({ send: (args) => client.sendCommand(args) });
-  } finally {
-    client.destroy();
-  }
+  const run = async () => {
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new Error(`cannot connect to Redis at ${login.host}:${login.port}: ${(err as Error).message || lastError?.message || String(err)}`);
+    }
+    try {
+      return await fn({ send: (args) => client.sendCommand(args) });
+    } finally {
+      client.destroy();
+    }
+  };
+  return untilAborted(signal, run, () => {
+    if (client.isOpen) client.destroy();
+  });
 }
 
 /** parseInfo reads the `field:value` lines of an INFO reply. */

@@ -58,7 +58,7 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
     return redisEndpointDetails({ host: '127.0.0.1', port: state.port, username: 'default', password: state.password, keyPrefix: '' });
   }
 
-  async observe(resource: LocalRedisInstance): Promise<ExternalObservation> {
+  async observe(resource: LocalRedisInstance, options?: CallOptions): Promise<ExternalObservation> {
     const dir = this.dir(resource);
     const status = await this.servers.status(dir);
     if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
@@ -70,8 +70,9 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
     }
     let found: { evictionPolicy: string; maxMemory: string; version: string };
     try {
-      found = await this.servers.serverSettings(status.state);
+      found = await this.servers.serverSettings(status.state, options?.signal);
     } catch (err) {
+      if (options?.signal?.aborted) throw err; // the call was cancelled: no observation
       return { exists: true, upToDate: false, atProvider, drift: `cannot reach the server: ${(err as Error).message}` };
     }
     const withVersion = { ...atProvider, version: found.version, evictionPolicy: found.evictionPolicy };
@@ -102,11 +103,15 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
     const dir = this.dir(resource);
     await this.servers.ensureRunning(dir, { ...identity(resource), port: resource.spec.port }, settingsOf(resource), options?.signal);
     const state = await this.servers.rotatePassword(dir, generatePassword(), settingsOf(resource));
-    await this.servers.withServer(state, async (r) => {
-      await r.send(['CLIENT', 'KILL', 'TYPE', 'normal']);
-      await r.send(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
-      await r.send(['FLUSHALL']);
-    });
+    await this.servers.withServer(
+      state,
+      async (r) => {
+        await r.send(['CLIENT', 'KILL', 'TYPE', 'normal']);
+        await r.send(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+        await r.send(['FLUSHALL']);
+      },
+      options?.signal,
+    );
   }
 }
 

@@ -150,9 +150,9 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
     });
   }
 
-  /** withServer runs commands on a running instance as its `default` user. */
-  async withServer<T>(state: RedisInstanceState, fn: (redis: RedisCommands) => Promise<T>): Promise<T> {
-    return withRedis({ host: '127.0.0.1', port: state.port, password: state.password }, fn);
+  /** withServer runs commands on a running instance as its `default` user (until `signal` aborts: see withRedis). */
+  async withServer<T>(state: RedisInstanceState, fn: (redis: RedisCommands) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return withRedis({ host: '127.0.0.1', port: state.port, password: state.password }, fn, signal);
   }
 
   private ensureState(dir: string, namespace: string, name: string, wantedPort?: number): Promise<RedisInstanceState> {
@@ -270,15 +270,19 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
   }
 
   /** serverSettings reads the eviction settings a running server has. */
-  async serverSettings(state: RedisInstanceState): Promise<{ evictionPolicy: string; maxMemory: string; version: string }> {
-    return this.withServer(state, async (r) => {
-      const info = String(await r.send(['INFO', 'server']));
-      return {
-        evictionPolicy: (await configGet(r, 'maxmemory-policy')) ?? '',
-        maxMemory: (await configGet(r, 'maxmemory')) ?? '',
-        version: /redis_version:(\S+)/.exec(info)?.[1] ?? '',
-      };
-    });
+  async serverSettings(state: RedisInstanceState, signal?: AbortSignal): Promise<{ evictionPolicy: string; maxMemory: string; version: string }> {
+    return this.withServer(
+      state,
+      async (r) => {
+        const info = String(await r.send(['INFO', 'server']));
+        return {
+          evictionPolicy: (await configGet(r, 'maxmemory-policy')) ?? '',
+          maxMemory: (await configGet(r, 'maxmemory')) ?? '',
+          version: /redis_version:(\S+)/.exec(info)?.[1] ?? '',
+        };
+      },
+      signal,
+    );
   }
 
   /** awaitReady polls until the server answers PING with its password, exits, or time runs out. */

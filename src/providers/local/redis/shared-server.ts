@@ -10,6 +10,7 @@
  */
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  CallOptions,
   ClaimRef,
   ConcreteKind,
   ConnectContext,
@@ -90,11 +91,16 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     return { host, port: port ?? defaultPort };
   }
 
-  private async asAdmin<T>(resource: RedisServer, what: string, fn: (redis: RedisCommands) => Promise<T>): Promise<T> {
+  /**
+   * asAdmin runs `fn` on an admin connection; an abort of `signal` destroys the connection and
+   * rejects with the signal's reason as it is (no context added).
+   */
+  private async asAdmin<T>(resource: RedisServer, what: string, fn: (redis: RedisCommands) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { host, port } = this.endpoint(resource);
     try {
-      return await withRedis({ host, port, username: this.admin.username, password: this.admin.password }, fn);
+      return await withRedis({ host, port, username: this.admin.username, password: this.admin.password }, fn, signal);
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw new Error(`cannot ${what} on ${describe(resource)} (${host}:${port}) as "${this.admin.username ?? 'default'}": ${(err as Error).message}`);
     }
   }
@@ -126,11 +132,16 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
   }
 
   /** observe checks the admin may run ACL commands, and reports bound claims whose user is gone (repaired by bindClaim). */
-  async observe(resource: RedisServer): Promise<ExternalObservation> {
-    const { info, broken } = await this.asAdmin(resource, 'observe the server', async (r) => {
-      const found = await serverInfo(r);
-      return { info: found, broken: await this.brokenUsers(resource, r, found.version) };
-    });
+  async observe(resource: RedisServer, options?: CallOptions): Promise<ExternalObservation> {
+    const { info, broken } = await this.asAdmin(
+      resource,
+      'observe the server',
+      async (r) => {
+        const found = await serverInfo(r);
+        return { info: found, broken: await this.brokenUsers(resource, r, found.version) };
+      },
+      options?.signal,
+    );
     const { host, port } = this.endpoint(resource);
     const atProvider = {
       version: info.version,
@@ -143,22 +154,22 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
   }
 
   /** create only verifies: a registered server already exists. */
-  async create(resource: RedisServer): Promise<ExternalCreation> {
-    await this.observe(resource);
+  async create(resource: RedisServer, options?: CallOptions): Promise<ExternalCreation> {
+    await this.observe(resource, options);
     const { host, port } = this.endpoint(resource);
     return { externalName: `${host}:${port}` };
   }
 
   /** update only verifies: a claim's missing user is recreated by bindClaim, which knows its password. */
-  async update(resource: RedisServer): Promise<ExternalUpdate> {
-    await this.observe(resource);
+  async update(resource: RedisServer, options?: CallOptions): Promise<ExternalUpdate> {
+    await this.observe(resource, options);
     return {};
   }
 
   /** delete forgets the server; the server and the claims' users and keys stay. */
   async delete(): Promise<void> {}
 
-  async bindClaim(resource: RedisServer, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+  async bindClaim(resource: RedisServer, claim: KObject, previous?: ConnectionDetails, options?: CallOptions): Promise<ConnectionDetails> {
     const ref = claimRefOf(claim);
     const share = redisShare(ref, previous);
     const { host, port } = this.endpoint(resource);
@@ -167,19 +178,25 @@ export class RedisServerClient implements SharedExternalClient<RedisServer> {
     // one changed by hand is set back); a new claim gets the derived one.
     const keep = earlier && earlier.password && earlier.host === host && earlier.port === port && earlier.username === share.username;
     const password = keep ? earlier.password : this.passwordFor(resource, ref);
-    await this.asAdmin(resource, `create the ACL user of ${share.owner}`, (r) => ensureAclUser(r, share.username, password, share.keyPrefix));
+    await this.asAdmin(resource, `create the ACL user of ${share.owner}`, (r) => ensureAclUser(r, share.username, password, share.keyPrefix), options?.signal);
     return redisEndpointDetails({ host, port, username: share.username, password, keyPrefix: share.keyPrefix });
   }
 
-  async unbindClaim(resource: RedisServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+  async unbindClaim(resource: RedisServer, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails, options?: CallOptions): Promise<void> {
     const share = redisShare(claim, recorded);
+    const signal = options?.signal;
     await releaseShare(policy, {
-      recycle: () => this.asAdmin(resource, `delete the keys of ${share.owner}`, (r) => deleteKeysByPrefix(r, share.keyPrefix)),
+      recycle: () => this.asAdmin(resource, `delete the keys of ${share.owner}`, (r) => deleteKeysByPrefix(r, share.keyPrefix), signal),
       delete: () =>
-        this.asAdmin(resource, `remove the user and keys of ${share.owner}`, async (r) => {
-          await deleteAclUser(r, share.username);
-          await deleteKeysByPrefix(r, share.keyPrefix);
-        }),
+        this.asAdmin(
+          resource,
+          `remove the user and keys of ${share.owner}`,
+          async (r) => {
+            await deleteAclUser(r, share.username);
+            await deleteKeysByPrefix(r, share.keyPrefix);
+          },
+          signal,
+        ),
     });
   }
 }

@@ -14,6 +14,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Agent } from 'node:http';
+import { abortReason } from '../../../machinery/abort.js';
 import type { KeyPair } from './sigv4.js';
 
 export interface S3AdminOptions {
@@ -23,6 +24,8 @@ export interface S3AdminOptions {
   credentials: KeyPair;
   /** How long one request may take; default 10 s. */
   timeoutMs?: number;
+  /** The signal of the provider call this admin serves: its abort ends every request. */
+  signal?: AbortSignal;
 }
 
 /** An S3Error is an S3 error response: its HTTP status and S3 error code. */
@@ -37,12 +40,19 @@ export class S3Error extends Error {
   }
 }
 
+/**
+ * An S3Admin is bound to one call: every request it sends ends when the call's `signal`
+ * aborts (the SDK's `abortSignal`: the request is destroyed), and then rejects with the
+ * signal's reason; each request also has its own timeout.
+ */
 export class S3Admin {
   private readonly client: S3Client;
   private readonly timeoutMs: number;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: S3AdminOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.signal = options.signal;
     this.client = new S3Client({
       endpoint: options.endpoint,
       region: options.region,
@@ -58,11 +68,17 @@ export class S3Admin {
     });
   }
 
-  /** send runs one command with the per-request timeout, turning S3 error responses into S3Errors. */
+  /**
+   * send runs one command with the per-request timeout and the call's signal, turning S3
+   * error responses into S3Errors and an abort of the call into the signal's reason.
+   */
   private async send<T>(what: string, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
-      return await run(AbortSignal.timeout(this.timeoutMs));
+      this.signal?.throwIfAborted();
+      return await run(this.signal ? AbortSignal.any([this.signal, timeout]) : timeout);
     } catch (err) {
+      if (this.signal?.aborted) throw abortReason(this.signal);
       if (err instanceof S3ServiceException) {
         const status = err.$metadata.httpStatusCode ?? 0;
         const message = err.message && err.message !== err.name && err.message !== 'UnknownError' ? `: ${err.message}` : '';

@@ -9,6 +9,7 @@
 import { basename } from 'node:path';
 import type { KObject } from '../../../machinery/object.js';
 import type {
+  CallOptions,
   ClaimRef,
   ConcreteKind,
   ConnectionDetails,
@@ -54,13 +55,13 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     return resource.spec.region || defaultRegion;
   }
 
-  /** running makes the server run and returns an S3 client for it. */
-  private async running(resource: S3Server): Promise<{ port: number; admin: S3Admin }> {
-    const { port } = await this.servers.ensureRunning(this.dir(resource), { ...identity(resource), port: resource.spec.port });
-    return { port, admin: await this.servers.admin(this.dir(resource), port, this.region(resource)) };
+  /** running makes the server run and returns an S3 client for it, for the call whose signal is `signal`. */
+  private async running(resource: S3Server, signal?: AbortSignal): Promise<{ port: number; admin: S3Admin }> {
+    const { port } = await this.servers.ensureRunning(this.dir(resource), { ...identity(resource), port: resource.spec.port }, signal);
+    return { port, admin: await this.servers.admin(this.dir(resource), port, this.region(resource), signal) };
   }
 
-  async observe(resource: S3Server): Promise<ExternalObservation> {
+  async observe(resource: S3Server, options?: CallOptions): Promise<ExternalObservation> {
     const dir = this.dir(resource);
     const status = await this.servers.status(dir);
     if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
@@ -80,8 +81,9 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     }
     let buckets: string[];
     try {
-      buckets = await (await this.servers.admin(dir, port, this.region(resource))).listBuckets();
+      buckets = await (await this.servers.admin(dir, port, this.region(resource), options?.signal)).listBuckets();
     } catch (err) {
+      if (options?.signal?.aborted) throw err; // the call was cancelled: no observation
       return { exists: true, upToDate: false, atProvider, drift: `cannot list the buckets: ${(err as Error).message}` };
     }
     const present = new Set(buckets);
@@ -108,14 +110,14 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
     };
   }
 
-  async create(resource: S3Server): Promise<ExternalCreation> {
-    const { port } = await this.running(resource);
+  async create(resource: S3Server, options?: CallOptions): Promise<ExternalCreation> {
+    const { port } = await this.running(resource, options?.signal);
     return { externalName: basename(this.dir(resource)), connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
   }
 
   /** update makes the server run (again) on its port; the claims' buckets are the claim controller's. */
-  async update(resource: S3Server): Promise<ExternalUpdate> {
-    const { port } = await this.running(resource);
+  async update(resource: S3Server, options?: CallOptions): Promise<ExternalUpdate> {
+    const { port } = await this.running(resource, options?.signal);
     return { connectionDetails: { endpoint: endpointFor(port), region: this.region(resource) } };
   }
 
@@ -137,34 +139,36 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
   }
 
   /** bindClaim makes the claim's bucket exist; the details never change while the port is kept. */
-  async bindClaim(resource: S3Server, claim: KObject, previous?: ConnectionDetails): Promise<ConnectionDetails> {
+  async bindClaim(resource: S3Server, claim: KObject, previous?: ConnectionDetails, options?: CallOptions): Promise<ConnectionDetails> {
     const ref = claimRefOf(claim);
-    const { port, admin } = await this.running(resource);
+    const { port, admin } = await this.running(resource, options?.signal);
     const bucket = await this.bucketOf(resource, ref, previous);
     try {
       await admin.createBucket(bucket);
     } catch (err) {
+      if (options?.signal?.aborted) throw err; // the signal's reason, as it is
       throw new Error(`cannot create bucket ${bucket} of claim ${ref.namespace}/${ref.name} on ${describe(resource)}: ${(err as Error).message}`);
     }
     const key = await this.servers.claimKey(this.dir(resource), ref, bucket);
     return bucketDetails({ endpoint: endpointFor(port), bucket, region: this.region(resource), ...key });
   }
 
-  async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails): Promise<void> {
+  async unbindClaim(resource: S3Server, claim: ClaimRef, policy: RebindPolicy, recorded?: ConnectionDetails, options?: CallOptions): Promise<void> {
+    const signal = options?.signal;
     const bucket = await this.bucketOf(resource, claim, recorded);
     const what = `bucket ${bucket} of claim ${claim.namespace}/${claim.name} on ${describe(resource)}`;
     await releaseShare(policy, {
       recycle: async () => {
-        const { admin } = await this.running(resource);
+        const { admin } = await this.running(resource, signal);
         await admin.emptyBucket(bucket).catch((err: Error) => {
-          throw new Error(`cannot empty ${what}: ${err.message}`);
+          throw signal?.aborted ? err : new Error(`cannot empty ${what}: ${err.message}`);
         });
       },
       delete: async () => {
         await this.servers.removeClaimKey(this.dir(resource), claim);
-        const { admin } = await this.running(resource);
+        const { admin } = await this.running(resource, signal);
         await admin.deleteBucket(bucket).catch((err: Error) => {
-          throw new Error(`cannot delete ${what}: ${err.message}`);
+          throw signal?.aborted ? err : new Error(`cannot delete ${what}: ${err.message}`);
         });
       },
     });

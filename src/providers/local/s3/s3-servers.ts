@@ -18,7 +18,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
-import { awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
+import { abandonStart, awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
 import { isAlive, processCommand, readTail } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
 import { fileURLToPath } from 'node:url';
@@ -242,17 +242,26 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     });
   }
 
-  /** admin is an S3 client for the server of `dir` on `port`, with Conductor's own key (every bucket). */
-  async admin(dir: string, port: number, region: string): Promise<S3Admin> {
+  /**
+   * admin is an S3 client for the server of `dir` on `port`, with Conductor's own key (every
+   * bucket); its requests end when `signal` aborts.
+   */
+  async admin(dir: string, port: number, region: string, signal?: AbortSignal): Promise<S3Admin> {
     const keys = await this.keysOf(this.checkDir(dir));
-    return new S3Admin({ endpoint: endpointFor(port), region, credentials: keys.admin, timeoutMs: 5_000 });
+    return new S3Admin({ endpoint: endpointFor(port), region, credentials: keys.admin, timeoutMs: 5_000, ...(signal ? { signal } : {}) });
   }
 
   /**
    * ensureRunning makes the server exist and run, adopting a live one. `port` pins the port;
    * otherwise the stored port is reused, or replaced by a free one when something else took it.
+   * When `signal` aborts, the wait for the server ends with the signal's reason, and a
+   * gateway this call started is killed.
    */
-  async ensureRunning(dir: string, identity: { namespace: string; name: string; port?: number }): Promise<{ pid: number; port: number; started: boolean }> {
+  async ensureRunning(
+    dir: string,
+    identity: { namespace: string; name: string; port?: number },
+    signal?: AbortSignal,
+  ): Promise<{ pid: number; port: number; started: boolean }> {
     return this.locked(dir, async (full) => {
       const files = this.files(full);
       await prepareServerDirectories(this.root, full, this.runAs, 'the S3 gateway');
@@ -265,7 +274,7 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
       const state = await this.readOrCreateState(full, identity.port, create, (d, next) => this.writeState(d, next));
       const live = await this.findServer(full, state);
       if (live && (identity.port === undefined || identity.port === live.port)) {
-        if (await this.awaitReady(full, live.port, live.pid, () => undefined)) return { pid: live.pid, port: live.port, started: false };
+        if (await this.awaitReady(full, live.port, live.pid, () => undefined, signal)) return { pid: live.pid, port: live.port, started: false };
         throw new Error(`s3rver in ${full} (pid ${live.pid}) runs but does not answer on port ${live.port}`);
       }
       if (live) await this.stopLive(full, live);
@@ -275,7 +284,8 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
         state,
         pinned: identity.port,
         write: (next) => this.writeState(full, next),
-        start: (next) => this.startProcess(full, next.port),
+        start: (next) => this.startProcess(full, next.port, signal),
+        signal,
         maxAttempts: maxStartAttempts,
         portTaken: /EADDRINUSE/,
         backoffMs: 100,
@@ -284,7 +294,7 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     });
   }
 
-  private async startProcess(dir: string, port: number): Promise<StartOutcome> {
+  private async startProcess(dir: string, port: number, signal?: AbortSignal): Promise<StartOutcome> {
     const files = this.files(dir);
     const args = [this.program.script, '--directory', files.data, '--address', '127.0.0.1', '--port', String(port), '--keys', files.keys];
     const started = await spawnDaemon({
@@ -299,7 +309,15 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     if ('error' in started) return { ok: false, reason: started.error, log: '' };
     const { pid, child, exited } = started;
     this.logger.info({ dir, pid, port }, 'started s3rver');
-    if (await this.awaitReady(dir, port, pid, exited)) {
+    let ready: boolean;
+    try {
+      ready = await this.awaitReady(dir, port, pid, exited, signal);
+    } catch (err) {
+      await abandonStart(pid, files.pid);
+      this.logger.info({ dir, pid }, 'killed an S3 gateway whose start was cancelled');
+      throw err;
+    }
+    if (ready) {
       this.track(dir, { pid, port, child });
       return { ok: true, pid };
     }
@@ -309,15 +327,18 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     return { ok: false, reason, log: await readTail(files.log, 4) };
   }
 
-  /** awaitReady polls until the server answers S3 requests (true), or it is gone or time runs out (false). */
-  private async awaitReady(dir: string, port: number, pid: number, exited: () => string | undefined): Promise<boolean> {
-    const admin = await this.admin(dir, port, 'us-east-1');
+  /**
+   * awaitReady polls until the server answers S3 requests (true), or it is gone or time runs
+   * out (false); an abort of `signal` ends the wait (and a probe under way) with its reason.
+   */
+  private async awaitReady(dir: string, port: number, pid: number, exited: () => string | undefined, signal?: AbortSignal): Promise<boolean> {
+    const admin = await this.admin(dir, port, 'us-east-1', signal);
     const probe = () =>
       admin.listBuckets().then(
         () => true,
-        () => false, // not listening yet
+        () => false, // not listening yet (or aborted: the wait below says so)
       );
-    return (await awaitDaemonReady(pid, exited, probe, this.startTimeoutMs)) === 'ready';
+    return (await awaitDaemonReady(pid, exited, probe, this.startTimeoutMs, 50, signal)) === 'ready';
   }
 
   protected async stopLive(dir: string, server: Running): Promise<void> {
