@@ -4,19 +4,22 @@
  * against one server, each version in its own namespace. A version that is not installed
  * is reported as skipped, not passed.
  *
- * Per version: client-side apply (create, update) of a ConfigMap and of a CRD object,
- * server-side apply with a conflict and --force-conflicts, diff, replace, patch (merge,
- * json, strategic), wait --for=condition, delete --cascade=foreground, explain of a CRD
- * kind (from OpenAPI v3, and v2 with --output=plaintext-openapiv2), get -w seeing one
+ * Per version: client-side apply (create, update, strict validation) of a ConfigMap and of
+ * a CRD object, server-side apply with a conflict and --force-conflicts, diff, replace,
+ * patch (merge, json, strategic), apply --prune with a label selector, edit with a scripted
+ * KUBE_EDITOR, wait --for=condition, delete --cascade=foreground, explain of a CRD
+ * kind (from OpenAPI v3, --recursive, and v2 with --output=plaintext-openapiv2), get -w seeing one
  * change, auth can-i, api-resources. kubectl 1.27 and 1.28 read /openapi/v2 in protobuf
  * before every apply (and fail without it); the endpoint's caching headers are checked too.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { matrixKubectls, runKubectl, runKubectlOk, type KubectlBinary } from '../support/kubectl-versions.js';
-import { removeDir, startServer, type ServerProcess } from '../support/server.js';
+import { removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
 
 const GROUP = 'matrix.example.io';
 const OPENAPI_V2_PB = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -79,7 +82,13 @@ function widget(ns: string, name: string, spec: Record<string, unknown>): string
 describe('kubectl client matrix', { concurrency: 3 }, () => {
   let server: ServerProcess;
   let api: ApiHandle;
+  let scratch: string;
+  /** A scripted editor for `kubectl edit`: turns `v: "1"` into `v: "2"` in the file it is given. */
+  let editor: string;
   before(async () => {
+    scratch = tempDir('kubectl-matrix-');
+    editor = join(scratch, 'edit.sh');
+    writeFileSync(editor, `#!/bin/sh\nsed -i 's/v: "1"/v: "2"/' "$1"\n`, { mode: 0o755 });
     server = await startServer();
     api = apiFromKubeconfig(server.kubeconfig);
     const r = await api.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', CRD);
@@ -90,6 +99,7 @@ describe('kubectl client matrix', { concurrency: 3 }, () => {
     api?.close();
     await server?.kill();
     if (server) removeDir(server.dataDir);
+    if (scratch) removeDir(scratch);
   });
 
   test('/openapi/v2 in protobuf, with an ETag shared with JSON, Vary: Accept and 304 on If-None-Match', async () => {
@@ -176,6 +186,25 @@ describe('kubectl client matrix', { concurrency: 3 }, () => {
       assert.equal(w.spec.color, 'blue');
     });
 
+    test('apply --prune with a label selector deletes what left the manifest set', async () => {
+      // Conductor does not serve Endpoints, Pods and the rest of kubectl's default prune
+      // list, so the kinds to prune are named (kubectl refuses the default list here).
+      const set = (name: string) =>
+        JSON.stringify({ ...JSON.parse(configMap(ns, name, { v: '1' })), metadata: { name, namespace: ns, labels: { set: 'prune' } } });
+      const prune = ['apply', '--prune', '-l', 'set=prune', '--prune-allowlist=core/v1/ConfigMap', '-f', '-'];
+      await ok(prune, `${set('keep')}\n${set('drop')}`);
+      assert.match(await ok(prune, set('keep')), /configmap\/drop pruned/);
+      assert.equal((await api.request('GET', `/api/v1/namespaces/${ns}/configmaps/drop`)).status, 404);
+      assert.equal((await api.request('GET', `/api/v1/namespaces/${ns}/configmaps/keep`)).status, 200);
+    });
+
+    test('edit with a scripted editor saves the change', async () => {
+      const r = await runKubectl(bin, server.kubeconfig, ['-n', ns, 'edit', 'configmap', 'keep'], { env: { KUBE_EDITOR: editor } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /configmap\/keep edited/);
+      assert.deepEqual(await cmData('keep'), { v: '2' });
+    });
+
     test('wait --for=condition returns once the condition holds', async () => {
       const waiting = k(['wait', '--for=condition=Ready', 'widget/w1', '--timeout=90s']);
       const r = await api.request(
@@ -199,6 +228,10 @@ describe('kubectl client matrix', { concurrency: 3 }, () => {
       const v2 = await ok(['explain', 'widgets.spec.size', `--api-version=${GROUP}/v1`, '--output=plaintext-openapiv2']);
       assert.match(v2, /FIELD:\s+size <integer>/);
       assert.match(v2, /How big the widget is, in units\./);
+      const recursive = await ok(['explain', 'widgets', `--api-version=${GROUP}/v1`, '--recursive']);
+      assert.match(recursive, /^\s+spec\s+<Object>$/m);
+      assert.match(recursive, /^\s+size\s+<integer>$/m);
+      assert.match(recursive, /^\s+conditions\s+<\[\]Object>$/m);
     });
 
     test('get -w sees one change', async () => {

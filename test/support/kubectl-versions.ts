@@ -47,6 +47,8 @@ export function matrixKubectls(): KubectlBinary[] {
 export interface RunOptions {
   input?: string;
   timeoutMs?: number;
+  /** Extra environment variables (e.g. KUBE_EDITOR). */
+  env?: Record<string, string>;
   /** Called with each chunk of stdout; return true to stop kubectl (SIGTERM) — for `get -w`. */
   onStdout?: (all: string) => boolean;
   /** Called with each chunk of stderr (e.g. the `-v=6` request log). */
@@ -66,6 +68,7 @@ export function runKubectl(bin: KubectlBinary & { path: string }, kubeconfig: st
         HOME: process.env.HOME ?? tmpdir(),
         KUBECACHEDIR: join(tmpdir(), `kubecache-${process.pid}-${bin.label}`),
         KUBECTL_EXTERNAL_DIFF: '',
+        ...opts.env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
