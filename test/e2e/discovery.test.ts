@@ -1,6 +1,6 @@
 /**
  * The documents clients discover the server with: /version, legacy and aggregated discovery,
- * OpenAPI v2 (JSON only) and v3 (index plus hashed, cacheable group-version documents).
+ * OpenAPI v2 (JSON and protobuf) and v3 (index plus hashed, cacheable group-version documents).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,12 +82,13 @@ describe('discovery and OpenAPI', () => {
     assert.equal(gadget.properties.spec.properties.n.description, 'a number');
   });
 
-  test('OpenAPI v2 is served as JSON; a protobuf-only request is 406', async () => {
+  test('OpenAPI v2 is served as JSON, and as protobuf to a protobuf-only request', async () => {
     const json = await t.api.request('GET', '/openapi/v2');
     assert.equal(json.status, 200);
     assert.equal(json.json().swagger, '2.0');
     const pb = await t.api.request('GET', '/openapi/v2', undefined, { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
-    assert.equal(pb.status, 406);
+    assert.equal(pb.status, 200);
+    assert.equal(pb.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
   });
 
   test('a table is served when asked for, with PartialObjectMetadata rows', async () => {

@@ -66,7 +66,7 @@ describe('ApiDocuments', () => {
     const index = docs.openApiV3Index();
     assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/core.conductor.io/v1alpha1', 'apis/storage.conductor.io/v1alpha1']);
     const doc = docs.openApiV3('apis/storage.conductor.io/v1alpha1')!;
-    assert.match(doc.hash, /^[0-9A-F]{64}$/);
+    assert.match(doc.hash, /^[0-9A-F]{128}$/);
     assert.equal(index.paths['apis/storage.conductor.io/v1alpha1'].serverRelativeURL, `/openapi/v3/apis/storage.conductor.io/v1alpha1?hash=${doc.hash}`);
     assert.equal(doc.json, JSON.stringify(doc.body), 'json is the serialized body');
   });

@@ -20,11 +20,15 @@ import {
 } from './discovery.js';
 import type { SchemaObject } from './meta-schemas.js';
 import { buildOpenApiV2 } from './openapi-v2.js';
+import { encodeOpenApiV2 } from './openapi-v2-protobuf.js';
 import { buildOpenApiV3, openApiV3PathOf } from './openapi-v3.js';
 import { buildServedSet, type ServedSet } from './served-set.js';
 import { buildVersionInfo, type VersionInfo } from './version-info.js';
 
-/** A Serialized document: the object, its JSON text and a hash of that text (upper-case hex SHA-256). */
+/**
+ * A Serialized document: the object, its JSON text and a hash of that text (upper-case hex
+ * SHA-512, as Kubernetes computes the ETags and `?hash=` of its OpenAPI documents).
+ */
 export interface Serialized<T = SchemaObject> {
   body: T;
   json: string;
@@ -45,6 +49,13 @@ export interface OpenApiV3Index {
   paths: Record<string, { serverRelativeURL: string }>;
 }
 
+/** The `/openapi/v2` document as gnostic's `openapi.v2.Document` protobuf message. */
+export interface OpenApiV2Protobuf {
+  bytes: Buffer;
+  /** The hash of the JSON document: Kubernetes gives both forms the same ETag. */
+  hash: string;
+}
+
 /** How to answer a request for one OpenAPI v3 group-version document. */
 export type OpenApiV3Answer =
   /** Serve `json`; `immutable` when the request named the current hash (cache it for good). */
@@ -61,13 +72,14 @@ interface Cache {
   resourceLists: Map<string, APIResourceList | undefined>;
   aggregated: Map<string, Serialized<APIGroupDiscoveryList>>;
   v2?: Serialized;
+  v2Protobuf?: OpenApiV2Protobuf;
   v3: Map<string, Serialized>;
   v3Index?: OpenApiV3Index;
 }
 
 function serialize<T>(body: T): Serialized<T> {
   const json = JSON.stringify(body);
-  return { body, json, hash: createHash('sha256').update(json).digest('hex').toUpperCase() };
+  return { body, json, hash: createHash('sha512').update(json).digest('hex').toUpperCase() };
 }
 
 /** normalizeV3Path turns `/api/v1/`, `api/v1` and the like into the index key `api/v1`. */
@@ -157,6 +169,19 @@ export class ApiDocuments {
   openApiV2Serialized(): Serialized {
     const c = this.#state();
     return (c.v2 ??= serialize(buildOpenApiV2(c.set, this.#version.gitVersion)));
+  }
+
+  /**
+   * openApiV2Protobuf is the `/openapi/v2` document as a gnostic `openapi.v2.Document`
+   * (what client-go asks for), encoded from the JSON document on first use.
+   */
+  openApiV2Protobuf(): OpenApiV2Protobuf {
+    const c = this.#state();
+    if (!c.v2Protobuf) {
+      const doc = this.openApiV2Serialized();
+      c.v2Protobuf = { bytes: Buffer.from(encodeOpenApiV2(doc.body).bytes), hash: doc.hash };
+    }
+    return c.v2Protobuf;
   }
 
   /** openApiV2 is the `/openapi/v2` document (Swagger 2.0, JSON). */

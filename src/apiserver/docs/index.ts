@@ -3,7 +3,7 @@
  * served ResourceTypes, cached until the served set changes. The HTTP layer maps routes to
  * these bodies and content types.
  */
-export { ApiDocuments, type ApiDocumentsOptions, type OpenApiV3Answer, type OpenApiV3Index, type Serialized } from './api-documents.js';
+export { ApiDocuments, type ApiDocumentsOptions, type OpenApiV2Protobuf, type OpenApiV3Answer, type OpenApiV3Index, type Serialized } from './api-documents.js';
 export type {
   APIGroup,
   APIGroupDiscovery,
@@ -20,13 +20,16 @@ export {
   acceptsJson,
   discoveryContentType,
   DISCOVERY_V2_CONTENT_TYPE,
+  etagMatches,
   DISCOVERY_V2BETA1_CONTENT_TYPE,
   JSON_CONTENT_TYPE,
   negotiateDiscovery,
+  negotiateOpenApiV2,
   OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
   parseAccept,
   type DiscoveryFormat,
   type MediaRange,
+  type OpenApiV2Format,
 } from './negotiate.js';
 export { PATCH_TYPES } from './operations.js';
 export { schemaName } from './names.js';

@@ -6,7 +6,9 @@ import {
   discoveryContentType,
   DISCOVERY_V2_CONTENT_TYPE,
   DISCOVERY_V2BETA1_CONTENT_TYPE,
+  etagMatches,
   negotiateDiscovery,
+  negotiateOpenApiV2,
   parseAccept,
   type DiscoveryFormat,
 } from './negotiate.js';
@@ -105,5 +107,36 @@ describe('parseAccept', () => {
         }
       }),
     );
+  });
+});
+
+describe('negotiateOpenApiV2', () => {
+  const cases: { reason: string; accept: string | undefined; want: 'json' | 'protobuf' | undefined }[] = [
+    {
+      reason: 'client-go (kubectl 1.27–1.33) asks for the older protobuf name only',
+      accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+      want: 'protobuf',
+    },
+    { reason: 'the current protobuf name', accept: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', want: 'protobuf' },
+    { reason: 'no Accept header means anything: JSON', accept: undefined, want: 'json' },
+    { reason: 'a wildcard is answered with JSON', accept: '*/*', want: 'json' },
+    { reason: 'the preferred clause wins', accept: 'application/json;q=0.5, application/com.github.proto-openapi.spec.v2@v1.0+protobuf', want: 'protobuf' },
+    { reason: 'q=0 refuses', accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf;q=0', want: undefined },
+    { reason: 'nothing acceptable', accept: 'application/yaml, text/html', want: undefined },
+  ];
+  for (const c of cases) test(c.reason, () => assert.equal(negotiateOpenApiV2(c.accept), c.want));
+});
+
+describe('etagMatches', () => {
+  test('matches the quoted hash, in a list, weak, or *', () => {
+    assert.equal(etagMatches('"ABC"', 'ABC'), true);
+    assert.equal(etagMatches('"X", W/"ABC"', 'ABC'), true);
+    assert.equal(etagMatches('*', 'ABC'), true);
+    assert.equal(etagMatches(['"X"', '"ABC"'], 'ABC'), true);
+  });
+  test('does not match another tag, an unquoted hash or no header', () => {
+    assert.equal(etagMatches('"ABD"', 'ABC'), false);
+    assert.equal(etagMatches('ABC', 'ABC'), false);
+    assert.equal(etagMatches(undefined, 'ABC'), false);
   });
 });

@@ -8,8 +8,31 @@ export const JSON_CONTENT_TYPE = 'application/json';
 export const DISCOVERY_V2_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 /** The Content-Type of an aggregated discovery answer in the older v2beta1 form. */
 export const DISCOVERY_V2BETA1_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
-/** What client-go asks /openapi/v2 for; Conductor serves only JSON there. */
-export const OPENAPI_V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+/**
+ * The protobuf form of /openapi/v2 (gnostic's `openapi.v2.Document`): the Content-Type it is
+ * answered with. Clients ask for it under this name or the older
+ * `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (what client-go sends).
+ */
+export const OPENAPI_V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_SUBTYPES = ['com.github.proto-openapi.spec.v2@v1.0+protobuf', 'com.github.proto-openapi.spec.v2.v1.0+protobuf'];
+
+export type OpenApiV2Format = 'json' | 'protobuf';
+
+/**
+ * negotiateOpenApiV2 picks the form of `/openapi/v2` for an Accept header, as Kubernetes
+ * does: the first clause (by preference) that names JSON, either protobuf name, or a
+ * wildcard wins, JSON first for a wildcard; an empty header means any. Parameters of a
+ * clause are not looked at. Undefined means nothing acceptable (answer 406).
+ */
+export function negotiateOpenApiV2(accept: string | undefined): OpenApiV2Format | undefined {
+  for (const range of parseAccept(accept)) {
+    if (range.q <= 0) continue;
+    if (range.type !== 'application' && range.type !== '*') continue;
+    if (range.subtype === '*' || range.subtype === 'json') return 'json';
+    if (OPENAPI_V2_PROTOBUF_SUBTYPES.includes(range.subtype)) return 'protobuf';
+  }
+  return undefined;
+}
 
 export type DiscoveryFormat = 'v2' | 'v2beta1' | 'legacy';
 
@@ -101,15 +124,27 @@ export function negotiateDiscovery(accept: string): DiscoveryFormat {
 }
 
 /**
- * acceptsJson tells whether an Accept header admits a plain JSON answer (used for the
- * OpenAPI endpoints). client-go asks `/openapi/v2` for protobuf only; answering 406 there
- * is what Conductor does (see the folder README for what kubectl does with it).
+ * acceptsJson tells whether an Accept header admits a plain JSON answer (one without `as`
+ * or `g` parameters asking for another kind).
  */
 export function acceptsJson(accept: string | undefined): boolean {
   for (const range of parseAccept(accept)) {
     if (range.q <= 0 || !matchesJson(range)) continue;
     if (range.params.as !== undefined || range.params.g !== undefined) continue;
     return true;
+  }
+  return false;
+}
+
+/**
+ * etagMatches tells whether an If-None-Match header names the entity tag `"<hash>"` (a list
+ * of tags, weak `W/` tags compared as strong ones, or `*`), so the answer is 304 Not Modified.
+ */
+export function etagMatches(ifNoneMatch: string | string[] | undefined, hash: string): boolean {
+  const header = Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : (ifNoneMatch ?? '');
+  for (const raw of header.split(',')) {
+    const tag = raw.trim().replace(/^W\//, '');
+    if (tag === '*' || tag === `"${hash}"`) return true;
   }
   return false;
 }

@@ -27,7 +27,14 @@ import { StorageFullError } from '../../store/index.js';
 import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
-import { acceptsJson as acceptsJsonDoc, discoveryContentType, negotiateDiscovery, type ApiDocuments } from '../docs/index.js';
+import {
+  discoveryContentType,
+  etagMatches,
+  negotiateDiscovery,
+  negotiateOpenApiV2,
+  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+  type ApiDocuments,
+} from '../docs/index.js';
 
 /**
  * A CreateEndpoint serves a resource or subresource that is computed, not stored (reviews, token
@@ -247,9 +254,25 @@ export class Dispatcher {
     const p = url.pathname;
     if (p === '/version' || p === '/version/') return this.sendJson(res, 200, JSON.stringify(docs.version()));
     if (p === '/openapi/v2') {
-      if (!acceptsJsonDoc(accept)) throw errors.notAcceptable('only application/json is served for /openapi/v2');
-      const doc = docs.openApiV2Serialized();
-      return this.sendJson(res, 200, doc.json, JSON_TYPE, { Etag: `"${doc.hash}"` });
+      // As Kubernetes: JSON or gnostic protobuf by Accept, one ETag for both, 304 on If-None-Match.
+      const format = negotiateOpenApiV2(accept);
+      if (!format) throw errors.notAcceptable(`/openapi/v2 is served as application/json or ${OPENAPI_V2_PROTOBUF_CONTENT_TYPE}`);
+      const doc = format === 'json' ? docs.openApiV2Serialized() : docs.openApiV2Protobuf();
+      const headers = { Etag: `"${doc.hash}"`, Vary: 'Accept', 'Cache-Control': 'no-cache, private' };
+      if (etagMatches(req.headers['if-none-match'], doc.hash)) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      if ('json' in doc) return this.sendJson(res, 200, doc.json, JSON_TYPE, headers);
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+        'Content-Length': doc.bytes.length,
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end(doc.bytes);
+      return;
     }
     if (p === '/openapi/v3' || p === '/openapi/v3/') return this.sendJson(res, 200, JSON.stringify(docs.openApiV3Index()));
     if (p.startsWith('/openapi/v3/')) {

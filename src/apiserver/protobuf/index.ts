@@ -5,3 +5,4 @@
 export { decodeProtobufObject, hasProtobufMagic, PROTOBUF_CONTENT_TYPE, PROTOBUF_MAGIC, type DecodedProtobufObject } from './decode-object.js';
 export { decodableKinds, messageTypeFor, type DecodableKind } from './kinds.js';
 export { ProtoReader, WireType, type Tag } from './wire-reader.js';
+export { ProtoWriter } from './wire-writer.js';

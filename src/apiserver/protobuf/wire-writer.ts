@@ -1,8 +1,9 @@
 /**
- * A small protocol buffers encoder for tests: it builds bodies field by field with explicit
- * field numbers, so tests state the wire layout independently of the decoder's tables.
- * It is deliberately permissive (it will write any tag, length or wire type) so tests can
- * also build malformed input.
+ * A small protocol buffers encoder: it builds messages field by field with explicit field
+ * numbers. Tests use it to state the wire layout independently of the decoder's tables;
+ * `apiserver/docs` uses it to encode the OpenAPI v2 document. It is deliberately permissive
+ * (it will write any tag, length or wire type) so tests can also build malformed input;
+ * callers that encode real messages choose field numbers and wire types themselves.
  */
 
 /** A ProtoWriter does append-only encoding of one message. */
@@ -46,6 +47,13 @@ export class ProtoWriter {
   fixed64(field: number, value: bigint): this {
     const b = new Uint8Array(8);
     new DataView(b.buffer).setBigUint64(0, BigInt.asUintN(64, value), true);
+    return this.tag(field, 1).raw(b);
+  }
+
+  /** A `double` field: an IEEE 754 binary64 value, little-endian (wire type 1). */
+  double(field: number, value: number): this {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setFloat64(0, value, true);
     return this.tag(field, 1).raw(b);
   }
 
