@@ -1,0 +1,140 @@
+/**
+ * The kubernetes provider against a real target: a second Conductor API server process (its
+ * own CA, token and client certificate). A Provider of type kubernetes is Ready with the
+ * target's version (credentials as fields, or as a kubeconfig with a client certificate), and
+ * Ready=False with the reason for a wrong CA or a token the target refuses. A
+ * KubernetesObject whose manifest is a ConfigMap is created in the target by server-side
+ * apply (field manager conductor), becomes Ready and publishes connection details from a
+ * field of the object and a key of a Secret in the target; a field the manifest sets that is
+ * edited in the target is corrected on a later poll, while a field it does not set is left
+ * alone; deleting the KubernetesObject deletes the ConfigMap in the target.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from '../support/eventually.js';
+import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { readTargetCredentials, secretYaml, startTargetCluster, type TargetCluster } from '../support/target-cluster.js';
+
+const NS = 'conductor-system';
+const ns = ['-n', NS];
+
+describe('the kubernetes provider', () => {
+  let target: TargetCluster;
+  before(async () => {
+    target = await startTargetCluster();
+  });
+  after(async () => target?.stop());
+  // A short poll so drift made in the target is seen soon.
+  const suite = serverForSuite({ env: { CONDUCTOR_POLL_INTERVAL_MS: '300' } });
+
+  const condition = async (kind: string, name: string, field: 'status' | 'reason' | 'message') =>
+    kubectlOk(suite.server, ['get', kind, name, ...ns, '-o', `jsonpath={.status.conditions[?(@.type=="Ready")].${field}}`]);
+  const targetGet = (args: string[]) => kubectl(target.server, ['get', ...args, '-o', 'json', '--show-managed-fields']);
+
+  test('Providers of type kubernetes: Ready with the version, or Ready=False with the reason', async () => {
+    const s = suite.server;
+    const c = target.credentials;
+    const wrongCA = readTargetCredentials(s.kubeconfig).clusterCA;
+    await kubectlOk(s, [
+      'wait',
+      '--for=condition=Established',
+      'crd/providers.core.conductor.io',
+      'crd/kubernetesobjects.kubernetes.conductor.io',
+      '--timeout=60s',
+    ]);
+    const secrets = [
+      secretYaml(NS, 'target-fields', { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }),
+      secretYaml(NS, 'target-kubeconfig', { kubeconfig: target.certKubeconfig() }),
+      secretYaml(NS, 'target-wrong-ca', { endpoint: c.endpoint, clusterCA: wrongCA, token: c.token }),
+      secretYaml(NS, 'target-bad-token', { endpoint: c.endpoint, clusterCA: c.clusterCA, token: 'not-a-token-of-the-target' }),
+    ];
+    const provider = (name: string, secret: string) =>
+      `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${name}, namespace: ${NS}}\nspec: {type: kubernetes, credentialsSecretRef: {name: ${secret}}}\n`;
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: [
+        ...secrets,
+        provider('target', 'target-fields'),
+        provider('target-kc', 'target-kubeconfig'),
+        provider('wrong-ca', 'target-wrong-ca'),
+        provider('bad-token', 'target-bad-token'),
+      ].join('---\n'),
+    });
+
+    for (const name of ['target', 'target-kc']) {
+      await eventually(async () => (await condition('provider', name, 'status')) === 'True', `Provider ${name} Ready`);
+      assert.equal(await condition('provider', name, 'reason'), 'CheckPassed');
+    }
+    // The endpoint is a value of the fields Secret, so status shows it redacted; inside a kubeconfig it shows.
+    assert.match(await condition('provider', 'target', 'message'), /^\[redacted\] answers as Kubernetes v\d+\.\d+\.\d+\S*, and the credentials authenticate$/);
+    assert.equal(
+      await condition('provider', 'target-kc', 'message'),
+      `${c.endpoint} answers as Kubernetes ${target.version}, and the credentials authenticate`,
+    );
+    await eventually(async () => (await condition('provider', 'wrong-ca', 'status')) === 'False', 'Provider wrong-ca not Ready');
+    assert.equal(await condition('provider', 'wrong-ca', 'reason'), 'UntrustedServerCertificate');
+    assert.match(await condition('provider', 'wrong-ca', 'message'), /cannot be verified .*verification is never skipped/);
+    await eventually(async () => (await condition('provider', 'bad-token', 'status')) === 'False', 'Provider bad-token not Ready');
+    assert.equal(await condition('provider', 'bad-token', 'reason'), 'Unauthorized');
+  });
+
+  test('a KubernetesObject keeps a ConfigMap in the target: SSA, Ready, details, drift corrected, delete', async () => {
+    const s = suite.server;
+    // What an operator would write beside the object: a Secret of the same name in the target.
+    await kubectlOk(target.server, ['apply', '-f', '-'], { input: secretYaml('default', 'settings', { password: 'from-the-target' }) });
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: kubernetes.conductor.io/v1alpha1
+kind: KubernetesObject
+metadata: {name: settings, namespace: ${NS}}
+spec:
+  providerRef: {name: target}
+  rebindPolicy: Delete
+  writeConnectionSecretToRef: {name: settings-conn}
+  forProvider:
+    manifest:
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: settings, namespace: default, labels: {app: shop}}
+      data: {color: red}
+    connectionDetails:
+    - {fromField: .data.color, toKey: color}
+    - {fromSecretKey: password, toKey: password}
+`,
+    });
+    await eventually(async () => (await condition('kubernetesobject', 'settings', 'status')) === 'True', 'KubernetesObject settings Ready');
+
+    const live = JSON.parse((await targetGet(['configmap', 'settings', '-n', 'default'])).stdout);
+    assert.deepEqual(live.data, { color: 'red' });
+    assert.equal(live.metadata.labels.app, 'shop');
+    const managers = (live.metadata.managedFields as { manager: string; operation: string }[]).map((m) => `${m.manager}/${m.operation}`);
+    assert.ok(managers.includes('conductor/Apply'), `the target's managedFields name conductor's apply: ${managers.join(', ')}`);
+
+    const secret = JSON.parse(await kubectlOk(s, ['get', 'secret', 'settings-conn', ...ns, '-o', 'json']));
+    const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    assert.deepEqual(decoded, { color: 'red', password: 'from-the-target' });
+    assert.match(
+      await kubectlOk(s, ['get', 'kubernetesobject', 'settings', ...ns, '-o', 'jsonpath={.metadata.annotations.conductor\\.io/external-name}']),
+      /^v1\/ConfigMap\/default\/settings$/,
+    );
+
+    // Someone edits the target: a field the manifest sets (corrected) and one it does not (left alone).
+    await kubectlOk(target.server, ['patch', 'configmap', 'settings', '-n', 'default', '--type=merge', '-p', '{"data":{"color":"blue","size":"L"}}']);
+    await eventually(async () => {
+      const cm = JSON.parse((await targetGet(['configmap', 'settings', '-n', 'default'])).stdout);
+      return cm.data.color === 'red' ? cm : undefined;
+    }, 'the edited color corrected in the target');
+    const afterCorrection = JSON.parse((await targetGet(['configmap', 'settings', '-n', 'default'])).stdout);
+    assert.equal(afterCorrection.data.size, 'L', 'a field the manifest does not set is left alone');
+    const events = await kubectlOk(s, ['get', 'events', ...ns, '--field-selector', 'involvedObject.name=settings', '-o', 'jsonpath={.items[*].message}']);
+    assert.match(events, /\.data\.color is "blue", manifest sets "red"/);
+
+    // Deleted in the target: made again.
+    await kubectlOk(target.server, ['delete', 'configmap', 'settings', '-n', 'default']);
+    await eventually(async () => (await targetGet(['configmap', 'settings', '-n', 'default'])).code === 0, 'the ConfigMap made again in the target');
+
+    // Deleting the KubernetesObject deletes the ConfigMap in the target.
+    await kubectlOk(s, ['delete', 'kubernetesobject', 'settings', ...ns, '--wait=true', '--timeout=60s']);
+    const gone = await targetGet(['configmap', 'settings', '-n', 'default']);
+    assert.notEqual(gone.code, 0);
+    assert.match(gone.stderr, /NotFound|not found/);
+  });
+});
