@@ -47,6 +47,8 @@ describe('the kubernetes provider', () => {
       secretYaml(NS, 'target-kubeconfig', { kubeconfig: target.certKubeconfig() }),
       secretYaml(NS, 'target-wrong-ca', { endpoint: c.endpoint, clusterCA: wrongCA, token: c.token }),
       secretYaml(NS, 'target-bad-token', { endpoint: c.endpoint, clusterCA: c.clusterCA, token: 'not-a-token-of-the-target' }),
+      // Port 1 on the loopback: nothing listens there.
+      secretYaml(NS, 'target-nowhere', { endpoint: 'https://127.0.0.1:1', clusterCA: c.clusterCA, token: c.token }),
     ];
     const provider = (name: string, secret: string) =>
       `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${name}, namespace: ${NS}}\nspec: {type: kubernetes, credentialsSecretRef: {name: ${secret}}}\n`;
@@ -57,6 +59,7 @@ describe('the kubernetes provider', () => {
         provider('target-kc', 'target-kubeconfig'),
         provider('wrong-ca', 'target-wrong-ca'),
         provider('bad-token', 'target-bad-token'),
+        provider('nowhere', 'target-nowhere'),
       ].join('---\n'),
     });
 
@@ -75,6 +78,9 @@ describe('the kubernetes provider', () => {
     assert.match(await condition('provider', 'wrong-ca', 'message'), /cannot be verified .*verification is never skipped/);
     await eventually(async () => (await condition('provider', 'bad-token', 'status')) === 'False', 'Provider bad-token not Ready');
     assert.equal(await condition('provider', 'bad-token', 'reason'), 'Unauthorized');
+    await eventually(async () => (await condition('provider', 'nowhere', 'status')) === 'False', 'Provider nowhere not Ready');
+    assert.equal(await condition('provider', 'nowhere', 'reason'), 'Unreachable');
+    assert.match(await condition('provider', 'nowhere', 'message'), /ECONNREFUSED/);
   });
 
   test('a KubernetesObject keeps a ConfigMap in the target: SSA, Ready, details, drift corrected, delete', async () => {
@@ -136,5 +142,107 @@ spec:
     const gone = await targetGet(['configmap', 'settings', '-n', 'default']);
     assert.notEqual(gone.code, 0);
     assert.match(gone.stderr, /NotFound|not found/);
+  });
+
+  test("a PostgreSQLInstance claim through a class whose template is a KubernetesObject: the claim kind's keys, and deletion", async () => {
+    const s = suite.server;
+    // What an operator would write beside its custom resource: a Secret named like it.
+    await kubectlOk(target.server, ['apply', '-f', '-'], { input: secretYaml('default', 'shop-orders', { password: 'p@ss from the operator' }) });
+    await kubectlOk(s, ['create', 'namespace', 'shop']);
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: operator-pg, namespace: ${NS}}
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+rebindPolicy: Delete
+providerRef: {name: target}
+template:
+  apiVersion: kubernetes.conductor.io/v1alpha1
+  kind: KubernetesObject
+  spec:
+    forProvider:
+      manifest:
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {namespace: default}
+        data:
+          host: pg-$(claim.name).db.svc
+          database: $(claim.spec.databaseName)
+          username: $(claim.spec.masterUsername)
+          version: $(claim.spec.version)
+      connectionDetails:
+      - {fromField: .data.host, toKey: host}
+      - {fromField: .data.database, toKey: database}
+      - {fromField: .data.username, toKey: username}
+      - {fromSecretKey: password, toKey: password}
+---
+apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: orders, namespace: shop}
+spec: {resourceClass: operator-pg, databaseName: orders, masterUsername: app}
+`,
+    });
+    await eventually(async () => {
+      const c = JSON.parse(await kubectlOk(s, ['get', 'postgresqlinstance', 'orders', '-n', 'shop', '-o', 'json']));
+      return c.status?.phase === 'Bound' ? c : undefined;
+    }, 'the claim Bound');
+    const cm = JSON.parse((await targetGet(['configmap', 'shop-orders', '-n', 'default'])).stdout);
+    assert.deepEqual(cm.data, { host: 'pg-orders.db.svc', database: 'orders', username: 'app' }, 'placeholders filled; the unset version left out');
+    const secret = await eventually(async () => {
+      const out = await kubectl(s, ['get', 'secret', 'orders', '-n', 'shop', '-o', 'json']);
+      return out.code === 0 ? JSON.parse(out.stdout) : undefined;
+    }, "the claim's connection Secret");
+    const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    assert.deepEqual(decoded, {
+      host: 'pg-orders.db.svc',
+      port: '5432',
+      username: 'app',
+      password: 'p@ss from the operator',
+      database: 'orders',
+      uri: 'postgresql://app:p%40ss%20from%20the%20operator@pg-orders.db.svc:5432/orders',
+    });
+
+    await kubectlOk(s, ['delete', 'postgresqlinstance', 'orders', '-n', 'shop', '--timeout=60s'], { timeoutMs: 90_000 });
+    await eventually(async () => (await targetGet(['configmap', 'shop-orders', '-n', 'default'])).code !== 0, 'the ConfigMap deleted in the target');
+  });
+
+  test('ObserveOnly imports an existing object: details published, drift not corrected, deletion leaves it', async () => {
+    const s = suite.server;
+    await kubectlOk(target.server, ['create', 'configmap', 'legacy', '-n', 'default', '--from-literal=url=https://legacy.example']);
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: kubernetes.conductor.io/v1alpha1
+kind: KubernetesObject
+metadata: {name: legacy, namespace: ${NS}}
+spec:
+  providerRef: {name: target}
+  managementPolicy: ObserveOnly
+  rebindPolicy: Delete
+  forProvider:
+    manifest:
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: legacy, namespace: default}
+      data: {url: https://legacy.example}
+    connectionDetails:
+    - {fromField: .data.url, toKey: url}
+`,
+    });
+    await eventually(async () => (await condition('kubernetesobject', 'legacy', 'status')) === 'True', 'KubernetesObject legacy Ready');
+    const secret = JSON.parse(await kubectlOk(s, ['get', 'secret', 'legacy-connection', ...ns, '-o', 'json']));
+    assert.equal(Buffer.from(secret.data.url, 'base64').toString(), 'https://legacy.example');
+
+    await kubectlOk(target.server, ['patch', 'configmap', 'legacy', '-n', 'default', '--type=merge', '-p', '{"data":{"url":"https://moved.example"}}']);
+    await eventually(async () => (await condition('kubernetesobject', 'legacy', 'status')) === 'False', 'the drift reported');
+    assert.match(
+      await condition('kubernetesobject', 'legacy', 'message'),
+      /\.data\.url is "https:\/\/moved\.example".*ObserveOnly leaves the external resource as it is/,
+    );
+    const cm = JSON.parse((await targetGet(['configmap', 'legacy', '-n', 'default'])).stdout);
+    assert.equal(cm.data.url, 'https://moved.example', 'not corrected');
+    const managers = (cm.metadata.managedFields as { manager: string }[]).map((m) => m.manager);
+    assert.ok(!managers.includes('conductor'), `Conductor never wrote the imported object: ${managers.join(', ')}`);
+
+    await kubectlOk(s, ['delete', 'kubernetesobject', 'legacy', ...ns, '--wait=true', '--timeout=60s']);
+    assert.equal((await targetGet(['configmap', 'legacy', '-n', 'default'])).code, 0, 'the imported object stays in the target');
   });
 });
