@@ -245,4 +245,51 @@ spec:
     await kubectlOk(s, ['delete', 'kubernetesobject', 'legacy', ...ns, '--wait=true', '--timeout=60s']);
     assert.equal((await targetGet(['configmap', 'legacy', '-n', 'default'])).code, 0, 'the imported object stays in the target');
   });
+
+  test('a cluster-scoped object; bad manifests refused at admission or said in a condition', async () => {
+    const s = suite.server;
+    const kobj = (name: string, forProvider: string) =>
+      `apiVersion: kubernetes.conductor.io/v1alpha1\nkind: KubernetesObject\nmetadata: {name: ${name}, namespace: ${NS}}\nspec:\n  providerRef: {name: target}\n  rebindPolicy: Delete\n  forProvider: ${forProvider}\n`;
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: [
+        kobj('team-ns', '{manifest: {apiVersion: v1, kind: Namespace, metadata: {name: team-x, labels: {team: x}}}}'),
+        kobj('misplaced', '{manifest: {apiVersion: v1, kind: Namespace, metadata: {name: team-y, namespace: default}}}'),
+        kobj(
+          'bad-path',
+          "{manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: p, namespace: default}}, readiness: {type: JSONPath, jsonPath: 'status.phase', value: x}}",
+        ),
+        kobj('no-crd', '{manifest: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: default}}}'),
+      ].join('---\n'),
+    });
+    await eventually(async () => (await condition('kubernetesobject', 'team-ns', 'status')) === 'True', 'the Namespace object Ready');
+    const nsObj = JSON.parse((await targetGet(['namespace', 'team-x'])).stdout);
+    assert.equal(nsObj.metadata.labels.team, 'x');
+
+    const synced = async (name: string) =>
+      kubectlOk(s, [
+        'get',
+        'kubernetesobject',
+        name,
+        ...ns,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Synced")].reason}: {.status.conditions[?(@.type=="Synced")].message}',
+      ]);
+    await eventually(
+      async () => /cluster-scoped in the target, but the manifest names namespace "default": remove metadata\.namespace/.test(await synced('misplaced')),
+      'misplaced says why',
+    );
+    assert.match(await synced('misplaced'), /^CannotCreate: /);
+    await eventually(async () => /JSONPath "status\.phase" does not parse at character 1/.test(await synced('bad-path')), 'bad-path says why');
+    await eventually(
+      async () => /serves no example\.com\/v1: install the CRD \(or operator\) that defines Widget/.test(await synced('no-crd')),
+      'no-crd says why',
+    );
+
+    const refused = await kubectl(s, ['apply', '-f', '-'], { input: kobj('no-kind', '{manifest: {apiVersion: v1, metadata: {name: x}}}') });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /spec\.forProvider\.manifest\.kind: Required value/);
+
+    await kubectlOk(s, ['delete', 'kubernetesobject', 'team-ns', 'misplaced', 'bad-path', 'no-crd', ...ns, '--wait=true', '--timeout=60s']);
+    await eventually(async () => (await targetGet(['namespace', 'team-x'])).code !== 0, 'the Namespace deleted in the target');
+  });
 });

@@ -25,7 +25,7 @@ const readiness = s
       .enumOf(['Conditions', 'JSONPath'] as const)
       .withDefault('Conditions')
       .describe(
-        "Conditions: Ready when the object's condition `conditionType` is True (an object with no status at all, such as a ConfigMap, is Ready once it exists); JSONPath: Ready when the value at `jsonPath` equals `value`.",
+        "Conditions: Ready when the object's condition `conditionType` is True (an object with no status, such as a ConfigMap, and a built-in kind without that condition, such as a Namespace, are Ready once they exist; a custom resource waits for the condition); JSONPath: Ready when the value at `jsonPath` equals `value`.",
       ),
     conditionType: s.string({ minLength: 1 }).describe('The condition that says the object is ready; default Ready.').optional(),
     jsonPath: s

@@ -12,7 +12,7 @@ import { connectionDetailsOf } from './connection-details.js';
 import type { KubernetesObject } from './kinds.js';
 import { describeDifferences, manifestDifferences } from './manifest-subset.js';
 import { readinessOf } from './readiness.js';
-import { describeKey, type ObjectKey, type TargetClient } from './target-client.js';
+import { describeKey, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
 
 /** Metadata the server owns: never applied, never compared. */
 const SERVER_METADATA = [
@@ -99,7 +99,15 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
   }
 
   async observe(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalObservation> {
-    const { key, manifest } = await this.resolve(resource, options.signal);
+    let desired: Desired;
+    try {
+      desired = await this.resolve(resource, options.signal);
+    } catch (err) {
+      // Nothing can exist under a name the target cannot resolve: create says why, and deletion is not held up.
+      if (err instanceof ManifestError || err instanceof UnresolvableObjectError) return { exists: false, upToDate: false };
+      throw err;
+    }
+    const { key, manifest } = desired;
     const live = await this.target.get(key, options.signal);
     if (!live) return { exists: false, upToDate: false };
     const atProvider = atProviderOf(key, live);

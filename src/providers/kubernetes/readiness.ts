@@ -1,8 +1,11 @@
 /**
  * When an object in the target counts as ready (a KubernetesObject's
- * `spec.forProvider.readiness`): by its conditions (default: condition Ready is True; an
- * object without any status, such as a ConfigMap, is ready once it exists), or by the value
- * at a JSONPath.
+ * `spec.forProvider.readiness`): by its conditions, or by the value at a JSONPath. By
+ * conditions (the default, type Ready): the condition decides when the object has it; an
+ * object without any status (a ConfigMap) is ready once it exists, and so is an object of a
+ * built-in kind — an API group without a dot: v1, apps/v1, batch/v1 … — that has no such
+ * condition (a Namespace, a Deployment); a custom resource waits for its operator to write
+ * the condition.
  */
 import { isPlainObject, type JsonObject } from '../../machinery/object.js';
 import { parseJsonPath } from './json-path.js';
@@ -13,6 +16,13 @@ export type ReadinessVerdict = { ready: true } | { ready: false; why: string };
 
 function text(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** isBuiltIn tells whether an apiVersion is Kubernetes' own (core, or a group without a dot). */
+function isBuiltIn(apiVersion: unknown): boolean {
+  if (typeof apiVersion !== 'string') return false;
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 || !apiVersion.slice(0, slash).includes('.');
 }
 
 /** readinessOf judges a live object by `readiness` (default: conditions, type Ready); a JSONPath that does not parse throws. */
@@ -28,7 +38,7 @@ export function readinessOf(live: JsonObject, readiness: Readiness | undefined):
   if (live.status === undefined) return { ready: true };
   const conditions = isPlainObject(live.status) && Array.isArray(live.status.conditions) ? live.status.conditions : [];
   const condition = conditions.find((c) => isPlainObject(c) && c.type === type);
-  if (!isPlainObject(condition)) return { ready: false, why: `it has no ${type} condition yet` };
+  if (!isPlainObject(condition)) return isBuiltIn(live.apiVersion) ? { ready: true } : { ready: false, why: `it has no ${type} condition yet` };
   if (condition.status === 'True') return { ready: true };
   const reason = typeof condition.reason === 'string' && condition.reason ? ` (${condition.reason}` : '';
   const message = typeof condition.message === 'string' && condition.message ? `${reason ? ': ' : ' ('}${condition.message})` : reason ? ')' : '';

@@ -26,6 +26,17 @@ export class TargetError extends Error {
   }
 }
 
+/**
+ * An UnresolvableObjectError says an object cannot exist in the target as the manifest names
+ * it: the target serves no such kind, or the manifest puts a cluster-scoped kind in a namespace.
+ */
+export class UnresolvableObjectError extends TargetError {
+  constructor(message: string, status?: number) {
+    super('RequestFailed', message, status);
+    this.name = 'UnresolvableObjectError';
+  }
+}
+
 /** Node's codes for a server certificate that cannot be verified. */
 const TLS_VERIFY_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -198,7 +209,7 @@ export class TargetClient {
     const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const res = await this.request('GET', path, { signal });
     if (res.status === 404) {
-      throw new TargetError('RequestFailed', `${this.server} serves no ${apiVersion}: install the CRD (or operator) that defines ${kind}`, 404);
+      throw new UnresolvableObjectError(`${this.server} serves no ${apiVersion}: install the CRD (or operator) that defines ${kind}`, 404);
     }
     this.ok(res, `discover ${apiVersion}`);
     const resources = isPlainObject(res.body) && Array.isArray(res.body.resources) ? res.body.resources : [];
@@ -209,7 +220,7 @@ export class TargetClient {
     }
     this.discovery.set(apiVersion, byKind);
     const found = byKind.get(kind);
-    if (!found) throw new TargetError('RequestFailed', `${this.server} serves ${apiVersion} but no kind ${kind} in it: check the manifest's kind`, 404);
+    if (!found) throw new UnresolvableObjectError(`${this.server} serves ${apiVersion} but no kind ${kind} in it: check the manifest's kind`, 404);
     return found;
   }
 
@@ -220,8 +231,7 @@ export class TargetClient {
     const name = encodeURIComponent(key.name);
     if (!r.namespaced) {
       if (key.namespace) {
-        throw new TargetError(
-          'RequestFailed',
+        throw new UnresolvableObjectError(
           `${key.kind} is cluster-scoped in the target, but the manifest names namespace "${key.namespace}": remove metadata.namespace`,
         );
       }
