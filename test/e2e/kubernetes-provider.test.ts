@@ -7,7 +7,11 @@
  * apply (field manager conductor), becomes Ready and publishes connection details from a
  * field of the object and a key of a Secret in the target; a field the manifest sets that is
  * edited in the target is corrected on a later poll, while a field it does not set is left
- * alone; deleting the KubernetesObject deletes the ConfigMap in the target.
+ * alone; deleting the KubernetesObject deletes the ConfigMap in the target. PostgreSQLInstance
+ * and Bucket claims served through classes whose template is a KubernetesObject get the claim
+ * kind's keys (a Bucket waits for JSONPath readiness written by a stand-in "operator");
+ * ObserveOnly imports without writing; a cluster-scoped object works; bad manifests are
+ * refused at admission or said in a condition, and never hold up deletion.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -291,5 +295,76 @@ spec:
 
     await kubectlOk(s, ['delete', 'kubernetesobject', 'team-ns', 'misplaced', 'bad-path', 'no-crd', ...ns, '--wait=true', '--timeout=60s']);
     await eventually(async () => (await targetGet(['namespace', 'team-x'])).code !== 0, 'the Namespace deleted in the target');
+  });
+
+  test('a Bucket claim waits for the operator: JSONPath readiness, then the claim kind keys from fields and a Secret', async () => {
+    const s = suite.server;
+    await kubectl(s, ['create', 'namespace', 'shop']);
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: operator-bucket, namespace: ${NS}}
+supportedResources: [Bucket.v1alpha1.storage.conductor.io]
+rebindPolicy: Delete
+providerRef: {name: target}
+template:
+  apiVersion: kubernetes.conductor.io/v1alpha1
+  kind: KubernetesObject
+  spec:
+    forProvider:
+      manifest:
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {namespace: default}
+        data: {bucket: $(claim.namespace)-$(claim.name), endpoint: https://s3.target.example}
+      readiness: {type: JSONPath, jsonPath: .data.phase, value: Bound}
+      connectionDetails:
+      - {fromField: .data.endpoint, toKey: endpoint}
+      - {fromField: .data.bucket, toKey: bucket}
+      - {fromSecretKey: accessKeyId, toKey: accessKeyId}
+      - {fromSecretKey: secretAccessKey, toKey: secretAccessKey}
+---
+apiVersion: storage.conductor.io/v1alpha1
+kind: Bucket
+metadata: {name: media, namespace: shop}
+spec: {resourceClass: operator-bucket}
+`,
+    });
+    // The object is made in the target, but is not ready until the "operator" says so.
+    await eventually(async () => (await targetGet(['configmap', 'shop-media', '-n', 'default'])).code === 0, 'the ConfigMap made in the target');
+    const resourceName = await eventually(async () => {
+      const out = await kubectlOk(s, ['get', 'kubernetesobjects', ...ns, '-l', 'conductor.io/claim-name=media', '-o', 'jsonpath={.items[0].metadata.name}']);
+      return out || undefined;
+    }, 'the provisioned KubernetesObject');
+    const synced = async () =>
+      kubectlOk(s, ['get', 'kubernetesobject', resourceName, ...ns, '-o', 'jsonpath={.status.conditions[?(@.type=="Synced")].message}']);
+    await eventually(
+      async () => /ConfigMap default\/shop-media in the target is not ready: \.data\.phase is unset, want "Bound"/.test(await synced()),
+      'not ready, saying why',
+    );
+    assert.notEqual((await kubectl(s, ['get', 'secret', 'media', '-n', 'shop'])).code, 0, 'no connection Secret before the object is ready');
+
+    // The operator: its Secret, and the phase on the object (a field the manifest does not set).
+    await kubectlOk(target.server, ['apply', '-f', '-'], {
+      input: secretYaml('default', 'shop-media', { accessKeyId: 'AKIA-TARGET', secretAccessKey: 'from-the-operator' }),
+    });
+    await kubectlOk(target.server, ['patch', 'configmap', 'shop-media', '-n', 'default', '--type=merge', '-p', '{"data":{"phase":"Bound"}}']);
+    const secret = await eventually(async () => {
+      const out = await kubectl(s, ['get', 'secret', 'media', '-n', 'shop', '-o', 'json']);
+      return out.code === 0 ? JSON.parse(out.stdout) : undefined;
+    }, "the claim's connection Secret");
+    const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    assert.deepEqual(decoded, {
+      endpoint: 'https://s3.target.example',
+      bucket: 'shop-media',
+      region: 'us-east-1',
+      accessKeyId: 'AKIA-TARGET',
+      secretAccessKey: 'from-the-operator',
+    });
+    const cm = JSON.parse((await targetGet(['configmap', 'shop-media', '-n', 'default'])).stdout);
+    assert.equal(cm.data.phase, 'Bound', "the operator's field stays");
+
+    await kubectlOk(s, ['delete', 'bucket', 'media', '-n', 'shop', '--timeout=60s'], { timeoutMs: 90_000 });
+    await eventually(async () => (await targetGet(['configmap', 'shop-media', '-n', 'default'])).code !== 0, 'the ConfigMap deleted in the target');
   });
 });
