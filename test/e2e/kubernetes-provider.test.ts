@@ -134,6 +134,9 @@ spec:
     }, 'the edited color corrected in the target');
     const afterCorrection = JSON.parse((await targetGet(['configmap', 'settings', '-n', 'default'])).stdout);
     assert.equal(afterCorrection.data.size, 'L', 'a field the manifest does not set is left alone');
+    // …and is no drift: the object is Ready again with the other manager's field in place.
+    await eventually(async () => (await condition('kubernetesobject', 'settings', 'status')) === 'True', 'Ready again after the correction');
+    assert.equal(JSON.parse((await targetGet(['configmap', 'settings', '-n', 'default'])).stdout).data.size, 'L');
     const events = await kubectlOk(s, ['get', 'events', ...ns, '--field-selector', 'involvedObject.name=settings', '-o', 'jsonpath={.items[*].message}']);
     assert.match(events, /\.data\.color is "blue", manifest sets "red"/);
 
