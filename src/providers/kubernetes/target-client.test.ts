@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
-import { TargetClient, TargetError } from './target-client.js';
+import { TargetClient, TargetError, targetUrl } from './target-client.js';
 
 describe('TargetClient', () => {
   // A TCP server that accepts and never answers: a TLS handshake with it never ends.
@@ -45,4 +45,19 @@ describe('TargetClient', () => {
     await assert.rejects(client.version(), (err) => err instanceof TargetError && err.reason === 'Unreachable' && /ECONNREFUSED/.test(err.message));
     client.close();
   });
+});
+
+describe('targetUrl', () => {
+  const cases: { server: string; path: string; want: string }[] = [
+    { server: 'https://10.0.0.1:6443', path: '/version', want: 'https://10.0.0.1:6443/version' },
+    { server: 'https://proxy.example/clusters/c1', path: '/api/v1', want: 'https://proxy.example/clusters/c1/api/v1' },
+    {
+      server: 'https://proxy.example/clusters/c1/',
+      path: '/apis/apps/v1?fieldManager=conductor',
+      want: 'https://proxy.example/clusters/c1/apis/apps/v1?fieldManager=conductor',
+    },
+  ];
+  for (const c of cases) {
+    test(`${c.server} + ${c.path}`, () => assert.equal(targetUrl(new URL(c.server), c.path).toString(), c.want));
+  }
 });

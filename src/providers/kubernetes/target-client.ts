@@ -123,7 +123,7 @@ export class TargetClient {
     const signal = opts.signal;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const url = new URL(path, this.base);
+    const url = targetUrl(this.base, path);
     const auth = this.authorization();
     return new Promise<TargetResponse>((resolve, reject) => {
       const req = request(
@@ -140,7 +140,10 @@ export class TargetClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (d: Buffer) => chunks.push(d));
-          res.on('error', (err) => reject(this.failure(err)));
+          res.on('error', (err) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(this.failure(err));
+          });
           res.on('end', () => {
             signal?.removeEventListener('abort', onAbort);
             const text = Buffer.concat(chunks).toString('utf8');
@@ -268,6 +271,11 @@ export class TargetClient {
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' };
     this.ok(await this.request('DELETE', path, { body, signal }), `delete ${describeKey(key)}`, [404]);
   }
+}
+
+/** targetUrl is the URL of an API path under the server URL, keeping its own path if it has one (a proxy's https://host/clusters/c1). */
+export function targetUrl(server: URL, path: string): URL {
+  return new URL(server.pathname.replace(/\/$/, '') + path, server);
 }
 
 function fail(reason: TargetFailure, message: string, status: number): never {
