@@ -14,6 +14,7 @@ import { claimKinds, concreteKinds } from './catalog.js';
 import { sampleObjects } from '../apis/testing/index.js';
 import { localSampleObjects } from '../providers/local/samples.js';
 import { memorySampleObjects } from '../providers/memory/samples.js';
+import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 
 const NS = 'shop';
 
@@ -44,7 +45,7 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects()].map((o) => `---\n${stringify(o)}`).join('');
+    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects()].map((o) => `---\n${stringify(o)}`).join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });
   });
 

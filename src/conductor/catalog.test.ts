@@ -30,6 +30,7 @@ import { implementedClaimKinds, isClaimCrd } from '../apis/crd-metadata.js';
 import { sampleObjects } from '../apis/testing/index.js';
 import { localSampleObjects } from '../providers/local/samples.js';
 import { memorySampleObjects } from '../providers/memory/samples.js';
+import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import type { Condition } from '../machinery/object.js';
 import type { Claim } from '../apis/common/claim.js';
 import type { ConcreteResource } from '../apis/common/concrete.js';
@@ -158,7 +159,7 @@ describe('the catalog', () => {
 });
 
 describe('types and schemas agree', () => {
-  const samples = [...sampleObjects('shop'), ...localSampleObjects('shop'), ...memorySampleObjects()];
+  const samples = [...sampleObjects('shop'), ...localSampleObjects('shop'), ...memorySampleObjects(), ...kubernetesSampleObjects()];
 
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {
     // Compile-time checks: these assignments fail to build if the generic types drift apart.

@@ -25,9 +25,11 @@ import type { ConcreteKindDefinition, ProviderDefinition } from '../providers/sp
 // The provider values only (their kinds' definitions): what runs the kinds loads when a provider starts.
 import { localProvider, localRefs } from '../providers/local/provider.js';
 import { memoryProvider, memoryRefs } from '../providers/memory/index.js';
+import { kubernetesProvider } from '../providers/kubernetes/provider.js';
+import { kubernetesRefs } from '../providers/kubernetes/kinds.js';
 
 /** The provider modules built into this Conductor: one line per provider. */
-export const builtInProviders = [localProvider, memoryProvider] as const;
+export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider] as const;
 
 /** A CatalogKind is what the catalog knows of any kind: names, CRD and the Client's handle. */
 export interface CatalogKind {
@@ -188,7 +190,7 @@ export function findKind(group: string, kind: string): ReturnType<typeof catalog
 }
 
 /** ResourceRefs for the Client of every kind, by plural resource name. */
-export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs } as const;
+export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs } as const;
 
 /** installCrds installs the catalog's CRDs (or `opts.crds`) and waits until they are Established. */
 export function installCrds(client: Client, opts: Partial<InstallCrdsOptions> = {}): Promise<InstallCrdsResult> {

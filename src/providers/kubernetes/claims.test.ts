@@ -1,0 +1,114 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JsonObject, KObject } from '../../machinery/object.js';
+import type { ResourceTemplate } from '../spi.js';
+import { configureKubernetesObject, formatBucket, formatPostgreSQL, nameFor } from './claims.js';
+
+function claim(spec: JsonObject, name = 'orders'): KObject {
+  return { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'shop', name }, spec };
+}
+const template = (manifest: JsonObject, extra: JsonObject = {}): ResourceTemplate => ({
+  apiVersion: 'kubernetes.conductor.io/v1alpha1',
+  kind: 'KubernetesObject',
+  spec: { forProvider: { manifest, ...extra } },
+});
+
+describe('configureKubernetesObject', () => {
+  const cases: { reason: string; claim: KObject; template: ResourceTemplate; want: JsonObject }[] = [
+    {
+      reason: 'a manifest without a name is named after the claim',
+      claim: claim({}),
+      template: template({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'db' } }),
+      want: { forProvider: { manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'db', name: 'shop-orders' } } } },
+    },
+    {
+      reason: "placeholders take the claim's fields, with their type when a string is only a placeholder",
+      claim: claim({ version: '16', databaseName: 'orders', requirements: { capacity: { storage: '5Gi' } } }),
+      template: template({
+        apiVersion: 'postgresql.example/v1',
+        kind: 'Cluster',
+        metadata: { name: 'pg-$(claim.namespace)-$(claim.name)' },
+        spec: {
+          imageName: 'postgres:$(claim.spec.version)',
+          bootstrap: { database: '$(claim.spec.databaseName)' },
+          size: '$(claim.spec.requirements.capacity.storage)',
+        },
+      }),
+      want: {
+        forProvider: {
+          manifest: {
+            apiVersion: 'postgresql.example/v1',
+            kind: 'Cluster',
+            metadata: { name: 'pg-shop-orders' },
+            spec: { imageName: 'postgres:16', bootstrap: { database: 'orders' }, size: '5Gi' },
+          },
+        },
+      },
+    },
+    {
+      reason: 'a field that is only a placeholder the claim does not set is removed (the target defaults it)',
+      claim: claim({}),
+      template: template({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'x' },
+        data: { version: '$(claim.spec.version)', tag: 'v$(claim.spec.version)' },
+      }),
+      want: { forProvider: { manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { tag: 'v' } } } },
+    },
+    {
+      reason: 'the rest of the template spec stays as it is',
+      claim: claim({}),
+      template: template({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, { connectionDetails: [{ fromField: '.data.host', toKey: 'host' }] }),
+      want: {
+        forProvider: {
+          manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+          connectionDetails: [{ fromField: '.data.host', toKey: 'host' }],
+        },
+      },
+    },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      const before = structuredClone(c.template);
+      assert.deepEqual(configureKubernetesObject(c.claim, c.template), c.want);
+      assert.deepEqual(c.template, before, 'the template is not modified');
+    });
+  }
+
+  test('a long claim name gives a name of at most 63 characters, distinct per claim', () => {
+    const a = nameFor(claim({}, 'a'.repeat(70)));
+    const b = nameFor(claim({}, `${'a'.repeat(69)}b`));
+    assert.ok(a.length <= 63 && b.length <= 63);
+    assert.notEqual(a, b);
+  });
+});
+
+describe('connection formatters', () => {
+  test('Bucket: exactly the claim kind keys, region defaulting to us-east-1', () => {
+    assert.deepEqual(formatBucket({ endpoint: 'https://s3', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's', extra: 'x' }), {
+      endpoint: 'https://s3',
+      bucket: 'b',
+      region: 'us-east-1',
+      accessKeyId: 'a',
+      secretAccessKey: 's',
+    });
+  });
+  test('Bucket: a missing key is named', () => {
+    assert.throws(() => formatBucket({ endpoint: 'https://s3', bucket: 'b' }), /lack accessKeyId, secretAccessKey for a Bucket claim/);
+  });
+  test('PostgreSQLInstance: port defaults to 5432 and the uri is built', () => {
+    assert.deepEqual(formatPostgreSQL({ host: 'pg.db.svc', username: 'app', password: 'p@ss', database: 'orders' }), {
+      host: 'pg.db.svc',
+      port: '5432',
+      username: 'app',
+      password: 'p@ss',
+      database: 'orders',
+      uri: 'postgresql://app:p%40ss@pg.db.svc:5432/orders',
+    });
+  });
+  test('PostgreSQLInstance: an operator-given uri is kept; a bad port is refused', () => {
+    assert.equal(formatPostgreSQL({ host: 'h', username: 'u', password: 'p', database: 'd', uri: 'postgresql://x' }).uri, 'postgresql://x');
+    assert.throws(() => formatPostgreSQL({ host: 'h', username: 'u', password: 'p', database: 'd', port: 'x' }), /port is "x"/);
+  });
+});

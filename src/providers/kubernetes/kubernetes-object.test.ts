@@ -1,0 +1,61 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JsonObject } from '../../machinery/object.js';
+import { fixture } from '../testing.js';
+import type { KubernetesObject } from './kinds.js';
+import { desiredOf, externalNameOf, type Desired } from './kubernetes-object.js';
+
+const resource = (manifest: JsonObject | undefined): KubernetesObject =>
+  fixture<KubernetesObject>({
+    apiVersion: 'kubernetes.conductor.io/v1alpha1',
+    kind: 'KubernetesObject',
+    metadata: { namespace: 'conductor-system', name: 'k' },
+    spec: { forProvider: manifest === undefined ? {} : { manifest } },
+  });
+
+describe('desiredOf', () => {
+  const cases: { reason: string; manifest: JsonObject | undefined; want: Desired | RegExp }[] = [
+    {
+      reason: "the key comes from the manifest; the server's metadata and status are not applied",
+      manifest: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'a', namespace: 'shop', uid: 'u', resourceVersion: '3', managedFields: [], labels: { x: 'y' } },
+        data: { k: 'v' },
+        status: { phase: 'x' },
+      },
+      want: {
+        key: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'shop' },
+        manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'shop', labels: { x: 'y' } }, data: { k: 'v' } },
+      },
+    },
+    {
+      reason: 'a manifest without a namespace has none in its key (the kind decides)',
+      manifest: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } },
+      want: { key: { apiVersion: 'v1', kind: 'Namespace', name: 'team' }, manifest: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } },
+    },
+    { reason: 'no manifest', manifest: undefined, want: /spec\.forProvider\.manifest is missing/ },
+    { reason: 'no apiVersion', manifest: { kind: 'ConfigMap', metadata: { name: 'a' } }, want: /manifest\.apiVersion is missing: want e\.g\. v1/ },
+    { reason: 'no kind', manifest: { apiVersion: 'v1', metadata: { name: 'a' } }, want: /manifest\.kind is missing/ },
+    { reason: 'no name', manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }, want: /manifest\.metadata\.name is missing/ },
+    {
+      reason: 'an empty namespace',
+      manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: '' } },
+      want: /metadata\.namespace is not a non-empty string/,
+    },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      const r = resource(c.manifest);
+      const before = structuredClone(r);
+      if (c.want instanceof RegExp) assert.throws(() => desiredOf(r), c.want);
+      else assert.deepEqual(desiredOf(r), c.want);
+      assert.deepEqual(r, before, 'the resource is not modified');
+    });
+  }
+
+  test('external names: with and without a namespace', () => {
+    assert.equal(externalNameOf({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }), 'apps/v1/Deployment/shop/web');
+    assert.equal(externalNameOf({ apiVersion: 'v1', kind: 'Namespace', name: 'team' }), 'v1/Namespace/team');
+  });
+});

@@ -1,0 +1,288 @@
+/**
+ * A TargetClient talks to one target cluster's API server over HTTPS with Node's `https`:
+ * the server is verified against the credentials' CA (or the system roots) — a TLS error is
+ * reported, never worked around — and every request takes an AbortSignal. It knows the few
+ * calls the provider makes: /version, discovery (which resource serves a kind, and its
+ * scope), get, server-side apply and delete.
+ */
+import { Agent, request } from 'node:https';
+import type { JsonObject } from '../../machinery/object.js';
+import { isPlainObject } from '../../machinery/object.js';
+import type { TargetCluster } from './credentials.js';
+
+/** Why a request to the target failed, in the Provider's CamelCase reasons. */
+export type TargetFailure = 'Unreachable' | 'UntrustedServerCertificate' | 'Unauthorized' | 'Forbidden' | 'RequestFailed';
+
+/** A TargetError is a failed request to the target cluster, with its reason and, for HTTP errors, the status code. */
+export class TargetError extends Error {
+  constructor(
+    readonly reason: TargetFailure,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TargetError';
+  }
+}
+
+/**
+ * An UnresolvableObjectError says an object cannot exist in the target as the manifest names
+ * it: the target serves no such kind, or the manifest puts a cluster-scoped kind in a namespace.
+ */
+export class UnresolvableObjectError extends TargetError {
+  constructor(message: string, status?: number) {
+    super('RequestFailed', message, status);
+    this.name = 'UnresolvableObjectError';
+  }
+}
+
+/** Node's codes for a server certificate that cannot be verified. */
+const TLS_VERIFY_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE']);
+
+/** A TargetResponse is a response's status code and parsed JSON body (undefined when it is not JSON). */
+export interface TargetResponse {
+  status: number;
+  body: unknown;
+}
+
+/** An ApiResource is what discovery says of a kind: its plural resource and whether it is namespaced. */
+export interface ApiResource {
+  plural: string;
+  namespaced: boolean;
+}
+
+/** An ObjectKey identifies one object in the target. */
+export interface ObjectKey {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** The field manager of Conductor's server-side applies. */
+export const FIELD_MANAGER = 'conductor';
+
+function statusMessage(body: unknown): string | undefined {
+  return isPlainObject(body) && typeof body.message === 'string' ? body.message : undefined;
+}
+
+/** A TargetClient is an HTTPS client of one target cluster; `close` releases its connections. */
+export class TargetClient {
+  private readonly agent: Agent;
+  private readonly base: URL;
+  private readonly discovery = new Map<string, Map<string, ApiResource>>();
+
+  constructor(readonly cluster: TargetCluster) {
+    this.base = new URL(cluster.server);
+    // The CA given, or the system roots; rejectUnauthorized is Node's default (true) and stays so.
+    this.agent = new Agent({
+      keepAlive: true,
+      maxSockets: 8,
+      ...(cluster.ca ? { ca: cluster.ca } : {}),
+      ...(cluster.clientCert && cluster.clientKey ? { cert: cluster.clientCert, key: cluster.clientKey } : {}),
+      ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
+    });
+  }
+
+  /** The server, for messages. */
+  get server(): string {
+    return this.cluster.server;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private authorization(): string | undefined {
+    if (this.cluster.token) return `Bearer ${this.cluster.token}`;
+    if (this.cluster.username !== undefined) return `Basic ${Buffer.from(`${this.cluster.username}:${this.cluster.password ?? ''}`).toString('base64')}`;
+    return undefined;
+  }
+
+  /**
+   * request sends one request; it resolves with any HTTP status (the caller decides) and
+   * rejects with a TargetError when the server cannot be reached or its certificate is not
+   * trusted, or with `signal.reason` when aborted.
+   */
+  request(method: string, path: string, opts: { body?: unknown; contentType?: string; signal?: AbortSignal | undefined } = {}): Promise<TargetResponse> {
+    const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const url = targetUrl(this.base, path);
+    const auth = this.authorization();
+    return new Promise<TargetResponse>((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            Accept: 'application/json',
+            ...(auth ? { Authorization: auth } : {}),
+            ...(payload !== undefined ? { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('error', (err) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(this.failure(err));
+          });
+          res.on('end', () => {
+            signal?.removeEventListener('abort', onAbort);
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: unknown;
+            try {
+              body = text === '' ? undefined : JSON.parse(text);
+            } catch {
+              body = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+        },
+      );
+      const onAbort = () => {
+        req.destroy();
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (err) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (signal?.aborted) reject(signal.reason as Error);
+        else reject(this.failure(err));
+      });
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  private failure(err: Error & { code?: string }): TargetError {
+    const code = err.code ?? '';
+    if (TLS_VERIFY_CODES.has(code)) {
+      return new TargetError(
+        'UntrustedServerCertificate',
+        `the certificate of ${this.server} cannot be verified (${code}: ${err.message}): give the cluster's CA (clusterCA, or certificate-authority-data in the kubeconfig); verification is never skipped`,
+        undefined,
+        { cause: err },
+      );
+    }
+    if (UNREACHABLE_CODES.has(code)) return new TargetError('Unreachable', `cannot reach ${this.server}: ${code} (${err.message})`, undefined, { cause: err });
+    return new TargetError('Unreachable', `cannot talk to ${this.server}: ${err.message}`, undefined, { cause: err });
+  }
+
+  /** ok checks a response's status: 401 and 403 become TargetErrors with those reasons, other failures a RequestFailed one. */
+  private ok(res: TargetResponse, what: string, allowed: readonly number[] = []): TargetResponse {
+    if ((res.status >= 200 && res.status < 300) || allowed.includes(res.status)) return res;
+    const detail = statusMessage(res.body) ?? `HTTP ${res.status}`;
+    if (res.status === 401) return fail('Unauthorized', `${this.server} refused the credentials (401 Unauthorized) for ${what}: ${detail}`, res.status);
+    if (res.status === 403) return fail('Forbidden', `the credentials may not ${what} on ${this.server} (403 Forbidden): ${detail}`, res.status);
+    return fail('RequestFailed', `cannot ${what} on ${this.server}: ${res.status} ${detail}`, res.status);
+  }
+
+  /** version reads `/version` (gitVersion, e.g. v1.31.0). */
+  async version(signal?: AbortSignal): Promise<JsonObject> {
+    const res = this.ok(await this.request('GET', '/version', { signal }), 'read /version');
+    if (!isPlainObject(res.body)) throw new TargetError('RequestFailed', `${this.server}/version answered no JSON object`);
+    return res.body as JsonObject;
+  }
+
+  /**
+   * resourceFor finds the resource serving `apiVersion`/`kind` through discovery (cached;
+   * looked up again once when the kind is not in the cached list, e.g. a CRD installed since).
+   */
+  async resourceFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ApiResource> {
+    const cached = this.discovery.get(apiVersion)?.get(kind);
+    if (cached) return cached;
+    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const res = await this.request('GET', path, { signal });
+    if (res.status === 404) {
+      throw new UnresolvableObjectError(`${this.server} serves no ${apiVersion}: install the CRD (or operator) that defines ${kind}`, 404);
+    }
+    this.ok(res, `discover ${apiVersion}`);
+    const resources = isPlainObject(res.body) && Array.isArray(res.body.resources) ? res.body.resources : [];
+    const byKind = new Map<string, ApiResource>();
+    for (const r of resources) {
+      if (!isPlainObject(r) || typeof r.name !== 'string' || r.name.includes('/') || typeof r.kind !== 'string') continue;
+      byKind.set(r.kind, { plural: r.name, namespaced: r.namespaced === true });
+    }
+    this.discovery.set(apiVersion, byKind);
+    const found = byKind.get(kind);
+    if (!found) throw new UnresolvableObjectError(`${this.server} serves ${apiVersion} but no kind ${kind} in it: check the manifest's kind`, 404);
+    return found;
+  }
+
+  /** pathOf is the URL path of one object (namespace checked against the kind's scope). */
+  async pathOf(key: ObjectKey, signal?: AbortSignal): Promise<{ path: string; namespace?: string }> {
+    const r = await this.resourceFor(key.apiVersion, key.kind, signal);
+    const prefix = key.apiVersion.includes('/') ? `/apis/${key.apiVersion}` : `/api/${key.apiVersion}`;
+    const name = encodeURIComponent(key.name);
+    if (!r.namespaced) {
+      if (key.namespace) {
+        throw new UnresolvableObjectError(
+          `${key.kind} is cluster-scoped in the target, but the manifest names namespace "${key.namespace}": remove metadata.namespace`,
+        );
+      }
+      return { path: `${prefix}/${r.plural}/${name}` };
+    }
+    const namespace = key.namespace ?? 'default';
+    return { path: `${prefix}/namespaces/${encodeURIComponent(namespace)}/${r.plural}/${name}`, namespace };
+  }
+
+  /** get reads an object; undefined when it does not exist. */
+  async get(key: ObjectKey, signal?: AbortSignal): Promise<JsonObject | undefined> {
+    const { path } = await this.pathOf(key, signal);
+    const res = this.ok(await this.request('GET', path, { signal }), `get ${describeKey(key)}`, [404]);
+    if (res.status === 404) return undefined;
+    if (!isPlainObject(res.body)) throw new TargetError('RequestFailed', `${this.server} answered no JSON object for ${describeKey(key)}`);
+    return res.body as JsonObject;
+  }
+
+  /** apply server-side applies `manifest` with the field manager `conductor`, forcing conflicts. */
+  async apply(key: ObjectKey, manifest: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    const { path } = await this.pathOf(key, signal);
+    const query = `?fieldManager=${FIELD_MANAGER}&force=true`;
+    // JSON is YAML: the apply patch type takes it as it is.
+    const res = this.ok(
+      await this.request('PATCH', path + query, { body: manifest, contentType: 'application/apply-patch+yaml', signal }),
+      `apply ${describeKey(key)}`,
+    );
+    return isPlainObject(res.body) ? (res.body as JsonObject) : {};
+  }
+
+  /** delete deletes an object with propagation policy Background; deleting what is gone succeeds. */
+  async delete(key: ObjectKey, signal?: AbortSignal): Promise<void> {
+    const { path } = await this.pathOf(key, signal);
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' };
+    this.ok(await this.request('DELETE', path, { body, signal }), `delete ${describeKey(key)}`, [404]);
+  }
+}
+
+/** targetUrl is the URL of an API path under the server URL, keeping its own path if it has one (a proxy's https://host/clusters/c1). */
+export function targetUrl(server: URL, path: string): URL {
+  return new URL(server.pathname.replace(/\/$/, '') + path, server);
+}
+
+function fail(reason: TargetFailure, message: string, status: number): never {
+  throw new TargetError(reason, message, status);
+}
+
+/** describeKey names an object for messages: `ConfigMap shop/settings`. */
+export function describeKey(key: ObjectKey): string {
+  return `${key.kind} ${key.namespace ? `${key.namespace}/` : ''}${key.name}`;
+}

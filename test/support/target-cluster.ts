@@ -1,0 +1,83 @@
+/**
+ * Test support: a target cluster for the kubernetes provider — a second `conductor server`
+ * process, a real Kubernetes-compatible API over HTTPS with its own CA and credentials — and
+ * the credentials to reach it, read from the kubeconfig it writes (CA, admin token, admin
+ * client certificate and key).
+ */
+import { readFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
+import { removeDir, startServer, type ServerProcess, type StartOptions } from './server.js';
+
+/** The credentials of a target cluster, as PEM text and strings. */
+export interface TargetCredentials {
+  endpoint: string;
+  clusterCA: string;
+  token: string;
+  clientCert: string;
+  clientKey: string;
+  /** The kubeconfig as written, its current context the token user's. */
+  kubeconfig: string;
+}
+
+/** A TargetCluster is a running target server and its credentials. */
+export interface TargetCluster {
+  server: ServerProcess;
+  credentials: TargetCredentials;
+  /** The target's version as its /version says (gitVersion). */
+  version: string;
+  /** The kubeconfig with the client-certificate user as its current context. */
+  certKubeconfig(): string;
+  stop(): Promise<void>;
+}
+
+const b64decode = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+
+/** readTargetCredentials reads the CA, token and client certificate of a server's kubeconfig. */
+export function readTargetCredentials(kubeconfigPath: string): TargetCredentials {
+  const text = readFileSync(kubeconfigPath, 'utf8');
+  const kc = parse(text) as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+    users: { name: string; user: { token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string } }[];
+  };
+  const cluster = kc.clusters[0].cluster;
+  const tokenUser = kc.users.find((u) => u.user.token)!.user;
+  const certUser = kc.users.find((u) => u.user['client-certificate-data'])!.user;
+  return {
+    endpoint: cluster.server,
+    clusterCA: b64decode(cluster['certificate-authority-data']),
+    token: tokenUser.token!,
+    clientCert: b64decode(certUser['client-certificate-data']!),
+    clientKey: b64decode(certUser['client-key-data']!),
+    kubeconfig: text,
+  };
+}
+
+/** startTargetCluster starts a target server; `stop` kills it and removes its data. */
+export async function startTargetCluster(opts: StartOptions = {}): Promise<TargetCluster> {
+  const server = await startServer(opts);
+  const credentials = readTargetCredentials(server.kubeconfig);
+  const { apiFromKubeconfig } = await import('./api.js');
+  const api = apiFromKubeconfig(server.kubeconfig);
+  const version = String((await api.request('GET', '/version')).json().gitVersion);
+  api.close();
+  return {
+    server,
+    credentials,
+    version,
+    certKubeconfig() {
+      const kc = parse(credentials.kubeconfig) as { contexts: { name: string; context: { user: string } }[]; users: { name: string; user: object }[] };
+      const certUser = kc.users.find((u) => 'client-certificate-data' in u.user)!.name;
+      const context = kc.contexts.find((c) => c.context.user === certUser)!.name;
+      return stringify({ ...kc, 'current-context': context });
+    },
+    async stop() {
+      await server.kill();
+      removeDir(server.dataDir);
+    },
+  };
+}
+
+/** secretYaml writes a Secret manifest with `stringData` (kubectl apply takes it). */
+export function secretYaml(namespace: string, name: string, data: Record<string, string>): string {
+  return stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', stringData: data });
+}
