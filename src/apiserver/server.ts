@@ -15,7 +15,7 @@ import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
 import { NamespaceLifecycle, namespaceState, PROTECTED_NAMESPACES } from './admission/namespace-lifecycle.js';
 import { PrefixCache } from './storage/prefix-cache.js';
-import { ensureAdminCredentials, ensurePki, tlsServerOptions, writeKubeconfig } from './auth/index.js';
+import { ensureAdminCredentials, ensureAdminToken, ensurePki, tlsServerOptions, writeKubeconfig, type AdminCredentials, type Pki } from './auth/index.js';
 import { setupAuthentication } from './authn-api/index.js';
 import { impersonatedUser, setupAuthorization } from './authz/index.js';
 import { accessReviewEndpoints, authorizationResourceTypes } from './authz-api/index.js';
@@ -135,9 +135,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await sweepFinishedDeletions(store, log.child({ component: 'deletion' }), '/registry/', (kv) => encrypted.openKv(kv));
   step('finished deletions');
   const auditLog = opts.auditLog ? await AuditLog.toFile(resolve(opts.auditLog), { logger: log.child({ component: 'audit' }) }) : undefined;
-  const pki = await ensurePki(dataDir, opts.host);
-  const admin = await ensureAdminCredentials(dataDir, pki);
-  step('keys and certificates');
+  // Authentication needs the admin token now; only the listener and the kubeconfig need the
+  // keys and certificates, whose making (three RSA keys on a new data dir, hundreds of ms on the
+  // thread pool) overlaps the rest of the start. A start failing before they are awaited
+  // must not leave their failure unhandled.
+  const adminToken = await ensureAdminToken(dataDir);
+  const credentials = ensurePki(dataDir, opts.host).then(async (pki) => ({ pki, admin: await ensureAdminCredentials(dataDir, pki) }));
+  credentials.catch(() => undefined);
+  step('admin token');
 
   const registry = new ResourceRegistry();
   registry.replaceSource('builtin', builtinResourceTypes());
@@ -168,7 +173,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const authorizer = authz.authorizer;
   registry.replaceSource('authorization', authorizationResourceTypes());
   // Client certificates, the admin token, the token file and ServiceAccount tokens (see authn-api).
-  const authn = await setupAuthentication({ dataDir, registry, rest, adminToken: admin.token, tokenFile: opts.tokenFile });
+  const authn = await setupAuthentication({ dataDir, registry, rest, adminToken, tokenFile: opts.tokenFile });
   registry.replaceSource('authentication', authn.resourceTypes);
   step('authentication');
 
@@ -224,21 +229,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await auditLog?.close();
     await store.close();
   };
-  const server: Server = createServer(
-    { ...tlsServerOptions(pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
-    dispatcher.handle,
-  );
-  // Receiving a request (headers, then body) is bounded; handling is bounded in the
-  // dispatcher (watches by timeoutSeconds); idle keep-alive connections are closed.
-  server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveMs;
-  server.headersTimeout = SERVER_TIMEOUTS.headersMs;
-  server.requestTimeout = SERVER_TIMEOUTS.receiveMs;
-  installClientErrorHandler(server);
+  let server: Server;
+  let tls: { pki: Pki; admin: AdminCredentials };
   try {
     await extension.beforeReady?.(startContext);
     step('before ready');
     await authz.start(client, { logger: log.child({ component: 'rbac' }) });
     step('rbac');
+    tls = await credentials;
+    step('keys and certificates');
+    server = createServer(
+      { ...tlsServerOptions(tls.pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
+      dispatcher.handle,
+    );
+    // Receiving a request (headers, then body) is bounded; handling is bounded in the
+    // dispatcher (watches by timeoutSeconds); idle keep-alive connections are closed.
+    server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveMs;
+    server.headersTimeout = SERVER_TIMEOUTS.headersMs;
+    server.requestTimeout = SERVER_TIMEOUTS.receiveMs;
+    installClientErrorHandler(server);
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);
       server.listen(opts.port, opts.host, () => resolveListen());
@@ -252,10 +261,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   serverUrl = `https://${hostForUrl}:${port}`;
   const kubeconfigPath = await writeKubeconfig(dataDir, {
     server: serverUrl,
-    caPem: pki.caCertPem,
-    token: admin.token,
-    clientCertPem: admin.certPem,
-    clientKeyPem: admin.keyPem,
+    caPem: tls.pki.caCertPem,
+    token: tls.admin.token,
+    clientCertPem: tls.admin.certPem,
+    clientKeyPem: tls.admin.keyPem,
   });
   step('listen');
   ready = true;

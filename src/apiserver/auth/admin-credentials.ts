@@ -19,6 +19,24 @@ export interface EnsureAdminOptions {
 }
 
 /**
+ * ensureAdminToken loads the admin bearer token from dataDir, creating it (32 random bytes in
+ * base64url) on first start. It needs no certificate, so the server can set up authentication
+ * while its keys are still being generated.
+ */
+export async function ensureAdminToken(dataDir: string): Promise<string> {
+  const path = pkiPaths(dataDir).adminToken;
+  // An empty token file counts as missing; anything else that is no valid token is an error.
+  const token = (await readIfExists(path))?.trim() || undefined;
+  if (token !== undefined && !/^[A-Za-z0-9._~+/=-]+$/.test(token)) {
+    throw new Error(`cannot load the admin token: ${path} holds characters not allowed in a bearer token, expected base64url`);
+  }
+  if (token !== undefined) return token;
+  const created = randomBytes(32).toString('base64url');
+  await writeFileAtomic(path, `${created}\n`, SECRET_FILE_MODE);
+  return created;
+}
+
+/**
  * ensureAdminCredentials loads the admin token and admin client certificate from dataDir,
  * creating them on first start: the token is 32 random bytes in base64url, the certificate has
  * CN conductor-admin and O system:masters. The certificate is re-issued (with a new key) when
@@ -26,17 +44,7 @@ export interface EnsureAdminOptions {
  */
 export async function ensureAdminCredentials(dataDir: string, pki: Pick<Pki, 'caCertPem'>, opts: EnsureAdminOptions = {}): Promise<AdminCredentials> {
   const paths = pkiPaths(dataDir);
-  const [tokenText, certPem0, keyPem0] = await Promise.all([paths.adminToken, paths.adminCert, paths.adminKey].map(readIfExists));
-
-  // An empty token file counts as missing; anything else that is no valid token is an error.
-  let token = tokenText?.trim() || undefined;
-  if (token !== undefined && !/^[A-Za-z0-9._~+/=-]+$/.test(token)) {
-    throw new Error(`cannot load the admin token: ${paths.adminToken} holds characters not allowed in a bearer token, expected base64url`);
-  }
-  if (token === undefined) {
-    token = randomBytes(32).toString('base64url');
-    await writeFileAtomic(paths.adminToken, `${token}\n`, SECRET_FILE_MODE);
-  }
+  const [token, certPem0, keyPem0] = await Promise.all([ensureAdminToken(dataDir), readIfExists(paths.adminCert), readIfExists(paths.adminKey)]);
 
   if (certPem0 !== undefined && keyPem0 !== undefined) {
     const problems = certificateProblems(certPem0, {

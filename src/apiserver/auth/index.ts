@@ -2,7 +2,7 @@
 // request authentication.
 export { ensurePki, loadCaKey, pkiPaths, servingNames, tlsServerOptions } from './pki.js';
 export type { EnsurePkiOptions, Pki, PkiPaths } from './pki.js';
-export { ensureAdminCredentials } from './admin-credentials.js';
+export { ensureAdminCredentials, ensureAdminToken } from './admin-credentials.js';
 export type { AdminCredentials, EnsureAdminOptions } from './admin-credentials.js';
 export { issueClientCertificate, issueClientCertificateAsync } from './client-certificates.js';
 export type { ClientCertificateOptions, IssuedCertificate } from './client-certificates.js';

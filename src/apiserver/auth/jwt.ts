@@ -1,5 +1,14 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
-import { CompactSign, compactVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import type * as Jose from 'jose';
+
+/**
+ * jose (46 ES modules) is loaded by the first token signed or checked, not by every start of
+ * the server: importing it took 50–100 ms of the time to ready.
+ */
+let joseModule: Promise<typeof Jose> | undefined;
+function loadJose(): Promise<typeof Jose> {
+  return (joseModule ??= import('jose'));
+}
 
 /** The only signature algorithm Conductor issues and accepts (ECDSA P-256 with SHA-256). */
 export const JWT_ALGORITHM = 'ES256';
@@ -30,6 +39,7 @@ export function keyIdOf(key: KeyObject): string {
  * signature (jose signs; the header and payload bytes are what Conductor has always issued).
  */
 export async function signJwt(payload: Record<string, unknown>, privateKey: KeyObject, kid: string): Promise<string> {
+  const { CompactSign } = await loadJose();
   return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: JWT_ALGORITHM, kid }).sign(privateKey);
 }
 
@@ -44,6 +54,7 @@ export async function verifyJwt(token: string, publicKeys: ReadonlyMap<string, K
   if (token.length > MAX_JWT_LENGTH) return { ok: false, reason: `token is ${token.length} characters long, expected at most ${MAX_JWT_LENGTH}` };
   const parts = token.split('.').length;
   if (parts !== 3) return { ok: false, reason: `token has ${parts} dot-separated part(s), expected 3 (header.payload.signature)` };
+  const { compactVerify, decodeProtectedHeader, errors: joseErrors } = await loadJose();
   let header: JwtHeader;
   try {
     const h = decodeProtectedHeader(token);

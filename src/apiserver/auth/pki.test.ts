@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureAdminCredentials } from './admin-credentials.js';
+import { ensureAdminCredentials, ensureAdminToken } from './admin-credentials.js';
 import { ensurePki, loadCaKey, pkiPaths, servingNames, tlsServerOptions, type Pki } from './pki.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -155,6 +155,18 @@ describe('ensurePki and ensureAdminCredentials', () => {
     assert.notEqual(admin.token, token);
     await writeFile(pkiPaths(dir).adminToken, 'two words\n');
     await assert.rejects(ensureAdminCredentials(dir, pki), /characters not allowed in a bearer token/);
+  });
+
+  test('the admin token comes before any key (the server authenticates while its keys are made), and the credentials made later carry it', async () => {
+    const dir = join(root, 'token-first');
+    const token = await ensureAdminToken(dir);
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    await assert.rejects(stat(pkiPaths(dir).caKey), { code: 'ENOENT' });
+    assert.equal(await ensureAdminToken(dir), token, 'a second call reads the same token');
+    const admin = await ensureAdminCredentials(dir, await ensurePki(dir, '127.0.0.1'));
+    assert.equal(admin.token, token);
+    await writeFile(pkiPaths(dir).adminToken, 'two words\n');
+    await assert.rejects(ensureAdminToken(dir), /characters not allowed in a bearer token/);
   });
 
   test('tlsServerOptions requests client certificates and leaves the verdict to the authenticator', () => {
