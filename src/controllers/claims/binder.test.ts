@@ -196,6 +196,22 @@ describe('Binder.reserve', () => {
   }
 });
 
+describe('Binder.schedule', () => {
+  test('two claims scheduled at once (two workers) never get the same resource: the second is told none fits', async () => {
+    const h = await harness([claim('mine'), claim('other'), resource('db-1', {}, { phase: 'Available' })]);
+    try {
+      const binder = binderFor(h);
+      const store = h.claims.informer.store;
+      h.feed.resource(h.concrete, h.stored<ConcreteResource>(resourceRef, SYS, 'db-1')!);
+      const [a, b] = await Promise.all([binder.schedule(store.get(APP, 'mine')!), binder.schedule(store.get(APP, 'other')!)]);
+      const chosen = (s: typeof a) => (s.result.decision.type === 'resource' ? s.result.decision.candidate.name : s.result.decision.type);
+      assert.deepEqual([chosen(a), a.reserved, chosen(b)], ['db-1', true, 'none']);
+    } finally {
+      h.stop();
+    }
+  });
+});
+
 describe('Binder: the claim’s side', () => {
   test('finishBinding onto a resource not yet ready: the claim is Bound with its resourceRef, Ready=False Waiting, one Bound Event', async () => {
     const h = await harness([claim('mine'), resource('db-1', { claimRef: refTo('mine') }, { phase: 'Bound' })]);

@@ -68,14 +68,19 @@ export interface BinderDeps {
 export class Binder {
   constructor(private readonly deps: BinderDeps) {}
 
-  /** schedule chooses a resource or class for the claim (or says why none fits). */
-  async schedule(claim: Claim): Promise<ScheduleResult> {
+  /**
+   * schedule chooses a resource or class for the claim (or says why none fits) and reserves a
+   * chosen resource (see reserve). Without extenders the decision and the reservation happen
+   * in one synchronous step, before anything is awaited, so concurrent workers never choose
+   * the same resource; `reserved` is false when another claim reserved it while extenders
+   * were being asked.
+   */
+  async schedule(claim: Claim): Promise<{ readonly result: ScheduleResult; readonly reserved: boolean }> {
     const { scheduler, caches } = this.deps;
     const nsObj = caches.namespaces.store.get(undefined, claim.metadata.namespace!);
     const info = claimInfoFromObject(claim, { namespaceLabels: nsObj?.metadata.labels ?? {} });
-    // Without extenders the decision and the reservation that follows happen in one
-    // synchronous step, so concurrent workers never pick the same resource.
-    return scheduler.hasExtenders ? scheduler.schedule(info) : scheduler.scheduleSync(info);
+    const result = scheduler.hasExtenders ? await scheduler.schedule(info) : scheduler.scheduleSync(info);
+    return { result, reserved: result.decision.type !== 'resource' || this.reserve(result.decision.candidate, claim) };
   }
 
   /**

@@ -292,11 +292,11 @@ export class ClaimController {
       this.pending.delete(key);
       return this.binder.finishBinding(entry, claim, existing.entry, existing.resource);
     }
-    const result = await this.binder.schedule(claim);
+    const { result, reserved } = await this.binder.schedule(claim);
     const why = result.explanation.message;
     switch (result.decision.type) {
       case 'resource': {
-        if (!this.binder.reserve(result.decision.candidate, claim)) return { requeueAfterMs: 1 }; // taken while extenders answered
+        if (!reserved) return { requeueAfterMs: 1 }; // taken while extenders answered
         const bound = await this.binder.bindResource(claim, result.decision.candidate);
         if (bound.type !== 'bound') {
           // Taken by another claim meanwhile (the cache had not caught up), or being deleted:
