@@ -128,6 +128,13 @@ export interface ExternalObservation {
   /** What differs from the desired state, for conditions and events, when not up to date. */
   drift?: string;
   /**
+   * The external resource exists and matches the spec but cannot be used yet (an operator
+   * still provisioning what it asked for, a server not answering yet): the resource is
+   * Ready=False with this CamelCase reason and message, and looked at again within seconds.
+   * Left out when it is ready.
+   */
+  notReady?: { reason: string; message: string };
+  /**
    * Shared kinds: bound claims whose share (database, user, bucket...) lacks something. These
    * do not make the resource out of date and `update` does not repair them: the claim
    * controller does, through `bindClaim`, when the reconciler publishes them in

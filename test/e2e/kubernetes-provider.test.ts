@@ -340,9 +340,16 @@ spec: {resourceClass: operator-bucket}
       return out || undefined;
     }, 'the provisioned KubernetesObject');
     const synced = async () =>
-      kubectlOk(s, ['get', 'kubernetesobject', resourceName, ...ns, '-o', 'jsonpath={.status.conditions[?(@.type=="Synced")].message}']);
+      kubectlOk(s, [
+        'get',
+        'kubernetesobject',
+        resourceName,
+        ...ns,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Ready")].reason}: {.status.conditions[?(@.type=="Ready")].message}',
+      ]);
     await eventually(
-      async () => /ConfigMap default\/shop-media in the target is not ready: \.data\.phase is unset, want "Bound"/.test(await synced()),
+      async () => /^TargetNotReady: ConfigMap default\/shop-media in the target is not ready: \.data\.phase is unset, want "Bound"/.test(await synced()),
       'not ready, saying why',
     );
     assert.notEqual((await kubectl(s, ['get', 'secret', 'media', '-n', 'shop'])).code, 0, 'no connection Secret before the object is ready');

@@ -342,6 +342,23 @@ describe('ManagedReconciler', () => {
     assert.equal(phase(after), 'Bound', 'the reconciler never overwrites Bound');
   });
 
+  test('a resource that exists and matches but is not ready (any more) is Ready=False with the provider’s reason, then Ready again', async () => {
+    const h = await harness();
+    await h.create('slow');
+    await readyObject(h, 'slow');
+    h.external.resources.get(h.key('slow'))!.notReady = { reason: 'OperatorProvisioning', message: 'the operator has not finished' };
+    const notReady = await until('Ready=False with the reason', async () => {
+      const o = await h.get('slow');
+      return condition(o, 'Ready')?.reason === 'OperatorProvisioning' ? o : undefined;
+    });
+    assert.equal(condition(notReady, 'Ready')?.status, 'False');
+    assert.equal(condition(notReady, 'Ready')?.message, 'the operator has not finished');
+    assert.equal(condition(notReady, 'Synced')?.status, 'True', 'nothing failed: it is only not ready');
+    assert.equal(h.external.callsOf('update').length, 0);
+    delete h.external.resources.get(h.key('slow'))!.notReady;
+    await until('Ready again', async () => (condition(await h.get('slow'), 'Ready')?.status === 'True' ? true : undefined));
+  });
+
   test('broken shares of a Shared resource go to status.atProvider with a ShareDrift Event; the resource stays Ready and update is not called', async () => {
     const h = await harness();
     await h.create('server', { sharing: { mode: 'Shared' } });

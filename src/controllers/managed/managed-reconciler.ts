@@ -41,6 +41,9 @@ import { IN_USE, READY, type ConditionState, type StatusChange } from './status.
 import { describeBrokenShares, withBrokenShares } from './broken-shares.js';
 
 /** The reasons of the reconciler's conditions and Events. */
+/** How soon a resource that exists but is not ready yet is observed again (at most; the poll interval when shorter). */
+export const NOT_READY_RECHECK_MS = 5_000;
+
 export const reasons = {
   // Synced
   reconcileSuccess: 'ReconcileSuccess',
@@ -57,6 +60,8 @@ export const reasons = {
   creating: 'Creating',
   updating: 'Updating',
   notUpToDate: 'NotUpToDate',
+  /** Ready=False: the provider says the external resource exists and matches but is not usable (its own reason when it gives no CamelCase one). */
+  notReady: 'NotReady',
   deleting: 'Deleting',
   // InUse
   waitingForRelease: 'WaitingForRelease',
@@ -357,6 +362,16 @@ export class ManagedReconciler<R extends KObject = KObject> {
       return { requeueAfterMs: 0 };
     }
 
+    if (observation.notReady) {
+      // Exists and matches, but not usable yet (or no longer): say why, and look again soon.
+      const reason = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/.test(observation.notReady.reason) ? observation.notReady.reason : reasons.notReady;
+      await this.managed.writeStatus(mr, {
+        ready: { status: 'False', reason, message: observation.notReady.message },
+        synced,
+        ...(observation.atProvider ? { atProvider: observation.atProvider } : {}),
+      });
+      return { requeueAfterMs: Math.min(pollMs, NOT_READY_RECHECK_MS) };
+    }
     await this.publish(mr, fields, observation.connectionDetails);
     const wasReady = findCondition(readConditions(statusOf(mr).conditions), READY)?.status === 'True';
     const change: StatusChange = {

@@ -120,7 +120,14 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     }
     const forProvider = resource.spec.forProvider;
     const verdict = readinessOf(live, forProvider.readiness);
-    if (!verdict.ready) throw new Error(`${describeKey(key)} in the target is not ready: ${verdict.why}`);
+    // Not ready (yet, or any more): the resource says so, Ready=False, and is looked at again soon.
+    if (!verdict.ready)
+      return {
+        exists: true,
+        upToDate: true,
+        atProvider,
+        notReady: { reason: 'TargetNotReady', message: `${describeKey(key)} in the target is not ready: ${verdict.why}` },
+      };
     const connectionDetails = await connectionDetailsOf(forProvider.connectionDetails, {
       live,
       key,

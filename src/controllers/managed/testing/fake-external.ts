@@ -38,6 +38,8 @@ export interface FakeExternalResource {
   details: ConnectionDetails;
   /** When set, observe reports the resource as not up to date with this drift. */
   drift?: string;
+  /** When set, observe reports the resource up to date but not ready, with this reason and message. */
+  notReady?: { reason: string; message: string };
   /** Shared kinds: claims' shares observe reports as broken (update leaves them). */
   brokenShares?: BrokenShare[];
   /** Set by delete: the resource disappears after `observesLeft` more observes. */
@@ -72,6 +74,7 @@ export class FakeExternal {
       exists: true,
       upToDate: r.drift === undefined,
       ...(r.drift !== undefined ? { drift: r.drift } : {}),
+      ...(r.notReady !== undefined ? { notReady: r.notReady } : {}),
       ...(r.brokenShares ? { brokenShares: r.brokenShares.map((b) => ({ ...b })) } : {}),
       atProvider: { state: r.deleting ? 'deleting' : 'running' },
       connectionDetails: { ...r.details },
