@@ -194,9 +194,9 @@ module.exports = {
     only('apiserver/auth', 'apiserver/auth/README.md: nothing else in src/.', '^src/apiserver/auth/', '^src/apiserver/auth/'),
     only(
       'apiserver/docs',
-      'apiserver/docs/README.md: registry/resource-type.ts (types) only.',
+      'apiserver/docs/README.md: registry/resource-type.ts (types) and protobuf/index.ts.',
       '^src/apiserver/docs/',
-      '^src/(apiserver/docs/|apiserver/registry/resource-type\\.ts$|machinery/schema-types\\.ts$)',
+      '^src/(apiserver/docs/|apiserver/registry/resource-type\\.ts$|apiserver/protobuf/|machinery/schema-types\\.ts$)',
     ),
     only('apiserver/protobuf', 'apiserver/protobuf/README.md: machinery/ only.', '^src/apiserver/protobuf/', '^src/(apiserver/protobuf/|machinery/)'),
     only(

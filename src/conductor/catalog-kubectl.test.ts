@@ -45,7 +45,9 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects()].map((o) => `---\n${stringify(o)}`).join('');
+    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects()]
+      .map((o) => `---\n${stringify(o)}`)
+      .join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });
   });
 

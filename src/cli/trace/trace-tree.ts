@@ -36,7 +36,7 @@ interface Condition {
 
 function conditionsOf(o: KObject): Condition[] {
   const status = isPlainObject(o.status) ? o.status : {};
-  return Array.isArray(status.conditions) ? (status.conditions.filter(isPlainObject)) : [];
+  return Array.isArray(status.conditions) ? status.conditions.filter(isPlainObject) : [];
 }
 
 function condition(o: KObject, type: string): Condition | undefined {
@@ -108,8 +108,7 @@ function claimsRecorded(resource: KObject): ClaimRefLike[] {
   const shared = isPlainObject(spec.sharing) && spec.sharing.mode === 'Shared';
   const out: ClaimRefLike[] = [];
   if (!shared && isPlainObject(spec.claimRef)) out.push(spec.claimRef);
-  for (const b of Array.isArray(status.bindings) ? status.bindings : [])
-    if (isPlainObject(b) && isPlainObject(b.claimRef)) out.push(b.claimRef);
+  for (const b of Array.isArray(status.bindings) ? status.bindings : []) if (isPlainObject(b) && isPlainObject(b.claimRef)) out.push(b.claimRef);
   return out;
 }
 
