@@ -164,7 +164,9 @@ export class EtcdWatcher implements StoreWatcher {
     if (typeof taken === 'number' && taken < events.length) {
       if (taken > 0) this.lastRevision = Math.max(this.lastRevision, events[taken - 1]?.kv.modRevision ?? 0);
       this.state = 'paused';
-      this.missed = 0;
+      // The events it refused are missed too: etcd may bring several revisions in one
+      // answer, so counting only later answers would let a paused watcher miss more.
+      this.missed = events.length - Math.max(0, taken);
       return;
     }
     this.lastRevision = Math.max(this.lastRevision, events[events.length - 1]?.kv.modRevision ?? 0);
