@@ -35,7 +35,7 @@ export interface EtcdCluster {
   readonly members: EtcdMember[];
   /** The client URLs of every member. */
   readonly endpoints: string[];
-  /** stop stops every member and removes the data directories. */
+  /** stop ends every member (SIGKILL: the data is thrown away) and removes the data directories. */
   stop(): Promise<void>;
 }
 
@@ -72,12 +72,14 @@ export async function startEtcdCluster(
   for (let i = 0; i < size; i++) planned.push({ name: `m${i}`, clientPort: await freePort(), peerPort: await freePort() });
   const scheme = options.scheme ?? 'http';
   const initialCluster = planned.map((p) => `${p.name}=http://127.0.0.1:${p.peerPort}`).join(',');
-  const members = planned.map((p) => startMember(root, p, scheme, initialCluster, options.extraArgs ?? []));
+  // Every member of one cluster must share the token (it seeds the cluster ID).
+  const token = `conductor-test-${planned[0]?.peerPort ?? 0}`;
+  const members = planned.map((p) => startMember(root, p, scheme, initialCluster, token, options.extraArgs ?? []));
   const cluster: EtcdCluster = {
     members,
     endpoints: members.map((m) => m.clientUrl),
     async stop() {
-      await Promise.all(members.map((m) => m.stop()));
+      await Promise.all(members.map((m) => m.kill()));
       rmSync(root, { recursive: true, force: true });
     },
   };
@@ -94,7 +96,8 @@ export async function startEtcdCluster(
 
 async function httpHealthy(member: EtcdMember): Promise<boolean> {
   try {
-    const res = await fetch(`${member.clientUrl}/health`);
+    // A member without a leader may not answer /health at all: give up on the probe, not the wait.
+    const res = await fetch(`${member.clientUrl}/health`, { signal: AbortSignal.timeout(2000) });
     const body = (await res.json()) as { health?: string };
     return res.ok && body.health === 'true';
   } catch {
@@ -102,7 +105,7 @@ async function httpHealthy(member: EtcdMember): Promise<boolean> {
   }
 }
 
-function startMember(root: string, p: Planned, scheme: string, initialCluster: string, extraArgs: string[]): EtcdMember {
+function startMember(root: string, p: Planned, scheme: string, initialCluster: string, token: string, extraArgs: string[]): EtcdMember {
   const dataDir = join(root, p.name);
   const logPath = join(root, `${p.name}.log`);
   const clientUrl = `${scheme}://127.0.0.1:${p.clientPort}`;
@@ -119,7 +122,7 @@ function startMember(root: string, p: Planned, scheme: string, initialCluster: s
       `--initial-advertise-peer-urls=${peerUrl}`,
       `--initial-cluster=${initialCluster}`,
       '--initial-cluster-state=new',
-      `--initial-cluster-token=conductor-test-${p.clientPort}`,
+      `--initial-cluster-token=${token}`,
       '--logger=zap',
       '--log-level=warn',
       ...extraArgs,

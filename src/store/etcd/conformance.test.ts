@@ -18,8 +18,12 @@ function backend(name: string, cluster: () => EtcdCluster, propertyRuns: Conform
   return {
     name,
     async open(options = {}) {
-      const keyPrefix = `/conformance/${process.pid}/${++stores}`;
-      const open = () => openEtcdStore({ endpoints: cluster().endpoints, keyPrefix, compactionIntervalMs: 0, ...options });
+      const n = ++stores;
+      const keyPrefix = `/conformance/${process.pid}/${n}`;
+      // Each store talks to a different member first (calls go to the first that answers).
+      const all = cluster().endpoints;
+      const endpoints = all.map((_, i) => all[(i + n) % all.length]!);
+      const open = () => openEtcdStore({ endpoints, keyPrefix, compactionIntervalMs: 0, ...options });
       let store: EtcdStore = await open();
       return {
         get store() {
@@ -48,4 +52,19 @@ describe('etcd store on one member', { skip: missing }, () => {
     await cluster?.stop();
   });
   storeConformance(backend('etcd (1 member)', () => cluster!, { list: 10, watch: 15 }));
+});
+
+describe('etcd store on a 3-member cluster', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(3);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+  // Writes, reads and watches, with every call able to go to any member.
+  storeConformance(
+    backend('etcd (3 members)', () => cluster!, { list: 5, watch: 5 }),
+    ['writes', 'reads', 'watch'],
+  );
 });

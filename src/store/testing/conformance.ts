@@ -106,8 +106,16 @@ interface Ctx {
   kv: (key: string, c: number, m: number, body: Record<string, unknown>, w?: number) => string;
 }
 
-/** storeConformance registers the suite for `backend`. */
-export function storeConformance(backend: ConformanceBackend): void {
+/** The parts of the suite, each one describe block. */
+export type ConformancePart = 'writes' | 'reads' | 'lifecycle' | 'watch' | 'backpressure' | 'compaction';
+const allParts: readonly ConformancePart[] = ['writes', 'reads', 'lifecycle', 'watch', 'backpressure', 'compaction'];
+
+/** storeConformance registers the suite (or the given parts of it) for `backend`. */
+export function storeConformance(backend: ConformanceBackend, parts: readonly ConformancePart[] = allParts): void {
+  const part = (name: ConformancePart, title: string, body: () => void) => {
+    if (parts.includes(name)) describe(`${backend.name}: ${title}`, body);
+  };
+
   async function withStore(fn: (c: Ctx) => Promise<void>, options?: { maxPausedWatchEvents?: number }): Promise<void> {
     const t = await backend.open(options);
     try {
@@ -129,7 +137,7 @@ export function storeConformance(backend: ConformanceBackend): void {
     }
   }
 
-  describe(`${backend.name}: compare-and-swap writes`, () => {
+  part('writes', 'compare-and-swap writes', () => {
     /** seed: /k created (write 1) and updated (2); /gone created (3) and deleted (4). */
     async function seed({ s, r }: Ctx): Promise<void> {
       await s.create('/k', json({ v: 'a' }));
@@ -269,7 +277,7 @@ export function storeConformance(backend: ConformanceBackend): void {
       }));
   });
 
-  describe(`${backend.name}: reads`, () => {
+  part('reads', 'reads', () => {
     /** fill creates /a/0../a/9 (writes 1..10), /ab/x (11), /b/y (12), then updates /a/3 (13) and deletes /a/5 (14). */
     async function fill({ s, r }: Ctx): Promise<void> {
       for (let i = 0; i < 10; i++) await s.create(`/a/${i}`, json({ i }));
@@ -439,7 +447,7 @@ export function storeConformance(backend: ConformanceBackend): void {
       }));
   });
 
-  describe(`${backend.name}: lifecycle`, () => {
+  part('lifecycle', 'lifecycle', () => {
     test('a reopened store keeps its keys, values, revision and compacted revision', () =>
       withStore(async (ctx) => {
         const { t, r } = ctx;
@@ -481,7 +489,7 @@ export function storeConformance(backend: ConformanceBackend): void {
       }));
   });
 
-  describe(`${backend.name}: watch`, () => {
+  part('watch', 'watch', () => {
     test('a watcher from revision R sees exactly the events after R under its prefix, in order (property)', async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -608,7 +616,7 @@ export function storeConformance(backend: ConformanceBackend): void {
       }));
   });
 
-  describe(`${backend.name}: watch backpressure`, () => {
+  part('backpressure', 'watch backpressure', () => {
     test('a handler that takes only some events pauses the watcher; resume replays the rest, then live', () =>
       withStore(async ({ s }) => {
         let budget = 1;
@@ -669,7 +677,7 @@ export function storeConformance(backend: ConformanceBackend): void {
       ));
   });
 
-  describe(`${backend.name}: compaction`, () => {
+  part('compaction', 'compaction', () => {
     /** history: /a created (1) and updated (2); /b created (3) and deleted (4); /c created (5) and updated (6); /b created again (7). */
     async function history({ s, r }: Ctx): Promise<void> {
       await s.create('/a', json({ v: 1 }));
