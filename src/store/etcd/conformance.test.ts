@@ -22,7 +22,7 @@ function backend(name: string, cluster: () => EtcdCluster, propertyRuns: Conform
       const keyPrefix = `/conformance/${process.pid}/${n}`;
       // Each store talks to a different member first (calls go to the first that answers).
       const all = cluster().endpoints;
-      const endpoints = all.map((_, i) => all[(i + n) % all.length]!);
+      const endpoints = all.map((_, i) => all[(i + n) % all.length]);
       const open = () => openEtcdStore({ endpoints, keyPrefix, compactionIntervalMs: 0, ...options });
       let store: EtcdStore = await open();
       return {
