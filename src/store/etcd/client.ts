@@ -84,40 +84,50 @@ export class EtcdClient {
    * failure says the endpoint could not be reached (and the policy allows a retry).
    */
   async call<Req, Res>(method: KvMethod, request: Req, policy: RetryPolicy, what: string): Promise<Res> {
-    let last: grpc.ServiceError | undefined;
-    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
-      const index = (this.active + attempt) % this.endpoints.length;
-      const endpoint = this.endpoints[index];
-      try {
-        const response = await this.unary<Req, Res>(endpoint, method, request);
-        this.active = index;
-        return response;
-      } catch (err) {
-        const e = err as grpc.ServiceError;
-        if (!isUnreachable(e)) throw translate(e, what);
-        last = e;
-        if (policy === 'write' && !neverSent(e)) {
-          throw new StoreError(
-            'unavailable',
-            `cannot ${what}: the connection to etcd at ${endpoint.url} failed during the write (${reason(e)}); the write may or may not have been applied — read the key to find out`,
-          );
+    const deadline = Date.now() + this.callTimeoutMs;
+    const errors = new Map<string, grpc.ServiceError>();
+    for (let round = 0; ; round++) {
+      for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
+        const index = (this.active + attempt) % this.endpoints.length;
+        const endpoint = this.endpoints[index];
+        try {
+          const response = await this.unary<Req, Res>(endpoint, method, request, deadline);
+          this.active = index;
+          return response;
+        } catch (err) {
+          const e = err as grpc.ServiceError;
+          if (!isUnreachable(e)) throw translate(e, what);
+          errors.set(endpoint.url, e);
+          if (policy === 'write' && !neverSent(e)) {
+            const happened = /^etcdserver: /.test(e.details ?? '')
+              ? `etcd at ${endpoint.url} did not confirm the write (${reason(e)})`
+              : `the connection to etcd at ${endpoint.url} failed during the write (${reason(e)})`;
+            throw new StoreError('unavailable', `cannot ${what}: ${happened}; the write may or may not have been applied — read the key to find out`);
+          }
         }
       }
+      // Every member failed. When none could even be connected to, etcd is not there: say so
+      // at once. Otherwise the cluster is between leaders (an election takes about a second):
+      // try again, with a growing pause, until the call's time is up.
+      const connected = [...errors.values()].some((e) => !/No connection established/.test(e.details ?? ''));
+      if (!connected || Date.now() + pauseMs(round) >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs(round)));
     }
+    const why = [...errors].map(([url, e]) => `${url}: ${reason(e)}`).join('; ');
     throw new StoreError(
       'unavailable',
-      `cannot ${what}: etcd is unreachable at ${this.urls} (${last ? reason(last) : 'no answer'}); check that etcd is running and that the endpoints are right`,
+      `cannot ${what}: etcd is unreachable at ${this.urls} (${why}); check that etcd is running and that the endpoints are right`,
     );
   }
 
-  private unary<Req, Res>(endpoint: Endpoint, method: KvMethod, request: Req): Promise<Res> {
+  private unary<Req, Res>(endpoint: Endpoint, method: KvMethod, request: Req, deadline: number): Promise<Res> {
     const fn = endpoint.kv[method] as unknown as (
       req: Req,
       options: grpc.CallOptions,
       callback: (err: grpc.ServiceError | null, res?: Res) => void,
     ) => grpc.ClientUnaryCall;
     return new Promise<Res>((resolve, reject) => {
-      fn.call(endpoint.kv, request, { deadline: Date.now() + this.callTimeoutMs }, (err, res) => {
+      fn.call(endpoint.kv, request, { deadline }, (err, res) => {
         if (err) reject(err);
         else resolve(res as Res);
       });
@@ -137,6 +147,11 @@ export class EtcdClient {
       e.kv.close();
     }
   }
+}
+
+/** pauseMs is the pause before the next round of a call in which every member failed. */
+function pauseMs(round: number): number {
+  return Math.min(1000, 50 * 2 ** round);
 }
 
 /** isUnreachable tells the failures of the connection (not of the request) apart. */
