@@ -1,5 +1,5 @@
 /**
- * The store's public surface: the Store contract and its SQLite backend.
+ * The store's public surface: the Store contract and its backends (SQLite, etcd).
  */
 export * from './types.js';
 export {
@@ -13,3 +13,4 @@ export {
   type SqliteStoreOptions,
   type StoreLogger,
 } from './sqlite/index.js';
+export { openEtcdStore, EtcdStore, type EtcdStoreOptions, type EtcdTlsOptions } from './etcd/index.js';

@@ -81,9 +81,14 @@ export interface StoreWatchHandlers {
   onError(err: Error): void;
 }
 
+/**
+ * A StoreError says why a Store call failed. 'unavailable': a networked backend (etcd) could
+ * not be reached or lost its connection; for a write, the message says whether it may have
+ * been applied. Callers report it as a temporary failure (503) and retry.
+ */
 export class StoreError extends Error {
   constructor(
-    readonly code: 'exists' | 'not-found' | 'conflict' | 'compacted' | 'closed' | 'future-revision' | 'too-far-behind',
+    readonly code: 'exists' | 'not-found' | 'conflict' | 'compacted' | 'closed' | 'future-revision' | 'too-far-behind' | 'unavailable',
     message: string,
     /** For 'conflict' and 'exists': the current value of the key. */
     readonly current?: KeyValue,

@@ -1,9 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import type { StoreEvent } from '../types.js';
 import type { SqliteStore } from './sqlite-store.js';
-import { brief, describeEvent, json, nextTurn, tempStore, type TempStore } from './testing.js';
+import { json, nextTurn, tempStore, type TempStore } from './testing.js';
 
 /** logRows reads the revisions left in the log and rev_time tables (the store must be closed). */
 function logRows(path: string): { log: number[]; revTime: number[] } {
@@ -41,22 +40,11 @@ async function withStore(fn: (t: TempStore) => Promise<void>, options = {}): Pro
   }
 }
 
-describe('compaction', () => {
-  test('reads below the compacted revision fail; reads at or above it are unchanged', () =>
-    withStore(async (t) => {
-      const s = t.store;
-      await history(s);
-      const listAt = async (revision: number) => (await s.list('', { revision })).items.map(brief);
-      const before = { at5: await listAt(5), at6: await listAt(6), latest: (await s.list('')).items.map(brief) };
-      await s.compact(5);
-      assert.equal(s.compactedRevision(), 5);
-      for (const revision of [1, 4]) {
-        await assert.rejects(s.list('', { revision }), { code: 'compacted' }, `list at ${revision}`);
-      }
-      assert.deepEqual({ at5: await listAt(5), at6: await listAt(6), latest: (await s.list('')).items.map(brief) }, before);
-      assert.deepEqual(before.at5, ['/a@1/2={"v":2,"rev":2}', '/c@5/5={"v":5,"rev":5}']);
-    }));
+// The contract's compaction cases (reads below and at the compacted revision, a watch from it,
+// compact's arguments) are in store/testing/conformance.ts, run on this backend by
+// conformance.test.ts. What stays here is about this backend's tables, steps and retention.
 
+describe('compaction', () => {
   test('compaction removes superseded values and tombstones, never a latest value', () =>
     withStore(async (t) => {
       await history(t.store);
@@ -69,29 +57,6 @@ describe('compaction', () => {
       await s.compact(7);
       await s.close();
       assert.deepEqual(logRows(t.path), { log: [2, 6, 7], revTime: [7] });
-    }));
-
-  test('a watch from the compacted revision still gets previous values', () =>
-    withStore(async (t) => {
-      const s = t.store;
-      await history(s);
-      await s.delete('/c'); // 8
-      await s.compact(6);
-      const events: StoreEvent[] = [];
-      s.watch('', 6, { onEvents: (e) => events.push(...e), onError: (err) => assert.fail(err) });
-      await nextTurn();
-      assert.deepEqual(events.map(describeEvent), ['put /b@7/7={"v":7,"rev":7} prev <none>', 'delete /c@5/8={"v":6,"rev":6} prev /c@5/6={"v":6,"rev":6}']);
-    }));
-
-  test('compact arguments', () =>
-    withStore(async (t) => {
-      const s = t.store;
-      await history(s);
-      await assert.rejects(s.compact(8), { code: 'future-revision' });
-      await assert.rejects(s.compact(-1), RangeError);
-      await s.compact(4);
-      await s.compact(2); // lower than the compacted revision: nothing to do
-      assert.equal(s.compactedRevision(), 4);
     }));
 
   test('a large compaction runs in steps and leaves one row per live key', () =>

@@ -1,0 +1,276 @@
+/**
+ * What the etcd store does beyond the conformance suite: errors when etcd cannot be reached,
+ * failover between members, compaction made by another client, retention, TLS.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd.js';
+import { StoreError } from '../types.js';
+import { json, recorder, waitFor } from '../testing/conformance.js';
+import { openEtcdStore } from './etcd-store.js';
+
+const missing = etcdMissing();
+let prefixes = 0;
+const freshPrefix = () => `/etcd-store-test/${process.pid}/${++prefixes}`;
+
+describe('etcd store: bad endpoints', () => {
+  test('an unreachable etcd fails the open with unavailable, naming the endpoints', async () => {
+    const port = await freePort();
+    await assert.rejects(openEtcdStore({ endpoints: [`http://127.0.0.1:${port}`], compactionIntervalMs: 0 }), (err: unknown) => {
+      assert.ok(err instanceof StoreError, String(err));
+      assert.equal(err.code, 'unavailable');
+      assert.match(err.message, new RegExp(`etcd is unreachable at http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\); check that etcd is running`));
+      return true;
+    });
+  });
+
+  test('endpoints that are not http(s)://host:port are refused before connecting', async () => {
+    const cases = [
+      { endpoints: [], want: /no etcd endpoints given/ },
+      { endpoints: ['127.0.0.1:2379'], want: /expected http:\/\/host:port or https:\/\/host:port/ },
+      { endpoints: ['unix:///run/etcd.sock'], want: /has scheme unix:/ },
+      { endpoints: ['http://127.0.0.1'], want: /has no port/ },
+      { endpoints: ['http://127.0.0.1:2379/v3'], want: /has a path/ },
+    ];
+    for (const c of cases) {
+      await assert.rejects(openEtcdStore({ endpoints: c.endpoints, compactionIntervalMs: 0 }), c.want, JSON.stringify(c.endpoints));
+    }
+  });
+});
+
+describe('etcd store: one member, several clients', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(1);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+  const open = (keyPrefix: string, extra = {}) => openEtcdStore({ endpoints: cluster!.endpoints, keyPrefix, compactionIntervalMs: 0, ...extra });
+
+  test('a compaction made by another client ends watches and lists below it with compacted, and is learnt', async () => {
+    const keyPrefix = freshPrefix();
+    const a = await open(keyPrefix);
+    const b = await open(keyPrefix);
+    try {
+      const first = await a.create('/x', json({}));
+      await a.create('/y', json({}));
+      const head = (await b.create('/z', json({}))).modRevision;
+      await b.compact(head);
+      assert.ok(a.compactedRevision() < head, 'a has not heard of the compaction yet');
+      await assert.rejects(a.list('/', { revision: first.modRevision }), { code: 'compacted' });
+      const rec = recorder();
+      a.watch('/', first.modRevision, rec);
+      await waitFor(() => rec.errors.length === 1, 'the watch to end');
+      assert.deepEqual(rec.events, []);
+      assert.equal((rec.errors[0] as StoreError).code, 'compacted');
+      assert.equal(a.compactedRevision(), head, 'etcd told the watch how far it compacted');
+      const reopened = await open(keyPrefix);
+      assert.equal(reopened.compactedRevision(), head, 'a new client finds the compacted revision');
+      await reopened.close();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('a write by another client is seen by a watch, and advances the revision', async () => {
+    const keyPrefix = freshPrefix();
+    const a = await open(keyPrefix);
+    const b = await open(keyPrefix);
+    try {
+      const rec = recorder();
+      a.watch('/', 0, rec);
+      const kv = await b.create('/from-b', json({ v: 1 }));
+      await waitFor(() => rec.events.length === 1, 'the event');
+      assert.deepEqual(rec.events[0]?.kv, kv);
+      assert.equal(a.currentRevision(), kv.modRevision);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('retention compacts what is both older than minAgeMs and more than minRevisions behind', async () => {
+    let clock = 0;
+    const s = await open(freshPrefix(), { retention: { minRevisions: 1, minAgeMs: 100_000 }, now: () => clock });
+    try {
+      const at = async (ms: number, writes: number) => {
+        clock = ms;
+        for (let i = 0; i < writes; i++) await s.create(`/r/${ms}/${i}`, json({}));
+        return s.applyRetention();
+      };
+      const before = s.compactedRevision();
+      assert.equal(await at(0, 10), before, 'nothing is old enough at first');
+      const sampledAt50 = s.currentRevision() + 10;
+      await at(50_000, 10);
+      assert.equal(s.compactedRevision(), before, 'nothing is 100 s old yet');
+      // At 150 s, the newest revision at least 100 s old is the one sampled at 50 s.
+      assert.equal(await at(150_000, 2), sampledAt50);
+      assert.equal(s.compactedRevision(), sampledAt50);
+      await assert.rejects(s.list('/', { revision: sampledAt50 - 1 }), { code: 'compacted' });
+      assert.equal(await s.count('/r/'), 22, 'latest values survive');
+      // A retention that keeps many revisions wins over age.
+      const keepMany = await open(freshPrefix(), { retention: { minRevisions: 1000, minAgeMs: 0 } });
+      assert.equal(await keepMany.applyRetention(), keepMany.compactedRevision());
+      await keepMany.close();
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('etcd store: failover in a 3-member cluster', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(3);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('when the member in use dies, calls and watches go on on another, with no gap and no duplicate', async () => {
+    const c = cluster!;
+    const s = await openEtcdStore({ endpoints: c.endpoints, keyPrefix: freshPrefix(), compactionIntervalMs: 0 });
+    try {
+      const rec = recorder();
+      s.watch('/', 0, rec);
+      const failures: string[] = [];
+      /**
+       * createSurely creates `key` as a client of the API would: a write etcd could not confirm
+       * (the leader died with it) is reported as unavailable, never as a wrong answer; the
+       * client reads the key to learn whether it was applied, and writes again if not.
+       */
+      const createSurely = async (key: string) => {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          try {
+            return await s.create(key, json({}));
+          } catch (err) {
+            if (!(err instanceof StoreError && err.code === 'unavailable')) throw err;
+            failures.push(err.message);
+            const present = await s.get(key);
+            if (present) return present;
+          }
+        }
+        assert.fail(`cannot create ${key}: ${failures.join('; ')}`);
+      };
+      for (let i = 0; i < 5; i++) await createSurely(`/before/${i}`);
+      await waitFor(() => rec.events.length === 5, 'the first events');
+      await c.members[0].kill();
+      for (let i = 0; i < 5; i++) await createSurely(`/after/${i}`);
+      const all = await s.list('/');
+      assert.equal(all.items.length, 10, 'reads go on too');
+      for (const f of failures) assert.match(f, /may or may not have been applied/);
+      const written = all.items.map((kv) => kv.modRevision).sort((x, y) => x - y);
+      await waitFor(() => rec.events.length >= 10 || rec.errors.length > 0, 'the events after the failover');
+      assert.deepEqual(rec.errors, []);
+      assert.deepEqual(
+        rec.events.map((e) => e.kv.modRevision),
+        written,
+      );
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('etcd store: TLS with a client certificate', { skip: missing || (hasOpenssl() ? false : 'openssl is missing') }, () => {
+  let dir = '';
+  let cluster: EtcdCluster | undefined;
+  let files: { ca: Buffer; cert: Buffer; key: Buffer; otherCa: Buffer };
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'conductor-etcd-tls-'));
+    makeCertificates(dir);
+    const read = (name: string) => readFileSync(join(dir, name));
+    files = { ca: read('ca.crt'), cert: read('client.crt'), key: read('client.key'), otherCa: read('other-ca.crt') };
+    cluster = await startEtcdCluster(1, {
+      scheme: 'https',
+      extraArgs: [
+        `--cert-file=${join(dir, 'server.crt')}`,
+        `--key-file=${join(dir, 'server.key')}`,
+        '--client-cert-auth',
+        `--trusted-ca-file=${join(dir, 'ca.crt')}`,
+      ],
+      healthy: async (m) => {
+        try {
+          const s = await openEtcdStore({ endpoints: [m.clientUrl], tls: { ca: files.ca, cert: files.cert, key: files.key }, compactionIntervalMs: 0 });
+          await s.close();
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    });
+  });
+  after(async () => {
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the CA and the client certificate get in; a missing certificate or a wrong CA does not', async () => {
+    const endpoints = cluster!.endpoints;
+    const s = await openEtcdStore({ endpoints, tls: { ca: files.ca, cert: files.cert, key: files.key }, keyPrefix: freshPrefix(), compactionIntervalMs: 0 });
+    try {
+      const kv = await s.create('/secure', json({}));
+      assert.equal((await s.get('/secure'))?.modRevision, kv.modRevision);
+    } finally {
+      await s.close();
+    }
+    await assert.rejects(openEtcdStore({ endpoints, tls: { ca: files.ca }, compactionIntervalMs: 0 }), { code: 'unavailable' }, 'no client certificate');
+    await assert.rejects(
+      openEtcdStore({ endpoints, tls: { ca: files.otherCa, cert: files.cert, key: files.key }, compactionIntervalMs: 0 }),
+      { code: 'unavailable' },
+      'a CA that did not sign the server',
+    );
+    await assert.rejects(
+      openEtcdStore({ endpoints: endpoints.map((e) => e.replace('https:', 'http:')), tls: { ca: files.ca }, compactionIntervalMs: 0 }),
+      /is http:\/\/ but TLS files were given/,
+    );
+  });
+});
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** makeCertificates writes a CA, a server certificate for 127.0.0.1, a client certificate and an unrelated CA into `dir`. */
+function makeCertificates(dir: string): void {
+  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ca = (name: string) => {
+    run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.crt`);
+  };
+  ca('ca');
+  ca('other-ca');
+  const signed = (name: string, ext: string) => {
+    writeFileSync(join(dir, `${name}.ext`), ext);
+    run('req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`);
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    );
+  };
+  signed('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
+  signed('client', 'extendedKeyUsage=clientAuth\n');
+}

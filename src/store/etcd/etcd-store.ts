@@ -1,0 +1,451 @@
+import {
+  StoreError,
+  type KeyValue,
+  type Store,
+  type StoreListOptions,
+  type StoreListResult,
+  type StoreWatchHandlers,
+  type StoreWatcher,
+  type ValueEncoder,
+} from '../types.js';
+import { EtcdClient } from './client.js';
+import { KeyCodec } from './keys.js';
+import {
+  defaultCallTimeoutMs,
+  defaultCompactionIntervalMs,
+  defaultMaxPausedWatchEvents,
+  defaultRetention,
+  silentLogger,
+  type EtcdStoreOptions,
+  type RetentionPolicy,
+  type StoreLogger,
+} from './options.js';
+import {
+  CompareResult,
+  CompareTarget,
+  type CompactionRequest,
+  type CompactionResponse,
+  type Compare,
+  type RangeRequest,
+  type RangeResponse,
+  type TxnRequest,
+  type TxnResponse,
+} from './rpc.js';
+import { EtcdWatcher, type WatchSource } from './watcher.js';
+
+/** A RevisionSample is the head revision seen at a time, for retention by age. */
+interface RevisionSample {
+  at: number;
+  revision: number;
+}
+
+/**
+ * openEtcdStore connects to etcd, learns its current and compacted revisions, and returns
+ * the store. It fails with StoreError('unavailable') when no endpoint answers.
+ */
+export async function openEtcdStore(options: EtcdStoreOptions): Promise<EtcdStore> {
+  const store = new EtcdStore(options);
+  try {
+    await store.connect();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+/**
+ * An EtcdStore implements the Store on an etcd v3 cluster. Revisions are etcd's own; every
+ * write is one transaction that compares the key's create or mod revision, so
+ * compare-and-swap is exact across every Conductor sharing the cluster. etcd acknowledges a
+ * write once a majority of members has it on disk.
+ *
+ * `currentRevision()` is the newest revision this store has seen in any answer or event
+ * from etcd; `compactedRevision()` the newest compaction it has made or been told of.
+ * ValueEncoders get 0: etcd assigns the revision while it applies the write.
+ */
+export class EtcdStore implements Store {
+  readonly embedsRevision = false;
+
+  private readonly client: EtcdClient;
+  private readonly keys: KeyCodec;
+  private readonly logger: StoreLogger;
+  private readonly retention: RetentionPolicy;
+  private readonly now: () => number;
+  private readonly maxPausedEvents: number;
+  private readonly watchers = new Set<EtcdWatcher>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly watchSource: WatchSource;
+  private samples: RevisionSample[] = [];
+  private state: 'open' | 'closed' = 'open';
+  private head = 0;
+  private compacted = 0;
+
+  constructor(options: EtcdStoreOptions) {
+    this.client = new EtcdClient(options.endpoints, options.tls, options.callTimeoutMs ?? defaultCallTimeoutMs);
+    this.keys = new KeyCodec(options.keyPrefix ?? '');
+    this.logger = options.logger ?? silentLogger;
+    this.retention = {
+      minRevisions: options.retention?.minRevisions ?? defaultRetention.minRevisions,
+      minAgeMs: options.retention?.minAgeMs ?? defaultRetention.minAgeMs,
+    };
+    this.now = options.now ?? Date.now;
+    this.maxPausedEvents = options.maxPausedWatchEvents ?? defaultMaxPausedWatchEvents;
+    this.watchSource = {
+      client: this.client,
+      keys: this.keys,
+      noteRevision: (revision) => this.noteRevision(revision),
+      noteCompacted: (revision) => {
+        if (revision > this.compacted) this.compacted = revision;
+      },
+      maxPausedEvents: () => this.maxPausedEvents,
+      forget: (watcher) => {
+        this.watchers.delete(watcher);
+      },
+    };
+    const interval = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
+    if (interval > 0) {
+      this.timer = setInterval(() => this.applyRetentionInBackground(), interval);
+      this.timer.unref();
+    }
+  }
+
+  /** connect reads the current revision, then finds the compacted one. */
+  async connect(): Promise<void> {
+    const all = this.keys.range('');
+    const first = await this.range({ key: all.key, range_end: all.rangeEnd, count_only: true }, 'connect to etcd');
+    this.noteRevision(first.header?.revision ?? 0);
+    this.compacted = await this.findCompactedRevision();
+    this.samples.push({ at: this.now(), revision: this.head });
+    this.logger.info({ endpoints: this.client.urls, revision: this.head, compacted: this.compacted }, 'store opened');
+  }
+
+  /**
+   * findCompactedRevision finds the oldest readable revision by bisection (etcd does not
+   * report it): a read at a revision below it fails as compacted, at or above it succeeds.
+   * Returns 0 when nothing was compacted.
+   */
+  private async findCompactedRevision(): Promise<number> {
+    const readable = async (revision: number) => {
+      try {
+        await this.range({ key: this.keys.range('').key, revision, count_only: true }, 'find the compacted revision');
+        return true;
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'compacted') return false;
+        throw err;
+      }
+    };
+    if (this.head <= 1 || (await readable(1))) return 0;
+    let low = 1; // not readable
+    let high = this.head; // readable
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (await readable(mid)) high = mid;
+      else low = mid;
+    }
+    return high;
+  }
+
+  currentRevision(): number {
+    return this.head;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  /** endpoints lists the client URLs, for messages. */
+  get endpoints(): string {
+    return this.client.urls;
+  }
+
+  // ---- reads ----
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.assertOpen('get', key);
+    const res = await this.track(this.range({ key: this.keys.encode(key) }, `get ${key}`));
+    const raw = res.kvs[0];
+    return raw ? this.keys.toKeyValue(raw) : undefined;
+  }
+
+  async list(prefix: string, options: StoreListOptions = {}): Promise<StoreListResult> {
+    this.assertOpen('list', prefix);
+    const limit = options.limit ?? 0;
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw new RangeError(`cannot list ${JSON.stringify(prefix)}: limit ${limit} is not a non-negative integer`);
+    }
+    const what = `list ${JSON.stringify(prefix)}`;
+    const requested = options.revision ?? 0;
+    if (!Number.isInteger(requested) || requested < 0) {
+      throw new RangeError(`cannot ${what} at revision ${requested}: expected a non-negative integer`);
+    }
+    if (requested > 0 && requested < this.compacted) {
+      throw new StoreError('compacted', `cannot ${what} at revision ${requested}: history up to ${this.compacted} was compacted`);
+    }
+    const range = this.keys.listRange(prefix, options.startAfter);
+    if (range.rangeEnd.length > 1 || range.rangeEnd[0] !== 0) {
+      if (Buffer.compare(range.key, range.rangeEnd) >= 0) {
+        // Continuing after the last possible key: nothing follows.
+        const revision = requested || this.head;
+        return { items: [], revision, more: false, remaining: 0 };
+      }
+    }
+    const res = await this.track(
+      this.range({ key: range.key, range_end: range.rangeEnd, limit, ...(requested > 0 ? { revision: requested } : {}) }, what, requested),
+    );
+    const items = res.kvs.map((raw) => this.keys.toKeyValue(raw));
+    const remaining = res.more ? res.count - items.length : 0;
+    return { items, revision: requested > 0 ? requested : (res.header?.revision ?? this.head), more: remaining > 0, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen('count', prefix);
+    const range = this.keys.range(prefix);
+    const res = await this.track(this.range({ key: range.key, range_end: range.rangeEnd, count_only: true }, `count ${JSON.stringify(prefix)}`));
+    return res.count;
+  }
+
+  // ---- writes ----
+
+  async create(key: string, encode: ValueEncoder): Promise<KeyValue> {
+    this.assertWritable('create', key);
+    const value = encodeValue(encode, key);
+    const k = this.keys.encode(key);
+    const res = await this.track(
+      this.txn(
+        {
+          compare: [{ result: CompareResult.equal, target: CompareTarget.createRevision, key: k, create_revision: 0 }],
+          success: [{ request_put: { key: k, value } }, { request_range: { key: k } }],
+          failure: [{ request_range: { key: k } }],
+        },
+        `create ${key}`,
+      ),
+    );
+    const current = this.rangeResult(res, res.succeeded ? 1 : 0);
+    if (!res.succeeded) throw new StoreError('exists', `cannot create ${key}: the key already exists`, current);
+    return this.written(current, key, res);
+  }
+
+  async update(key: string, expectedModRevision: number, encode: ValueEncoder): Promise<KeyValue> {
+    this.assertWritable('update', key);
+    const value = encodeValue(encode, key);
+    const k = this.keys.encode(key);
+    const res = await this.track(
+      this.txn(
+        {
+          compare: [
+            { result: CompareResult.greater, target: CompareTarget.version, key: k, version: 0 },
+            { result: CompareResult.equal, target: CompareTarget.modRevision, key: k, mod_revision: expectedModRevision },
+          ],
+          success: [{ request_put: { key: k, value } }, { request_range: { key: k } }],
+          failure: [{ request_range: { key: k } }],
+        },
+        `update ${key}`,
+      ),
+    );
+    const current = this.rangeResult(res, res.succeeded ? 1 : 0);
+    if (!res.succeeded) {
+      if (!current) throw new StoreError('not-found', `cannot update ${key}: the key does not exist`);
+      throw conflict('update', key, expectedModRevision, current);
+    }
+    return this.written(current, key, res);
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertWritable('delete', key);
+    const k = this.keys.encode(key);
+    const compare: Compare[] = [{ result: CompareResult.greater, target: CompareTarget.version, key: k, version: 0 }];
+    if (expectedModRevision !== undefined) {
+      compare.push({ result: CompareResult.equal, target: CompareTarget.modRevision, key: k, mod_revision: expectedModRevision });
+    }
+    const res = await this.track(
+      this.txn({ compare, success: [{ request_delete_range: { key: k, prev_kv: true } }], failure: [{ request_range: { key: k } }] }, `delete ${key}`),
+    );
+    if (!res.succeeded) {
+      const current = this.rangeResult(res, 0);
+      if (!current) throw new StoreError('not-found', `cannot delete ${key}: the key does not exist`);
+      throw conflict('delete', key, expectedModRevision ?? 0, current);
+    }
+    const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
+    if (!prev) throw new Error(`cannot delete ${key}: etcd reported the delete without the deleted value`);
+    const revision = res.header?.revision ?? 0;
+    return { ...this.keys.toKeyValue(prev), modRevision: revision };
+  }
+
+  /** rangeResult reads the KeyValue of the Range at `index` of a transaction's answers. */
+  private rangeResult(res: TxnResponse, index: number): KeyValue | undefined {
+    const raw = res.responses[index]?.response_range?.kvs[0];
+    return raw ? this.keys.toKeyValue(raw) : undefined;
+  }
+
+  private written(kv: KeyValue | undefined, key: string, res: TxnResponse): KeyValue {
+    if (!kv) throw new Error(`cannot write ${key}: etcd did not return the written value (revision ${res.header?.revision ?? '?'})`);
+    return kv;
+  }
+
+  // ---- watch ----
+
+  watch(prefix: string, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher {
+    this.assertOpen('watch', prefix);
+    if (!Number.isInteger(afterRevision) || afterRevision < 0) {
+      throw new RangeError(`cannot watch ${JSON.stringify(prefix)} after revision ${afterRevision}: expected a non-negative integer`);
+    }
+    const from = afterRevision === 0 ? this.head : afterRevision;
+    if (from < this.compacted) {
+      throw new StoreError('compacted', `cannot watch ${JSON.stringify(prefix)} after revision ${from}: history up to ${this.compacted} was compacted`);
+    }
+    if (from > this.head) {
+      throw new StoreError('future-revision', `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`);
+    }
+    const watcher = new EtcdWatcher(this.watchSource, prefix, from, handlers);
+    this.watchers.add(watcher);
+    watcher.start();
+    return watcher;
+  }
+
+  /** The number of open watchers, for tests and diagnostics. */
+  watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  // ---- compaction ----
+
+  /**
+   * compact makes `revision` the oldest readable revision: etcd discards the older history
+   * (`physical`: the call returns once it is gone). A revision at or below the compacted one
+   * is nothing to do.
+   */
+  async compact(revision: number): Promise<void> {
+    if (this.state !== 'open') throw new StoreError('closed', `cannot compact to revision ${revision}: the store is closed`);
+    if (!Number.isInteger(revision) || revision < 0) throw new RangeError(`cannot compact to revision ${revision}: expected a non-negative integer`);
+    if (revision > this.head) {
+      throw new StoreError('future-revision', `cannot compact to revision ${revision}: the current revision is ${this.head}`);
+    }
+    if (revision <= this.compacted) return;
+    try {
+      const res = await this.track(
+        this.client.call<CompactionRequest, CompactionResponse>('Compact', { revision, physical: true }, 'idempotent', `compact to revision ${revision}`),
+      );
+      if (res.header) this.noteRevision(res.header.revision);
+    } catch (err) {
+      // Another server compacted further already: the history is gone either way.
+      if (!(err instanceof StoreError && err.code === 'compacted')) throw err;
+    }
+    if (revision > this.compacted) this.compacted = revision;
+    this.logger.debug({ revision }, 'store compacted');
+  }
+
+  /**
+   * applyRetention compacts what the retention policy lets go: revisions more than
+   * `minRevisions` behind the head and older than `minAgeMs`. etcd keeps no commit times, so
+   * the age comes from the head revisions this store sampled (at open and on each call).
+   * Returns the revision compacted to (unchanged when nothing qualified). The timer calls it.
+   */
+  async applyRetention(): Promise<number> {
+    this.assertOpen('apply retention to', this.client.urls);
+    const res = await this.track(this.range({ key: this.keys.range('').key, count_only: true }, 'read the current revision'));
+    this.noteRevision(res.header?.revision ?? 0);
+    const now = this.now();
+    this.samples.push({ at: now, revision: this.head });
+    const oldEnough = this.samples.filter((s) => s.at <= now - this.retention.minAgeMs);
+    const byAge = oldEnough.length > 0 ? oldEnough[oldEnough.length - 1].revision : 0;
+    // Samples older than the newest old-enough one will never be needed again.
+    if (oldEnough.length > 1) this.samples = this.samples.slice(oldEnough.length - 1);
+    const target = Math.min(this.head - this.retention.minRevisions, byAge);
+    if (target <= this.compacted) return this.compacted;
+    await this.compact(target);
+    return target;
+  }
+
+  private applyRetentionInBackground(): void {
+    if (this.state !== 'open') return;
+    this.applyRetention().catch((err: unknown) => {
+      if (this.state === 'open') this.logger.warn({ err, endpoints: this.client.urls }, 'store compaction failed');
+    });
+  }
+
+  // ---- lifecycle ----
+
+  /**
+   * close lets the calls in flight finish, ends every watch with StoreError('closed') and
+   * closes the connections. Later calls return at once; other methods then fail with
+   * StoreError('closed').
+   */
+  async close(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'closed';
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.pending]);
+    for (const watcher of [...this.watchers]) {
+      watcher.fail(new StoreError('closed', `watch of ${JSON.stringify(watcher.prefix)} ended: the store is closed`));
+    }
+    this.client.close();
+    this.logger.info({ endpoints: this.client.urls, revision: this.head }, 'store closed');
+  }
+
+  // ---- helpers ----
+
+  private noteRevision(revision: number): void {
+    if (revision > this.head) this.head = revision;
+  }
+
+  private async range(request: RangeRequest, what: string, atRevision = 0): Promise<RangeResponse> {
+    try {
+      const res = await this.client.call<RangeRequest, RangeResponse>('Range', request, 'idempotent', what);
+      if (res.header) this.noteRevision(res.header.revision);
+      return res;
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'future-revision') {
+        throw new StoreError('future-revision', `cannot ${what} at revision ${atRevision}: the current revision is ${this.head}`);
+      }
+      if (err instanceof StoreError && err.code === 'compacted' && atRevision > 0) {
+        throw new StoreError('compacted', `cannot ${what} at revision ${atRevision}: etcd compacted that history`);
+      }
+      throw err;
+    }
+  }
+
+  private async txn(request: TxnRequest, what: string): Promise<TxnResponse> {
+    const res = await this.client.call<TxnRequest, TxnResponse>('Txn', request, 'write', what);
+    if (res.header) this.noteRevision(res.header.revision);
+    return res;
+  }
+
+  /** track keeps `promise` among the calls close() waits for. */
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.pending.add(promise);
+    const forget = () => this.pending.delete(promise);
+    promise.then(forget, forget);
+    return promise;
+  }
+
+  private assertOpen(what: string, subject: string): void {
+    if (this.state !== 'open') throw new StoreError('closed', `cannot ${what} ${subject}: the store is closed`);
+  }
+
+  private assertWritable(what: string, key: string): void {
+    this.assertOpen(what, key);
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new TypeError(`cannot ${what} a key of ${JSON.stringify(key)}: expected a non-empty string`);
+    }
+  }
+}
+
+function conflict(what: 'update' | 'delete', key: string, expected: number, current: KeyValue): StoreError {
+  return new StoreError('conflict', `cannot ${what} ${key}: expected modRevision ${expected}, found ${current.modRevision}`, current);
+}
+
+/** encodeValue calls the caller's encoder with 0 (etcd assigns the revision); its failure fails only that write. */
+function encodeValue(encode: ValueEncoder, key: string): Buffer {
+  let value: unknown;
+  try {
+    value = encode(0);
+  } catch (err) {
+    throw err instanceof Error ? err : new Error(`cannot encode the value of ${key}: ${String(err)}`);
+  }
+  if (typeof value !== 'string') {
+    throw new TypeError(`cannot store the value of ${key}: the encoder returned ${typeof value}, expected a string`);
+  }
+  return Buffer.from(value, 'utf8');
+}

@@ -1,0 +1,45 @@
+/**
+ * Options of the etcd store and their defaults.
+ */
+import type { RetentionPolicy, StoreLogger } from '../sqlite/options.js';
+
+// The retention policy, its defaults and the logger shape are the SQLite store's, so both
+// backends keep the same history by default.
+export { defaultRetention, defaultCompactionIntervalMs, defaultMaxPausedWatchEvents, silentLogger } from '../sqlite/options.js';
+export type { RetentionPolicy, StoreLogger };
+
+/** TLS to etcd: the CA that signed the members' certificates, and a client certificate. */
+export interface EtcdTlsOptions {
+  /** PEM CA bundle; when absent, the system's roots verify the members. */
+  ca?: Buffer;
+  /** PEM client certificate (needs `key`). */
+  cert?: Buffer;
+  /** PEM private key of `cert`. */
+  key?: Buffer;
+}
+
+export interface EtcdStoreOptions {
+  /** Client URLs of the members (`http://host:port` or `https://host:port`); calls fail over between them. */
+  endpoints: readonly string[];
+  tls?: EtcdTlsOptions;
+  /**
+   * Prepended to every key in etcd and removed from keys read back, so several Conductors (or
+   * other programs) can share one etcd. Empty by default.
+   */
+  keyPrefix?: string;
+  /** History to keep; see RetentionPolicy. */
+  retention?: Partial<RetentionPolicy>;
+  /** How often the automatic compaction runs; 0 turns it off. */
+  compactionIntervalMs?: number;
+  /** A watcher whose handler stopped taking events ends with 'too-far-behind' once it missed more than this. */
+  maxPausedWatchEvents?: number;
+  /** How long one call to etcd may take before it fails with 'unavailable'. */
+  callTimeoutMs?: number;
+  logger?: StoreLogger;
+  /** The wall clock in milliseconds, for retention by age; tests replace it. */
+  now?: () => number;
+}
+
+export const defaultCallTimeoutMs = 15_000;
+/** A watch stream that cannot be reopened on any endpoint this many times in a row ends with 'unavailable'. */
+export const watchReconnectAttempts = 5;
