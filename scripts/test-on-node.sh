@@ -50,17 +50,25 @@ case $version in
   *) echo "$0: npm has no $pkg@$major (got '$version')" >&2; exit 1 ;;
 esac
 
-cache=${NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conductor-node}
+# As root the local provider runs servers (the S3 gateway and the port forwarder are node
+# programs) as unprivileged users, who must be able to execute this node: not under /root.
+if [ -z "${NODE_CACHE:-}" ] && [ "$(id -u)" -eq 0 ]; then
+  cache=/var/cache/conductor-node
+else
+  cache=${NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conductor-node}
+fi
 # unpack <version>: the node package of that version, unpacked once into the cache; prints its directory.
 unpack() {
   local dir=$cache/$pkg-$1
   if [ ! -x "$dir/bin/node" ]; then
     mkdir -p "$cache"
+    chmod 755 "$cache"
     local tmp
     tmp=$(mktemp -d "$cache/.unpack.XXXXXX")
     (cd "$tmp" && npm pack --silent "$pkg@$1" >/dev/null && tar xzf "$pkg-$1.tgz")
     rm -rf "$dir"
     mv "$tmp/package" "$dir"
+    chmod 755 "$dir"
     rm -rf "$tmp"
   fi
   echo "$dir"
