@@ -198,6 +198,12 @@ module.exports = {
       '^src/apiserver/docs/',
       '^src/(apiserver/docs/|apiserver/registry/resource-type\\.ts$|apiserver/protobuf/|machinery/schema-types\\.ts$)',
     ),
+    only(
+      'store/etcd',
+      'store/etcd/README.md: ../types.js and ../sqlite/options.js only.',
+      '^src/store/etcd/',
+      '^src/store/(etcd/|types\\.ts$|sqlite/options\\.ts$)',
+    ),
     only('apiserver/protobuf', 'apiserver/protobuf/README.md: machinery/ only.', '^src/apiserver/protobuf/', '^src/(apiserver/protobuf/|machinery/)'),
     only(
       'apiserver/encryption',

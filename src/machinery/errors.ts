@@ -178,6 +178,10 @@ export const errors = {
   timeout(message: string): ApiError {
     return new ApiError(504, 'Timeout', message);
   },
+  /** 503: the server cannot reach what it needs (its store); retry after `retryAfterSeconds`. */
+  serviceUnavailable(message: string, retryAfterSeconds = 1): ApiError {
+    return new ApiError(503, 'ServiceUnavailable', message, { retryAfterSeconds });
+  },
   /** 507: the server cannot store the request's result (its disk is full); retry later. */
   insufficientStorage(message: string): ApiError {
     return new ApiError(507, 'InsufficientStorage', message);

@@ -132,6 +132,8 @@ export function mapStoreError(err: unknown, rt: ResourceType, name: string): unk
       return errors.internal('the store is shutting down');
     case 'too-far-behind':
       return errors.expired(`the watch fell too far behind: ${err.message}`);
+    case 'unavailable':
+      return errors.serviceUnavailable(`storage is unavailable: ${err.message}`);
   }
 }
 
