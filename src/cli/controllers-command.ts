@@ -8,8 +8,6 @@ import { pino } from 'pino';
 import { HttpClient } from '../client/http-client.js';
 import { inClusterConfig, kubeconfigFromEnv, loadKubeconfig } from '../client/kubeconfig.js';
 import { SYSTEM_NAMESPACE } from '../apis/index.js';
-import { startClusterControllers } from '../conductor/cluster-controllers.js';
-import { startHealthServer } from '../conductor/health-server.js';
 
 function seconds(value: string): number {
   const n = Number(value.replace(/s$/, ''));
@@ -70,6 +68,9 @@ export function controllersCommand(): Command {
         process.exit(2);
       }
       const logger = pino({ level: o.logLevel, base: { service: 'conductor-controllers' } }, pino.destination(2));
+      // Loaded here, not with the `conductor` command: `conductor server` starts its controllers after it is ready.
+      const { startClusterControllers } = await import('../conductor/cluster-controllers.js');
+      const { startHealthServer } = await import('../conductor/health-server.js');
       let running;
       let health;
       try {

@@ -13,4 +13,14 @@ export {
   type SqliteStoreOptions,
   type StoreLogger,
 } from './sqlite/index.js';
-export { openEtcdStore, EtcdStore, type EtcdStoreOptions, type EtcdTlsOptions } from './etcd/index.js';
+export type { EtcdStore, EtcdStoreOptions, EtcdTlsOptions } from './etcd/index.js';
+import type { EtcdStore, EtcdStoreOptions } from './etcd/index.js';
+
+/**
+ * openEtcdStore opens a Store on an etcd cluster. The gRPC client (grpc-js, proto-loader and
+ * protobufjs: ~100 ms to load) loads with this call, not with every server that runs on SQLite.
+ */
+export async function openEtcdStore(options: EtcdStoreOptions): Promise<EtcdStore> {
+  const etcd = await import('./etcd/index.js');
+  return etcd.openEtcdStore(options);
+}
