@@ -5,7 +5,8 @@ import { eventually } from '../../../../test/support/eventually.js';
 import type { KObject } from '../../../machinery/object.js';
 import type { CallOptions } from '../../spi.js';
 import { fixture } from '../../testing.js';
-import { connectionsTo, startHungServer, type HungServer } from '../process/testing.js';
+import { connectionsTo } from '../process/testing.js';
+import { describeCallsToHungServer } from '../process/testing/hung-server-calls.js';
 import type { MySQLServer } from './kinds.js';
 import { mysqlServerConnector, MySQLServerClient } from './shared-server.js';
 import { startThrowawayMariaDb, type ThrowawayMariaDb } from './testing.js';
@@ -43,30 +44,9 @@ const calls: { name: string; call: (c: MySQLServerClient, r: MySQLServer, o: Cal
   { name: 'unbindClaim (Recycle)', call: (c, r, o) => c.unbindClaim(r, claimRef, 'Recycle', undefined, o) },
 ];
 
-describe('MySQLServer: calls to a server that never answers', { timeout: 120_000 }, () => {
-  let hung: HungServer;
-  before(async () => {
-    hung = await startHungServer();
-  });
-  after(async () => {
-    await hung.close();
-  });
-
-  for (const c of calls) {
-    test(`${c.name} is cancelled through the call's signal: it rejects with the abort reason and closes its connection`, async () => {
-      const resource = server('127.0.0.1', hung.port);
-      const client = await connectAs(resource, 'admin', 'secret');
-      const accepted = hung.accepted();
-      const call = new AbortController();
-      const running = c.call(client, resource, { signal: call.signal });
-      running.catch(() => {}); // awaited below
-      await eventually(() => hung.accepted() > accepted, 'the call connecting to the server');
-      call.abort();
-      await assert.rejects(running, isAbort);
-      await eventually(async () => (await connectionsTo(hung.port)) === 0, 'no connection left open to the server');
-      await eventually(() => hung.open() === 0, 'the server seeing the connection closed');
-    });
-  }
+describeCallsToHungServer('MySQLServer', calls, async (port) => {
+  const resource = server('127.0.0.1', port);
+  return { client: await connectAs(resource, 'admin', 'secret'), resource };
 });
 
 describe('MySQLServer: a release waiting on a lock in a real MariaDB', { timeout: 120_000 }, () => {

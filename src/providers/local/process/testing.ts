@@ -2,7 +2,8 @@
  * Test support for cancelled calls: is a process gone (not even a zombie left), which
  * processes a group still has, and a TCP server that accepts connections and never answers
  * (a hung server), which reports the connections it holds, and how many connections this
- * process holds open to a port. Not used outside tests.
+ * process holds open to a port (`testing/hung-server-calls.ts` has the tests every shared-server
+kind runs against a hung server). Not used outside tests.
  */
 import { readFile, readdir, readlink } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';

@@ -4,7 +4,8 @@ import { eventually } from '../../../../test/support/eventually.js';
 import type { KObject } from '../../../machinery/object.js';
 import type { CallOptions } from '../../spi.js';
 import { fixture } from '../../testing.js';
-import { connectionsTo, startHungServer, type HungServer } from '../process/testing.js';
+import { connectionsTo } from '../process/testing.js';
+import { describeCallsToHungServer } from '../process/testing/hung-server-calls.js';
 import type { RedisServer } from './kinds.js';
 import { redisServerConnector, type RedisServerClient } from './shared-server.js';
 import { startThrowawayRedis, type ThrowawayRedis } from './testing.js';
@@ -40,30 +41,9 @@ const calls: { name: string; call: (c: RedisServerClient, r: RedisServer, o: Cal
   { name: 'unbindClaim (Delete)', call: (c, r, o) => c.unbindClaim(r, claimRef, 'Delete', undefined, o) },
 ];
 
-describe('RedisServer: calls to a server that never answers', { timeout: 120_000 }, () => {
-  let hung: HungServer;
-  before(async () => {
-    hung = await startHungServer();
-  });
-  after(async () => {
-    await hung.close();
-  });
-
-  for (const c of calls) {
-    test(`${c.name} is cancelled through the call's signal: it rejects with the abort reason and closes its connection`, async () => {
-      const resource = server('127.0.0.1', hung.port);
-      const client = await connectAs(resource, 'secret');
-      const accepted = hung.accepted();
-      const call = new AbortController();
-      const running = c.call(client, resource, { signal: call.signal });
-      running.catch(() => {}); // awaited below
-      await eventually(() => hung.accepted() > accepted, 'the call connecting to the server');
-      call.abort();
-      await assert.rejects(running, isAbort);
-      await eventually(async () => (await connectionsTo(hung.port)) === 0, 'no connection left open to the server');
-      await eventually(() => hung.open() === 0, 'the server seeing the connection closed');
-    });
-  }
+describeCallsToHungServer('RedisServer', calls, async (port) => {
+  const resource = server('127.0.0.1', port);
+  return { client: await connectAs(resource, 'secret'), resource };
 });
 
 describe('RedisServer: a call to a real redis-server that stopped answering', { timeout: 120_000 }, () => {
