@@ -29,6 +29,7 @@ const FINALIZER = 'tinykv.provider.example/server';
 const CONNECTION_SECRET_TYPE = 'connection.conductor.io/v1alpha1';
 const FIELD_MANAGER = 'tinykv-provider';
 const RESYNC_MS = 200;
+const MAX_VALUE_BYTES = 1 << 20;
 
 // client-node's typed API spells the schema extension with underscores (it writes x-kubernetes-preserve-unknown-fields).
 const anyObject = { type: 'object', x_kubernetes_preserve_unknown_fields: true };
@@ -174,8 +175,19 @@ async function serve(maxKeys: number): Promise<Running> {
     if (req.method === 'GET') return data.has(key) ? reply(200, data.get(key)!) : reply(404, 'no such key\n');
     if (req.method !== 'PUT') return reply(405, 'GET or PUT\n');
     let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
+    let refused = false;
+    req.on('data', (d: Buffer) => {
+      if (refused) return;
+      body += d.toString();
+      // A client may not grow this process without bound: one value is at most 1 MiB.
+      if (body.length > MAX_VALUE_BYTES) {
+        refused = true;
+        reply(413, `a value is at most ${MAX_VALUE_BYTES} bytes\n`);
+        req.destroy();
+      }
+    });
     req.on('end', () => {
+      if (refused) return;
       if (!data.has(key) && data.size >= maxKeys) return reply(507, `this store holds at most ${maxKeys} keys\n`);
       data.set(key, body);
       reply(204, '');
