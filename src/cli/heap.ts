@@ -2,15 +2,43 @@
  * The server's V8 heap growth. Left alone, V8 lets the old generation grow to up to 4× what
  * survived the last full collection before collecting again; while the controllers' caches
  * fill (10,000 claims bound in a burst) that is 2.5–3× the live heap, and the server's RSS
- * follows the heap's size, not what is live. A fixed, moderate growing factor keeps the heap
- * near what is live at the cost of more frequent full collections (bench/README.md has the
- * figures). A `--heap-growing-percent` given to node itself (`node --heap-growing-percent=N
- * …/main.js server`; NODE_OPTIONS does not take it) wins.
+ * follows the heap's size, not what is live. A moderate growing factor keeps the heap near
+ * what is live, at the price of more frequent full collections: more CPU and longer tails.
+ *
+ * That price is worth paying only where the memory is: so the server keeps V8's own growth
+ * while what survives a full collection is small, and switches to the moderate factor once it
+ * passes `leanAboveBytes` (back below `relaxBelowBytes`, V8's own again; the gap keeps it from
+ * flapping). bench/README.md has the figures. A `--heap-growing-percent` given to node itself
+ * (`node --heap-growing-percent=N …/main.js server`; NODE_OPTIONS does not take it) wins, and
+ * then nothing is switched.
  */
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, getHeapSpaceStatistics } from 'node:v8';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 
-/** The old generation grows by this percentage of what survived before the next full collection. */
-export const SERVER_HEAP_GROWING_PERCENT = 50;
+/** When the server's heap is lean (a moderate growing factor) and when it is V8's own. */
+export interface HeapGrowthPolicy {
+  /** The old generation grows by this percentage of what survived, while lean. */
+  leanPercent: number;
+  /** Lean once a full collection leaves more than this many bytes live. */
+  leanAboveBytes: number;
+  /** V8's own growth again once a full collection leaves fewer than this many bytes live. */
+  relaxBelowBytes: number;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The server's policy. With V8's own growth a full collection comes only when the heap is 2.5–3×
+ * what was live after the last one, so the switch must come early: registering 10,000
+ * resources leaves 60–100 MB live, the 10,000 claims bound to them then ~150 MB (lean: ~370 MB
+ * RSS when they are bound; switched only at 128 MB, the heap had already grown to ~570 MB);
+ * 20,000 ConfigMaps in the API benchmarks leave under 40 MB (V8's own growth: no extra
+ * collections on the request path).
+ */
+export const SERVER_HEAP_POLICY: HeapGrowthPolicy = { leanPercent: 50, leanAboveBytes: 64 * MiB, relaxBelowBytes: 48 * MiB };
+
+/** The old generation grows by this percentage of what survived, while the heap is lean. */
+export const SERVER_HEAP_GROWING_PERCENT = SERVER_HEAP_POLICY.leanPercent;
 
 /** Whether node was started with its own --heap-growing-percent (`execArgv`: node's own arguments). */
 export function heapGrowthGiven(execArgv: readonly string[]): boolean {
@@ -18,11 +46,72 @@ export function heapGrowthGiven(execArgv: readonly string[]): boolean {
 }
 
 /**
- * Sets the server's heap growing factor unless node was given one; returns the percentage in
- * effect, or undefined when node's own flag decides.
+ * leanAfterCollection says whether the heap should be lean after a full collection that left
+ * `liveBytes`, given whether it is lean now: it changes only past the policy's thresholds.
  */
-export function tuneServerHeap(execArgv: readonly string[] = process.execArgv): number | undefined {
+export function leanAfterCollection(liveBytes: number, leanNow: boolean, policy: HeapGrowthPolicy): boolean {
+  if (leanNow) return liveBytes >= policy.relaxBelowBytes;
+  return liveBytes > policy.leanAboveBytes;
+}
+
+/** What survived in the old generation: every space's use but the young generation's. */
+export function oldGenerationLiveBytes(): number {
+  let bytes = 0;
+  for (const space of getHeapSpaceStatistics()) {
+    if (!space.space_name.startsWith('new_')) bytes += space.space_used_size;
+  }
+  return bytes;
+}
+
+/** A HeapGrowthGovernor switches the heap between lean and V8's own growth after full collections. */
+export interface HeapGrowthGovernor {
+  /** Whether the moderate factor is in effect now. */
+  readonly lean: boolean;
+  /** How many times it switched (either way). */
+  readonly switches: number;
+  /** Stops observing collections and leaves V8's own growth in effect. */
+  stop(): void;
+}
+
+/**
+ * governServerHeap starts switching the heap's growth by `policy` unless node was given its own
+ * --heap-growing-percent (then it returns undefined and changes nothing). It observes full
+ * (mark-compact) collections only; `onSwitch` hears each change.
+ */
+export function governServerHeap(
+  execArgv: readonly string[] = process.execArgv,
+  policy: HeapGrowthPolicy = SERVER_HEAP_POLICY,
+  onSwitch?: (lean: boolean, liveBytes: number) => void,
+): HeapGrowthGovernor | undefined {
   if (heapGrowthGiven(execArgv)) return undefined;
-  setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
-  return SERVER_HEAP_GROWING_PERCENT;
+  let lean = false;
+  let switches = 0;
+  const observer = new PerformanceObserver((list) => {
+    const majors = list
+      .getEntries()
+      .filter((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR);
+    if (majors.length === 0) return;
+    const live = oldGenerationLiveBytes();
+    const next = leanAfterCollection(live, lean, policy);
+    if (next === lean) return;
+    lean = next;
+    switches++;
+    // 0 is V8's own growth (its default); setting flags after start is what node's v8 module offers.
+    setFlagsFromString(`--heap-growing-percent=${lean ? policy.leanPercent : 0}`);
+    onSwitch?.(lean, live);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    get lean() {
+      return lean;
+    },
+    get switches() {
+      return switches;
+    },
+    stop() {
+      observer.disconnect();
+      if (lean) setFlagsFromString('--heap-growing-percent=0');
+      lean = false;
+    },
+  };
 }

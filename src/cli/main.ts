@@ -9,7 +9,7 @@ import { installLastResortHandler } from '../apiserver/http/last-resort.js';
 import { crdsYaml, writeCrdFiles } from '../apis/index.js';
 import { allCrds } from '../conductor/catalog.js';
 import { VERSION } from '../version.js';
-import { tuneServerHeap } from './heap.js';
+import { governServerHeap } from './heap.js';
 import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
 import { controllersCommand } from './controllers-command.js';
@@ -102,8 +102,10 @@ program
       }
       const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
       // Before the caches fill: the RSS follows the heap's size (heap.ts).
-      const heapGrowingPercent = tuneServerHeap();
-      logger.debug({ heapGrowingPercent: heapGrowingPercent ?? 'set by node' }, 'V8 heap growth');
+      const heapGovernor = governServerHeap(process.execArgv, undefined, (lean, liveBytes) =>
+        logger.info({ lean, liveMB: Math.round(liveBytes / 1e6) }, lean ? 'V8 heap growth: lean (a large heap)' : "V8 heap growth: V8's own (a small heap)"),
+      );
+      logger.debug({ heapGrowth: heapGovernor ? 'governed by heap size' : 'set by node' }, 'V8 heap growth');
       const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
       const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
       let server;
