@@ -82,7 +82,7 @@ describe('early stop', () => {
       { feasibleCandidatesToFind: 1 },
     ).scheduleSync(claim({ capacity: { storage: '20Gi' } }));
     assert.equal(chosen(r), 'none');
-    assert.equal(r.explanation.message, '0/30 candidates: 30 insufficient storage (want 20Gi)');
+    assert.equal(r.explanation.message, '0/30 candidates: 30 insufficient storage (want 20Gi); to fit: storage: wants 20Gi; the largest offered is 1Gi');
     assert.equal(r.explanation.unchecked, undefined);
   });
 

@@ -226,7 +226,10 @@ describe('ProfileMatch and default classes', () => {
 
   test('with no default class a claim naming no profile waits, and says why', () => {
     const r = decide(schedulerWith([resourceClass({ name: 'fast' }), resource({ name: 'r', profile: 'fast' })]), claim());
-    assert.equal(r.explanation.message, '0/2 candidates: 1 in a profile (the claim names none), 1 not a default class (the claim names no profile)');
+    assert.equal(
+      r.explanation.message,
+      '0/2 candidates: 1 in a profile (the claim names none), 1 not a default class (the claim names no profile); to fit: profile: the claim names none and no class is the default; set spec.resourceClass to one of: fast',
+    );
   });
 
   test('a default class of another kind does not count', () => {

@@ -9,6 +9,7 @@ import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Un
 import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
+import { fitHints, withHints } from './fit-hints.js';
 import { candidateKey, classKey } from './keys.js';
 import {
   failureDetail,
@@ -20,6 +21,7 @@ import {
   type QuotaCheck,
   type ScorePlugin,
 } from './plugin.js';
+import { RegionFilter } from './plugins/region.js';
 import { builtinPortableMatchers, type PortableMatcherRegistry } from './portable-matchers.js';
 import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
 import { defaultRegistry, type PluginRegistry } from './registry.js';
@@ -341,9 +343,17 @@ export class Scheduler {
     const notes = ev.notes.length > 0 ? { notes: [...ev.notes] } : {};
     if (ev.feasible.length === 0) {
       const failures = ev.tally.list();
+      const hints = ev.universe === 'kind' && ev.total > 0 ? fitHints(claim, this.candidatesOfKind(claim), failures, inRegionOf(p, claim)) : [];
       return {
         decision: { type: 'none' },
-        explanation: { message: unschedulableMessage(claim, ev.universe, ev.total, failures), total: ev.total, feasible: 0, failures, ...notes },
+        explanation: {
+          message: withHints(unschedulableMessage(claim, ev.universe, ev.total, failures), hints),
+          total: ev.total,
+          feasible: 0,
+          failures,
+          ...(hints.length > 0 ? { hints } : {}),
+          ...notes,
+        },
       };
     }
     // A resource whose claimRef names this claim outranks every score.
@@ -388,6 +398,17 @@ export class Scheduler {
     };
   }
 
+  /** Up to HINT_CANDIDATES candidates of the claim's kind, classes first (what fit hints are computed from). */
+  private candidatesOfKind(claim: ClaimInfo): Candidate[] {
+    const lookup = this.index.scan(claim, 'kind', () => false);
+    const out = lookup.candidates.slice(0, HINT_CANDIDATES);
+    forEachInKeyOrder(lookup.runs, lookup.skip, (c) => {
+      out.push(c);
+      return out.length < HINT_CANDIDATES;
+    });
+    return out;
+  }
+
   private extenderFailed(ev: Evaluation, ext: HttpExtender, plugin: string, err: unknown): void {
     const msg = err instanceof Error ? err.message : String(err);
     if (ext.ignorable) {
@@ -398,6 +419,15 @@ export class Scheduler {
     ev.feasible = [];
   }
 }
+
+/** What the profile's Region filter says of a candidate for this claim (every candidate is in it when the filter is off or the claim names no region). */
+function inRegionOf(p: Pipeline, claim: ClaimInfo): (c: Candidate) => boolean {
+  const fn = p.filters.find((f) => f.name === RegionFilter.pluginName)?.prepare(claim);
+  return fn === undefined ? () => true : (c) => fn(c) === undefined;
+}
+
+/** How many candidates of a kind an unschedulable claim's fit hints look at (they cost a scan). */
+const HINT_CANDIDATES = 10_000;
 
 /** A score outside 0–100 (or not a number) from a plugin is clamped. */
 function clampScore(s: number): number {

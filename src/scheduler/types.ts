@@ -237,6 +237,11 @@ export interface Explanation {
   readonly reserved?: boolean;
   /** Extenders that failed and were skipped (ignorable), and similar remarks. */
   readonly notes?: readonly string[];
+  /**
+   * When nothing fits: what the claim could change, in its own terms (`storage: wants 100Ti;
+   * the largest offered is 500Gi`); the message ends with them after `; to fit: `.
+   */
+  readonly hints?: readonly string[];
 }
 
 /** A ScheduleResult is a decision and its explanation. */

@@ -132,6 +132,21 @@ spec:
     assert.match(pending.message, /^0\/\d+ candidates: /);
     const describe = await kubectlOk(server, ['describe', 'postgresqlinstance', 'late-db', '-n', 'app']);
     assert.match(describe, /FailedScheduling/);
+    // A claim asking more than anything offers is told the largest amount offered, in its own terms.
+    await apply(`apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: huge-db, namespace: app}
+spec:
+  requirements: {capacity: {storage: 100Ti}}
+`);
+    const huge = await eventually(async () => {
+      const c = await getClaim('app', 'huge-db');
+      const sched = c.status?.conditions?.find((x: any) => x.type === 'Scheduled');
+      return sched?.status === 'False' ? sched : undefined;
+    }, 'the Scheduled=False condition of huge-db');
+    assert.match(huge.message, /; to fit: storage: wants 100Ti; the largest offered is \d+[KMGTPE]i?$/);
+    assert.match(await kubectlOk(server, ['describe', 'postgresqlinstance', 'huge-db', '-n', 'app']), /to fit: storage: wants 100Ti; the largest offered is/);
+    await kubectlOk(server, ['delete', 'postgresqlinstance', 'huge-db', '-n', 'app', '--wait=true']);
     await apply(`apiVersion: database.local.conductor.io/v1alpha1
 kind: PostgreSQLServer
 metadata: {name: late-pg, namespace: ${SYS}, labels: {environment: late}}
