@@ -93,7 +93,7 @@ describe('the kinds through kubectl', () => {
     assert.equal(pending.PHASE, '<none>', 'a claim without status shows no phase');
   });
 
-  test('a concrete resource shows its phase, claim, class and readiness', async () => {
+  test('a concrete resource shows its phase, claim, class, readiness and whether it is synced', async () => {
     await kubectlOk(suite.server, [
       'patch',
       'localpg',
@@ -107,14 +107,17 @@ describe('the kinds through kubectl', () => {
         status: {
           phase: 'Bound',
           claim: `${NS}/orders-db`,
-          conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message: 'accepting connections', lastTransitionTime: '2025-01-01T00:00:00Z' }],
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'Available', message: 'accepting connections', lastTransitionTime: '2025-01-01T00:00:00Z' },
+            { type: 'Synced', status: 'False', reason: 'ReconcileError', message: 'cannot observe', lastTransitionTime: '2025-01-01T00:00:00Z' },
+          ],
         },
       }),
     ]);
     const out = await kubectlOk(suite.server, ['get', 'localpostgresqlinstances', '-n', 'conductor-system']);
-    assert.deepEqual(table(out)[0], ['NAME', 'PHASE', 'CLAIM', 'CLASS', 'READY', 'AGE']);
+    assert.deepEqual(table(out)[0], ['NAME', 'PHASE', 'CLAIM', 'CLASS', 'READY', 'SYNCED', 'AGE']);
     const r = row(out, 'default-orders-db-1a2b3c4d');
-    assert.deepEqual([r.PHASE, r.CLAIM, r.CLASS, r.READY], ['Bound', `${NS}/orders-db`, 'standard', 'True']);
+    assert.deepEqual([r.PHASE, r.CLAIM, r.CLASS, r.READY, r.SYNCED], ['Bound', `${NS}/orders-db`, 'standard', 'True', 'False']);
     const wide = row(await kubectlOk(suite.server, ['get', 'pgserver', 'shared-pg', '-n', 'conductor-system', '-o', 'wide']), 'shared-pg');
     assert.equal(wide.PROVIDER, 'local');
   });

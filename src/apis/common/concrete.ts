@@ -88,6 +88,12 @@ export const concretePrinterColumns: CrdPrinterColumn[] = [
   { name: 'Claim', type: 'string', jsonPath: '.status.claim', description: 'The bound claim (namespace/name).' },
   { name: 'Class', type: 'string', jsonPath: '.spec.resourceClass', description: 'The profile the resource belongs to.' },
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Whether the external resource is ready.' },
+  {
+    name: 'Synced',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Synced")].status',
+    description: 'Whether the last reconcile with the provider succeeded (False: see the Synced condition).',
+  },
   { name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name', priority: 1, description: 'The Provider managing the resource.' },
   {
     name: 'External-Name',
