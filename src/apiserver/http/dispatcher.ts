@@ -304,6 +304,7 @@ export class Dispatcher {
     const isWatch = p.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
     const verb = verbOf(method, p.name !== undefined, isWatch);
     if (!verb) throw errors.methodNotAllowed(`${method} is not supported on ${url.pathname}`);
+    if (!rt.verbs.includes(verb)) throw errors.methodNotAllowed(rt.refusedVerbMessage ?? `${verb} is not supported on ${rt.resource}`);
     if (p.subresource && !['get', 'update', 'patch'].includes(verb)) {
       throw errors.methodNotAllowed(`${method} is not supported on the ${p.subresource} subresource`);
     }
