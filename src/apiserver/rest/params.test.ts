@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isApiError } from '../../machinery/errors.js';
-import { parsePatchParams } from './params.js';
+import { parsePatchParams, watchRequested } from './params.js';
 
 const force = (v: string) => parsePatchParams(new URLSearchParams({ force: v }), 'test').force;
 
@@ -15,4 +15,10 @@ test('a boolean query parameter that is neither is refused with 400 naming it', 
     () => force('yes'),
     (e) => isApiError(e) && e.code === 400 && /query parameter "force": "yes"/.test(e.message),
   );
+});
+
+test('watch=true, 1 or True asks for a watch (the Python client sends watch=True); false, 0 or nothing does not', () => {
+  for (const v of ['true', 'True', '1']) assert.equal(watchRequested(new URLSearchParams({ watch: v })), true, v);
+  for (const v of ['false', '0', '']) assert.equal(watchRequested(new URLSearchParams({ watch: v })), false, v);
+  assert.equal(watchRequested(new URLSearchParams()), false);
 });

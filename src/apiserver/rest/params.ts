@@ -47,6 +47,12 @@ export interface DeleteParams {
 
 export type Query = { get(name: string): string | null; getAll?(name: string): string[] };
 
+/** Whether the query asks for a watch (`watch=true` or `1`, in any case: the Python client sends `watch=True`). */
+export function watchRequested(q: Query): boolean {
+  const v = (q.get('watch') ?? '').toLowerCase();
+  return v === 'true' || v === '1';
+}
+
 function bool(q: Query, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
