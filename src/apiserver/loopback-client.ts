@@ -50,6 +50,7 @@ export class LoopbackClient implements Client {
   ): Promise<{ rt: ResourceType; ctx: RequestContext }> {
     const rt = this.registry.get(ref.group, ref.version, ref.resource);
     if (!rt) throw errors.pathNotFound(`${ref.group || 'core'}/${ref.version}/${ref.resource}`);
+    if (!rt.verbs.includes(verb)) throw errors.methodNotAllowed(rt.refusedVerbMessage ?? `${verb} is not supported on ${rt.resource}`);
     const attrs = {
       user: this.user,
       verb,

@@ -19,7 +19,7 @@ import { ensureAdminCredentials, ensureAdminToken, ensurePki, tlsServerOptions, 
 import { setupAuthentication } from './authn-api/index.js';
 import { impersonatedUser, setupAuthorization } from './authz/index.js';
 import { accessReviewEndpoints, authorizationResourceTypes } from './authz-api/index.js';
-import { builtinResourceTypes, objectMetaSchema } from './builtins/index.js';
+import { builtinResourceTypes, objectMetaSchema, pruneKindResourceTypes } from './builtins/index.js';
 import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher, type DispatcherOptions } from './http/dispatcher.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
@@ -145,7 +145,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   step('admin token');
 
   const registry = new ResourceRegistry();
-  registry.replaceSource('builtin', builtinResourceTypes());
+  registry.replaceSource('builtin', [...builtinResourceTypes(), ...pruneKindResourceTypes()]);
   const objects = new ObjectStore(encrypted);
   // What admission asks on every create, kept in memory: which namespaces exist (and are not
   // terminating).

@@ -71,6 +71,15 @@ export interface ResourceIdentity {
   resource: string;
 }
 
+/** The details as kube encodes them: empty name, group, kind, uid and causes are left out (`omitempty`). */
+function omitEmpty(details: StatusDetails): StatusDetails {
+  const out: StatusDetails = { ...details };
+  for (const k of ['name', 'group', 'kind', 'uid'] as const) if (out[k] === '' || out[k] === undefined) delete out[k];
+  if (out.causes?.length === 0) delete out.causes;
+  if (out.retryAfterSeconds === undefined || out.retryAfterSeconds === 0) delete out.retryAfterSeconds;
+  return out;
+}
+
 export class ApiError extends Error {
   readonly status: Status;
   constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
@@ -84,7 +93,7 @@ export class ApiError extends Error {
       message,
       reason,
       code,
-      ...(details ? { details } : {}),
+      ...(details ? { details: omitEmpty(details) } : {}),
     };
   }
   get code(): number {

@@ -20,11 +20,10 @@ import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { matrixKubectls, runKubectl, runKubectlOk, type KubectlBinary } from '../support/kubectl-versions.js';
 import { removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
+import { WATCH_OPEN } from '../support/kubectl-watching.js';
 
 const GROUP = 'matrix.example.io';
 const OPENAPI_V2_PB = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
-/** kubectl's `-v=6` line for an answered watch request: `GET <url> 200 OK`, or from 1.33 `"Response" verb="GET" url="<url>" status="200 OK"`. */
-const WATCH_OPEN = /\bGET https?:\/\/\S*[?&]watch=(true|1)\S*\s+200 OK|url="https?:\/\/[^"]*[?&]watch=(true|1)[^"]*" status="200 OK"/;
 
 const CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -119,6 +118,22 @@ describe('kubectl client matrix', { concurrency: 3 }, () => {
     assert.equal(yaml.status, 406);
   });
 
+  test("kubectl's default prune kinds Conductor does not run: listed empty, writes refused with 405", async () => {
+    const pods = await api.request('GET', '/api/v1/namespaces/default/pods?labelSelector=a%3Db');
+    assert.equal(pods.status, 200, pods.text);
+    assert.equal(pods.json().kind, 'PodList');
+    assert.deepEqual(pods.json().items, []);
+    assert.equal((await api.request('GET', '/apis/apps/v1/deployments')).json().kind, 'DeploymentList');
+    const create = await api.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+    });
+    assert.equal(create.status, 405, create.text);
+    assert.equal(create.json().reason, 'MethodNotAllowed');
+    assert.match(create.json().message, /^Conductor does not run deployments: Deployment is served read-only and always empty/);
+  });
+
   for (const bin of matrixKubectls()) {
     const label = bin.label === 'default' ? 'default kubectl' : `kubectl ${bin.label}`;
     const path = bin.path;
@@ -186,16 +201,19 @@ describe('kubectl client matrix', { concurrency: 3 }, () => {
       assert.equal(w.spec.color, 'blue');
     });
 
-    test('apply --prune with a label selector deletes what left the manifest set', async () => {
-      // Conductor does not serve Endpoints, Pods and the rest of kubectl's default prune
-      // list, so the kinds to prune are named (kubectl refuses the default list here).
+    test('apply --prune with a label selector deletes what left the manifest set (default prune kinds)', async () => {
+      // No --prune-allowlist: kubectl resolves its default kinds (Pods, Deployments, ... which
+      // Conductor serves read-only and empty) and lists each with the selector.
       const set = (name: string) =>
         JSON.stringify({ ...JSON.parse(configMap(ns, name, { v: '1' })), metadata: { name, namespace: ns, labels: { set: 'prune' } } });
-      const prune = ['apply', '--prune', '-l', 'set=prune', '--prune-allowlist=core/v1/ConfigMap', '-f', '-'];
+      const prune = ['apply', '--prune', '-l', 'set=prune', '-f', '-'];
       await ok(prune, `${set('keep')}\n${set('drop')}`);
       assert.match(await ok(prune, set('keep')), /configmap\/drop pruned/);
       assert.equal((await api.request('GET', `/api/v1/namespaces/${ns}/configmaps/drop`)).status, 404);
       assert.equal((await api.request('GET', `/api/v1/namespaces/${ns}/configmaps/keep`)).status, 200);
+      const allowlisted = ['apply', '--prune', '-l', 'set=prune', '--prune-allowlist=core/v1/ConfigMap', '-f', '-'];
+      await ok(allowlisted, `${set('keep')}\n${set('drop2')}`);
+      assert.match(await ok(allowlisted, set('keep')), /configmap\/drop2 pruned/);
     });
 
     test('edit with a scripted editor saves the change', async () => {

@@ -2,7 +2,8 @@
  * Test support: runs a kubectl command that watches (`get -w`, `wait`) and tells when its watch
  * is open, so a test changes the object after kubectl is watching instead of after a sleep.
  * kubectl runs with `-v=6`, which logs each request with its answer to stderr; the watch is open
- * once a `watch=true` request has been answered 200.
+ * once a `watch=true` request has been answered 200. kubectl up to 1.32 logs it as
+ * `GET <url> 200 OK in N milliseconds`, 1.33 as `"Response" verb="GET" url="<url>" status="200 OK"`.
  */
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,8 @@ export interface WatchingKubectl {
   done: Promise<KubectlResult>;
 }
 
-const WATCH_OPEN = /\bGET https?:\/\/\S*[?&]watch=(true|1)\S*\s+200 OK/;
+/** kubectl's `-v=6` line for an answered watch request, in the format of kubectl ≤ 1.32 or of 1.33. */
+export const WATCH_OPEN = /\bGET https?:\/\/\S*[?&]watch=(true|1)\S*\s+200 OK|url="https?:\/\/[^"]*[?&]watch=(true|1)[^"]*" status="200 OK"/;
 
 export function kubectlWatching(server: { kubeconfig: string }, args: string[], opts: { timeoutMs?: number } = {}): WatchingKubectl {
   const child = spawn('kubectl', [...args, '-v=6'], {

@@ -42,6 +42,7 @@ describe('access reviews', () => {
       assert.equal(r.object.kind, 'SelfSubjectAccessReview');
       assert.deepEqual(r.object.spec, c.spec);
       assert.equal(r.object.status.allowed, c.allowed);
+      if (!c.allowed) assert.equal(r.object.status.reason, undefined, 'a plain denial has no reason (kubectl auth can-i prints "no")');
     });
   }
 

@@ -102,7 +102,9 @@ function creationless(meta: unknown): KObject['metadata'] {
 export async function accessReview(authorizer: Authorizer, kind: string, body: Record<string, unknown>, attrs: AuthorizationAttributes): Promise<KObject> {
   const d = await authorizer.authorize(attrs);
   const status: Record<string, unknown> = { allowed: d.allowed };
-  if (d.reason) status.reason = d.reason;
+  // As kube's RBAC: a plain denial carries no reason, so `kubectl auth can-i` prints exactly
+  // "no" (scripts compare it). The 403 of a real request still says why (authz/types.ts).
+  if (d.reason && d.allowed) status.reason = d.reason;
   return { apiVersion: API_VERSION, kind, metadata: creationless(body.metadata), spec: body.spec ?? {}, status };
 }
 

@@ -16,6 +16,7 @@ export {
 export { tableLayoutFor, humanDuration, timestampAge, type TableLayout } from './table.js';
 export { namespaceResourceType, kubernetesFinalizer, namespaceNameLabel } from './namespace.js';
 export { secretResourceType, defaultSecretType } from './secret.js';
+export { pruneKindResourceTypes, readOnlyVerbs } from './prune-kinds.js';
 export { configMapResourceType } from './config-map.js';
 export { eventResourceType } from './event.js';
 export { serviceAccountResourceType } from './service-account.js';

@@ -16,7 +16,7 @@ import type { ResourceType } from '../registry/resource-type.js';
 import type { RequestContext, UserInfo } from '../rest/context.js';
 import type { ListResult, RestHandlers } from '../rest/handlers.js';
 import type { LazyObject } from '../rest/lazy-object.js';
-import { parseDeleteParams, parseListParams, parsePatchParams, parseWatchParams, parseWriteParams } from '../rest/params.js';
+import { parseDeleteParams, parseListParams, parsePatchParams, parseWatchParams, parseWriteParams, watchRequested } from '../rest/params.js';
 import { toTable, type IncludeObject } from '../rest/table.js';
 import { startWatch, type WatchOptions } from '../rest/watch.js';
 import { decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './body.js';
@@ -301,9 +301,10 @@ export class Dispatcher {
     if (p.subresource && !this.servesSubresource(rt, p.subresource)) throw errors.pathNotFound(url.pathname);
     const q = url.searchParams;
     const method = req.method ?? 'GET';
-    const isWatch = p.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
+    const isWatch = p.watchPrefix || watchRequested(q);
     const verb = verbOf(method, p.name !== undefined, isWatch);
     if (!verb) throw errors.methodNotAllowed(`${method} is not supported on ${url.pathname}`);
+    if (!rt.verbs.includes(verb)) throw errors.methodNotAllowed(rt.refusedVerbMessage ?? `${verb} is not supported on ${rt.resource}`);
     if (p.subresource && !['get', 'update', 'patch'].includes(verb)) {
       throw errors.methodNotAllowed(`${method} is not supported on the ${p.subresource} subresource`);
     }
@@ -663,7 +664,7 @@ function looksLikeWatch(url: string): boolean {
 
 function auditAttributes(req: IncomingMessage, rt: ResourceType, p: ResourcePath, url: URL) {
   const method = req.method ?? 'GET';
-  const watch = p.watchPrefix || url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+  const watch = p.watchPrefix || watchRequested(url.searchParams);
   return {
     verb: verbOf(method, p.name !== undefined, watch) ?? (method === 'POST' ? 'create' : method.toLowerCase()),
     group: rt.group,

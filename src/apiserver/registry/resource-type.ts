@@ -47,8 +47,10 @@ export interface ResourceType {
   namespaced: boolean;
   /** Subresources served besides the main resource. */
   subresources: { status: boolean };
-  /** The verbs served (for discovery). */
+  /** The verbs served (discovery lists them; any other verb is answered 405). */
   verbs: string[];
+  /** The message of the 405 for a verb not in `verbs` (default: `<verb> is not supported on <resource>`). */
+  refusedVerbMessage?: string;
   /** The object schema (whole object: apiVersion, kind, metadata, spec, ...). */
   schema: JSONSchemaProps;
   /** Columns for Table output after NAME (and before AGE when `ageColumn` is true). */

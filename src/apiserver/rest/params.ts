@@ -47,11 +47,19 @@ export interface DeleteParams {
 
 export type Query = { get(name: string): string | null; getAll?(name: string): string[] };
 
+/** Whether the query asks for a watch (`watch=true` or `1`, in any case: the Python client sends `watch=True`). */
+export function watchRequested(q: Query): boolean {
+  const v = (q.get('watch') ?? '').toLowerCase();
+  return v === 'true' || v === '1';
+}
+
 function bool(q: Query, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
-  if (v === '' || v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
+  // Case-insensitive, as kube reads booleans: the Python client sends `force=True`.
+  const lower = v.toLowerCase();
+  if (lower === '' || lower === 'true' || lower === '1') return true;
+  if (lower === 'false' || lower === '0') return false;
   throw errors.badRequest(`invalid value for query parameter "${name}": ${JSON.stringify(v)} (expected true or false)`);
 }
 

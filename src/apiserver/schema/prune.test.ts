@@ -15,15 +15,22 @@ interface Case {
   wantObj: Record<string, unknown>;
 }
 
-const meta = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'a', labels: { x: 'y' }, madeUp: 1 } };
+const meta = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'a', labels: { x: 'y' } } };
 
 const cases: Case[] = [
   {
-    reason: 'unknown fields are removed at every level; apiVersion, kind and metadata stay untouched',
+    reason: 'unknown fields are removed at every level; apiVersion, kind and ObjectMeta fields stay untouched',
     schema: root({ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string' } } } } }),
     obj: { ...meta, spec: { a: { b: 'x', c: 1 }, d: 2 }, extra: true },
     wantRemoved: ['spec.a.c', 'spec.d', 'extra'],
     wantObj: { ...meta, spec: { a: { b: 'x' } } },
+  },
+  {
+    reason: 'the object\'s metadata keeps only ObjectMeta fields (kube: strict decoding error: unknown field "metadata.madeUp")',
+    schema: root({ type: 'object' }),
+    obj: { ...meta, metadata: { ...meta.metadata, madeUp: 1 }, spec: {} },
+    wantRemoved: ['metadata.madeUp'],
+    wantObj: { ...meta, spec: {} },
   },
   {
     reason: 'fields inside list items and map values are pruned with their paths',

@@ -2,12 +2,13 @@
  * Pruning removes the fields a structural schema does not declare, as Kubernetes does for
  * custom resources: x-kubernetes-preserve-unknown-fields keeps unknown fields (while still
  * pruning inside declared ones), resource roots keep apiVersion/kind/metadata, and the
- * metadata of an embedded resource keeps only ObjectMeta fields.
+ * metadata of the object and of an embedded resource keeps only ObjectMeta fields (kube
+ * reports the others as `unknown field "metadata.x"` and drops them).
  */
 import { isObject, type SchemaNode } from './node.js';
 import { childPath, indexPath, keyPath } from './causes.js';
 
-/** The fields of ObjectMeta; anything else under an embedded resource's metadata is unknown. */
+/** The fields of ObjectMeta; anything else under a resource's metadata is unknown. */
 export const OBJECT_META_FIELDS: ReadonlySet<string> = new Set([
   'name',
   'generateName',
@@ -50,7 +51,7 @@ export class Pruner {
       for (const k of Object.keys(value)) {
         const v = value[k];
         if (node?.resourceRoot && META_FIELDS.has(k)) {
-          if (node.embedded && k === 'metadata') this.pruneMeta(v, childPath(path, k));
+          if (k === 'metadata') this.pruneMeta(v, childPath(path, k));
           continue;
         }
         const prop = node?.properties?.get(k);
@@ -70,7 +71,7 @@ export class Pruner {
       for (const k of Object.keys(value)) {
         const v = value[k];
         if (node.resourceRoot && META_FIELDS.has(k)) {
-          if (node.embedded && k === 'metadata') this.pruneMeta(v, childPath(path, k));
+          if (k === 'metadata') this.pruneMeta(v, childPath(path, k));
           continue;
         }
         const prop = node.properties?.get(k);

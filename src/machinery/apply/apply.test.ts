@@ -270,8 +270,8 @@ describe('apply: conflicts', () => {
     });
     const got = apply({ live: created, applied: configMap({ key: 'a' }), manager: 'kubectl', schema: configMapSchema, apiVersion: 'v1', now: t1 });
     assert.deepEqual(owners(got.managedFields), [
-      { manager: 'kubectl-client-side-apply', operation: 'Update', fields: { 'f:data': { '.': {}, 'f:key': {} } } },
       { manager: 'kubectl', operation: 'Apply', fields: { 'f:data': { 'f:key': {} } } },
+      { manager: 'kubectl-client-side-apply', operation: 'Update', fields: { 'f:data': { '.': {}, 'f:key': {} } } },
     ]);
   });
 
@@ -344,8 +344,8 @@ describe('apply: conflicts', () => {
     );
     const got = applyWidget(live, 'a', { replicas: 1 });
     assert.deepEqual(owners(got.managedFields), [
-      { manager: 'before-first-apply', operation: 'Update', fields: { 'f:spec': { 'f:image': {}, 'f:replicas': {} } } },
       { manager: 'a', operation: 'Apply', fields: { 'f:spec': { 'f:replicas': {} } } },
+      { manager: 'before-first-apply', operation: 'Update', fields: { 'f:spec': { 'f:image': {}, 'f:replicas': {} } } },
     ]);
   });
 });
@@ -365,21 +365,34 @@ describe('apply: entries and no-ops', () => {
     assert.equal(again.managedFields[0]?.time, '2024-01-01T00:01:00Z');
   });
 
-  test('entries keep their places; a new manager goes last', () => {
-    const live = applyAll([
-      { manager: 'x', spec: { replicas: 1 } },
-      { manager: 'y', spec: { image: 'i' } },
-      { manager: 'z', spec: { tags: ['t'] } },
-    ]);
-    const got = applyWidget(live, 'x', { replicas: 3 });
+  test("entries are in kube's order: Apply before Update, then by time (seconds), then by manager", () => {
+    let live = applyWidget(undefined, 'z', { replicas: 1 }, { now: t0 }).object;
+    live = applyWidget(live, 'y', { image: 'i' }, { now: t0 }).object;
+    const got = applyWidget(live, 'x', { tags: ['t'] }, { now: t0 });
     assert.deepEqual(
       got.managedFields.map((e) => e.manager),
       ['x', 'y', 'z'],
+      'same second: by manager',
     );
-    const more = applyWidget(got.object, 'w', { args: ['a'] });
+    const later = applyWidget(got.object, 'x', { tags: ['u'] }, { now: t1 });
     assert.deepEqual(
-      more.managedFields.map((e) => e.manager),
-      ['x', 'y', 'z', 'w'],
+      later.managedFields.map((e) => e.manager),
+      ['y', 'z', 'x'],
+      'the entry changed last comes last',
+    );
+    const updated = structuredClone(later.object);
+    (updated as unknown as { spec: { args: string[] } }).spec.args = ['a'];
+    updated.metadata.managedFields = trackUpdate({
+      old: later.object,
+      updated,
+      manager: 'a-controller',
+      schema: widgetSchema,
+      apiVersion: widgetVersion,
+      now: t0,
+    });
+    assert.deepEqual(
+      updated.metadata.managedFields.map((e) => `${e.manager}/${e.operation}`),
+      ['y/Apply', 'z/Apply', 'x/Apply', 'a-controller/Update'],
     );
   });
 

@@ -134,7 +134,7 @@ export function apply(opts: ApplyOptions): ApplyResult {
     : unchanged
       ? own
       : { manager, operation: 'Apply', apiVersion: opts.apiVersion, time: now, ...(subresource ? { subresource } : {}), set: appliedSet };
-  // Entries keep their places; a new entry goes last.
+  // Entries keep their places here; encodeManagedFields puts them in kube's order.
   const next: FieldsEntry[] = [];
   for (const e of entries) {
     if (e === own) {

@@ -210,9 +210,13 @@ function decodeEntry(raw: unknown, at: string, causes: StatusCause[]): FieldsEnt
   };
 }
 
-/** Encodes entries as the managedFields list, fields in Kubernetes' order. */
+/**
+ * Encodes entries as the managedFields list, fields in Kubernetes' order, entries in
+ * Kubernetes' order: by operation (Apply before Update), then time (whole seconds), manager,
+ * apiVersion and subresource — GitOps tools diff this list.
+ */
 export function encodeManagedFields(entries: readonly FieldsEntry[]): ManagedFieldsEntry[] {
-  return entries.map((e) => ({
+  return [...entries].sort(compareManagedFieldsEntries).map((e) => ({
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
@@ -221,6 +225,18 @@ export function encodeManagedFields(entries: readonly FieldsEntry[]): ManagedFie
     fieldsV1: (storedFieldsV1.get(e.set) as ReturnType<FieldSet['toFieldsV1']> | undefined) ?? e.set.toFieldsV1(),
     ...(e.subresource ? { subresource: e.subresource } : {}),
   }));
+}
+
+/** Kubernetes' order of managedFields entries: operation, time (whole seconds), manager, apiVersion, subresource. */
+export function compareManagedFieldsEntries(a: FieldsEntry, b: FieldsEntry): number {
+  const by = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return (
+    by(a.operation, b.operation) ||
+    seconds(a.time) - seconds(b.time) ||
+    by(a.manager, b.manager) ||
+    by(a.apiVersion, b.apiVersion) ||
+    by(a.subresource ?? '', b.subresource ?? '')
+  );
 }
 
 /** Formats a time as managedFields do: RFC 3339 in UTC, whole seconds. */

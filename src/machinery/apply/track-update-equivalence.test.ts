@@ -11,7 +11,7 @@ import { deepCopy, isPlainObject } from '../object.js';
 import { compareValues } from './compare.js';
 import type { FieldSet } from './field-set.js';
 import type { FieldsEntry } from './managed-fields.js';
-import { capUpdateManagers, decodeManagedFields, entryIdentity, formatTime, isResetManagedFields } from './managed-fields.js';
+import { capUpdateManagers, compareManagedFieldsEntries, decodeManagedFields, entryIdentity, formatTime, isResetManagedFields } from './managed-fields.js';
 import { PathFilter } from './path-filter.js';
 import { chooser, ignoreLists, mix, trackedObject, trackedSchema } from './test-arbitraries.js';
 import type { TrackUpdateOptions } from './track-update.js';
@@ -58,7 +58,7 @@ function reference(opts: TrackUpdateOptions): ManagedFieldsEntry[] {
   if (!ownSeen && !taken.isEmpty()) {
     next.push({ manager, operation: 'Update', apiVersion: opts.apiVersion, time, ...(subresource ? { subresource } : {}), set: taken });
   }
-  return capUpdateManagers(next).map((e) => ({
+  return [...capUpdateManagers(next)].sort(compareManagedFieldsEntries).map((e) => ({
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
