@@ -6,34 +6,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../support/etcd.js';
 import { eventually } from '../support/eventually.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
-import { cliPath, kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
+import { runCli } from '../support/cli.js';
+import { kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
 
 const missing = etcdMissing();
-
-/** runCli runs `conductor …` to its end (bounded) and returns its exit code and output. */
-export function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`conductor ${args.join(' ')} did not end in ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('conductor server on etcd: bad input', { skip: missing }, () => {
   test('an unreachable etcd at start: a message naming the endpoint, exit 1', async () => {
