@@ -55,6 +55,8 @@ export interface ServerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /** More DNS names or IPs the serving certificate covers (a load balancer in front of several servers). */
+  tlsSans?: string[];
   logger: Logger;
   /** Store history retention (tests shorten it to provoke 410 Expired). */
   retention?: { minRevisions: number; minAgeMs: number };
@@ -146,7 +148,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // thread pool) overlaps the rest of the start. A start failing before they are awaited
   // must not leave their failure unhandled.
   const adminToken = await ensureAdminToken(dataDir);
-  const credentials = ensurePki(dataDir, opts.host).then(async (pki) => ({ pki, admin: await ensureAdminCredentials(dataDir, pki) }));
+  const credentials = ensurePki(dataDir, opts.host, { extraSans: opts.tlsSans }).then(async (pki) => ({
+    pki,
+    admin: await ensureAdminCredentials(dataDir, pki),
+  }));
   credentials.catch(() => undefined);
   step('admin token');
 

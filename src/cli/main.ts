@@ -30,6 +30,17 @@ function nonNegativeNumber(value: string): number {
   return n;
 }
 
+function sanList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const n of names) {
+    if (!/^[A-Za-z0-9.:-]+$/.test(n) || n.length > 253) throw new InvalidArgumentError(`${JSON.stringify(n)} is not a DNS name or IP address`);
+  }
+  return names;
+}
+
 function seconds(value: string): number {
   const n = Number(value.replace(/s$/, ''));
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0 (e.g. 15 or 15s)');
@@ -58,6 +69,12 @@ const serverCommand = program
     'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)',
     portNumber,
     process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443,
+  )
+  .option(
+    '--tls-san <names>',
+    'more DNS names or IPs, comma-separated, for the serving certificate: the address of a load balancer in front of several servers (env CONDUCTOR_TLS_SANS)',
+    sanList,
+    process.env.CONDUCTOR_TLS_SANS ? sanList(process.env.CONDUCTOR_TLS_SANS) : undefined,
   )
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (env CONDUCTOR_LOG_LEVEL)', process.env.CONDUCTOR_LOG_LEVEL ?? 'info')
   .option('--token-file <path>', 'a CSV file of bearer tokens: token,user,uid,"group1,group2" (env CONDUCTOR_TOKEN_FILE)', process.env.CONDUCTOR_TOKEN_FILE)
@@ -100,6 +117,7 @@ serverCommand.action(
       leaderElectLeaseDuration: number;
       leaderElectRenewDeadline: number;
       leaderElectRetryPeriod: number;
+      tlsSan?: string[];
       dataDir: string;
       host: string;
       port: number;
