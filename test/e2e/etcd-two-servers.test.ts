@@ -7,9 +7,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { etcdMissing, startEtcdCluster, type EtcdCluster } from '../support/etcd.js';
+import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../support/etcd.js';
 import { eventually } from '../support/eventually.js';
 import { apiFromKubeconfig, type ApiHandle } from '../support/api.js';
 import { kubectl, kubectlOk, removeDir, startServer, tempDir, type ServerProcess } from '../support/server.js';
@@ -18,6 +19,31 @@ const missing = etcdMissing();
 /** Short lease timings so a takeover is quick: lease 4 s, renew deadline 3 s, retry 1 s. */
 const LEASE_SECONDS = 4;
 const LEASE = ['--leader-elect-lease-duration', String(LEASE_SECONDS), '--leader-elect-renew-deadline', '3', '--leader-elect-retry-period', '1'];
+
+const haproxyBinary = process.env.CONDUCTOR_HAPROXY_BIN ?? '/usr/sbin/haproxy';
+
+/** The README's HAProxy configuration (High availability, step 3) for two local servers. */
+function haproxyConfig(port: number, servers: string[]): string {
+  return [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode tcp',
+    '  timeout connect 5s',
+    '  timeout client 1h',
+    '  timeout server 1h',
+    'frontend conductor',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend conductor-servers',
+    'backend conductor-servers',
+    '  balance roundrobin',
+    '  option httpchk GET /readyz',
+    '  http-check expect status 200',
+    '  default-server check check-ssl verify none inter 2s fall 2 rise 2',
+    ...servers.map((url, i) => `  server c${i + 1} ${new URL(url).host}`),
+    '',
+  ].join('\n');
+}
 
 interface Lease {
   spec?: { holderIdentity?: string };
@@ -175,6 +201,47 @@ describe('two conductor servers on one etcd', { skip: missing }, () => {
     const got = JSON.parse(await kubectlOk(b, ['get', 'secret', 'shared', '-o', 'json'])) as { data: { password: string } };
     assert.equal(Buffer.from(got.data.password, 'base64').toString(), 's3cret');
   });
+
+  test(
+    "HAProxy in TCP mode in front of both (the README's configuration) serves kubectl",
+    { skip: !existsSync(haproxyBinary) && `${haproxyBinary} is missing` },
+    async () => {
+      const port = await freePort();
+      const dir = tempDir();
+      dirs.push(dir);
+      const cfg = join(dir, 'haproxy.cfg');
+      writeFileSync(cfg, haproxyConfig(port, [a.url, b.url]));
+      let log = '';
+      const proxy: ChildProcess = spawn(haproxyBinary, ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+      proxy.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+      proxy.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      const exited = new Promise<void>((r) => proxy.once('exit', () => r()));
+      try {
+        // The serving certificate covers 127.0.0.1, the balancer's address here (else --tls-san).
+        const through = async (args: string[]) => kubectlOk(a, ['--server', `https://127.0.0.1:${port}`, ...args]);
+        await eventually(
+          async () => {
+            try {
+              return (await through(['get', 'configmap', 'from-a', '-o', 'name'])).trim() === 'configmap/from-a';
+            } catch (err) {
+              if (proxy.exitCode !== null) throw new Error(`haproxy exited: ${log}`);
+              throw err;
+            }
+          },
+          'kubectl through HAProxy',
+          20_000,
+          200,
+        );
+        // Several requests, spread over both servers by round robin, all answered.
+        for (let i = 0; i < 4; i++) await through(['create', 'configmap', `via-lb-${i}`]);
+        const names = await kubectlOk(b, ['get', 'configmaps', '-o', 'name']);
+        for (let i = 0; i < 4; i++) assert.match(names, new RegExp(`configmap/via-lb-${i}\\b`));
+      } finally {
+        proxy.kill('SIGKILL');
+        await exited;
+      }
+    },
+  );
 
   test('the controllers run in exactly one server; SIGKILL it and the other takes over within the lease duration', { timeout: 60_000 }, async () => {
     const holder = async () => {
