@@ -224,7 +224,7 @@ describe('two conductor servers on one etcd', { skip: missing }, () => {
             try {
               return (await through(['get', 'configmap', 'from-a', '-o', 'name'])).trim() === 'configmap/from-a';
             } catch (err) {
-              if (proxy.exitCode !== null) throw new Error(`haproxy exited: ${log}`);
+              if (proxy.exitCode !== null) throw new Error(`haproxy exited: ${log}`, { cause: err });
               throw err;
             }
           },
