@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { openSqliteStore } from '../store/index.js';
+import { openEtcdStore, openSqliteStore, type EtcdTlsOptions } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
@@ -38,11 +38,25 @@ import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams
 import { VERSION } from '../version.js';
 import { prepareDataDir } from './data-dir.js';
 
+/** Where an API server on etcd keeps its objects (instead of the data dir's SQLite file). */
+export interface EtcdBackendOptions {
+  /** Client URLs of the members: `http://host:port` or `https://host:port`. */
+  endpoints: string[];
+  tls?: EtcdTlsOptions;
+  /** Prepended to every key: several Conductors (or other programs) may share one etcd. */
+  keyPrefix?: string;
+}
+
 export interface ServerOptions {
+  /** Certificates, keys, the kubeconfig, and (without `etcd`) the SQLite store. */
   dataDir: string;
+  /** Keep the objects in this etcd cluster; several servers may share it. */
+  etcd?: EtcdBackendOptions;
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /** More DNS names or IPs the serving certificate covers (a load balancer in front of several servers). */
+  tlsSans?: string[];
   logger: Logger;
   /** Store history retention (tests shorten it to provoke 410 Expired). */
   retention?: { minRevisions: number; minAgeMs: number };
@@ -120,13 +134,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Private (refused when others may write it), writable, and its files 0600.
   await prepareDataDir(dataDir);
 
-  const store = openSqliteStore({
-    path: join(dataDir, 'state.db'),
-    retention: opts.retention,
-    compactionIntervalMs: opts.compactionIntervalMs,
-    maxPausedWatchEvents: opts.maxPausedWatchEvents,
-    logger: log.child({ component: 'store' }),
-  });
+  const { store, storeWatchers } = await openStore(opts, dataDir, log);
   step('store');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
@@ -140,7 +148,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // thread pool) overlaps the rest of the start. A start failing before they are awaited
   // must not leave their failure unhandled.
   const adminToken = await ensureAdminToken(dataDir);
-  const credentials = ensurePki(dataDir, opts.host).then(async (pki) => ({ pki, admin: await ensureAdminCredentials(dataDir, pki) }));
+  const credentials = ensurePki(dataDir, opts.host, { extraSans: opts.tlsSans }).then(async (pki) => ({
+    pki,
+    admin: await ensureAdminCredentials(dataDir, pki),
+  }));
   credentials.catch(() => undefined);
   step('admin token');
 
@@ -196,6 +207,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     maxWatchSeconds: opts.maxWatchSeconds,
     watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs },
     ready: () => ready,
+    readinessChecks: store.checkReachable ? { etcd: () => store.checkReachable!() } : undefined,
     authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
     impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
@@ -295,7 +307,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     rest,
     client,
-    watchCounts: () => ({ streams: watchStreams.size, users: watchStreams.users, storeWatchers: store.stats().watchers }),
+    watchCounts: () => ({ streams: watchStreams.size, users: watchStreams.users, storeWatchers: storeWatchers() }),
     rescue: (err) => dispatcher.rescue(err),
     async close() {
       if (closed) return;
@@ -324,6 +336,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await store.close();
     },
   };
+}
+
+/** openStore opens the etcd store when `opts.etcd` says so, else the data dir's SQLite file. */
+async function openStore(opts: ServerOptions, dataDir: string, log: Logger): Promise<{ store: Store; storeWatchers: () => number }> {
+  const common = {
+    retention: opts.retention,
+    compactionIntervalMs: opts.compactionIntervalMs,
+    maxPausedWatchEvents: opts.maxPausedWatchEvents,
+    logger: log.child({ component: 'store' }),
+  };
+  if (opts.etcd) {
+    // Other servers write too: follow their revisions so resourceVersions they hand out are known here.
+    const store = await openEtcdStore({ ...common, ...opts.etcd, followRevisions: true });
+    return { store, storeWatchers: () => store.watcherCount() };
+  }
+  const store = openSqliteStore({ ...common, path: join(dataDir, 'state.db') });
+  return { store, storeWatchers: () => store.stats().watchers };
 }
 
 async function bootstrapNamespaces(rest: RestHandlers, registry: ResourceRegistry): Promise<void> {

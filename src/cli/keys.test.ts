@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '../store/index.js';
 import { EncryptingStore, ensureKeySet, keyUsage, readKeySet, SECRETS_PREFIX } from '../apiserver/encryption/index.js';
-import { KeysCommandError, listKeys, pruneKeys, rewriteSecrets, rotateKeys } from './keys.js';
+import { addStandbyKey, KeysCommandError, listKeys, pruneKeys, rewriteSecrets, rotateKeys, useKey } from './keys.js';
 
 const secret = (rev: number) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: String(rev) }, data: { k: 'dg==' } });
@@ -39,6 +39,25 @@ describe('conductor keys', () => {
         await store.close();
       }
       assert.match(await pruneKeys(dir), /nothing to prune/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('rotation for several servers: a standby key first, then "use" makes it primary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conductor-keys-cli-'));
+    try {
+      await ensureKeySet(dir);
+      assert.match(await addStandbyKey(dir), /added key key-2 on standby; key-1 stays the primary key/);
+      assert.deepEqual(
+        (await readKeySet(dir))?.keys.map((k) => k.id),
+        ['key-1', 'key-2'],
+      );
+      assert.equal((await readKeySet(dir))?.primary, 'key-1');
+      await assert.rejects(useKey(dir, 'key-9'), (err: unknown) => err instanceof KeysCommandError && /no key "key-9".*key-1, key-2/.test(err.message));
+      assert.match(await useKey(dir, 'key-2'), /key-2 is now the primary key \(previous: key-1\)/);
+      assert.equal((await readKeySet(dir))?.primary, 'key-2');
+      assert.match(await useKey(dir, 'key-2'), /already the primary key/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

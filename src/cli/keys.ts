@@ -61,6 +61,35 @@ export async function rotateKeys(dataDir: string): Promise<string> {
   );
 }
 
+/**
+ * Adds a new key that decrypts but does not encrypt yet (`keys rotate --standby`): the first
+ * step of a rotation across several servers, so every server can read the new key before any
+ * writes with it.
+ */
+export async function addStandbyKey(dataDir: string): Promise<string> {
+  const ks = await mustRead(dataDir);
+  const { keySet, added } = rotated(ks);
+  await writeKeySet(dataDir, { ...keySet, primary: ks.primary });
+  return (
+    `added key ${added.id} on standby; ${ks.primary} stays the primary key.\n` +
+    `Copy ${keyFilePath(dataDir)} to every server and restart them one at a time, then run "conductor keys use ${added.id}".\n`
+  );
+}
+
+/** Makes an existing key the primary one (`keys use ID`). */
+export async function useKey(dataDir: string, id: string): Promise<string> {
+  const ks = await mustRead(dataDir);
+  if (!ks.keys.some((k) => k.id === id)) {
+    throw new KeysCommandError(`no key ${JSON.stringify(id)} in ${keyFilePath(dataDir)}: the keys are ${ks.keys.map((k) => k.id).join(', ')}`);
+  }
+  if (ks.primary === id) return `${id} is already the primary key\n`;
+  await writeKeySet(dataDir, { ...ks, primary: id });
+  return (
+    `${id} is now the primary key (previous: ${ks.primary}).\n` +
+    `A server uses it after a restart and then re-encrypts stored secrets under it; with several servers, copy ${keyFilePath(dataDir)} to every one first.\n`
+  );
+}
+
 /** Re-encrypts every stored secret under the primary key (server stopped). */
 export async function rewriteSecrets(dataDir: string): Promise<string> {
   const ks = await mustRead(dataDir);
@@ -123,7 +152,14 @@ export function registerKeysCommand(program: Command): void {
     .command('rotate')
     .description('Add a new primary key; older keys still decrypt what they encrypted')
     .option(...dataDirOption)
-    .action(run(rotateKeys));
+    .option('--standby', 'add the key without making it primary (several servers: every one must know a key before any encrypts with it)')
+    .action((o: DataDirOption & { standby?: boolean }) => run(o.standby ? addStandbyKey : rotateKeys)(o));
+  keys
+    .command('use')
+    .description('Make an existing key (from "keys list") the primary key')
+    .argument('<id>', 'the key id')
+    .option(...dataDirOption)
+    .action((id: string, o: DataDirOption) => run((dir) => useKey(dir, id))(o));
   keys
     .command('rewrite')
     .description('Re-encrypt every stored secret under the primary key (run with the server stopped)')

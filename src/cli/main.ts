@@ -14,6 +14,8 @@ import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
 import { controllersCommand } from './controllers-command.js';
 import { traceCommand } from './trace/command.js';
+import { addEtcdOptions, etcdBackend, type EtcdFlags } from './etcd-flags.js';
+import { migrateCommand } from './migrate-command.js';
 
 function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) {
@@ -28,6 +30,23 @@ function nonNegativeNumber(value: string): number {
   return n;
 }
 
+function sanList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const n of names) {
+    if (!/^[A-Za-z0-9.:-]+$/.test(n) || n.length > 253) throw new InvalidArgumentError(`${JSON.stringify(n)} is not a DNS name or IP address`);
+  }
+  return names;
+}
+
+function seconds(value: string): number {
+  const n = Number(value.replace(/s$/, ''));
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0 (e.g. 15 or 15s)');
+  return n;
+}
+
 function wholeNumber(value: string): number {
   if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number ≥ 0');
   return Number(value);
@@ -36,9 +55,9 @@ function wholeNumber(value: string): number {
 const program = new Command();
 program.name('conductor').description('A control plane for portable cloud infrastructure that speaks the Kubernetes API').version(VERSION);
 
-program
+const serverCommand = program
   .command('server')
-  .description('Run the API server and controllers on the embedded SQLite store')
+  .description('Run the API server and controllers on the embedded SQLite store, or on etcd (--etcd-servers) beside other servers')
   .option(
     '--data-dir <dir>',
     'where state, certificates and the kubeconfig live; must not be writable by group or others, files are kept 0600 (env CONDUCTOR_DATA_DIR)',
@@ -50,6 +69,12 @@ program
     'port to listen on; 0 picks a free one (env CONDUCTOR_PORT)',
     portNumber,
     process.env.CONDUCTOR_PORT ? portNumber(process.env.CONDUCTOR_PORT) : 6443,
+  )
+  .option(
+    '--tls-san <names>',
+    'more DNS names or IPs, comma-separated, for the serving certificate: the address of a load balancer in front of several servers (env CONDUCTOR_TLS_SANS)',
+    sanList,
+    process.env.CONDUCTOR_TLS_SANS ? sanList(process.env.CONDUCTOR_TLS_SANS) : undefined,
   )
   .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (env CONDUCTOR_LOG_LEVEL)', process.env.CONDUCTOR_LOG_LEVEL ?? 'info')
   .option('--token-file <path>', 'a CSV file of bearer tokens: token,user,uid,"group1,group2" (env CONDUCTOR_TOKEN_FILE)', process.env.CONDUCTOR_TOKEN_FILE)
@@ -82,8 +107,17 @@ program
     wholeNumber,
     process.env.CONDUCTOR_MAX_WATCHES_PER_USER ? wholeNumber(process.env.CONDUCTOR_MAX_WATCHES_PER_USER) : 200,
   )
-  .action(
-    async (o: {
+  .option('--leader-elect-lease-duration <seconds>', 'on etcd: how long the controllers lease holds without renewal', seconds, 15)
+  .option('--leader-elect-renew-deadline <seconds>', 'on etcd: the leading server stops its controllers when it could not renew for this long', seconds, 10)
+  .option('--leader-elect-retry-period <seconds>', 'on etcd: time between attempts to acquire or renew the controllers lease', seconds, 2);
+addEtcdOptions(serverCommand, 'keep the objects in this etcd cluster (client URLs, comma-separated) instead of the data dir; several servers may share it');
+serverCommand.action(
+  async (
+    o: EtcdFlags & {
+      leaderElectLeaseDuration: number;
+      leaderElectRenewDeadline: number;
+      leaderElectRetryPeriod: number;
+      tlsSan?: string[];
       dataDir: string;
       host: string;
       port: number;
@@ -94,70 +128,90 @@ program
       maxRequestBurst: number;
       requestTimeout: number;
       maxWatchesPerUser: number;
-    }) => {
-      const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-      if (!levels.includes(o.logLevel)) {
-        console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
-        process.exit(2);
-      }
-      const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
-      // Before the caches fill: the RSS follows the heap's size (heap.ts).
-      const heapGovernor = governServerHeap(process.execArgv, undefined, (lean, liveBytes) =>
-        logger.info({ lean, liveMB: Math.round(liveBytes / 1e6) }, lean ? 'V8 heap growth: lean (a large heap)' : "V8 heap growth: V8's own (a small heap)"),
-      );
-      logger.debug({ heapGrowth: heapGovernor ? 'governed by heap size' : 'set by node' }, 'V8 heap growth');
-      const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
-      const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
-      let server;
-      try {
-        server = await startConductor({
-          dataDir: o.dataDir,
-          host: o.host,
-          port: o.port,
-          logger,
-          tokenFile: o.tokenFile,
-          auditLog: o.auditLog,
-          rateLimit: { ratePerSecond: o.maxRequestsPerSecond, burst: Math.max(1, o.maxRequestBurst) },
-          requestTimeoutMs: o.requestTimeout * 1000,
-          maxWatchesPerUser: o.maxWatchesPerUser,
-          maxPausedWatchEvents: process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS ? wholeNumber(process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS) : undefined,
-          watchLingerMs: process.env.CONDUCTOR_WATCH_LINGER_MS ? wholeNumber(process.env.CONDUCTOR_WATCH_LINGER_MS) : undefined,
-          retention: retentionEnv || ageEnv ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) } : undefined,
-          compactionIntervalMs: process.env.CONDUCTOR_COMPACTION_INTERVAL_MS ? Number(process.env.CONDUCTOR_COMPACTION_INTERVAL_MS) : undefined,
-          bookmarkIntervalMs: process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS ? Number(process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS) : undefined,
-          pollIntervalMs: process.env.CONDUCTOR_POLL_INTERVAL_MS ? Number(process.env.CONDUCTOR_POLL_INTERVAL_MS) : undefined,
-          controllers: process.env.CONDUCTOR_CONTROLLERS !== 'false',
-        });
-      } catch (err) {
-        const msg = err instanceof Error ? err.message : String(err);
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE')
-          console.error(`conductor: cannot listen on ${o.host}:${o.port}: the port is in use (choose another with --port, or 0 for a free one)`);
-        else console.error(`conductor: cannot start the server: ${msg}`);
-        process.exit(1);
-      }
-      // An exception thrown while serving a request answers that request, not the process.
-      installLastResortHandler(server.rescue, logger);
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, 'shutting down');
-        server
-          .close()
-          .then(() => process.exit(0))
-          .catch((err: unknown) => {
-            logger.error({ err }, 'error while shutting down');
-            process.exit(1);
-          });
-      };
-      process.on('SIGTERM', () => stop('SIGTERM'));
-      process.on('SIGINT', () => stop('SIGINT'));
-      // Only now: whoever waits for this line may send SIGTERM at once, and without the handlers
-      // above the default action would kill the process without a clean stop.
-      process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
     },
-  );
+  ) => {
+    const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+    if (!levels.includes(o.logLevel)) {
+      console.error(`conductor: --log-level must be one of ${levels.join(', ')} (got ${JSON.stringify(o.logLevel)})`);
+      process.exit(2);
+    }
+    let etcd;
+    try {
+      etcd = etcdBackend(o);
+    } catch (err) {
+      console.error(`conductor: ${(err as Error).message}`);
+      process.exit(2);
+    }
+    const leaderElection = {
+      leaseDurationMs: o.leaderElectLeaseDuration * 1000,
+      renewDeadlineMs: o.leaderElectRenewDeadline * 1000,
+      retryPeriodMs: o.leaderElectRetryPeriod * 1000,
+    };
+    if (!(leaderElection.leaseDurationMs > leaderElection.renewDeadlineMs && leaderElection.renewDeadlineMs > leaderElection.retryPeriodMs)) {
+      console.error('conductor: leader election needs --leader-elect-lease-duration > --leader-elect-renew-deadline > --leader-elect-retry-period');
+      process.exit(2);
+    }
+    const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
+    // Before the caches fill: the RSS follows the heap's size (heap.ts).
+    const heapGovernor = governServerHeap(process.execArgv, undefined, (lean, liveBytes) =>
+      logger.info({ lean, liveMB: Math.round(liveBytes / 1e6) }, lean ? 'V8 heap growth: lean (a large heap)' : "V8 heap growth: V8's own (a small heap)"),
+    );
+    logger.debug({ heapGrowth: heapGovernor ? 'governed by heap size' : 'set by node' }, 'V8 heap growth');
+    const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
+    const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
+    let server;
+    try {
+      server = await startConductor({
+        dataDir: o.dataDir,
+        etcd,
+        // On etcd other servers may share the store: the controllers run in one at a time.
+        leaderElection: etcd ? leaderElection : undefined,
+        host: o.host,
+        port: o.port,
+        logger,
+        tokenFile: o.tokenFile,
+        auditLog: o.auditLog,
+        rateLimit: { ratePerSecond: o.maxRequestsPerSecond, burst: Math.max(1, o.maxRequestBurst) },
+        requestTimeoutMs: o.requestTimeout * 1000,
+        maxWatchesPerUser: o.maxWatchesPerUser,
+        maxPausedWatchEvents: process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS ? wholeNumber(process.env.CONDUCTOR_WATCH_MAX_PENDING_EVENTS) : undefined,
+        watchLingerMs: process.env.CONDUCTOR_WATCH_LINGER_MS ? wholeNumber(process.env.CONDUCTOR_WATCH_LINGER_MS) : undefined,
+        retention: retentionEnv || ageEnv ? { minRevisions: Number(retentionEnv ?? 1000), minAgeMs: Number(ageEnv ?? 300_000) } : undefined,
+        compactionIntervalMs: process.env.CONDUCTOR_COMPACTION_INTERVAL_MS ? Number(process.env.CONDUCTOR_COMPACTION_INTERVAL_MS) : undefined,
+        bookmarkIntervalMs: process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS ? Number(process.env.CONDUCTOR_BOOKMARK_INTERVAL_MS) : undefined,
+        pollIntervalMs: process.env.CONDUCTOR_POLL_INTERVAL_MS ? Number(process.env.CONDUCTOR_POLL_INTERVAL_MS) : undefined,
+        controllers: process.env.CONDUCTOR_CONTROLLERS !== 'false',
+      });
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE')
+        console.error(`conductor: cannot listen on ${o.host}:${o.port}: the port is in use (choose another with --port, or 0 for a free one)`);
+      else console.error(`conductor: cannot start the server: ${msg}`);
+      process.exit(1);
+    }
+    // An exception thrown while serving a request answers that request, not the process.
+    installLastResortHandler(server.rescue, logger);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      server
+        .close()
+        .then(() => process.exit(0))
+        .catch((err: unknown) => {
+          logger.error({ err }, 'error while shutting down');
+          process.exit(1);
+        });
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+    // Only now: whoever waits for this line may send SIGTERM at once, and without the handlers
+    // above the default action would kill the process without a clean stop.
+    process.stdout.write(`conductor ready on ${server.url} (kubeconfig: ${server.kubeconfigPath})\n`);
+  },
+);
 
 program
   .command('crds')
@@ -180,6 +234,7 @@ registerKeysCommand(program);
 program.addCommand(userCommand());
 program.addCommand(controllersCommand());
 program.addCommand(traceCommand());
+program.addCommand(migrateCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`conductor: ${err instanceof Error ? err.message : String(err)}`);

@@ -5,7 +5,12 @@
  * kinds, Conductor's admission plugins, and, once the server is ready, the providers and
  * Conductor's controllers. `conductor server` and the tests start a whole Conductor here.
  */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { LeaderElector } from '../client/leader-election.js';
+import type { LoopbackClient } from '../apiserver/loopback-client.js';
 import { installCrds } from '../apis/index.js';
 import type { ServerExtension, ServerParts, StartContext } from '../apiserver/extension.js';
 import { startServer, type RunningServer, type ServerOptions } from '../apiserver/server.js';
@@ -20,24 +25,56 @@ export interface ConductorOptions extends Omit<ServerOptions, 'extend'> {
   controllers?: boolean;
   /** How often managed resources are re-observed for drift (default 60 s). */
   pollIntervalMs?: number;
+  /**
+   * Several servers on one store (etcd): the controllers run only in the server holding the
+   * Lease `kube-system/conductor-server-controllers`; the others stand by and take over when
+   * it expires. Undefined: this server runs them at once (the only server on its store).
+   */
+  leaderElection?: ServerLeaderElection;
 }
+
+/** The Lease's timings (see client/leader-election.ts). */
+export interface ServerLeaderElection {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/** The Lease the servers on one store compete for to run the controllers. */
+export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'conductor-server-controllers' } as const;
 
 /** A running Conductor: the API server's handle; `close` stops the controllers too. */
 export type RunningConductor = RunningServer;
 
 export async function startConductor(opts: ConductorOptions): Promise<RunningConductor> {
-  const { controllers, pollIntervalMs, ...serverOptions } = opts;
+  const { controllers, pollIntervalMs, leaderElection, ...serverOptions } = opts;
   return startServer({
     ...serverOptions,
-    extend: (parts) => conductorExtension(parts, { dataDir: resolve(opts.dataDir), controllers: controllers !== false, pollIntervalMs }),
+    extend: (parts) => conductorExtension(parts, { dataDir: resolve(opts.dataDir), controllers: controllers !== false, pollIntervalMs, leaderElection }),
   });
 }
 
-async function conductorExtension(parts: ServerParts, opts: { dataDir: string; controllers: boolean; pollIntervalMs?: number }): Promise<ServerExtension> {
+interface ExtensionOptions {
+  dataDir: string;
+  controllers: boolean;
+  pollIntervalMs?: number;
+  leaderElection?: ServerLeaderElection;
+}
+
+async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): Promise<ServerExtension> {
   const kinds = conductorKinds();
   const admission = await conductorAdmission(parts);
   let core: RunningControllers | undefined;
   let running: RunningConductorControllers | undefined;
+  let elected: ElectedControllers | undefined;
+  const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
+    const { startControllersAndProviders } = await import('./controllers.js');
+    return startControllersAndProviders(client, {
+      dataDir: opts.dataDir,
+      logger: logger.child({ component: 'controllers' }),
+      pollIntervalMs: opts.pollIntervalMs,
+    });
+  };
   return {
     mutating: admission.mutating,
     validating: admission.validating,
@@ -50,21 +87,69 @@ async function conductorExtension(parts: ServerParts, opts: { dataDir: string; c
     // The providers and Conductor's controllers: clients like any other, once the server serves.
     async afterReady({ client, logger, signal }: StartContext) {
       if (!opts.controllers) return;
+      if (opts.leaderElection) {
+        elected = electedControllers(client, logger, opts.leaderElection, startControllers);
+        return;
+      }
       try {
-        const { startControllersAndProviders } = await import('./controllers.js');
-        running = await startControllersAndProviders(client, {
-          dataDir: opts.dataDir,
-          logger: logger.child({ component: 'controllers' }),
-          pollIntervalMs: opts.pollIntervalMs,
-        });
+        running = await startControllers(client, logger);
       } catch (err) {
         if (!signal.aborted) logger.error({ err }, 'cannot start the claim and managed-resource controllers');
       }
     },
     async stop() {
+      await elected?.stop();
       await running?.stop();
       core?.stop();
       admission.stop();
+    },
+  };
+}
+
+/** The controllers behind leader election: `stop` gives up the lease and stops them. */
+interface ElectedControllers {
+  stop(): Promise<void>;
+}
+
+/**
+ * electedControllers campaigns for the controllers' Lease and runs the controllers while this
+ * server holds it: started on winning, stopped when the lease is lost or given up (the
+ * elector then campaigns again, so a server that lost it for a while may lead again later).
+ */
+function electedControllers(
+  client: LoopbackClient,
+  logger: Logger,
+  timings: ServerLeaderElection,
+  start: (client: LoopbackClient, logger: Logger) => Promise<RunningConductorControllers>,
+): ElectedControllers {
+  const log = logger.child({ component: 'leader-election' });
+  const identity = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  let stopping: Promise<void> = Promise.resolve();
+  const elector = new LeaderElector({
+    client,
+    ...CONTROLLERS_LEASE,
+    identity,
+    ...timings,
+    logger: log,
+    onStartedLeading: (signal) => {
+      log.info({ identity }, 'leading: starting the controllers');
+      const starting = start(client, logger).catch((err: unknown) => {
+        log.error({ err }, 'cannot start the controllers while leading');
+        return undefined;
+      });
+      // Leadership ends (lost, or given up at stop): the controllers stop, so no two servers act together.
+      signal.addEventListener('abort', () => {
+        stopping = starting.then((running) => running?.stop());
+      });
+    },
+    onStoppedLeading: () => log.warn({ identity }, 'no longer leading: the controllers stop'),
+    onNewLeader: (holder) => log.info({ leader: holder, me: holder === identity }, 'the controllers lease holder changed'),
+  });
+  elector.start();
+  return {
+    async stop() {
+      await elector.stop();
+      await stopping;
     },
   };
 }

@@ -24,3 +24,4 @@ export async function openEtcdStore(options: EtcdStoreOptions): Promise<EtcdStor
   const etcd = await import('./etcd/index.js');
   return etcd.openEtcdStore(options);
 }
+export { copyStore, prefixOf, CopyRefusedError, type CopyOptions, type CopyProgress, type CopyResult, type PrefixCount } from './copy.js';

@@ -132,6 +132,18 @@ export interface Store {
    */
   watch(prefix: string, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher;
 
+  /**
+   * Networked backends shared with other writers (etcd): asks the backend for its newest
+   * revision and advances `currentRevision()` to it, so a revision another server handed out
+   * is known here. Absent where this store sees every write (SQLite).
+   */
+  latestRevision?(): Promise<number>;
+  /**
+   * Networked backends: undefined when the backend answers now, else why not (for a
+   * readiness check). Absent where the store is in-process.
+   */
+  checkReachable?(): Promise<string | undefined>;
+
   /** Discards history at or below `revision` (never the latest value of a key). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;

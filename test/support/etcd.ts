@@ -28,6 +28,8 @@ export interface EtcdMember {
   kill(): Promise<void>;
   /** stop ends the process (SIGTERM, then SIGKILL) and waits for it to exit. */
   stop(): Promise<void>;
+  /** restart starts a stopped or killed member again on its data directory, ports and flags. */
+  restart(): void;
 }
 
 /** An EtcdCluster is one or more members forming one cluster. */
@@ -110,30 +112,34 @@ function startMember(root: string, p: Planned, scheme: string, initialCluster: s
   const logPath = join(root, `${p.name}.log`);
   const clientUrl = `${scheme}://127.0.0.1:${p.clientPort}`;
   const peerUrl = `http://127.0.0.1:${p.peerPort}`;
-  const fd = openSync(logPath, 'a');
-  const child: ChildProcess = spawn(
-    etcdBinary,
-    [
-      `--name=${p.name}`,
-      `--data-dir=${dataDir}`,
-      `--listen-client-urls=${clientUrl}`,
-      `--advertise-client-urls=${clientUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=${initialCluster}`,
-      '--initial-cluster-state=new',
-      `--initial-cluster-token=${token}`,
-      '--logger=zap',
-      '--log-level=warn',
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', fd, fd] },
-  );
-  closeSync(fd);
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
+  const args = [
+    `--name=${p.name}`,
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=${initialCluster}`,
+    '--initial-cluster-state=new',
+    `--initial-cluster-token=${token}`,
+    '--logger=zap',
+    '--log-level=warn',
+    ...extraArgs,
+  ];
+  let child: ChildProcess;
+  let exited: Promise<void>;
+  // A restart reuses the data directory: etcd then ignores the initial-cluster flags.
+  const spawnMember = () => {
+    const fd = openSync(logPath, 'a');
+    child = spawn(etcdBinary, args, { stdio: ['ignore', fd, fd] });
+    closeSync(fd);
+    const started = child;
+    exited = new Promise<void>((resolve) => {
+      if (started.exitCode !== null || started.signalCode !== null) resolve();
+      else started.once('exit', () => resolve());
+    });
+  };
+  spawnMember();
   const signal = async (sig: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(sig);
     await exited;
@@ -150,6 +156,10 @@ function startMember(root: string, p: Planned, scheme: string, initialCluster: s
       }
     },
     kill: () => signal('SIGKILL'),
+    restart() {
+      if (child.exitCode === null && child.signalCode === null) throw new Error(`etcd member ${p.name} is still running: stop or kill it first`);
+      spawnMember();
+    },
     async stop() {
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await signal('SIGTERM');

@@ -24,6 +24,7 @@ export class CrdRegistrar {
   private readonly pending = new Map<string, KObject | null>();
   private draining = false;
   private stopped = false;
+  private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -43,7 +44,14 @@ export class CrdRegistrar {
       resourceVersion: '',
       resourceVersionMatch: '',
     });
+    if (this.stopped) return;
+    // A relist after the watch ended: CRDs deleted meanwhile are no longer served.
+    const listedNames = new Set(listed.items.map((item) => `crd:${item.obj().metadata.name}`));
+    for (const source of new Set(this.registry.all().map(sourceKeyOf))) {
+      if (source.startsWith('crd:') && !listedNames.has(source)) this.registry.removeSource(source);
+    }
     for (const item of listed.items) this.register(item.obj());
+    this.watcher?.close();
     this.watcher = this.rest.objects.watch(this.crdType, undefined, Number(listed.metadata.resourceVersion), {
       onEvents: (events) => {
         for (const ev of events) {
@@ -60,7 +68,10 @@ export class CrdRegistrar {
         void this.drain();
       },
       onError: (err) => {
-        if (!this.stopped) this.logger.error({ err }, 'CRD watch ended; custom resources may be stale until restart');
+        if (this.stopped) return;
+        // The store was lost for a while (etcd), or its history compacted: list again.
+        this.logger.warn({ err }, 'the CRD watch ended; listing the CRDs again');
+        this.restartLater();
       },
     });
     for (const item of listed.items) this.pending.set(item.obj().metadata.name!, item.obj());
@@ -69,7 +80,22 @@ export class CrdRegistrar {
 
   stop(): void {
     this.stopped = true;
+    clearTimeout(this.restartTimer);
     this.watcher?.close();
+  }
+
+  /** restartLater lists and watches again after a pause, until it succeeds or the registrar stops. */
+  private restartLater(): void {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      if (this.stopped) return;
+      this.start().catch((err: unknown) => {
+        if (this.stopped) return;
+        this.logger.warn({ err }, 'cannot list the CRDs again; will retry');
+        this.restartLater();
+      });
+    }, 1000);
+    this.restartTimer.unref();
   }
 
   private register(crd: KObject): boolean {

@@ -71,6 +71,14 @@ export class EncryptingStore implements Store {
     return this.inner.compactedRevision();
   }
 
+  latestRevision(): Promise<number> {
+    return this.inner.latestRevision ? this.inner.latestRevision() : Promise.resolve(this.inner.currentRevision());
+  }
+
+  checkReachable(): Promise<string | undefined> {
+    return this.inner.checkReachable ? this.inner.checkReachable() : Promise.resolve(undefined);
+  }
+
   /** True when values of `key` are encrypted. */
   covers(key: string): boolean {
     for (const p of this.prefixes) if (key.startsWith(p)) return true;

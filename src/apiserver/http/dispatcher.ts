@@ -23,7 +23,7 @@ import { decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './bod
 import { responseShape, type ResponseShape } from './negotiate.js';
 import { parsePath, type ResourcePath } from './paths.js';
 import type { RequestAuditor } from '../audit/index.js';
-import { StorageFullError } from '../../store/index.js';
+import { StorageFullError, StoreError } from '../../store/index.js';
 import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
@@ -83,6 +83,11 @@ export interface DispatcherOptions {
   watchStreams?: WatchStreams;
   /** False until the server is ready to serve (readyz). */
   ready(): boolean;
+  /**
+   * Checks `/readyz` runs once the server is ready, by name (`etcd`): each resolves to
+   * undefined when fine, else why not; any failure answers 503 naming the check.
+   */
+  readinessChecks?: Record<string, () => Promise<string | undefined>>;
   /**
    * Extra routes by exact path, served after authentication, for tests only (a route that
    * throws proves the last-resort handler). The `conductor` command never sets it.
@@ -196,7 +201,13 @@ export class Dispatcher {
       return this.sendText(res, 200, 'ok');
     }
     if (path === '/readyz' || path.startsWith('/readyz/')) {
-      return this.o.ready() ? this.sendText(res, 200, 'ok') : this.sendText(res, 503, 'not ready');
+      if (!this.o.ready()) return this.sendText(res, 503, 'not ready');
+      const failed: string[] = [];
+      for (const [name, check] of Object.entries(this.o.readinessChecks ?? {})) {
+        const why = await check();
+        if (why !== undefined) failed.push(`[-]${name} failed: ${why}`);
+      }
+      return failed.length === 0 ? this.sendText(res, 200, 'ok') : this.sendText(res, 503, `${failed.join('\n')}\nreadyz check failed`);
     }
     const authenticated = await this.o.authenticate(req);
     if (!authenticated) throw errors.unauthorized();
@@ -580,7 +591,11 @@ export class Dispatcher {
     let apiErr: ApiError;
     if (isApiError(err)) apiErr = err;
     else if (causedByFullStorage(err)) apiErr = storageFull();
-    else {
+    else if (storeUnavailable(err)) {
+      // etcd lost (a read or write the handlers did not map): temporary, say so and when to retry.
+      this.o.logger.warn({ err }, 'storage unavailable while serving a request');
+      apiErr = errors.serviceUnavailable(`storage is unavailable: ${storeUnavailable(err)}`);
+    } else {
       this.o.logger.error({ err }, 'unexpected error while serving a request');
       apiErr = errors.internal(err instanceof Error ? err.message : String(err));
     }
@@ -589,10 +604,19 @@ export class Dispatcher {
       return;
     }
     const headers: Record<string, string> = {};
-    if (apiErr.code === 429 && apiErr.status.details?.retryAfterSeconds) headers['Retry-After'] = String(apiErr.status.details.retryAfterSeconds);
+    if ((apiErr.code === 429 || apiErr.code === 503) && apiErr.status.details?.retryAfterSeconds)
+      headers['Retry-After'] = String(apiErr.status.details.retryAfterSeconds);
     if (apiErr.code === 401) headers['WWW-Authenticate'] = 'Bearer realm="conductor"';
     this.sendJson(res, apiErr.code, JSON.stringify(apiErr.status), JSON_TYPE, headers);
   }
+}
+
+/** The message of the StoreError('unavailable') that `err` is or was caused by, else undefined. */
+function storeUnavailable(err: unknown): string | undefined {
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 10; e = e.cause, i++) {
+    if (e instanceof StoreError && e.code === 'unavailable') return e.message;
+  }
+  return undefined;
 }
 
 /** True when `err` or one of its causes is the store's full disk (a write path that did not map it). */

@@ -96,6 +96,8 @@ export class RestHandlers {
     } else if (p.resourceVersion && p.resourceVersion !== '0') {
       const rv = Number(p.resourceVersion);
       const exact = p.resourceVersionMatch === 'Exact' || (p.resourceVersionMatch === '' && p.limit > 0);
+      // Another server on the same etcd may have handed out a revision this one has not seen yet.
+      if (rv > store.currentRevision() && store.latestRevision) await store.latestRevision();
       if (rv > store.currentRevision()) {
         throw errors.timeout(`Too large resource version: ${rv}, current: ${store.currentRevision()}`);
       }

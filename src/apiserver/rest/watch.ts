@@ -85,6 +85,8 @@ export async function startWatch(
   if (p.sendInitialEvents === true && p.resourceVersionMatch !== 'NotOlderThan') {
     throw errors.badRequest('sendInitialEvents requires resourceVersionMatch=NotOlderThan');
   }
+  // Another server on the same etcd may have handed out a revision this one has not seen yet.
+  if (!initial && Number(p.resourceVersion) > store.currentRevision() && store.latestRevision) await store.latestRevision();
   if (!initial && Number(p.resourceVersion) > store.currentRevision()) {
     throw errors.timeout(`Too large resource version: ${p.resourceVersion}, current: ${store.currentRevision()}`);
   }

@@ -88,8 +88,8 @@ export class ObjectStore {
   async create(rt: ResourceType, obj: KObject): Promise<KObject> {
     const name = obj.metadata.name!;
     try {
-      await this.store.create(this.key(rt, obj.metadata.namespace, name), this.encoder(obj));
-      return obj;
+      const kv = await this.store.create(this.key(rt, obj.metadata.namespace, name), this.encoder(obj));
+      return withRevision(obj, kv);
     } catch (err) {
       throw mapStoreError(err, rt, name);
     }
@@ -98,8 +98,8 @@ export class ObjectStore {
   /** Compare-and-swap update; a StoreError('conflict') is rethrown as is for retry loops. */
   async update(rt: ResourceType, obj: KObject, expectedRevision: number): Promise<KObject> {
     const name = obj.metadata.name!;
-    await this.store.update(this.key(rt, obj.metadata.namespace, name), expectedRevision, this.encoder(obj));
-    return obj;
+    const kv = await this.store.update(this.key(rt, obj.metadata.namespace, name), expectedRevision, this.encoder(obj));
+    return withRevision(obj, kv);
   }
 
   /** Deletes at `expectedRevision`; a StoreError('conflict') is rethrown as is for retry loops. */
@@ -111,6 +111,16 @@ export class ObjectStore {
   watch(rt: ResourceType, namespace: string | undefined, afterRevision: number, handlers: StoreWatchHandlers): StoreWatcher {
     return this.store.watch(this.prefix(rt, namespace), afterRevision, handlers);
   }
+}
+
+/**
+ * withRevision sets the written object's resourceVersion from the store's answer: a backend
+ * that assigns the revision while writing (etcd) gave the encoder 0, so only the answer has it.
+ */
+function withRevision(obj: KObject, kv: KeyValue): KObject {
+  const rv = String(kv.modRevision);
+  if (obj.metadata.resourceVersion !== rv) obj.metadata.resourceVersion = rv;
+  return obj;
 }
 
 /** Translates a StoreError into the ApiError a client should see. */

@@ -83,8 +83,8 @@ export class EtcdClient {
    * call makes one unary call, on the active endpoint first, then on each other one while the
    * failure says the endpoint could not be reached (and the policy allows a retry).
    */
-  async call<Req, Res>(method: KvMethod, request: Req, policy: RetryPolicy, what: string): Promise<Res> {
-    const deadline = Date.now() + this.callTimeoutMs;
+  async call<Req, Res>(method: KvMethod, request: Req, policy: RetryPolicy, what: string, timeoutMs = this.callTimeoutMs): Promise<Res> {
+    const deadline = Date.now() + timeoutMs;
     const errors = new Map<string, grpc.ServiceError>();
     for (let round = 0; ; round++) {
       for (let attempt = 0; attempt < this.endpoints.length; attempt++) {

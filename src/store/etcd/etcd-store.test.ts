@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { StoreError } from '../types.js';
 import { json, recorder, waitFor } from '../testing/conformance.js';
 import { openEtcdStore } from './etcd-store.js';
@@ -92,6 +93,27 @@ describe('etcd store: one member, several clients', { skip: missing }, () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  test("another client's revision: learnt on demand (latestRevision), and by itself with followRevisions", async () => {
+    const keyPrefix = freshPrefix();
+    const plain = await open(keyPrefix);
+    const following = await open(keyPrefix, { followRevisions: true });
+    const writer = await open(keyPrefix);
+    try {
+      const kv = await writer.create('/elsewhere', json({ v: 1 }));
+      // The follower is not counted among the watchers callers opened.
+      assert.equal(following.watcherCount(), 0);
+      await waitFor(() => following.currentRevision() >= kv.modRevision, 'the following store to learn the revision');
+      assert.ok(plain.currentRevision() < kv.modRevision, 'a store without followRevisions only knows what it saw');
+      assert.ok((await plain.latestRevision()) >= kv.modRevision);
+      assert.ok(plain.currentRevision() >= kv.modRevision);
+      assert.equal(await plain.checkReachable(), undefined);
+    } finally {
+      await plain.close();
+      await following.close();
+      await writer.close();
     }
   });
 
@@ -274,3 +296,36 @@ function makeCertificates(dir: string): void {
   signed('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
   signed('client', 'extendedKeyUsage=clientAuth\n');
 }
+
+describe('etcd store: etcd lost and back', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(1);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('checkReachable says why while etcd is down; the revision follower comes back by itself', { timeout: 60_000 }, async () => {
+    const c = cluster!;
+    const keyPrefix = freshPrefix();
+    const following = await openEtcdStore({ endpoints: c.endpoints, keyPrefix, compactionIntervalMs: 0, followRevisions: true });
+    try {
+      assert.equal(await following.checkReachable(), undefined);
+      await c.members[0].kill();
+      assert.match((await following.checkReachable()) ?? '', /etcd is unreachable at http:\/\/127\.0\.0\.1:\d+/);
+      c.members[0].restart();
+      await eventually(async () => (await following.checkReachable()) === undefined, 'etcd to answer again', 30_000, 200);
+      const writer = await openEtcdStore({ endpoints: c.endpoints, keyPrefix, compactionIntervalMs: 0 });
+      try {
+        // Written after the follower's watch broke: only a reopened follower learns it by itself.
+        const kv = await writer.create('/after-restart', json({}));
+        await eventually(() => following.currentRevision() >= kv.modRevision, 'the follower to learn a revision written after etcd came back', 30_000, 50);
+      } finally {
+        await writer.close();
+      }
+    } finally {
+      await following.close();
+    }
+  });
+});

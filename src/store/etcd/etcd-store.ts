@@ -15,6 +15,8 @@ import {
   defaultCompactionIntervalMs,
   defaultMaxPausedWatchEvents,
   defaultRetention,
+  followerRetryMs,
+  reachableProbeTimeoutMs,
   silentLogger,
   type EtcdStoreOptions,
   type RetentionPolicy,
@@ -77,6 +79,10 @@ export class EtcdStore implements Store {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly watchSource: WatchSource;
+  private readonly followRevisions: boolean;
+  /** The watch of the whole prefix that keeps `head` current with other clients' writes (followRevisions). */
+  private follower: EtcdWatcher | undefined;
+  private followerTimer: NodeJS.Timeout | undefined;
   private samples: RevisionSample[] = [];
   private state: 'open' | 'closed' = 'open';
   private head = 0;
@@ -92,6 +98,7 @@ export class EtcdStore implements Store {
     };
     this.now = options.now ?? Date.now;
     this.maxPausedEvents = options.maxPausedWatchEvents ?? defaultMaxPausedWatchEvents;
+    this.followRevisions = options.followRevisions ?? false;
     this.watchSource = {
       client: this.client,
       keys: this.keys,
@@ -118,6 +125,7 @@ export class EtcdStore implements Store {
     this.noteRevision(first.header?.revision ?? 0);
     this.compacted = await this.findCompactedRevision();
     this.samples.push({ at: this.now(), revision: this.head });
+    if (this.followRevisions) this.follow();
     this.logger.info({ endpoints: this.client.urls, revision: this.head, compacted: this.compacted }, 'store opened');
   }
 
@@ -147,8 +155,72 @@ export class EtcdStore implements Store {
     return high;
   }
 
+  /**
+   * follow watches every key under the prefix from the head, only to note revisions: writes
+   * by other clients (another API server) advance `currentRevision()` within a round trip. A
+   * follower that ends (etcd lost for longer than a watch's reconnects) is opened again from
+   * the head it reached, after a pause, for as long as the store is open.
+   */
+  private follow(): void {
+    if (this.state !== 'open') return;
+    const source: WatchSource = { ...this.watchSource, forget: () => undefined };
+    const watcher = new EtcdWatcher(source, '', this.head, {
+      onEvents: () => undefined,
+      onError: (err) => {
+        if (this.state !== 'open' || this.follower !== watcher) return;
+        this.follower = undefined;
+        this.logger.warn({ err, endpoints: this.client.urls }, 'lost the watch that follows the revision; opening it again');
+        this.followerTimer = setTimeout(() => {
+          this.followerTimer = undefined;
+          // From the newest revision etcd reports: what happened meanwhile needs no replay.
+          this.latestRevision().then(
+            () => this.follow(),
+            () => this.follow(),
+          );
+        }, followerRetryMs);
+        this.followerTimer.unref();
+      },
+    });
+    this.follower = watcher;
+    watcher.start();
+  }
+
   currentRevision(): number {
     return this.head;
+  }
+
+  /**
+   * latestRevision asks etcd for its current revision (a count-only read) and advances
+   * `currentRevision()` to it: a revision another client wrote is then known here. Fails with
+   * StoreError('unavailable') when etcd cannot be reached.
+   */
+  async latestRevision(): Promise<number> {
+    this.assertOpen('read the current revision of', this.client.urls);
+    await this.track(this.range({ key: this.keys.range('').key, count_only: true }, 'read the current revision'));
+    return this.head;
+  }
+
+  /**
+   * checkReachable asks etcd for its revision once, waiting at most a couple of seconds, and
+   * says why it failed (undefined when etcd answered). For readiness checks.
+   */
+  async checkReachable(): Promise<string | undefined> {
+    if (this.state !== 'open') return 'the store is closed';
+    try {
+      const res = await this.track(
+        this.client.call<RangeRequest, RangeResponse>(
+          'Range',
+          { key: this.keys.range('').key, count_only: true },
+          'idempotent',
+          'check that etcd answers',
+          reachableProbeTimeoutMs,
+        ),
+      );
+      if (res.header) this.noteRevision(res.header.revision);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
   }
 
   compactedRevision(): number {
@@ -376,6 +448,9 @@ export class EtcdStore implements Store {
     if (this.state !== 'open') return;
     this.state = 'closed';
     if (this.timer) clearInterval(this.timer);
+    if (this.followerTimer) clearTimeout(this.followerTimer);
+    this.follower?.close();
+    this.follower = undefined;
     await Promise.allSettled([...this.pending]);
     for (const watcher of [...this.watchers]) {
       watcher.fail(new StoreError('closed', `watch of ${JSON.stringify(watcher.prefix)} ended: the store is closed`));

@@ -36,10 +36,20 @@ export interface EtcdStoreOptions {
   /** How long one call to etcd may take before it fails with 'unavailable'. */
   callTimeoutMs?: number;
   logger?: StoreLogger;
+  /**
+   * Follow every write under the key prefix, by anyone (one more etcd watch), so that
+   * `currentRevision()` keeps up with other clients of the cluster — several API servers on one
+   * etcd. Off by default: a store only sees its own answers and watches.
+   */
+  followRevisions?: boolean;
   /** The wall clock in milliseconds, for retention by age; tests replace it. */
   now?: () => number;
 }
 
 export const defaultCallTimeoutMs = 15_000;
+/** How long `checkReachable` waits for an answer. */
+export const reachableProbeTimeoutMs = 2_000;
+/** The pause before the revision follower's watch is opened again after it ended. */
+export const followerRetryMs = 1_000;
 /** A watch stream that cannot be reopened on any endpoint this many times in a row ends with 'unavailable'. */
 export const watchReconnectAttempts = 5;
