@@ -1,8 +1,8 @@
 /**
  * The azure provider against a real Azurite (the Azure Storage emulator, npm) with an account
  * of the test's own and a random key. Providers of type azure are Ready when the blob and
- * queue services answer the account key, and Ready=False with the reason — InvalidCredentials
- * naming the missing key, AuthenticationFailed for a wrong key, Unreachable — never quoting
+ * queue services answer the account key, and Ready=False with the reason — InvalidSpec for a region
+ * Azure does not have, InvalidCredentials naming the missing key, AuthenticationFailed for a wrong key, Unreachable — never quoting
  * the key. Bucket and MessageQueue claims served by classes whose templates are a
  * BlobContainer and a StorageQueue become Bound and Ready; the claim's Secret alone (a SAS
  * token for that container or queue, never the account key) lets @azure/storage-blob upload
@@ -64,7 +64,13 @@ describe('the azure provider against Azurite', () => {
 
   test('Providers of type azure: Ready when the account key authenticates, else Ready=False with the reason and no secret', async () => {
     const s = suite.server;
-    await kubectlOk(s, ['wait', '--for=condition=Established', 'crd/blobcontainers.storage.azure.conductor.io', 'crd/storagequeues.messaging.azure.conductor.io', '--timeout=60s']);
+    await kubectlOk(s, [
+      'wait',
+      '--for=condition=Established',
+      'crd/blobcontainers.storage.azure.conductor.io',
+      'crd/storagequeues.messaging.azure.conductor.io',
+      '--timeout=60s',
+    ]);
     const a = azurite;
     const endpoints = { blobEndpoint: a.blobEndpoint, queueEndpoint: a.queueEndpoint };
     await apply(
@@ -76,12 +82,18 @@ describe('the azure provider against Azurite', () => {
         secretYaml(NS, 'azure-wrong-key', { accountName: a.accountName, accountKey: wrongKey, ...endpoints }),
         secretYaml(NS, 'azure-no-key', { accountName: a.accountName, ...endpoints }),
         // Port 1 on the loopback: nothing listens there.
-        secretYaml(NS, 'azure-nowhere', { accountName: a.accountName, accountKey: a.accountKey, blobEndpoint: 'http://127.0.0.1:1/x', queueEndpoint: 'http://127.0.0.1:1/x' }),
+        secretYaml(NS, 'azure-nowhere', {
+          accountName: a.accountName,
+          accountKey: a.accountKey,
+          blobEndpoint: 'http://127.0.0.1:1/x',
+          queueEndpoint: 'http://127.0.0.1:1/x',
+        }),
         provider('azure', 'azure-key'),
         provider('azure-cs', 'azure-cs'),
         provider('wrong-key', 'azure-wrong-key'),
         provider('no-key', 'azure-no-key'),
         provider('nowhere', 'azure-nowhere'),
+        provider('bad-region', 'azure-key', 'moon'),
       ].join('---\n'),
     );
     for (const name of ['azure', 'azure-cs']) {
@@ -92,6 +104,7 @@ describe('the azure provider against Azurite', () => {
       'wrong-key': { reason: 'AuthenticationFailed', message: /403 .*check the account name and key/ },
       'no-key': { reason: 'InvalidCredentials', message: /has accountName but no accountKey: add accountKey/ },
       nowhere: { reason: 'Unreachable', message: /no answer .*ECONNREFUSED/ },
+      'bad-region': { reason: 'InvalidSpec', message: /spec.region "moon" is not an Azure region/ },
     };
     for (const [name, want] of Object.entries(expected)) {
       await eventually(async () => (await condition('provider', name, 'Ready', 'status')) === 'False', `Provider ${name} not Ready`);
@@ -186,18 +199,17 @@ template: ${template(kind, 'eastus')}
     const resource = photos.status.resourceRef.name as string;
     assert.equal(await jsonpath(['blobcontainer', resource, ...ns], '{.spec.capabilities.region}'), 'eastus');
     assert.equal(await jsonpath(['blobcontainer', resource, ...ns], '{.status.atProvider.monthlyPrice.amount}'), '0.20');
-    assert.match(await jsonpath(['blobcontainer', resource, ...ns], '{.status.atProvider.monthlyPrice.table}'), /^2023-09-30, unverified; https:\/\/azure\.microsoft\.com\//);
+    assert.match(
+      await jsonpath(['blobcontainer', resource, ...ns], '{.status.atProvider.monthlyPrice.table}'),
+      /^2023-09-30, unverified; https:\/\/azure\.microsoft\.com\//,
+    );
 
     // Release: Delete removes the container and queue, Retain keeps them.
     await kubectlOk(s, ['delete', 'bucket', 'photos', 'archive', '-n', 'shop', '--wait=true', '--timeout=60s']);
     await kubectlOk(s, ['delete', 'messagequeue', 'jobs', 'events', '-n', 'shop', '--wait=true', '--timeout=60s']);
     await eventually(async () => !(await containerExists(bucket.bucket)), 'the Delete container gone from Azurite', 60_000);
     await eventually(async () => !(await queueExists(jobs.queue)), 'the Delete queue gone from Azurite', 60_000);
-    await eventually(
-      async () => (await kubectl(s, ['get', 'blobcontainer', resource, ...ns])).code !== 0,
-      'the Delete BlobContainer object gone',
-      60_000,
-    );
+    await eventually(async () => (await kubectl(s, ['get', 'blobcontainer', resource, ...ns])).code !== 0, 'the Delete BlobContainer object gone', 60_000);
     assert.equal(await containerExists(archive.bucket), true, 'Retain keeps the container');
     assert.equal(await queueExists(events.queue), true, 'Retain keeps the queue');
   });
@@ -241,7 +253,10 @@ metadata: {name: wrong-key, namespace: ${NS}}
 spec: {providerRef: {name: wrong-key}}
 `);
     await eventually(async () => (await condition('storagequeue', 'upper', 'Synced', 'status')) === 'False', 'StorageQueue upper not Synced');
-    assert.match(await condition('storagequeue', 'upper', 'Synced', 'message'), /queue name "Not_A_Queue" may hold only lower-case letters, digits and hyphens/);
+    assert.match(
+      await condition('storagequeue', 'upper', 'Synced', 'message'),
+      /queue name "Not_A_Queue" may hold only lower-case letters, digits and hyphens/,
+    );
     await eventually(async () => (await condition('blobcontainer', 'wrong-key', 'Synced', 'status')) === 'False', 'BlobContainer wrong-key not Synced');
     const message = await condition('blobcontainer', 'wrong-key', 'Synced', 'message');
     assert.match(message, /403/);

@@ -1,16 +1,15 @@
 /**
  * The running `azure` provider: BlobContainer and StorageQueue, whose connectors read the
  * Provider's credentials Secret into a storage account and hand out an external client of it,
- * and `check`. Loaded by `start` only, with the Azure SDKs.
+ * and `check`. The Azure SDKs (about half a second to load) are imported by the first connect
+ * or check, not when the provider starts: a Conductor with no azure Provider never loads them.
  */
 import { kindNames } from '../kind-definition.js';
 import type { ConcreteKind, ProviderModule } from '../spi.js';
-import { BlobContainerClient } from './blob-container.js';
 import { checkAzure } from './check.js';
 import { blobContainerClaims, storageQueueClaims } from './claims.js';
 import { azureCredentialsFrom } from './credentials.js';
 import { blobContainerKind, storageQueueKind, type BlobContainer, type StorageQueue } from './kinds.js';
-import { StorageQueueClient } from './storage-queue.js';
 
 /** An AzureProvider is the module the controllers use. */
 export interface AzureProvider extends ProviderModule {
@@ -32,7 +31,10 @@ export function blobContainerConcreteKind(options: AzureProviderOptions = {}): C
     connector: {
       async connect(_resource, context) {
         context.signal?.throwIfAborted();
-        return new BlobContainerClient(azureCredentialsFrom(context.credentials).storage, context.provider, options);
+        const account = azureCredentialsFrom(context.credentials).storage;
+        const { BlobContainerClient } = await import('./blob-container.js');
+        context.signal?.throwIfAborted();
+        return new BlobContainerClient(account, context.provider, options);
       },
     },
   };
@@ -47,7 +49,10 @@ export function storageQueueConcreteKind(options: AzureProviderOptions = {}): Co
     connector: {
       async connect(_resource, context) {
         context.signal?.throwIfAborted();
-        return new StorageQueueClient(azureCredentialsFrom(context.credentials).storage, context.provider, options);
+        const account = azureCredentialsFrom(context.credentials).storage;
+        const { StorageQueueClient } = await import('./storage-queue.js');
+        context.signal?.throwIfAborted();
+        return new StorageQueueClient(account, context.provider, options);
       },
     },
   };

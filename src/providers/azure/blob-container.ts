@@ -4,7 +4,13 @@
  * call rejects with an AbortError) and is idempotent: create finds a container an earlier,
  * interrupted create made; delete of a gone container succeeds.
  */
-import { ContainerSASPermissions, generateBlobSASQueryParameters, SASProtocol, type BlobServiceClient, type StorageSharedKeyCredential } from '@azure/storage-blob';
+import {
+  ContainerSASPermissions,
+  generateBlobSASQueryParameters,
+  SASProtocol,
+  type BlobServiceClient,
+  type StorageSharedKeyCredential,
+} from '@azure/storage-blob';
 import type { KObject } from '../../machinery/object.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import type { StorageAccount } from './credentials.js';

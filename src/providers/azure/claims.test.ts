@@ -13,7 +13,12 @@ const claim = (kind: string, spec: Record<string, unknown> = {}): KObject => ({
 });
 const container = (publicAccess: 'None' | 'Blob' | 'Container'): MatchCandidate<BlobContainer> => ({
   type: 'resource',
-  resource: { apiVersion: 'storage.azure.conductor.io/v1alpha1', kind: 'BlobContainer', metadata: { name: 'c' }, spec: { forProvider: { publicAccess } } } as unknown as BlobContainer,
+  resource: {
+    apiVersion: 'storage.azure.conductor.io/v1alpha1',
+    kind: 'BlobContainer',
+    metadata: { name: 'c' },
+    spec: { forProvider: { publicAccess } },
+  } as unknown as BlobContainer,
 });
 const blobClass: MatchCandidate<BlobContainer> = {
   type: 'class',
@@ -25,8 +30,18 @@ describe('BlobContainer for Bucket claims', () => {
   const cases: { reason: string; spec: Record<string, unknown>; candidate: MatchCandidate<BlobContainer>; want: RegExp | 'fits' }[] = [
     { reason: 'a private container fits a plain claim', spec: {}, candidate: container('None'), want: 'fits' },
     { reason: 'a public container fits a publicRead claim', spec: { publicRead: true }, candidate: container('Blob'), want: 'fits' },
-    { reason: 'a private container does not fit publicRead', spec: { publicRead: true }, candidate: container('None'), want: /not public .* claim asks publicRead/ },
-    { reason: 'a public container does not fit a private claim', spec: {}, candidate: container('Container'), want: /is public \(publicAccess Container\), claim does not ask publicRead/ },
+    {
+      reason: 'a private container does not fit publicRead',
+      spec: { publicRead: true },
+      candidate: container('None'),
+      want: /not public .* claim asks publicRead/,
+    },
+    {
+      reason: 'a public container does not fit a private claim',
+      spec: {},
+      candidate: container('Container'),
+      want: /is public \(publicAccess Container\), claim does not ask publicRead/,
+    },
     { reason: 'versioning does not fit, even a class', spec: { versioning: true }, candidate: blobClass, want: /offers no versioning: .* storage account/ },
     { reason: 'a class fits publicRead (it configures it)', spec: { publicRead: true }, candidate: blobClass, want: 'fits' },
   ];
@@ -42,7 +57,11 @@ describe('BlobContainer for Bucket claims', () => {
     const template: ResourceTemplate = {
       apiVersion: 'storage.azure.conductor.io/v1alpha1',
       kind: 'BlobContainer',
-      spec: { rebindPolicy: 'Delete', capabilities: { region: 'europe', cost: 'standard' }, forProvider: { containerName: 'shared', publicAccess: 'Container', location: 'westeurope' } },
+      spec: {
+        rebindPolicy: 'Delete',
+        capabilities: { region: 'europe', cost: 'standard' },
+        forProvider: { containerName: 'shared', publicAccess: 'Container', location: 'westeurope' },
+      },
     };
     const before = JSON.stringify(template);
     const c = claim('Bucket', { publicRead: true, requirements: { capacity: { storage: '10Gi' }, region: 'europe', performance: 'fast' } });
@@ -56,7 +75,10 @@ describe('BlobContainer for Bucket claims', () => {
     assert.equal(JSON.stringify(template), before);
     // Not asking publicRead makes it private whatever the template says.
     assert.equal((configureBlobContainer(claim('Bucket'), template).forProvider as { publicAccess: string }).publicAccess, 'None');
-    assert.equal((configureBlobContainer(claim('Bucket', { publicRead: true }), { ...template, spec: {} }).forProvider as { publicAccess: string }).publicAccess, 'Blob');
+    assert.equal(
+      (configureBlobContainer(claim('Bucket', { publicRead: true }), { ...template, spec: {} }).forProvider as { publicAccess: string }).publicAccess,
+      'Blob',
+    );
   });
 
   test("a template without a location takes its capabilities' region when that is an Azure location", () => {
@@ -74,14 +96,22 @@ describe('BlobContainer for Bucket claims', () => {
 });
 
 describe('StorageQueue for MessageQueue claims', () => {
-  const candidate: MatchCandidate<StorageQueue> = { type: 'class', resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'q' } }, template: { apiVersion: 'x/v1', kind: 'StorageQueue' } };
+  const candidate: MatchCandidate<StorageQueue> = {
+    type: 'class',
+    resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'q' } },
+    template: { apiVersion: 'x/v1', kind: 'StorageQueue' },
+  };
   test('fifo does not fit; the rest does', () => {
     const no = matchStorageQueue(claim('MessageQueue', { fifo: true }), candidate);
     assert.ok(!no.fits && /do not deliver first-in-first-out/.test(no.reason));
     assert.deepEqual(matchStorageQueue(claim('MessageQueue', { fifo: false, retentionSeconds: 3600 }), candidate), { fits: true });
   });
   test('configure names the queue after the claim', () => {
-    const spec = configureStorageQueue(claim('MessageQueue'), { apiVersion: 'x/v1', kind: 'StorageQueue', spec: { forProvider: { queueName: 'shared', location: 'eastus' } } });
+    const spec = configureStorageQueue(claim('MessageQueue'), {
+      apiVersion: 'x/v1',
+      kind: 'StorageQueue',
+      spec: { forProvider: { queueName: 'shared', location: 'eastus' } },
+    });
     assert.match((spec.forProvider as { queueName: string }).queueName, /^shop-photos-[0-9a-f]{16}$/);
     assert.deepEqual(spec.capabilities, { region: 'eastus' });
   });

@@ -7,19 +7,12 @@
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
 import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
-import {
-  blobContainerSecretKeys,
-  bucketClaimKind,
-  messageQueueClaimKind,
-  storageQueueSecretKeys,
-  type BlobContainer,
-  type StorageQueue,
-} from './kinds.js';
+import { blobContainerSecretKeys, bucketClaimKind, messageQueueClaimKind, storageQueueSecretKeys, type BlobContainer, type StorageQueue } from './kinds.js';
 import { claimAzureName } from './names.js';
 import { AZURE_LOCATIONS } from './price-table.js';
 
 const claimSpec = (claim: KObject): JsonObject => (isPlainObject(claim.spec) ? (claim.spec as JsonObject) : {});
-const forProviderOf = (spec: JsonObject | undefined): JsonObject => (spec && isPlainObject(spec.forProvider) ? (spec.forProvider as JsonObject) : {});
+const forProviderOf = (spec: JsonObject | undefined): JsonObject => (spec && isPlainObject(spec.forProvider) ? spec.forProvider : {});
 const isLocation = (v: unknown): v is string => typeof v === 'string' && (AZURE_LOCATIONS as readonly string[]).includes(v);
 
 /** matchBlobContainer: versioning is an account setting (no fit); a public container fits only a claim asking publicRead, and the reverse. */

@@ -12,7 +12,12 @@ describe('azureCredentialsFrom', () => {
       reason: 'account name and key: Azure endpoints by default',
       data: { accountName: 'shopdata', accountKey: KEY },
       want: {
-        storage: { accountName: 'shopdata', accountKey: KEY, blobEndpoint: 'https://shopdata.blob.core.windows.net', queueEndpoint: 'https://shopdata.queue.core.windows.net' },
+        storage: {
+          accountName: 'shopdata',
+          accountKey: KEY,
+          blobEndpoint: 'https://shopdata.blob.core.windows.net',
+          queueEndpoint: 'https://shopdata.queue.core.windows.net',
+        },
       },
     },
     {
@@ -46,7 +51,12 @@ describe('azureCredentialsFrom', () => {
       reason: 'a service principal and subscription, well-formed (not yet used)',
       data: { accountName: 'shopdata', accountKey: KEY, tenantId: 'contoso.onmicrosoft.com', clientId: GUID, clientSecret: SECRET, subscriptionId: GUID },
       want: {
-        storage: { accountName: 'shopdata', accountKey: KEY, blobEndpoint: 'https://shopdata.blob.core.windows.net', queueEndpoint: 'https://shopdata.queue.core.windows.net' },
+        storage: {
+          accountName: 'shopdata',
+          accountKey: KEY,
+          blobEndpoint: 'https://shopdata.blob.core.windows.net',
+          queueEndpoint: 'https://shopdata.queue.core.windows.net',
+        },
         servicePrincipal: { tenantId: 'contoso.onmicrosoft.com', clientId: GUID, clientSecret: SECRET },
         subscriptionId: GUID,
       },
@@ -55,18 +65,58 @@ describe('azureCredentialsFrom', () => {
     { reason: 'neither form', data: { tenantId: GUID }, want: /neither accountName and accountKey nor connectionString/ },
     { reason: 'a name without a key', data: { accountName: 'shopdata' }, want: /has accountName but no accountKey: add accountKey/ },
     { reason: 'a key without a name', data: { accountKey: KEY }, want: /has accountKey but no accountName: add accountName/ },
-    { reason: 'both forms', data: { accountName: 'a1b', accountKey: KEY, connectionString: 'UseDevelopmentStorage=true' }, want: /both connectionString and accountName/ },
-    { reason: 'an account name Azure refuses', data: { accountName: 'Shop_Data', accountKey: KEY }, want: /key accountName is not a storage account name: want 3 to 24/ },
+    {
+      reason: 'both forms',
+      data: { accountName: 'a1b', accountKey: KEY, connectionString: 'UseDevelopmentStorage=true' },
+      want: /both connectionString and accountName/,
+    },
+    {
+      reason: 'an account name Azure refuses',
+      data: { accountName: 'Shop_Data', accountKey: KEY },
+      want: /key accountName is not a storage account name: want 3 to 24/,
+    },
     { reason: 'a key that is not base64', data: { accountName: 'shopdata', accountKey: 'not a key!' }, want: /key accountKey is not a storage account key/ },
-    { reason: 'plain http to another host', data: { accountName: 'shopdata', accountKey: KEY, blobEndpoint: 'http://10.0.0.1:10000/x' }, want: /key blobEndpoint uses http to a host that is not this machine/ },
-    { reason: 'an endpoint with a query', data: { accountName: 'shopdata', accountKey: KEY, queueEndpoint: 'https://q.example/?sig=1' }, want: /key queueEndpoint has a user, query or fragment/ },
-    { reason: 'an endpoint that is no URL', data: { accountName: 'shopdata', accountKey: KEY, queueEndpoint: 'nowhere' }, want: /key queueEndpoint is not a URL/ },
-    { reason: 'a connection string with a SAS only', data: { connectionString: 'BlobEndpoint=https://a.example;SharedAccessSignature=sv=1&sig=2' }, want: /holds a SharedAccessSignature: .* needs the account key/ },
+    {
+      reason: 'plain http to another host',
+      data: { accountName: 'shopdata', accountKey: KEY, blobEndpoint: 'http://10.0.0.1:10000/x' },
+      want: /key blobEndpoint uses http to a host that is not this machine/,
+    },
+    {
+      reason: 'an endpoint with a query',
+      data: { accountName: 'shopdata', accountKey: KEY, queueEndpoint: 'https://q.example/?sig=1' },
+      want: /key queueEndpoint has a user, query or fragment/,
+    },
+    {
+      reason: 'an endpoint that is no URL',
+      data: { accountName: 'shopdata', accountKey: KEY, queueEndpoint: 'nowhere' },
+      want: /key queueEndpoint is not a URL/,
+    },
+    {
+      reason: 'a connection string with a SAS only',
+      data: { connectionString: 'BlobEndpoint=https://a.example;SharedAccessSignature=sv=1&sig=2' },
+      want: /holds a SharedAccessSignature: .* needs the account key/,
+    },
     { reason: 'a connection string without a key', data: { connectionString: 'AccountName=shopdata' }, want: /connectionString has no AccountKey/ },
-    { reason: 'a connection string that is not pairs', data: { connectionString: 'just-some-text' }, want: /connectionString is not a list of Name=Value pairs/ },
-    { reason: 'part of a service principal', data: { accountName: 'shopdata', accountKey: KEY, clientId: GUID }, want: /part of a service principal: add tenantId and clientSecret/ },
-    { reason: 'a client ID that is not a GUID', data: { accountName: 'shopdata', accountKey: KEY, tenantId: GUID, clientId: 'app', clientSecret: SECRET }, want: /key clientId is not a GUID/ },
-    { reason: 'a subscription that is not a GUID', data: { accountName: 'shopdata', accountKey: KEY, subscriptionId: 'prod' }, want: /key subscriptionId is not a GUID/ },
+    {
+      reason: 'a connection string that is not pairs',
+      data: { connectionString: 'just-some-text' },
+      want: /connectionString is not a list of Name=Value pairs/,
+    },
+    {
+      reason: 'part of a service principal',
+      data: { accountName: 'shopdata', accountKey: KEY, clientId: GUID },
+      want: /part of a service principal: add tenantId and clientSecret/,
+    },
+    {
+      reason: 'a client ID that is not a GUID',
+      data: { accountName: 'shopdata', accountKey: KEY, tenantId: GUID, clientId: 'app', clientSecret: SECRET },
+      want: /key clientId is not a GUID/,
+    },
+    {
+      reason: 'a subscription that is not a GUID',
+      data: { accountName: 'shopdata', accountKey: KEY, subscriptionId: 'prod' },
+      want: /key subscriptionId is not a GUID/,
+    },
   ];
   for (const c of cases) {
     test(c.reason, () => {
@@ -78,7 +128,10 @@ describe('azureCredentialsFrom', () => {
           assert.equal(got.storage.queueEndpoint, 'http://127.0.0.1:10001/devstoreaccount1');
           return;
         }
-        assert.throws(() => azureCredentialsFrom(c.data), (err: Error) => err instanceof CredentialsError && (c.want as RegExp).test(err.message));
+        assert.throws(
+          () => azureCredentialsFrom(c.data),
+          (err: Error) => err instanceof CredentialsError && (c.want as RegExp).test(err.message),
+        );
       } else {
         assert.deepEqual(azureCredentialsFrom(c.data), c.want);
       }

@@ -98,7 +98,8 @@ export function serviceEndpoint(value: string, where: string): string {
     throw new CredentialsError(`${where} uses http to a host that is not this machine: want https (plain http only for an emulator on 127.0.0.1)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CredentialsError(`${where} is not an http(s) URL`);
-  if (url.username || url.password || url.search || url.hash) throw new CredentialsError(`${where} has a user, query or fragment: want only scheme, host, port and path`);
+  if (url.username || url.password || url.search || url.hash)
+    throw new CredentialsError(`${where} has a user, query or fragment: want only scheme, host, port and path`);
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -158,8 +159,10 @@ function servicePrincipalFrom(data: Record<string, string>): ServicePrincipal | 
   const missing = [tenantId === undefined ? 'tenantId' : '', clientId === undefined ? 'clientId' : '', clientSecret === undefined ? 'clientSecret' : ''].filter(
     (k) => k !== '',
   );
-  if (missing.length > 0) throw new CredentialsError(`the credentials Secret has part of a service principal: add ${missing.join(' and ')} (or remove the others)`);
-  if (!GUID.test(tenantId!) && !DOMAIN.test(tenantId!)) throw new CredentialsError('key tenantId is neither a GUID nor a domain name (e.g. contoso.onmicrosoft.com)');
+  if (missing.length > 0)
+    throw new CredentialsError(`the credentials Secret has part of a service principal: add ${missing.join(' and ')} (or remove the others)`);
+  if (!GUID.test(tenantId!) && !DOMAIN.test(tenantId!))
+    throw new CredentialsError('key tenantId is neither a GUID nor a domain name (e.g. contoso.onmicrosoft.com)');
   if (!GUID.test(clientId!)) throw new CredentialsError("key clientId is not a GUID: want the application's client ID");
   return { tenantId: tenantId!, clientId: clientId!, clientSecret: clientSecret! };
 }
@@ -170,9 +173,7 @@ function servicePrincipalFrom(data: Record<string, string>): ServicePrincipal | 
  */
 export function azureCredentialsFrom(data: Record<string, string> | undefined): AzureCredentials {
   if (!data || Object.keys(data).length === 0) {
-    throw new CredentialsError(
-      'the Provider names no credentials Secret, or it is empty: want a Secret with accountName and accountKey, or connectionString',
-    );
+    throw new CredentialsError('the Provider names no credentials Secret, or it is empty: want a Secret with accountName and accountKey, or connectionString');
   }
   const overrides = {
     blob: nonEmpty(data.blobEndpoint) !== undefined ? serviceEndpoint(nonEmpty(data.blobEndpoint)!, 'key blobEndpoint') : undefined,

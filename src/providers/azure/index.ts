@@ -12,7 +12,7 @@ export {
   type StorageQueue,
 } from './kinds.js';
 export { azureCredentialsFrom, CredentialsError, type AzureCredentials, type StorageAccount } from './credentials.js';
-export { checkAzure } from './check.js';
+export { checkAzure, providerSpecProblem } from './check.js';
 export { AZURE_LOCATIONS, AZURE_REDUNDANCIES, BLOB_HOT_PRICES, QUEUE_PRICES, type PriceTable } from './price-table.js';
 export { monthlyPrice, type MonthlyPrice } from './prices.js';
 export { azureNameProblem, claimAzureName } from './names.js';

@@ -76,8 +76,7 @@ export interface PriceTable {
 export const BLOB_HOT_PRICES: PriceTable = {
   asOf: '2023-09-30',
   currency: 'USD',
-  source:
-    'https://azure.microsoft.com/pricing/details/storage/blobs/ (general purpose v2, Hot, first 50 TB/month), as quoted for Q3 2023 by secondary sources',
+  source: 'https://azure.microsoft.com/pricing/details/storage/blobs/ (general purpose v2, Hot, first 50 TB/month), as quoted for Q3 2023 by secondary sources',
   verified: false,
   perGbMonth: {
     eastus: { LRS: 0.0184, GRS: 0.0368 },

@@ -3,12 +3,22 @@ import assert from 'node:assert/strict';
 import { AZURE_LOCATIONS, BLOB_HOT_PRICES, QUEUE_PRICES, type PriceTable } from './price-table.js';
 import { monthlyPrice } from './prices.js';
 
-const table: PriceTable = { asOf: '2025-01-01', currency: 'USD', source: 'https://example.test/prices', verified: true, perGbMonth: { westeurope: { LRS: 0.02, GRS: 0.04 } } };
+const table: PriceTable = {
+  asOf: '2025-01-01',
+  currency: 'USD',
+  source: 'https://example.test/prices',
+  verified: true,
+  perGbMonth: { westeurope: { LRS: 0.02, GRS: 0.04 } },
+};
 
 describe('monthlyPrice', () => {
   const cases: { reason: string; args: Parameters<typeof monthlyPrice>; want: { amount?: string; reason?: RegExp; basis?: string } }[] = [
     { reason: '100 GB at 0.02', args: [table, 'westeurope', 'LRS', '100G'], want: { amount: '2.00', basis: '100 GB × 0.02 USD/GB-month (westeurope, LRS)' } },
-    { reason: 'binary units, rounded up to the cent', args: [table, 'westeurope', 'GRS', '10Gi'], want: { amount: '0.43', basis: '10.74 GB × 0.04 USD/GB-month (westeurope, GRS)' } },
+    {
+      reason: 'binary units, rounded up to the cent',
+      args: [table, 'westeurope', 'GRS', '10Gi'],
+      want: { amount: '0.43', basis: '10.74 GB × 0.04 USD/GB-month (westeurope, GRS)' },
+    },
     { reason: 'no price for the region', args: [table, 'eastus', 'LRS', '1Gi'], want: { reason: /the price table of 2025-01-01 has no LRS price for eastus/ } },
     { reason: 'no price for the redundancy', args: [table, 'westeurope', 'ZRS', '1Gi'], want: { reason: /no ZRS price for westeurope/ } },
     { reason: 'no location', args: [table, undefined, 'LRS', '1Gi'], want: { reason: /no location: set spec.forProvider.location/ } },

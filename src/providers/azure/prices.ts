@@ -28,7 +28,12 @@ const GB = 1e9;
  * monthlyPrice is the price of `size` (a quantity such as "100Gi"; the capacity a claim asks)
  * in `location` with `redundancy`, or why there is none.
  */
-export function monthlyPrice(table: PriceTable, location: AzureLocation | undefined, redundancy: AzureRedundancy, size: string | number | undefined): MonthlyPrice | NoPrice {
+export function monthlyPrice(
+  table: PriceTable,
+  location: AzureLocation | undefined,
+  redundancy: AzureRedundancy,
+  size: string | number | undefined,
+): MonthlyPrice | NoPrice {
   if (!location) return { reason: 'no location: set spec.forProvider.location to price it' };
   const rate = table.perGbMonth[location]?.[redundancy];
   if (rate === undefined) return { reason: `the price table of ${table.asOf} has no ${redundancy} price for ${location}` };

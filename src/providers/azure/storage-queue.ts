@@ -3,7 +3,13 @@
  * credentials reach. Every call passes CallOptions.signal to the SDK and is idempotent: create
  * finds a queue an earlier, interrupted create made; delete of a gone queue succeeds.
  */
-import { generateQueueSASQueryParameters, QueueSASPermissions, SASProtocol, type QueueServiceClient, type StorageSharedKeyCredential } from '@azure/storage-queue';
+import {
+  generateQueueSASQueryParameters,
+  QueueSASPermissions,
+  SASProtocol,
+  type QueueServiceClient,
+  type StorageSharedKeyCredential,
+} from '@azure/storage-queue';
 import type { KObject } from '../../machinery/object.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import type { StorageAccount } from './credentials.js';
