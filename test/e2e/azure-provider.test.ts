@@ -7,7 +7,7 @@
  * BlobContainer and a StorageQueue become Bound and Ready; the claim's Secret alone (a SAS
  * token for that container or queue, never the account key) lets @azure/storage-blob upload
  * and read a blob and @azure/storage-queue send and receive a message, and reaches nothing
- * else of the account. Deleting the claims deletes the container and queue under Delete and
+ * else of the account; a new token window reaches the claim's Secret. Deleting the claims deletes the container and queue under Delete and
  * keeps them under Retain. An existing container is imported by conductor.io/external-name
  * with ObserveOnly and left alone when its resource goes; names Azure refuses are refused at
  * admission (422 naming the field) or said in a condition.
@@ -203,6 +203,16 @@ template: ${template(kind, 'eastus')}
       await jsonpath(['blobcontainer', resource, ...ns], '{.status.atProvider.monthlyPrice.table}'),
       /^2023-09-30, unverified; https:\/\/azure\.microsoft\.com\//,
     );
+
+    // A new token window reaches the claim's Secret: a shorter validity signs a new token at once.
+    await kubectlOk(s, ['patch', 'blobcontainer', resource, ...ns, '--type=merge', '-p', '{"spec":{"forProvider":{"sasValidityDays":3}}}']);
+    const rotated = await eventually(async () => {
+      const now = await secretOf('shop', 'photos');
+      return now.sasToken !== bucket.sasToken ? now : undefined;
+    }, "the claim's Secret with the new token");
+    assert.ok(Date.parse(rotated.sasExpiresOn) <= Date.now() + 3 * 86_400_000, `expires within 3 days: ${rotated.sasExpiresOn}`);
+    assert.equal(rotated.secretAccessKey, rotated.sasToken);
+    assert.equal((await new ContainerClient(rotated.sasUrl).getBlockBlobClient('cat.txt').downloadToBuffer()).toString(), 'meow');
 
     // Release: Delete removes the container and queue, Retain keeps them.
     await kubectlOk(s, ['delete', 'bucket', 'photos', 'archive', '-n', 'shop', '--wait=true', '--timeout=60s']);

@@ -10,8 +10,7 @@ import { AZURE_LOCATIONS, AZURE_REDUNDANCIES, type AzureLocation, type AzureRedu
 import { monthlyPrice } from './prices.js';
 import { DEFAULT_SAS_VALIDITY_DAYS } from './sas.js';
 import type { JsonObject } from '../../machinery/object.js';
-
-export const EXTERNAL_NAME_ANNOTATION = 'conductor.io/external-name';
+import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 
 /** ResourceSettings are a resource's settings, read defensively (the reconciler may hand over anything). */
 export interface ResourceSettings {
