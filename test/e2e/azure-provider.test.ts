@@ -10,14 +10,16 @@
  * else of the account; a new token window reaches the claim's Secret. Deleting the claims deletes the container and queue under Delete and
  * keeps them under Retain. An existing container is imported by conductor.io/external-name
  * with ObserveOnly and left alone when its resource goes; names Azure refuses are refused at
- * admission (422 naming the field) or said in a condition.
+ * admission (422 naming the field) or said in a condition. examples/clouds/azure works as written.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BlobServiceClient, ContainerClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { QueueClient, QueueServiceClient, StorageSharedKeyCredential as QueueKey } from '@azure/storage-queue';
 import { eventually } from '../support/eventually.js';
-import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
 import { secretYaml } from '../support/target-cluster.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 
@@ -273,5 +275,26 @@ spec: {providerRef: {name: wrong-key}}
     assert.ok(!message.includes(wrongKey) && !message.includes(azurite.accountKey), `no key in the condition: ${message}`);
     await kubectlOk(s, ['delete', 'storagequeue', 'upper', ...ns, '--wait=true', '--timeout=60s']);
     await kubectlOk(s, ['delete', 'blobcontainer', 'wrong-key', ...ns, '--wait=true', '--timeout=60s']);
+  });
+  test('examples/clouds/azure as written: a bucket and a queue for namespace media, used with the SDKs, gone with the namespace', async () => {
+    const s = suite.server;
+    const example = (file: string) => readFileSync(join(repoRoot, 'examples', 'clouds', 'azure', file), 'utf8');
+    const providerYaml = example('01-provider.yaml')
+      .replaceAll('ACCOUNT_NAME', azurite.accountName)
+      .replace('ACCOUNT_KEY', azurite.accountKey)
+      .replace(/# blobEndpoint: \S+/, `blobEndpoint: ${azurite.blobEndpoint}`)
+      .replace(/# queueEndpoint: \S+/, `queueEndpoint: ${azurite.queueEndpoint}`);
+    await apply(providerYaml);
+    await apply(example('02-classes.yaml'));
+    await apply(example('03-app.yaml'));
+    await boundAndReady('bucket', 'media', 'uploads');
+    await boundAndReady('messagequeue', 'media', 'thumbnails');
+    const uploads = await secretOf('media', 'uploads');
+    const thumbnails = await secretOf('media', 'thumbnails');
+    await new ContainerClient(uploads.sasUrl).getBlockBlobClient('a.txt').upload('hi', 2);
+    await new QueueClient(thumbnails.sasUrl).sendMessage('a.txt');
+    assert.equal((await new QueueClient(thumbnails.sasUrl).receiveMessages()).receivedMessageItems[0]?.messageText, 'a.txt');
+    await kubectlOk(s, ['delete', 'namespace', 'media', '--wait=true', '--timeout=90s']);
+    await eventually(async () => !(await containerExists(uploads.bucket)) && !(await queueExists(thumbnails.queue)), 'the container and queue deleted', 60_000);
   });
 });
