@@ -46,6 +46,9 @@ export async function startAzurite(accountName = 'conductortest'): Promise<Azuri
       '--skipApiVersionCheck',
       '--disableTelemetry',
       '--loose',
+      // Megabytes of blob data kept in memory (default: half the machine's memory).
+      '--extentMemoryLimit',
+      '256',
       '--blobHost',
       '127.0.0.1',
       '--blobPort',
