@@ -15,6 +15,7 @@ import { sampleObjects } from '../apis/testing/index.js';
 import { localSampleObjects } from '../providers/local/samples.js';
 import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
+import { azureSampleObjects } from '../providers/azure/samples.js';
 
 const NS = 'shop';
 
@@ -45,7 +46,7 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects()]
+    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects()]
       .map((o) => `---\n${stringify(o)}`)
       .join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });

@@ -27,9 +27,11 @@ import { localProvider, localRefs } from '../providers/local/provider.js';
 import { memoryProvider, memoryRefs } from '../providers/memory/index.js';
 import { kubernetesProvider } from '../providers/kubernetes/provider.js';
 import { kubernetesRefs } from '../providers/kubernetes/kinds.js';
+import { azureProvider } from '../providers/azure/provider.js';
+import { azureRefs } from '../providers/azure/kinds.js';
 
 /** The provider modules built into this Conductor: one line per provider. */
-export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider] as const;
+export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider, azureProvider] as const;
 
 /** A CatalogKind is what the catalog knows of any kind: names, CRD and the Client's handle. */
 export interface CatalogKind {
@@ -190,7 +192,7 @@ export function findKind(group: string, kind: string): ReturnType<typeof catalog
 }
 
 /** ResourceRefs for the Client of every kind, by plural resource name. */
-export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs } as const;
+export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs, ...azureRefs } as const;
 
 /** installCrds installs the catalog's CRDs (or `opts.crds`) and waits until they are Established. */
 export function installCrds(client: Client, opts: Partial<InstallCrdsOptions> = {}): Promise<InstallCrdsResult> {

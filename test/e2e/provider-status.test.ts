@@ -62,7 +62,10 @@ spec: {type: gcp, project: demo}
     assert.equal(await ready('lab', 'reason'), 'CheckPassed');
     assert.match(await ready('lab', 'message'), /found postgres [\d.]+, mariadbd .+, redis-server [\d.]+, nats-server [\d.]+, haproxy [\d.]+/);
     assert.equal(await ready('cloud', 'reason'), 'TypeNotInstalled');
-    assert.match(await ready('cloud', 'message'), /no provider of type "gcp" is installed in this Conductor \(installed types: kubernetes, local, memory\)/);
+    assert.match(
+      await ready('cloud', 'message'),
+      /no provider of type "gcp" is installed in this Conductor \(installed types: azure, kubernetes, local, memory\)/,
+    );
     assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+gcp\s+False\s+0\s+TypeNotInstalled\s+<none>\s+\S+$/m);
 
     // redis-server goes away: the next check (on any change of the Provider) says so.

@@ -1,0 +1,56 @@
+/**
+ * The monthly price of a container or queue of a given size, from the tables in
+ * price-table.ts: what the resource advertises in `status.atProvider.monthlyPrice`.
+ */
+import { parseQuantity } from '../../machinery/quantity/quantity.js';
+import type { AzureLocation, AzureRedundancy, PriceTable } from './price-table.js';
+
+/** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
+export interface MonthlyPrice {
+  /** The amount, rounded to cents, as a decimal string ("1.84"). */
+  amount: string;
+  currency: string;
+  /** How: "100 GB × 0.0184 USD/GB-month (eastus, LRS)". */
+  basis: string;
+  /** The table's date and source. */
+  table: string;
+}
+
+/** A price that cannot be worked out, and why (no price for the region, no size). */
+export interface NoPrice {
+  amount?: undefined;
+  reason: string;
+}
+
+const GB = 1e9;
+
+/**
+ * monthlyPrice is the price of `size` (a quantity such as "100Gi"; the capacity a claim asks)
+ * in `location` with `redundancy`, or why there is none.
+ */
+export function monthlyPrice(
+  table: PriceTable,
+  location: AzureLocation | undefined,
+  redundancy: AzureRedundancy,
+  size: string | number | undefined,
+): MonthlyPrice | NoPrice {
+  if (!location) return { reason: 'no location: set spec.forProvider.location to price it' };
+  const rate = table.perGbMonth[location]?.[redundancy];
+  if (rate === undefined) return { reason: `the price table of ${table.asOf} has no ${redundancy} price for ${location}` };
+  if (size === undefined) return { reason: 'no size: set spec.capabilities.capacity.storage (the claim sets it from its requirements) to price it' };
+  let bytes: number;
+  try {
+    bytes = parseQuantity(String(size)).toNumber();
+  } catch {
+    return { reason: `capacity.storage "${String(size)}" is not a quantity` };
+  }
+  const gb = bytes / GB;
+  const amount = (Math.ceil(gb * rate * 100) / 100).toFixed(2);
+  const shownGb = Number.isInteger(gb) ? String(gb) : gb.toFixed(2);
+  return {
+    amount,
+    currency: table.currency,
+    basis: `${shownGb} GB × ${rate} ${table.currency}/GB-month (${location}, ${redundancy})`,
+    table: `${table.asOf}${table.verified ? '' : ', unverified'}; ${table.source}`,
+  };
+}
