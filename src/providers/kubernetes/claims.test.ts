@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject, KObject } from '../../machinery/object.js';
 import type { ResourceTemplate } from '../spi.js';
-import { configureKubernetesObject, formatBucket, formatPostgreSQL, nameFor } from './claims.js';
+import { configureKubernetesObject, formatBucket, formatPostgreSQL, matchKubernetesObject, nameFor } from './claims.js';
 
 function claim(spec: JsonObject, name = 'orders'): KObject {
   return { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'shop', name }, spec };
@@ -81,6 +81,23 @@ describe('configureKubernetesObject', () => {
     const b = nameFor(claim({}, `${'a'.repeat(69)}b`));
     assert.ok(a.length <= 63 && b.length <= 63);
     assert.notEqual(a, b);
+  });
+});
+
+describe('matchKubernetesObject', () => {
+  const asClass = (t: ResourceTemplate) => ({
+    type: 'class' as const,
+    resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'c' } },
+    template: t,
+  });
+  const named = template({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '$(claim.spec.databaseName)' } });
+  test("a class fits when the claim's values make valid fields", () => {
+    assert.deepEqual(matchKubernetesObject(claim({ databaseName: 'orders' }), asClass(named)), { fits: true });
+  });
+  test('a class does not fit when they would not, and the reason names the field', () => {
+    const got = matchKubernetesObject(claim({ databaseName: 'Orders!' }), asClass(named));
+    assert.equal(got.fits, false);
+    assert.match(got.fits ? '' : got.reason, /manifest\.metadata\.name would be "Orders!"/);
   });
 });
 

@@ -39,6 +39,31 @@ describe('desiredOf', () => {
     { reason: 'no kind', manifest: { apiVersion: 'v1', metadata: { name: 'a' } }, want: /manifest\.kind is missing/ },
     { reason: 'no name', manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }, want: /manifest\.metadata\.name is missing/ },
     {
+      reason: 'a name that is a path trick',
+      manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '..' } },
+      want: /metadata\.name "\.\." cannot name an object/,
+    },
+    {
+      reason: 'a name with a slash',
+      manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a/b' } },
+      want: /metadata\.name "a\/b" cannot name an object/,
+    },
+    {
+      reason: 'an apiVersion that is no group/version',
+      manifest: { apiVersion: '../../api/v1', kind: 'ConfigMap', metadata: { name: 'a' } },
+      want: /apiVersion "\.\.\/\.\.\/api\/v1" is not group\/version or version/,
+    },
+    {
+      reason: 'a kind that is no kind name',
+      manifest: { apiVersion: 'v1', kind: 'Config Map', metadata: { name: 'a' } },
+      want: /kind "Config Map" is not a kind name/,
+    },
+    {
+      reason: 'a namespace that is no DNS-1123 label',
+      manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'a/b' } },
+      want: /metadata\.namespace "a\/b" is not a namespace name/,
+    },
+    {
       reason: 'an empty namespace',
       manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: '' } },
       want: /metadata\.namespace is not a non-empty string/,
@@ -53,6 +78,17 @@ describe('desiredOf', () => {
       assert.deepEqual(r, before, 'the resource is not modified');
     });
   }
+
+  test('a Full KubernetesObject marks the object with its uid; an ObserveOnly one writes nothing, so marks nothing', () => {
+    const manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', annotations: { x: 'y' } } };
+    const full = resource(manifest);
+    full.metadata.uid = 'uid-1';
+    assert.deepEqual(desiredOf(full).manifest.metadata, { name: 'a', annotations: { x: 'y', 'kubernetes.conductor.io/owner-uid': 'uid-1' } });
+    const observing = resource(manifest);
+    observing.metadata.uid = 'uid-1';
+    observing.spec.managementPolicy = 'ObserveOnly';
+    assert.deepEqual(desiredOf(observing).manifest.metadata, { name: 'a', annotations: { x: 'y' } });
+  });
 
   test('external names: with and without a namespace', () => {
     assert.equal(externalNameOf({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }), 'apps/v1/Deployment/shop/web');
