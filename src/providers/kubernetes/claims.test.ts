@@ -111,6 +111,13 @@ describe('connection formatters', () => {
       secretAccessKey: 's',
     });
   });
+  test('Bucket: the endpoint from an object bucket provisioner’s host and port', () => {
+    const keys = { bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' };
+    assert.equal(formatBucket({ ...keys, bucketHost: '127.0.0.1', bucketPort: '9000' }).endpoint, 'http://127.0.0.1:9000');
+    assert.equal(formatBucket({ ...keys, bucketHost: 's3.example', bucketPort: '443' }).endpoint, 'https://s3.example:443');
+    assert.equal(formatBucket({ ...keys, bucketHost: '::1', bucketPort: '80' }).endpoint, 'http://[::1]:80');
+    assert.throws(() => formatBucket({ ...keys, bucketHost: 'h', bucketPort: 'x' }), /bucketPort is "x"/);
+  });
   test('Bucket: a missing key is named', () => {
     assert.throws(() => formatBucket({ endpoint: 'https://s3', bucket: 'b' }), /lack accessKeyId, secretAccessKey for a Bucket claim/);
   });

@@ -67,8 +67,28 @@ function requireKeys(details: ConnectionDetails, keys: readonly string[], claimK
   }
 }
 
-/** formatBucket keeps the Bucket keys; region defaults to us-east-1 (the S3 convention) when no detail gives one. */
-export function formatBucket(details: ConnectionDetails): ConnectionDetails {
+/**
+ * endpointOf is the `endpoint` detail, or one built from `bucketHost` and `bucketPort` (object
+ * bucket provisioners publish host and port apart): https on port 443, http otherwise.
+ */
+function endpointOf(details: ConnectionDetails): string | undefined {
+  if (details.endpoint) return details.endpoint;
+  const host = details.bucketHost;
+  if (!host) return undefined;
+  const port = details.bucketPort || '443';
+  if (!/^[0-9]+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new Error(`the KubernetesObject's connection detail bucketPort is "${port}": want an integer from 1 to 65535`);
+  }
+  return `${port === '443' ? 'https' : 'http'}://${uriHost(host)}:${port}`;
+}
+
+/**
+ * formatBucket keeps the Bucket keys; `endpoint` may be given as `bucketHost` and `bucketPort`,
+ * and region defaults to us-east-1 (the S3 convention) when no detail gives one.
+ */
+export function formatBucket(raw: ConnectionDetails): ConnectionDetails {
+  const endpoint = endpointOf(raw);
+  const details = endpoint ? { ...raw, endpoint } : raw;
   requireKeys(details, ['endpoint', 'bucket', 'accessKeyId', 'secretAccessKey'], 'Bucket');
   const out: ConnectionDetails = {};
   for (const k of BUCKET_CONNECTION_KEYS) out[k] = details[k] ?? '';

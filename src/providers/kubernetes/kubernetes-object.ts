@@ -176,6 +176,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
       live,
       key,
       readSecret: (namespace, name) => this.target.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }, options.signal),
+      readConfigMap: (namespace, name) => this.target.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name }, options.signal),
     });
     return { exists: true, upToDate: true, atProvider, ...(Object.keys(connectionDetails).length > 0 ? { connectionDetails } : {}) };
   }
