@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { JsonObject } from '../../machinery/object.js';
 import { fixture } from '../testing.js';
 import type { KubernetesObject } from './kinds.js';
-import { desiredOf, externalNameOf, type Desired } from './kubernetes-object.js';
+import { desiredOf, externalNameOf, KubernetesObjectClient, type Desired } from './kubernetes-object.js';
+import { TargetClient } from './target-client.js';
 
 const resource = (manifest: JsonObject | undefined): KubernetesObject =>
   fixture<KubernetesObject>({
@@ -93,5 +94,29 @@ describe('desiredOf', () => {
   test('external names: with and without a namespace', () => {
     assert.equal(externalNameOf({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }), 'apps/v1/Deployment/shop/web');
     assert.equal(externalNameOf({ apiVersion: 'v1', kind: 'Namespace', name: 'team' }), 'v1/Namespace/team');
+  });
+});
+
+describe('an unreachable target', () => {
+  test('observe says TargetUnreachable naming the Provider, and "exists and matches" so nothing is created meanwhile', async () => {
+    // Port 1 on the loopback: nothing listens there.
+    const target = new TargetClient({ server: 'https://127.0.0.1:1' });
+    try {
+      const r = resource({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'shop' } });
+      r.spec.providerRef = { name: 'eu-cluster' };
+      const got = await new KubernetesObjectClient(target).observe(r);
+      assert.deepEqual(got, {
+        exists: true,
+        upToDate: true,
+        notReady: {
+          reason: 'TargetUnreachable',
+          message:
+            'the target cluster of Provider conductor-system/eu-cluster cannot be reached (ECONNREFUSED): nothing is created, changed or deleted there until it answers; looking again every few seconds',
+        },
+      });
+      await assert.rejects(new KubernetesObjectClient(target).delete(r), /cannot reach https:\/\/127\.0\.0\.1:1: ECONNREFUSED/);
+    } finally {
+      target.close();
+    }
   });
 });

@@ -14,7 +14,7 @@ import { describeDifferences, manifestDifferences } from './manifest-subset.js';
 import { OWNED_ELSEWHERE_REASON, ownedElsewhereMessage, OWNER_UID_ANNOTATION, ownershipOf } from './ownership.js';
 import { isDnsLabel } from './placeholders.js';
 import { readinessOf } from './readiness.js';
-import { describeKey, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
+import { describeKey, TargetError, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
 
 /** Metadata the server owns: never applied, never compared. */
 const SERVER_METADATA = [
@@ -35,6 +35,21 @@ const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
 /** isPathSegment tells whether a name can stand as one segment of an API path (any kind's name rules aside). */
 function isPathSegment(name: string): boolean {
   return name.length <= 253 && name !== '.' && name !== '..' && !/[/%\s\\]/.test(name) && [...name].every((ch) => ch.charCodeAt(0) >= 0x20);
+}
+
+/** The reason (Ready=False) of a KubernetesObject whose target cannot be reached. */
+export const UNREACHABLE_REASON = 'TargetUnreachable';
+
+/**
+ * unreachableMessage names the cluster by its Provider (the endpoint may be a credential's
+ * value, and this message is not redacted) and the network error's code.
+ */
+function unreachableMessage(resource: KubernetesObject, err: TargetError): string {
+  const provider = resource.spec.providerRef?.name;
+  const cluster = provider ? `the target cluster of Provider ${resource.metadata.namespace ?? ''}/${provider}` : 'the target cluster';
+  const cause = err.cause as { code?: unknown } | undefined;
+  const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
+  return `${cluster} cannot be reached${code}: nothing is created, changed or deleted there until it answers; looking again every few seconds`;
 }
 
 /** An OwnedElsewhereError refuses to write an object in the target that another KubernetesObject keeps (or nobody made). */
@@ -134,7 +149,23 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     return { key: { ...desired.key, namespace }, manifest: desired.manifest };
   }
 
+  /**
+   * observe reports the object in the target. A target that cannot be reached (connection
+   * refused, reset, host unknown) is reported as Ready=False `TargetUnreachable`, naming the
+   * Provider, with "exists and matches" so that nothing is created (no duplicate when it comes
+   * back) or updated meanwhile; a deletion still calls `delete`, which fails until the target
+   * answers, so nothing is forgotten either. The next observation after it answers converges.
+   */
   async observe(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalObservation> {
+    try {
+      return await this.observeReachable(resource, options);
+    } catch (err) {
+      if (!(err instanceof TargetError) || err.reason !== 'Unreachable' || options.signal?.aborted) throw err;
+      return { exists: true, upToDate: true, notReady: { reason: UNREACHABLE_REASON, message: unreachableMessage(resource, err) } };
+    }
+  }
+
+  private async observeReachable(resource: KubernetesObject, options: CallOptions): Promise<ExternalObservation> {
     let desired: Desired;
     try {
       desired = await this.resolve(resource, options.signal);
