@@ -5,7 +5,8 @@
  * not create, gets Ready=False TargetObjectOwnedElsewhere on its KubernetesObject and nothing
  * changes in the target (no apply, no owner mark, no details read, none of the other object's
  * values in any condition); deleting that claim deletes nothing there. A name that is no
- * DNS-1123 subdomain leaves the claim Pending, its Scheduled condition naming the field. Every
+ * DNS-1123 subdomain leaves the claim Pending, its Scheduled condition naming the field. An
+ * admin adopts an existing object by naming it in conductor.io/external-name. Every
  * object Conductor creates carries the owner-uid annotation. A Provider whose kubeconfig
  * server has a token in its user info is refused without quoting it.
  */
@@ -169,6 +170,35 @@ template:
     assert.ok(await targetJson(['configmap', 'payroll', '-n', 'default']), 'the unmarked object stays');
     await kubectlOk(s, ['delete', 'postgresqlinstance', 'db', '-n', 'team-a', '--timeout=60s'], { timeoutMs: 90_000 });
     await eventually(async () => (await targetJson(['configmap', 'orders', '-n', 'default'])) === undefined, "the owner's object deleted");
+  });
+
+  test('an admin adopts an existing object by naming it in conductor.io/external-name', async () => {
+    const s = suite.server;
+    await kubectlOk(target.server, ['create', 'configmap', 'legacy-settings', '-n', 'default', '--from-literal=kept=yes']);
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: `apiVersion: kubernetes.conductor.io/v1alpha1
+kind: KubernetesObject
+metadata:
+  name: adopted
+  namespace: ${NS}
+  annotations: {conductor.io/external-name: v1/ConfigMap/default/legacy-settings}
+spec:
+  providerRef: {name: target}
+  forProvider:
+    manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: legacy-settings, namespace: default}, data: {owner: platform}}
+`,
+    });
+    const uid = await kubectlOk(s, ['get', 'kubernetesobject', 'adopted', '-n', NS, '-o', 'jsonpath={.metadata.uid}']);
+    const adopted = await eventually(async () => {
+      const cm = await targetJson(['configmap', 'legacy-settings', '-n', 'default']);
+      return cm?.metadata.annotations?.[OWNER] === uid ? cm : undefined;
+    }, 'the object adopted: marked with the adopter’s uid');
+    assert.deepEqual(adopted.data, { kept: 'yes', owner: 'platform' }, 'applied over, other fields kept');
+    await eventually(
+      async () =>
+        (await kubectlOk(s, ['get', 'kubernetesobject', 'adopted', '-n', NS, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True',
+      'the adopter Ready',
+    );
   });
 
   test('a claim value that is no DNS-1123 name leaves the claim Pending, naming the field', async () => {
