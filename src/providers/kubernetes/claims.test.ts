@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject, KObject } from '../../machinery/object.js';
 import type { ResourceTemplate } from '../spi.js';
-import { configureKubernetesObject, formatBucket, formatPostgreSQL, nameFor } from './claims.js';
+import { configureKubernetesObject, formatBucket, formatPostgreSQL, matchKubernetesObject, nameFor } from './claims.js';
 
 function claim(spec: JsonObject, name = 'orders'): KObject {
   return { apiVersion: 'storage.conductor.io/v1alpha1', kind: 'PostgreSQLInstance', metadata: { namespace: 'shop', name }, spec };
@@ -84,6 +84,23 @@ describe('configureKubernetesObject', () => {
   });
 });
 
+describe('matchKubernetesObject', () => {
+  const asClass = (t: ResourceTemplate) => ({
+    type: 'class' as const,
+    resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'c' } },
+    template: t,
+  });
+  const named = template({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '$(claim.spec.databaseName)' } });
+  test("a class fits when the claim's values make valid fields", () => {
+    assert.deepEqual(matchKubernetesObject(claim({ databaseName: 'orders' }), asClass(named)), { fits: true });
+  });
+  test('a class does not fit when they would not, and the reason names the field', () => {
+    const got = matchKubernetesObject(claim({ databaseName: 'Orders!' }), asClass(named));
+    assert.equal(got.fits, false);
+    assert.match(got.fits ? '' : got.reason, /manifest\.metadata\.name would be "Orders!"/);
+  });
+});
+
 describe('connection formatters', () => {
   test('Bucket: exactly the claim kind keys, region defaulting to us-east-1', () => {
     assert.deepEqual(formatBucket({ endpoint: 'https://s3', bucket: 'b', accessKeyId: 'a', secretAccessKey: 's', extra: 'x' }), {
@@ -93,6 +110,13 @@ describe('connection formatters', () => {
       accessKeyId: 'a',
       secretAccessKey: 's',
     });
+  });
+  test('Bucket: the endpoint from an object bucket provisioner’s host and port', () => {
+    const keys = { bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' };
+    assert.equal(formatBucket({ ...keys, bucketHost: '127.0.0.1', bucketPort: '9000' }).endpoint, 'http://127.0.0.1:9000');
+    assert.equal(formatBucket({ ...keys, bucketHost: 's3.example', bucketPort: '443' }).endpoint, 'https://s3.example:443');
+    assert.equal(formatBucket({ ...keys, bucketHost: '::1', bucketPort: '80' }).endpoint, 'http://[::1]:80');
+    assert.throws(() => formatBucket({ ...keys, bucketHost: 'h', bucketPort: 'x' }), /bucketPort is "x"/);
   });
   test('Bucket: a missing key is named', () => {
     assert.throws(() => formatBucket({ endpoint: 'https://s3', bucket: 'b' }), /lack accessKeyId, secretAccessKey for a Bucket claim/);

@@ -2,70 +2,39 @@
  * How a KubernetesObject implements Bucket and PostgreSQLInstance claims, generically: the
  * class template is the operator's custom resource (spec.forProvider.manifest) with the
  * connectionDetails that produce the claim kind's keys.
- * - matcher: every candidate fits — what the object becomes is the template's business (a
- *   class that cannot serve a claim kind should not list it in supportedResources);
+ * - matcher: every existing KubernetesObject fits — what the object becomes is the
+ *   template's business (a class that cannot serve a claim kind should not list it in
+ *   supportedResources); a class fits when the claim's values fill its placeholders into
+ *   fields they may land in (placeholders.ts), else the claim is told which field;
  * - configurator: the template's spec with the claim written into the manifest: a manifest
  *   without metadata.name is named after the claim (`<namespace>-<name>`, shortened with a
  *   hash when longer than 63), and every string `$(claim.namespace)`, `$(claim.name)`,
- *   `$(claim.spec.<path>)` is replaced by that field of the claim (a string that is only a
- *   placeholder takes the field's value and type; one the claim does not set removes the
- *   field, so the target's default applies);
+ *   `$(claim.spec.<path>)` is replaced by that field of the claim (placeholders.ts);
  * - connection formatters: the details mapped to exactly the claim kind's keys.
  */
 import { createHash } from 'node:crypto';
-import { deepCopy, isPlainObject, type JsonObject, type JsonValue, type KObject } from '../../machinery/object.js';
+import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { BUCKET_CONNECTION_KEYS, SQL_CONNECTION_KEYS } from '../../apis/storage/kinds.js';
-import { fits, type ClaimImplementation, type ConnectionDetails, type MatchResult, type ResourceTemplate } from '../spi.js';
+import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { uriHost } from '../uri-host.js';
 import { bucketClaimKind, postgresqlClaimKind, type KubernetesObject } from './kinds.js';
+import { fillPlaceholders, PlaceholderError } from './placeholders.js';
 
-/** matchAny: a KubernetesObject (or a class making one) fits any claim of the kinds it implements. */
-export function matchAny(): MatchResult {
-  return fits;
-}
-
-const PLACEHOLDER = /\$\(claim\.([A-Za-z0-9_.-]+)\)/g;
-const ONLY_PLACEHOLDER = /^\$\(claim\.([A-Za-z0-9_.-]+)\)$/;
-
-function claimField(claim: KObject, path: string): JsonValue | undefined {
-  if (path === 'namespace') return claim.metadata.namespace;
-  if (path === 'name') return claim.metadata.name;
-  let at: unknown = claim;
-  for (const part of path.split('.')) {
-    if (!isPlainObject(at)) return undefined;
-    at = at[part];
+/**
+ * matchKubernetesObject: an existing KubernetesObject fits any claim of the kinds it
+ * implements; a class fits when the claim's values fill its template's placeholders into
+ * fields they may land in (placeholders.ts) — otherwise the class does not fit, and the
+ * claim's Scheduled condition names the field.
+ */
+export function matchKubernetesObject(claim: KObject, candidate: MatchCandidate<KubernetesObject>): MatchResult {
+  if (candidate.type === 'resource') return fits;
+  try {
+    configureKubernetesObject(claim, candidate.template);
+    return fits;
+  } catch (err) {
+    if (err instanceof PlaceholderError) return doesNotFit(err.message);
+    throw err;
   }
-  return at === undefined || (typeof at === 'object' && at !== null) ? undefined : (at as JsonValue);
-}
-
-const REMOVE = Symbol('remove');
-
-function substitute(value: JsonValue, claim: KObject): JsonValue | typeof REMOVE {
-  if (typeof value === 'string') {
-    const only = ONLY_PLACEHOLDER.exec(value);
-    if (only) return claimField(claim, only[1]) ?? REMOVE;
-    return value.replace(PLACEHOLDER, (_, path: string) => {
-      const v = claimField(claim, path);
-      return v === undefined || v === null ? '' : String(v);
-    });
-  }
-  if (Array.isArray(value)) {
-    const out: JsonValue[] = [];
-    for (const item of value) {
-      const v = substitute(item, claim);
-      if (v !== REMOVE) out.push(v);
-    }
-    return out;
-  }
-  if (isPlainObject(value)) {
-    const out: JsonObject = {};
-    for (const [k, item] of Object.entries(value)) {
-      const v = substitute(item, claim);
-      if (v !== REMOVE) out[k] = v;
-    }
-    return out;
-  }
-  return value;
 }
 
 /** nameFor is a claim's default object name in the target: `<namespace>-<name>`, at most 63 characters. */
@@ -81,7 +50,7 @@ export function configureKubernetesObject(claim: KObject, template: ResourceTemp
   const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
   const forProvider = spec.forProvider;
   if (!isPlainObject(forProvider) || !isPlainObject(forProvider.manifest)) return spec;
-  const manifest = substitute(forProvider.manifest, claim) as JsonObject;
+  const manifest = fillPlaceholders(forProvider.manifest, claim, { observeOnly: spec.managementPolicy === 'ObserveOnly' });
   const metadata: JsonObject = isPlainObject(manifest.metadata) ? manifest.metadata : {};
   if (typeof metadata.name !== 'string' || metadata.name === '') metadata.name = nameFor(claim);
   manifest.metadata = metadata;
@@ -98,8 +67,28 @@ function requireKeys(details: ConnectionDetails, keys: readonly string[], claimK
   }
 }
 
-/** formatBucket keeps the Bucket keys; region defaults to us-east-1 (the S3 convention) when no detail gives one. */
-export function formatBucket(details: ConnectionDetails): ConnectionDetails {
+/**
+ * endpointOf is the `endpoint` detail, or one built from `bucketHost` and `bucketPort` (object
+ * bucket provisioners publish host and port apart): https on port 443, http otherwise.
+ */
+function endpointOf(details: ConnectionDetails): string | undefined {
+  if (details.endpoint) return details.endpoint;
+  const host = details.bucketHost;
+  if (!host) return undefined;
+  const port = details.bucketPort || '443';
+  if (!/^[0-9]+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new Error(`the KubernetesObject's connection detail bucketPort is "${port}": want an integer from 1 to 65535`);
+  }
+  return `${port === '443' ? 'https' : 'http'}://${uriHost(host)}:${port}`;
+}
+
+/**
+ * formatBucket keeps the Bucket keys; `endpoint` may be given as `bucketHost` and `bucketPort`,
+ * and region defaults to us-east-1 (the S3 convention) when no detail gives one.
+ */
+export function formatBucket(raw: ConnectionDetails): ConnectionDetails {
+  const endpoint = endpointOf(raw);
+  const details = endpoint ? { ...raw, endpoint } : raw;
   requireKeys(details, ['endpoint', 'bucket', 'accessKeyId', 'secretAccessKey'], 'Bucket');
   const out: ConnectionDetails = {};
   for (const k of BUCKET_CONNECTION_KEYS) out[k] = details[k] ?? '';
@@ -126,14 +115,14 @@ export const kubernetesObjectClaims: readonly ClaimImplementation<KubernetesObje
   {
     claimKind: bucketClaimKind,
     connectionSecretKeys: BUCKET_CONNECTION_KEYS,
-    match: matchAny,
+    match: matchKubernetesObject,
     configure: configureKubernetesObject,
     formatConnection: formatBucket,
   },
   {
     claimKind: postgresqlClaimKind,
     connectionSecretKeys: SQL_CONNECTION_KEYS,
-    match: matchAny,
+    match: matchKubernetesObject,
     configure: configureKubernetesObject,
     formatConnection: formatPostgreSQL,
   },

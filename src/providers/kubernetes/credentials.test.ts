@@ -73,6 +73,21 @@ describe('targetClusterFrom', () => {
       data: { kubeconfig: kubeconfig('exec: {command: aws}') },
       want: /runs a credential plugin/,
     },
+    {
+      reason: 'an endpoint with user info is refused (the URL is shown in statuses)',
+      data: { endpoint: 'https://admin:hunter22@10.0.0.1:6443', token: 't' },
+      want: /^CredentialsError: key endpoint has user info \(user:password@host\): give username and password \(or a token\) as their own keys, never in the URL$/,
+    },
+    {
+      reason: 'a kubeconfig server with a token in its user info or query is refused',
+      data: { kubeconfig: kubeconfig('token: t', 'server: https://t0ken@10.0.0.1:6443') },
+      want: /cluster "c"'s server has user info/,
+    },
+    {
+      reason: 'an endpoint with a query is refused',
+      data: { endpoint: 'https://10.0.0.1:6443/?token=abcdef', token: 't' },
+      want: /^CredentialsError: key endpoint has a query or fragment: want https:\/\/host:port/,
+    },
     { reason: 'a kubeconfig that is not YAML', data: { kubeconfig: 'a: [' }, want: /key kubeconfig is not YAML/ },
     {
       reason: 'a kubeconfig whose context names an unknown cluster',
@@ -82,14 +97,24 @@ describe('targetClusterFrom', () => {
   ];
   for (const c of cases) {
     test(c.reason, () => {
-      if (c.want instanceof RegExp) assert.throws(() => targetClusterFrom(c.data), c.want);
+      if (c.want instanceof RegExp)
+        assert.throws(
+          () => targetClusterFrom(c.data),
+          (err: Error) => c.want instanceof RegExp && c.want.test(`${err.name}: ${err.message}`),
+        );
       else assert.deepEqual(targetClusterFrom(c.data), c.want);
     });
   }
 
   test('messages never quote a value of the Secret', () => {
     const secret = 'sup3r-s3cret-value';
-    const inputs: Record<string, string>[] = [{ endpoint: `http://${secret}` }, { endpoint: 'https://a', clusterCA: secret }, { kubeconfig: `${secret}: [` }];
+    const inputs: Record<string, string>[] = [
+      { endpoint: `http://${secret}` },
+      { endpoint: 'https://a', clusterCA: secret },
+      { kubeconfig: `${secret}: [` },
+      { endpoint: `https://user:${secret}@a` },
+      { endpoint: `https://a/?token=${secret}` },
+    ];
     for (const data of inputs) {
       assert.throws(
         () => targetClusterFrom(data),

@@ -55,6 +55,11 @@ function serverUrl(endpoint: string, what: string): string {
     throw new CredentialsError(`${what} is not a URL: want https://host:port`);
   }
   if (url.protocol !== 'https:') throw new CredentialsError(`${what} uses ${url.protocol.slice(0, -1)}: want https (credentials are never sent in clear)`);
+  // The server URL is shown in statuses and messages, so it must hold no credential.
+  if (url.username !== '' || url.password !== '') {
+    throw new CredentialsError(`${what} has user info (user:password@host): give username and password (or a token) as their own keys, never in the URL`);
+  }
+  if (url.search !== '' || url.hash !== '') throw new CredentialsError(`${what} has a query or fragment: want https://host:port (and a path, for a proxy)`);
   return url.toString().replace(/\/$/, '');
 }
 

@@ -42,13 +42,31 @@ const connectionDetail = s
     toKey: s.string({ minLength: 1, maxLength: 253 }).describe('The key of the connection Secret the value is written to.'),
     fromField: s.string({ minLength: 1 }).describe('A JSONPath into the object in the target, e.g. .status.endpoint.').optional(),
     fromSecretKey: s.string({ minLength: 1, maxLength: 253 }).describe('A key of a Secret in the target (the one the operator writes).').optional(),
-    secretName: s.string({ minLength: 1, maxLength: 253 }).describe("fromSecretKey: the Secret's name; default the object's own name.").optional(),
+    secretName: s
+      .string({ minLength: 1, maxLength: 253 })
+      .describe("fromSecretKey: the Secret's name ($(object.name) stands for the object's name, e.g. $(object.name)-app); default the object's own name.")
+      .optional(),
     secretNamespace: s
       .string({ minLength: 1, maxLength: 63 })
       .describe("fromSecretKey: the Secret's namespace; default the object's (required for a cluster-scoped object).")
       .optional(),
+    fromConfigMapKey: s
+      .string({ minLength: 1, maxLength: 253 })
+      .describe('A key of a ConfigMap in the target (operators such as object bucket provisioners put the endpoint there).')
+      .optional(),
+    configMapName: s
+      .string({ minLength: 1, maxLength: 253 })
+      .describe("fromConfigMapKey: the ConfigMap's name ($(object.name) stands for the object's name); default the object's own name.")
+      .optional(),
+    configMapNamespace: s
+      .string({ minLength: 1, maxLength: 63 })
+      .describe("fromConfigMapKey: the ConfigMap's namespace; default the object's (required for a cluster-scoped object).")
+      .optional(),
   })
-  .rules({ rule: 'has(self.fromField) != has(self.fromSecretKey)', message: 'a connection detail takes exactly one of fromField and fromSecretKey' });
+  .rules({
+    rule: '(has(self.fromField) ? 1 : 0) + (has(self.fromSecretKey) ? 1 : 0) + (has(self.fromConfigMapKey) ? 1 : 0) == 1',
+    message: 'a connection detail takes exactly one of fromField, fromSecretKey and fromConfigMapKey',
+  });
 
 export const kubernetesObjectKind = defineProviderKind({
   group: KUBERNETES_GROUP,
@@ -81,7 +99,7 @@ export const kubernetesObjectKind = defineProviderKind({
         readiness: readiness.optional(),
         connectionDetails: s
           .array(connectionDetail, { listType: 'atomic', maxItems: 64 })
-          .describe('Where each connection detail comes from: a field of the object, or a key of a Secret in the target.')
+          .describe('Where each connection detail comes from: a field of the object, or a key of a Secret or ConfigMap in the target.')
           .optional(),
       })
       .describe('What to keep in the target cluster, when it is ready and what it publishes.'),

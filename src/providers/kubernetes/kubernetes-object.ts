@@ -11,8 +11,10 @@ import type { CallOptions, ExternalClient, ExternalCreation, ExternalObservation
 import { connectionDetailsOf } from './connection-details.js';
 import type { KubernetesObject } from './kinds.js';
 import { describeDifferences, manifestDifferences } from './manifest-subset.js';
+import { OWNED_ELSEWHERE_REASON, ownedElsewhereMessage, OWNER_UID_ANNOTATION, ownershipOf } from './ownership.js';
+import { isDnsLabel } from './placeholders.js';
 import { readinessOf } from './readiness.js';
-import { describeKey, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
+import { describeKey, TargetError, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
 
 /** Metadata the server owns: never applied, never compared. */
 const SERVER_METADATA = [
@@ -25,6 +27,39 @@ const SERVER_METADATA = [
   'managedFields',
   'selfLink',
 ];
+
+/** An apiVersion: `<version>` or `<group>/<version>`, the group a DNS subdomain, the version a DNS label (`v1`, `apps/v1`, `example.com/v1alpha1`). */
+const API_VERSION = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/** isPathSegment tells whether a name can stand as one segment of an API path (any kind's name rules aside). */
+function isPathSegment(name: string): boolean {
+  return name.length <= 253 && name !== '.' && name !== '..' && !/[/%\s\\]/.test(name) && [...name].every((ch) => ch.charCodeAt(0) >= 0x20);
+}
+
+/** The reason (Ready=False) of a KubernetesObject whose target cannot be reached. */
+export const UNREACHABLE_REASON = 'TargetUnreachable';
+
+/**
+ * unreachableMessage names the cluster by its Provider (the endpoint may be a credential's
+ * value, and this message is not redacted) and the network error's code.
+ */
+function unreachableMessage(resource: KubernetesObject, err: TargetError): string {
+  const provider = resource.spec.providerRef?.name;
+  const cluster = provider ? `the target cluster of Provider ${resource.metadata.namespace ?? ''}/${provider}` : 'the target cluster';
+  const cause = err.cause as { code?: unknown } | undefined;
+  const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
+  return `${cluster} cannot be reached${code}: nothing is created, changed or deleted there until it answers; looking again every few seconds`;
+}
+
+/** An OwnedElsewhereError refuses to write an object in the target that another KubernetesObject keeps (or nobody made). */
+export class OwnedElsewhereError extends Error {
+  readonly reason = OWNED_ELSEWHERE_REASON;
+  constructor(message: string) {
+    super(message);
+    this.name = 'OwnedElsewhereError';
+  }
+}
 
 /** A ManifestError says what a KubernetesObject's manifest lacks. */
 export class ManifestError extends Error {
@@ -55,12 +90,28 @@ export function desiredOf(resource: KubernetesObject): Desired {
   if (typeof kind !== 'string' || kind === '') throw new ManifestError('spec.forProvider.manifest.kind is missing: want e.g. ConfigMap');
   if (!metadata || typeof name !== 'string' || name === '')
     throw new ManifestError('spec.forProvider.manifest.metadata.name is missing: want the name of the object in the target');
+  if (!API_VERSION.test(apiVersion))
+    throw new ManifestError(`spec.forProvider.manifest.apiVersion ${JSON.stringify(apiVersion)} is not group/version or version: want e.g. v1 or apps/v1`);
+  if (!KIND.test(kind)) throw new ManifestError(`spec.forProvider.manifest.kind ${JSON.stringify(kind)} is not a kind name: want e.g. ConfigMap`);
+  if (!isPathSegment(name))
+    throw new ManifestError(
+      `spec.forProvider.manifest.metadata.name ${JSON.stringify(name)} cannot name an object: want e.g. a DNS-1123 name, never "." or ".." or one with "/" or "%"`,
+    );
   const namespace = metadata.namespace;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
     throw new ManifestError('spec.forProvider.manifest.metadata.namespace is not a non-empty string: want a namespace, or leave it out');
   }
+  if (typeof namespace === 'string' && !isDnsLabel(namespace)) {
+    throw new ManifestError(`spec.forProvider.manifest.metadata.namespace ${JSON.stringify(namespace)} is not a namespace name: want a DNS-1123 label`);
+  }
   for (const field of SERVER_METADATA) delete metadata[field];
   delete manifest.status;
+  // Conductor marks what it creates with the KubernetesObject's uid (ObserveOnly writes nothing, so marks nothing).
+  const uid = resource.metadata.uid;
+  if (uid && resource.spec.managementPolicy !== 'ObserveOnly') {
+    const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
+    metadata.annotations = { ...annotations, [OWNER_UID_ANNOTATION]: uid };
+  }
   return { key: { apiVersion, kind, name, ...(typeof namespace === 'string' ? { namespace } : {}) }, manifest };
 }
 
@@ -98,7 +149,23 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     return { key: { ...desired.key, namespace }, manifest: desired.manifest };
   }
 
+  /**
+   * observe reports the object in the target. A target that cannot be reached (connection
+   * refused, reset, host unknown) is reported as Ready=False `TargetUnreachable`, naming the
+   * Provider, with "exists and matches" so that nothing is created (no duplicate when it comes
+   * back) or updated meanwhile; a deletion still calls `delete`, which fails until the target
+   * answers, so nothing is forgotten either. The next observation after it answers converges.
+   */
   async observe(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalObservation> {
+    try {
+      return await this.observeReachable(resource, options);
+    } catch (err) {
+      if (!(err instanceof TargetError) || err.reason !== 'Unreachable' || options.signal?.aborted) throw err;
+      return { exists: true, upToDate: true, notReady: { reason: UNREACHABLE_REASON, message: unreachableMessage(resource, err) } };
+    }
+  }
+
+  private async observeReachable(resource: KubernetesObject, options: CallOptions): Promise<ExternalObservation> {
     let desired: Desired;
     try {
       desired = await this.resolve(resource, options.signal);
@@ -110,6 +177,14 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     const { key, manifest } = desired;
     const live = await this.target.get(key, options.signal);
     if (!live) return { exists: false, upToDate: false };
+    const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
+    if (!ownership.owned) {
+      // Another's object (or nobody's): being deleted, there is nothing of ours to delete; otherwise
+      // say so and do nothing — it "exists and matches", so neither create nor update runs. Nothing
+      // of it (uid, values, details) is reported.
+      if (resource.metadata.deletionTimestamp) return { exists: false, upToDate: false };
+      return { exists: true, upToDate: true, notReady: { reason: OWNED_ELSEWHERE_REASON, message: ownedElsewhereMessage(describeKey(key), ownership.why) } };
+    }
     const atProvider = atProviderOf(key, live);
     // Deleting (here or in the target): only existence matters.
     const liveMeta = isPlainObject(live.metadata) ? live.metadata : {};
@@ -132,24 +207,47 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
       live,
       key,
       readSecret: (namespace, name) => this.target.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }, options.signal),
+      readConfigMap: (namespace, name) => this.target.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name }, options.signal),
     });
     return { exists: true, upToDate: true, atProvider, ...(Object.keys(connectionDetails).length > 0 ? { connectionDetails } : {}) };
   }
 
-  async create(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalCreation> {
+  /**
+   * applyOwned applies the manifest unless the object exists and is another's: looked at
+   * again right before the write, since observe's verdict may be stale (another claim's create
+   * in between). Its uid is the precondition of nothing here (apply has none for "absent");
+   * two creates racing within one request's time both apply, and the loser's next observe
+   * finds the winner's mark and stops.
+   */
+  private async applyOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
     const { key, manifest } = await this.resolve(resource, options.signal);
+    const live = await this.target.get(key, options.signal);
+    if (live) {
+      const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
+      if (!ownership.owned) throw new OwnedElsewhereError(ownedElsewhereMessage(describeKey(key), ownership.why));
+    }
     await this.target.apply(key, manifest, options.signal);
+    return key;
+  }
+
+  async create(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalCreation> {
+    const key = await this.applyOwned(resource, options);
     return { externalName: externalNameOf(key) };
   }
 
   async update(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalUpdate> {
-    const { key, manifest } = await this.resolve(resource, options.signal);
-    await this.target.apply(key, manifest, options.signal);
+    await this.applyOwned(resource, options);
     return {};
   }
 
+  /** delete deletes the object only when it is this KubernetesObject's (its uid as the delete's precondition); another's is left alone. */
   async delete(resource: KubernetesObject, options: CallOptions = {}): Promise<void> {
     const { key } = await this.resolve(resource, options.signal);
-    await this.target.delete(key, options.signal);
+    const live = await this.target.get(key, options.signal);
+    if (!live) return;
+    const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
+    if (!ownership.owned) return;
+    const meta = isPlainObject(live.metadata) ? live.metadata : {};
+    await this.target.delete(key, options.signal, typeof meta.uid === 'string' ? meta.uid : undefined);
   }
 }

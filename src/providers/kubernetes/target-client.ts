@@ -265,11 +265,15 @@ export class TargetClient {
     return isPlainObject(res.body) ? (res.body as JsonObject) : {};
   }
 
-  /** delete deletes an object with propagation policy Background; deleting what is gone succeeds. */
-  async delete(key: ObjectKey, signal?: AbortSignal): Promise<void> {
+  /**
+   * delete deletes an object with propagation policy Background; deleting what is gone
+   * succeeds. With `uid`, only the object of that uid is deleted (a precondition): one made
+   * anew under the same name meanwhile is left (409, which counts as done).
+   */
+  async delete(key: ObjectKey, signal?: AbortSignal, uid?: string): Promise<void> {
     const { path } = await this.pathOf(key, signal);
-    const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' };
-    this.ok(await this.request('DELETE', path, { body, signal }), `delete ${describeKey(key)}`, [404]);
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', ...(uid ? { preconditions: { uid } } : {}) };
+    this.ok(await this.request('DELETE', path, { body, signal }), `delete ${describeKey(key)}`, [404, ...(uid ? [409] : [])]);
   }
 }
 
