@@ -3,7 +3,8 @@
  * real server the way they use it: server-side apply by several field managers, where
  * `dryRun=All` answers exactly what the real apply then returns; managedFields in kube's shape
  * and order; metadata.generation; the last-applied-configuration round trip of client-side
- * apply; resourceVersion as an opaque string; 409s with kube's reason, message and causes.
+ * apply; resourceVersion as an opaque string; 409s with kube's reason, message and causes;
+ * a terminating namespace's conditions.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -177,5 +178,37 @@ describe('GitOps semantics', { concurrency: 1 }, () => {
     const cli = await kubectl(s.server, ['apply', '--server-side', '--field-manager=helm', '-f', '-'], { input: JSON.stringify(gadget('ga', { size: 6 })) });
     assert.notEqual(cli.code, 0);
     assert.match(cli.stderr, /^error: Apply failed with 1 conflict: conflict with "argocd": \.spec\.size$/m);
+  });
+
+  test("a namespace held by a finalizer reports what remains and which finalizers hold it, in kube's conditions", async () => {
+    assert.equal((await s.api.request('POST', '/api/v1/namespaces', { metadata: { name: 'held' } })).status, 201);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stuck', namespace: 'held', finalizers: ['example.com/hold'] } };
+    assert.equal((await s.api.request('POST', '/api/v1/namespaces/held/configmaps', cm)).status, 201);
+    await kubectlOk(s.server, ['delete', 'namespace', 'held', '--wait=false']);
+    const conditions = await eventually(async () => {
+      const ns = (await s.api.request('GET', '/api/v1/namespaces/held')).json();
+      const c = ns.status?.conditions as { type: string; status: string; reason: string; message: string }[] | undefined;
+      return c?.find((x) => x.type === 'NamespaceFinalizersRemaining' && x.status === 'True') ? c : undefined;
+    }, 'the namespace deletion conditions');
+    assert.deepEqual(
+      conditions.map((c) => [c.type, c.status, c.reason]),
+      [
+        ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered'],
+        ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions'],
+        ['NamespaceDeletionContentFailure', 'False', 'ContentDeleted'],
+        ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain'],
+        ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain'],
+      ],
+    );
+    const described = await kubectlOk(s.server, ['describe', 'namespace', 'held']);
+    assert.match(described, /NamespaceContentRemaining\s+True\s+.*SomeResourcesRemain\s+Some resources are remaining: configmaps\. has 1 resource instances/);
+    assert.match(described, /SomeFinalizersRemain\s+Some content in the namespace has finalizers remaining: example\.com\/hold in 1 resource instances/);
+    await s.api.request(
+      'PATCH',
+      '/api/v1/namespaces/held/configmaps/stuck',
+      { metadata: { finalizers: null } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
+    await eventually(async () => (await s.api.request('GET', '/api/v1/namespaces/held')).status === 404, 'the namespace to go once the finalizer is removed');
   });
 });

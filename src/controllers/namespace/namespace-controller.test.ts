@@ -98,7 +98,7 @@ describe('NamespaceController', () => {
     assert.ok(await exists(namespaces, 'kept'));
     assert.ok(await exists(widgets, 'w'));
     const finalize = fake.actions.filter((a) => a.verb === 'updateSubresource');
-    assert.equal(finalize.length, 1, 'finalized once');
+    assert.equal(finalize.length, 1, `finalized once: ${JSON.stringify(fake.actions.filter((a) => a.resource === 'namespaces'))}`);
   });
 
   test('an object held by a finalizer holds the namespace: its kubernetes finalizer is removed only after that object is gone', async () => {
@@ -115,6 +115,27 @@ describe('NamespaceController', () => {
     assert.ok(ns?.metadata.deletionTimestamp, 'the namespace is still there, being deleted');
     assert.deepEqual((ns.spec as { finalizers: string[] }).finalizers, [NAMESPACE_FINALIZER], 'not finalized while an object remains');
     assert.equal(fake.actions.filter((a) => a.verb === 'updateSubresource').length, 0);
+    // It says so in the namespace's conditions, in Kubernetes' words.
+    const conditions = await until(async () => {
+      const c = ((await exists(namespaces, 'held'))?.status as { conditions?: { type: string; status: string; reason: string; message: string }[] })
+        ?.conditions;
+      return c && c.length === 5 ? c : undefined;
+    }, 'the namespace deletion conditions');
+    assert.deepEqual(
+      conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+      [
+        ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered', 'All resources successfully discovered'],
+        ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'],
+        ['NamespaceDeletionContentFailure', 'False', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'],
+        ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain', 'Some resources are remaining: configmaps. has 1 resource instances'],
+        [
+          'NamespaceFinalizersRemaining',
+          'True',
+          'SomeFinalizersRemain',
+          'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+        ],
+      ],
+    );
     await fake.patch(cms, 'stuck', 'merge', { metadata: { finalizers: null } }, { namespace: 'held' });
     await until(() => deleted.order.includes('Namespace/held'));
     deleted.stop();
