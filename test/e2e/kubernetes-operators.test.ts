@@ -18,11 +18,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
+import { nameFor } from '../../src/providers/kubernetes/claims.js';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
 import { secretYaml, startTargetCluster, type TargetCluster } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
+/** The default names of the claims' objects in the target: <namespace>-<name>-<hash>. */
+const ORDERS = nameFor({ apiVersion: 'v1', kind: 'PostgreSQLInstance', metadata: { namespace: 'shop', name: 'orders' } });
+const MEDIA = nameFor({ apiVersion: 'v1', kind: 'Bucket', metadata: { namespace: 'shop', name: 'media' } });
 const operatorScript = join(import.meta.dirname, '..', 'kubernetes-operator', 'operator.js');
 const example = (file: string) => readFileSync(join(repoRoot, 'examples', 'kubernetes', file), 'utf8');
 
@@ -87,7 +91,7 @@ describe('claims satisfied by operators in a target cluster', () => {
 
     // PostgreSQL: the Cluster in the target, made real by the operator.
     const pgSecret = await claimSecret('shop', 'orders');
-    const cluster = JSON.parse((await targetGet(['clusters.postgresql.cnpg.io', 'shop-orders', '-n', 'default'])).stdout);
+    const cluster = JSON.parse((await targetGet(['clusters.postgresql.cnpg.io', ORDERS, '-n', 'default'])).stdout);
     assert.deepEqual(cluster.spec.bootstrap.initdb, { database: 'orders', owner: 'app' });
     assert.equal(cluster.status.phase, 'Cluster in healthy state');
     assert.equal(pgSecret.username, 'app');
@@ -114,7 +118,7 @@ describe('claims satisfied by operators in a target cluster', () => {
     assert.equal(bucketSecret.bucket, 'shop-media');
     assert.equal(bucketSecret.region, 'us-east-1');
     assert.match(bucketSecret.endpoint, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const obc = JSON.parse((await targetGet(['objectbucketclaims.objectbucket.io', 'shop-media', '-n', 'default'])).stdout);
+    const obc = JSON.parse((await targetGet(['objectbucketclaims.objectbucket.io', MEDIA, '-n', 'default'])).stdout);
     assert.equal(obc.status.phase, 'Bound');
     const s3 = new S3Client({
       endpoint: bucketSecret.endpoint,
@@ -132,12 +136,9 @@ describe('claims satisfied by operators in a target cluster', () => {
       // Deleting the claims deletes the custom resources in the target; the operator drops what it made.
       await kubectlOk(s, ['delete', 'postgresqlinstance', 'orders', '-n', 'shop', '--timeout=90s'], { timeoutMs: 120_000 });
       await kubectlOk(s, ['delete', 'bucket', 'media', '-n', 'shop', '--timeout=90s'], { timeoutMs: 120_000 });
+      await eventually(async () => (await targetGet(['clusters.postgresql.cnpg.io', ORDERS, '-n', 'default'])).code !== 0, 'the Cluster deleted in the target');
       await eventually(
-        async () => (await targetGet(['clusters.postgresql.cnpg.io', 'shop-orders', '-n', 'default'])).code !== 0,
-        'the Cluster deleted in the target',
-      );
-      await eventually(
-        async () => (await targetGet(['objectbucketclaims.objectbucket.io', 'shop-media', '-n', 'default'])).code !== 0,
+        async () => (await targetGet(['objectbucketclaims.objectbucket.io', MEDIA, '-n', 'default'])).code !== 0,
         'the ObjectBucketClaim deleted in the target',
       );
       const pgGone = new pg.Client({ connectionString: pgSecret.uri, connectionTimeoutMillis: 5_000 });

@@ -15,11 +15,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { nameFor } from '../../src/providers/kubernetes/claims.js';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
 import { readTargetCredentials, secretYaml, startTargetCluster, type TargetCluster } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
+/** The default names of the claims' objects in the target: <namespace>-<name>-<hash>. */
+const ORDERS = nameFor({ apiVersion: 'v1', kind: 'PostgreSQLInstance', metadata: { namespace: 'shop', name: 'orders' } });
+const MEDIA = nameFor({ apiVersion: 'v1', kind: 'Bucket', metadata: { namespace: 'shop', name: 'media' } });
 const ns = ['-n', NS];
 
 describe('the kubernetes provider', () => {
@@ -154,7 +158,7 @@ spec:
   test("a PostgreSQLInstance claim through a class whose template is a KubernetesObject: the claim kind's keys, and deletion", async () => {
     const s = suite.server;
     // What an operator would write beside its custom resource: a Secret named like it.
-    await kubectlOk(target.server, ['apply', '-f', '-'], { input: secretYaml('default', 'shop-orders', { password: 'p@ss from the operator' }) });
+    await kubectlOk(target.server, ['apply', '-f', '-'], { input: secretYaml('default', ORDERS, { password: 'p@ss from the operator' }) });
     await kubectlOk(s, ['create', 'namespace', 'shop']);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: `apiVersion: core.conductor.io/v1alpha1
@@ -193,7 +197,7 @@ spec: {resourceClass: operator-pg, databaseName: orders, masterUsername: app}
       const c = JSON.parse(await kubectlOk(s, ['get', 'postgresqlinstance', 'orders', '-n', 'shop', '-o', 'json']));
       return c.status?.phase === 'Bound' ? c : undefined;
     }, 'the claim Bound');
-    const cm = JSON.parse((await targetGet(['configmap', 'shop-orders', '-n', 'default'])).stdout);
+    const cm = JSON.parse((await targetGet(['configmap', ORDERS, '-n', 'default'])).stdout);
     assert.deepEqual(cm.data, { host: 'pg-orders.db.svc', database: 'orders', username: 'app' }, 'placeholders filled; the unset version left out');
     const secret = await eventually(async () => {
       const out = await kubectl(s, ['get', 'secret', 'orders', '-n', 'shop', '-o', 'json']);
@@ -210,7 +214,7 @@ spec: {resourceClass: operator-pg, databaseName: orders, masterUsername: app}
     });
 
     await kubectlOk(s, ['delete', 'postgresqlinstance', 'orders', '-n', 'shop', '--timeout=60s'], { timeoutMs: 90_000 });
-    await eventually(async () => (await targetGet(['configmap', 'shop-orders', '-n', 'default'])).code !== 0, 'the ConfigMap deleted in the target');
+    await eventually(async () => (await targetGet(['configmap', ORDERS, '-n', 'default'])).code !== 0, 'the ConfigMap deleted in the target');
   });
 
   test('ObserveOnly imports an existing object: details published, drift not corrected, deletion leaves it', async () => {
@@ -334,7 +338,7 @@ spec: {resourceClass: operator-bucket}
 `,
     });
     // The object is made in the target, but is not ready until the "operator" says so.
-    await eventually(async () => (await targetGet(['configmap', 'shop-media', '-n', 'default'])).code === 0, 'the ConfigMap made in the target');
+    await eventually(async () => (await targetGet(['configmap', MEDIA, '-n', 'default'])).code === 0, 'the ConfigMap made in the target');
     const resourceName = await eventually(async () => {
       const out = await kubectlOk(s, ['get', 'kubernetesobjects', ...ns, '-l', 'conductor.io/claim-name=media', '-o', 'jsonpath={.items[0].metadata.name}']);
       return out || undefined;
@@ -349,16 +353,17 @@ spec: {resourceClass: operator-bucket}
         'jsonpath={.status.conditions[?(@.type=="Ready")].reason}: {.status.conditions[?(@.type=="Ready")].message}',
       ]);
     await eventually(
-      async () => /^TargetNotReady: ConfigMap default\/shop-media in the target is not ready: \.data\.phase is unset, want "Bound"/.test(await synced()),
+      async () =>
+        new RegExp(`^TargetNotReady: ConfigMap default/${MEDIA} in the target is not ready: \\.data\\.phase is unset, want "Bound"`).test(await synced()),
       'not ready, saying why',
     );
     assert.notEqual((await kubectl(s, ['get', 'secret', 'media', '-n', 'shop'])).code, 0, 'no connection Secret before the object is ready');
 
     // The operator: its Secret, and the phase on the object (a field the manifest does not set).
     await kubectlOk(target.server, ['apply', '-f', '-'], {
-      input: secretYaml('default', 'shop-media', { accessKeyId: 'AKIA-TARGET', secretAccessKey: 'from-the-operator' }),
+      input: secretYaml('default', MEDIA, { accessKeyId: 'AKIA-TARGET', secretAccessKey: 'from-the-operator' }),
     });
-    await kubectlOk(target.server, ['patch', 'configmap', 'shop-media', '-n', 'default', '--type=merge', '-p', '{"data":{"phase":"Bound"}}']);
+    await kubectlOk(target.server, ['patch', 'configmap', MEDIA, '-n', 'default', '--type=merge', '-p', '{"data":{"phase":"Bound"}}']);
     const secret = await eventually(async () => {
       const out = await kubectl(s, ['get', 'secret', 'media', '-n', 'shop', '-o', 'json']);
       return out.code === 0 ? JSON.parse(out.stdout) : undefined;
@@ -371,10 +376,10 @@ spec: {resourceClass: operator-bucket}
       accessKeyId: 'AKIA-TARGET',
       secretAccessKey: 'from-the-operator',
     });
-    const cm = JSON.parse((await targetGet(['configmap', 'shop-media', '-n', 'default'])).stdout);
+    const cm = JSON.parse((await targetGet(['configmap', MEDIA, '-n', 'default'])).stdout);
     assert.equal(cm.data.phase, 'Bound', "the operator's field stays");
 
     await kubectlOk(s, ['delete', 'bucket', 'media', '-n', 'shop', '--timeout=60s'], { timeoutMs: 90_000 });
-    await eventually(async () => (await targetGet(['configmap', 'shop-media', '-n', 'default'])).code !== 0, 'the ConfigMap deleted in the target');
+    await eventually(async () => (await targetGet(['configmap', MEDIA, '-n', 'default'])).code !== 0, 'the ConfigMap deleted in the target');
   });
 });

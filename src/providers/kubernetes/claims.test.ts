@@ -19,7 +19,7 @@ describe('configureKubernetesObject', () => {
       reason: 'a manifest without a name is named after the claim',
       claim: claim({}),
       template: template({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'db' } }),
-      want: { forProvider: { manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'db', name: 'shop-orders' } } } },
+      want: { forProvider: { manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'db', name: 'shop-orders-72e2865c2c72' } } } },
     },
     {
       reason: "placeholders take the claim's fields, with their type when a string is only a placeholder",
@@ -75,6 +75,13 @@ describe('configureKubernetesObject', () => {
       assert.deepEqual(c.template, before, 'the template is not modified');
     });
   }
+
+  test("claims whose namespace and name join alike get different names (one tenant cannot take another's)", () => {
+    const a = nameFor({ apiVersion: 'v1', kind: 'Bucket', metadata: { namespace: 'a', name: 'b-c' } });
+    const b = nameFor({ apiVersion: 'v1', kind: 'Bucket', metadata: { namespace: 'a-b', name: 'c' } });
+    assert.match(a, /^a-b-c-[0-9a-f]{12}$/);
+    assert.notEqual(a, b);
+  });
 
   test('a long claim name gives a name of at most 63 characters, distinct per claim', () => {
     const a = nameFor(claim({}, 'a'.repeat(70)));

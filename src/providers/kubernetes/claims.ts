@@ -7,8 +7,7 @@
  *   supportedResources); a class fits when the claim's values fill its placeholders into
  *   fields they may land in (placeholders.ts), else the claim is told which field;
  * - configurator: the template's spec with the claim written into the manifest: a manifest
- *   without metadata.name is named after the claim (`<namespace>-<name>`, shortened with a
- *   hash when longer than 63), and every string `$(claim.namespace)`, `$(claim.name)`,
+ *   without metadata.name is named after the claim (`<namespace>-<name>-<hash>`, see nameFor), and every string `$(claim.namespace)`, `$(claim.name)`,
  *   `$(claim.spec.<path>)` is replaced by that field of the claim (placeholders.ts);
  * - connection formatters: the details mapped to exactly the claim kind's keys.
  */
@@ -37,12 +36,21 @@ export function matchKubernetesObject(claim: KObject, candidate: MatchCandidate<
   }
 }
 
-/** nameFor is a claim's default object name in the target: `<namespace>-<name>`, at most 63 characters. */
+/**
+ * nameFor is a claim's default object name in the target: `<namespace>-<name>-<hash>`, at most
+ * 63 characters. The 12-hex hash covers the exact, length-prefixed namespace and name, so
+ * claim `b-c` in namespace `a` and claim `c` in `a-b` never get one name (one tenant could
+ * otherwise take the name another's claim will need).
+ */
 export function nameFor(claim: KObject): string {
-  const full = `${claim.metadata.namespace ?? ''}-${claim.metadata.name ?? ''}`.toLowerCase();
-  if (full.length <= 63) return full;
-  const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
-  return `${full.slice(0, 54).replace(/-+$/, '')}-${hash}`;
+  const namespace = claim.metadata.namespace ?? '';
+  const name = claim.metadata.name ?? '';
+  const hash = createHash('sha256').update(`${namespace.length}:${namespace}/${name.length}:${name}`).digest('hex').slice(0, 12);
+  const readable = `${namespace}-${name}`
+    .toLowerCase()
+    .slice(0, 63 - 13)
+    .replace(/-+$/, '');
+  return `${readable}-${hash}`;
 }
 
 /** configureKubernetesObject builds a KubernetesObject's spec from a class template and a claim; it modifies neither. */

@@ -18,7 +18,10 @@ export function kubernetesSampleObjects(): KObject[] {
         forProvider: {
           manifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { color: 'red' } },
           readiness: { type: 'Conditions' },
-          connectionDetails: [{ fromField: '.data.color', toKey: 'color' }],
+          connectionDetails: [
+            { fromField: '.data.color', toKey: 'color' },
+            { fromConfigMapKey: 'url', configMapName: '$(object.name)-urls', toKey: 'url' },
+          ],
         },
       },
     }),
