@@ -98,7 +98,11 @@ export class NamespaceController {
     const { conditions, changed } = withTransitionTimes(deletionConditions(observed), previous, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
     if (!changed) return ns;
     try {
-      return await this.client.updateStatus(builtinRefs.namespaces, { ...ns, status: { ...status, conditions } }, { fieldManager: 'conductor-namespace-controller' });
+      return await this.client.updateStatus(
+        builtinRefs.namespaces,
+        { ...ns, status: { ...status, conditions } },
+        { fieldManager: 'conductor-namespace-controller' },
+      );
     } catch (err) {
       // A conflict or a namespace gone meanwhile: the next pass (or none) says it again.
       if (isApiError(err) && (err.code === 409 || err.code === 404)) return ns;
