@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { secretYaml, startTargetCluster, type TargetCluster } from '../support/target-cluster.js';
+import { secretYaml, startTargetCluster, targetProviderYaml, type TargetCluster } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 const OWNER = 'kubernetes.conductor.io/owner-uid';
@@ -68,8 +68,7 @@ describe('the kubernetes provider with hostile tenants', () => {
     for (const ns of ['team-a', 'team-b', 'team-c', 'team-d']) await kubectlOk(s, ['create', 'namespace', ns]);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: [
-        secretYaml(NS, 'target', { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: target, namespace: ${NS}}\nspec: {type: kubernetes, credentialsSecretRef: {name: target}}\n`,
+        targetProviderYaml(NS, 'target', c),
         `apiVersion: core.conductor.io/v1alpha1
 kind: ResourceClass
 metadata: {name: named-by-claim, namespace: ${NS}}

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, removeDir, serverForSuite, startServer, type ServerProcess } from '../support/server.js';
-import { readTargetCredentials, secretYaml } from '../support/target-cluster.js';
+import { readTargetCredentials, targetProviderYaml } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 const OWNER = 'kubernetes.conductor.io/owner-uid';
@@ -74,8 +74,7 @@ describe('an unreachable target cluster', () => {
     await kubectlOk(s, ['create', 'namespace', 'shop']);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: [
-        secretYaml(NS, 'target', { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: target, namespace: ${NS}}\nspec: {type: kubernetes, credentialsSecretRef: {name: target}}\n`,
+        targetProviderYaml(NS, 'target', c),
         `apiVersion: core.conductor.io/v1alpha1
 kind: ResourceClass
 metadata: {name: in-target, namespace: ${NS}}

@@ -81,3 +81,17 @@ export async function startTargetCluster(opts: StartOptions = {}): Promise<Targe
 export function secretYaml(namespace: string, name: string, data: Record<string, string>): string {
   return stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', stringData: data });
 }
+
+/**
+ * targetProviderYaml writes a kubernetes Provider `name` in `namespace` and its credentials
+ * Secret of the same name (endpoint, CA and token of `c`), as two documents for kubectl apply.
+ */
+export function targetProviderYaml(namespace: string, name: string, c: Pick<TargetCredentials, 'endpoint' | 'clusterCA' | 'token'>): string {
+  const provider = stringify({
+    apiVersion: 'core.conductor.io/v1alpha1',
+    kind: 'Provider',
+    metadata: { name, namespace },
+    spec: { type: 'kubernetes', credentialsSecretRef: { name } },
+  });
+  return [secretYaml(namespace, name, { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }), provider].join('---\n');
+}
