@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deletionConditions, withTransitionTimes, NAMESPACE_DELETION_CONDITION_TYPES } from './deletion-conditions.js';
+import { deletionConditions, withTransitionTimes, MAX_LISTED, NAMESPACE_DELETION_CONDITION_TYPES } from './deletion-conditions.js';
 
 const observed = (remaining: [string, number][] = [], finalizers: [string, number][] = [], errors: string[] = []) => ({
   remaining: new Map(remaining),
@@ -62,6 +62,13 @@ describe('namespace deletion conditions', () => {
       assert.deepEqual([got.status, got.reason, got.message], c.want);
     });
   }
+
+  test('finalizers tenants invent are named up to MAX_LISTED, the rest counted', () => {
+    const many: [string, number][] = Array.from({ length: MAX_LISTED + 5 }, (_, i) => [`x.io/f${String(i).padStart(3, '0')}`, 1]);
+    const msg = deletionConditions(observed([['configmaps.', many.length]], many)).find((c) => c.type === 'NamespaceFinalizersRemaining')!.message;
+    assert.equal(msg.split(' in 1 resource instances').length - 1, MAX_LISTED);
+    assert.match(msg, / \(and 5 more\)$/);
+  });
 
   test('a transition time moves only when the status changes, and an unchanged report needs no write', () => {
     const first = withTransitionTimes(deletionConditions(observed([['configmaps.', 1]])), [], 't1');

@@ -32,11 +32,16 @@ export const NAMESPACE_DELETION_CONDITION_TYPES = [
   'NamespaceFinalizersRemaining',
 ] as const;
 
+/**
+ * How many resources or finalizers a message names before it counts the rest: finalizer names
+ * come from what tenants write, so a namespace's status must not grow with how many they invent.
+ */
+export const MAX_LISTED = 32;
+
 function counted(m: ReadonlyMap<string, number>, verb: string): string {
-  return [...m]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, n]) => `${name} ${verb} ${n} resource instances`)
-    .join(', ');
+  const all = [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, n]) => `${name} ${verb} ${n} resource instances`);
+  const rest = all.length - MAX_LISTED;
+  return rest > 0 ? `${all.slice(0, MAX_LISTED).join(', ')} (and ${rest} more)` : all.join(', ');
 }
 
 /** deletionConditions words an observation (without times; see withTransitionTimes). */
