@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lookUpUser, mayTraverse, parsePasswd, resolveRunAs, resolveServerRunAs, serverRootFor } from './run-as.js';
+import { lookUpUser, makeDirectoryUnderRoot, mayTraverse, parsePasswd, resolveRunAs, resolveServerRunAs, serverRootFor } from './run-as.js';
 
 const passwd = [
   'root:x:0:0:root:/root:/bin/bash',
@@ -83,4 +83,47 @@ describe('mayTraverse', () => {
     { reason: 'owner bits win over others', mode: 0o011, owner: 101, group: 0, want: false },
   ];
   for (const c of cases) test(c.reason, () => assert.equal(mayTraverse(c.mode, c.owner, c.group, user), c.want));
+});
+
+describe('makeDirectoryUnderRoot', () => {
+  test('the instance directory is made while another task keeps removing the empty root, as the supervisor does', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'conductor-root-race-'));
+    try {
+      for (let i = 0; i < 300; i++) {
+        const root = join(base, `root-${i}`);
+        const dir = join(root, 'ns_name');
+        let making = true;
+        // The supervisor removes an empty root at start-up and after each removal; here another
+        // task removes it up to ten times, each as soon as it exists, while the directory is made.
+        const remover = (async () => {
+          for (let removed = 0; making && removed < 10;) {
+            await rmdir(root).then(
+              () => removed++,
+              () => {},
+            );
+          }
+        })();
+        await makeDirectoryUnderRoot(root, dir, 0o700).finally(() => (making = false));
+        await remover;
+        assert.ok((await stat(dir)).isDirectory(), `attempt ${i}: ${dir} exists`);
+      }
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  test('an instance directory that already exists is kept, and a file in the way is an error', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'conductor-root-made-'));
+    try {
+      const dir = join(root, 'ns_name');
+      await makeDirectoryUnderRoot(root, dir, 0o700);
+      await writeFile(join(dir, 'keep'), 'x');
+      await makeDirectoryUnderRoot(root, dir, 0o700);
+      assert.equal(await readFile(join(dir, 'keep'), 'utf8'), 'x');
+      assert.equal((await stat(dir)).mode & 0o777, 0o700);
+      await assert.rejects(makeDirectoryUnderRoot(join(dir, 'keep'), join(dir, 'keep', 'x'), 0o700), /ENOTDIR/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });

@@ -148,8 +148,7 @@ export async function serverRootKeepingLegacy(engine: string, dataDir: string, r
  */
 export async function prepareServerDirectories(root: string, dir: string, runAs: RunAs | undefined, server: string): Promise<void> {
   const mode = runAs ? 0o711 : 0o700;
-  await mkdir(root, { recursive: true, mode });
-  await mkdir(dir, { recursive: true, mode });
+  await makeDirectoryUnderRoot(root, dir, mode);
   if (!runAs) return;
   // Only search permission, and only on directories this provider owns.
   await chmod(root, 0o711);
@@ -161,6 +160,38 @@ export async function prepareServerDirectories(root: string, dir: string, runAs:
         `${blocked} is not searchable by it (chmod o+x ${blocked}), or choose an instances directory it can reach, or run Conductor as another user`,
     );
   }
+}
+
+/** How often `makeDirectoryUnderRoot` starts over when the root vanished under it. */
+const rootVanishedRetries = 20;
+
+/**
+ * makeDirectoryUnderRoot makes `root` and `dir` (a directory in it) exist. The supervisor
+ * removes an empty root (after the last instance directory goes, and at start-up), so the root
+ * may vanish between making it and making `dir` in it: then it starts over. Once `dir` exists
+ * the root is not empty and stays. (A recursive mkdir is not used for the root: it reports
+ * ENOENT when the directory it found existing is removed before it checks it.)
+ */
+export async function makeDirectoryUnderRoot(root: string, dir: string, mode: number): Promise<void> {
+  await mkdir(dirname(root), { recursive: true, mode });
+  for (let attempt = 0; ; attempt++) {
+    await mkdir(root, { mode }).catch(unlessCode('EEXIST'));
+    try {
+      await mkdir(dir, { mode });
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return;
+      if (code !== 'ENOENT' || attempt >= rootVanishedRetries) throw err;
+    }
+  }
+}
+
+/** unlessCode rethrows an error unless it has the given errno code. */
+function unlessCode(code: string): (err: unknown) => void {
+  return (err) => {
+    if ((err as NodeJS.ErrnoException).code !== code) throw err;
+  };
 }
 
 /** giveTo makes `path` the `runAs` user's (nothing without one). */
