@@ -288,6 +288,14 @@ export interface ConcreteKind<R extends KObject = KObject> {
 export interface ProviderModule {
   readonly type: ProviderType;
   readonly kinds: readonly ConcreteKind[];
+  /**
+   * True when a ResourceClass of this module's kinds may omit `providerRef`: the scheduler then
+   * places it on each Provider of this type in the system namespace (one candidate per
+   * Provider, with its region and capabilities; those not Ready are rejected), and the
+   * resource created names the Provider chosen. Modules whose kinds need no Provider (local,
+   * memory) leave it unset: their provider-less classes stay one candidate.
+   */
+  readonly placedAcrossProviders?: boolean;
   /** stop releases what the provider runs on this machine (e.g. local server processes). */
   stop?(): Promise<void>;
   /**

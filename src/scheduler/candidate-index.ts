@@ -17,7 +17,7 @@
  */
 import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor, type AvailabilityGroup } from './availability.js';
 import { ChunkedSortedMap } from './chunked-sorted-map.js';
-import { candidateKey, claimKey, kindKey } from './keys.js';
+import { candidateKey, claimKey, classKey, kindKey } from './keys.js';
 import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
 import { normalizeRegion } from './region-hierarchy.js';
 import { ArrayRun, forEachInKeyOrder, type SortedRun } from './sorted-runs.js';
@@ -154,6 +154,13 @@ export class CandidateIndex {
 
   get(key: string): Candidate | undefined {
     return this.entries.get(key)?.candidate;
+  }
+
+  /** anyTargetOf is one candidate of a class placed on several Providers (they differ only in the Provider's region and capabilities). */
+  anyTargetOf(namespace: string, name: string): Candidate | undefined {
+    const prefix = `${classKey(namespace, name)}@`;
+    for (const [key, c] of this.classes) if (key.startsWith(prefix)) return c;
+    return undefined;
   }
 
   /** Every candidate, in no particular order. */

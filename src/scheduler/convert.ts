@@ -269,6 +269,34 @@ export function resourceCandidateFromObject(obj: KObject, options: ResourceOptio
   };
 }
 
+/** A ProviderTarget is a Provider as a place to put a class that names none (ProviderModule.placedAcrossProviders). */
+export interface ProviderTarget {
+  readonly namespace: string;
+  readonly name: string;
+  /** `spec.type`. */
+  readonly type: string;
+  /** Its Ready condition is True. */
+  readonly ready: boolean;
+  /** `spec.capabilities`, with `spec.region` as the region when the capabilities state none. */
+  readonly capabilities: Capabilities;
+}
+
+/** providerTargetFromObject reads a Provider object. */
+export function providerTargetFromObject(obj: KObject): ProviderTarget {
+  const spec = record(obj['spec']);
+  const caps = capabilitiesOf(obj, 'spec.capabilities', spec['capabilities']);
+  const region = caps.region ?? optString(spec['region']);
+  const conditions = record(obj['status'])['conditions'];
+  const ready = Array.isArray(conditions) && conditions.some((c) => record(c)['type'] === 'Ready' && record(c)['status'] === 'True');
+  return {
+    namespace: obj.metadata?.namespace ?? '',
+    name: obj.metadata?.name ?? '',
+    type: optString(spec['type']) ?? '',
+    ready,
+    capabilities: region === undefined ? caps : { ...caps, region },
+  };
+}
+
 /** ClassOptions add what a ResourceClass object does not carry. */
 export interface ClassOptions {
   /** How many resources the class has created that still exist (pool.maxInstances). */

@@ -70,7 +70,9 @@ export function unschedulableMessage(claim: ClaimInfo, universe: Universe, total
 
 /** describeCandidate names a candidate for people: `RDSInstance conductor-system/rds-1`, `class conductor-system/fast (creates RDSInstance)`. */
 export function describeCandidate(c: Candidate): string {
-  return c.type === 'resource' ? `${c.kind.kind} ${c.namespace}/${c.name}` : `class ${c.namespace}/${c.name} (creates ${c.templateKind.kind})`;
+  if (c.type === 'resource') return `${c.kind.kind} ${c.namespace}/${c.name}`;
+  const on = c.target === undefined ? '' : ` on Provider ${c.target}${c.capabilities.region === undefined ? '' : ` (${c.capabilities.region})`}`;
+  return `class ${c.namespace}/${c.name}${on} (creates ${c.templateKind.kind})`;
 }
 
 /** formatScore prints a score total with at most two decimals. */
@@ -93,11 +95,13 @@ export function chosenMessage(
   reserved: boolean,
   unchecked = 0,
   failures: readonly FailureCount[] = [],
+  otherTargets: readonly string[] = [],
 ): string {
   let msg = `${feasible}/${total} candidates fit${unchecked > 0 ? ` (${unchecked} unchecked)` : ''}; chose ${describeCandidate(winner)}`;
   if (reserved) msg += ' (reserved for this claim)';
   if (scores.length > 0)
     msg += `: ${scores.map((s) => `${s.plugin} ${formatScore(s.score)}×${formatScore(s.weight)}`).join(', ')} = ${formatScore(totalScore)}`;
+  if (otherTargets.length > 0) msg += `; other Providers that fit: ${otherTargets.join(', ')}`;
   const rejected = formatFailures(failures);
   if (rejected !== '') msg += `; rejected: ${rejected}`;
   return msg;

@@ -44,7 +44,9 @@ export {
   classCandidateFromObject,
   implementsFromAnnotation,
   namespaceLabelsOf,
+  providerTargetFromObject,
   resourceCandidateFromObject,
   schedulerConfigFromProfileSpec,
 } from './convert.js';
-export type { ClaimOptions, ClassOptions, ResourceOptions } from './convert.js';
+export type { ClaimOptions, ClassOptions, ProviderTarget, ResourceOptions } from './convert.js';
+export { TARGET_NOT_READY, narrowed, placedClassCandidates } from './placed-classes.js';

@@ -29,14 +29,18 @@ export function resourceKey(kind: GroupKind, namespace: string, name: string): s
   return `${kind.group}/${kind.kind}/${namespace}/${name}`;
 }
 
-/** classKey is the identity of a ResourceClass candidate. */
-export function classKey(namespace: string, name: string): string {
-  return resourceKey(RESOURCE_CLASS_KIND, namespace, name);
+/**
+ * classKey is the identity of a ResourceClass candidate; a class placed on several Providers
+ * has one candidate per `target` Provider (`…/<class>@<provider>`; names hold no `@`).
+ */
+export function classKey(namespace: string, name: string, target?: string): string {
+  const key = resourceKey(RESOURCE_CLASS_KIND, namespace, name);
+  return target === undefined ? key : `${key}@${target}`;
 }
 
 /** candidateKey is the identity of a candidate, unique across resources of every kind and classes. */
 export function candidateKey(c: Candidate): string {
-  return c.type === 'resource' ? resourceKey(c.kind, c.namespace, c.name) : classKey(c.namespace, c.name);
+  return c.type === 'resource' ? resourceKey(c.kind, c.namespace, c.name) : classKey(c.namespace, c.name, c.target);
 }
 
 /** claimKey is `namespace/name`, how claimRefs are looked up. */

@@ -226,7 +226,7 @@ export class Scheduler {
       ...(this.quota === undefined ? {} : { quota: this.quota }),
       providerUsage: (provider) => index.providerUsage(provider),
       classOf: (namespace, name) => {
-        const c = index.get(classKey(namespace, name));
+        const c = index.get(classKey(namespace, name)) ?? index.anyTargetOf(namespace, name);
         return c?.type === 'class' ? c : undefined;
       },
     };
@@ -385,7 +385,7 @@ export class Scheduler {
     return {
       decision: best.type === 'resource' ? { type: 'resource', candidate: best } : { type: 'class', candidate: best },
       explanation: {
-        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked, failures),
+        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked, failures, otherTargetsOf(best, ev.feasible)),
         total: ev.total,
         feasible: ev.feasible.length,
         ...(ev.unchecked > 0 ? { unchecked: ev.unchecked } : {}),
@@ -520,4 +520,15 @@ function narrowingFiltersOf(filters: readonly FilterPlugin[]): Pipeline['narrowi
     if (f.narrows === 'profile' || f.narrows === 'availability' || f.narrows === 'region') out[f.narrows] ??= f;
   }
   return out;
+}
+
+/** otherTargetsOf names the other Providers a winning class placed on several could have used (they fit too), with their regions. */
+function otherTargetsOf(winner: Candidate, feasible: readonly Candidate[]): string[] {
+  if (winner.type !== 'class' || winner.target === undefined) return [];
+  const others: string[] = [];
+  for (const c of feasible) {
+    if (c === winner || c.type !== 'class' || c.target === undefined || c.namespace !== winner.namespace || c.name !== winner.name) continue;
+    others.push(c.capabilities.region === undefined ? c.target : `${c.target} (${c.capabilities.region})`);
+  }
+  return others.sort();
 }

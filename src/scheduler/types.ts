@@ -133,6 +133,14 @@ export interface ClassCandidate {
   readonly portable: Readonly<Record<string, unknown>>;
   /** The provider its template uses, `namespace/name`. */
   readonly provider?: string;
+  /**
+   * The Provider (its name, in the system namespace) this candidate provisions on, when the
+   * class names none and is placed on each Provider of its kind's type (clusters as scheduling
+   * targets): one candidate per Provider, with the Provider's region and capabilities.
+   */
+  readonly target?: string;
+  /** Why it cannot provision now, whatever the claim (its target Provider is not Ready, or there is none); the Phase filter rejects it with this. */
+  readonly unavailable?: string;
   readonly createdAt: number;
   /** The ResourceClass object this was read from (by reference, never changed), for providers' matchers. */
   readonly source?: KObject;

@@ -86,12 +86,18 @@ export function secretYaml(namespace: string, name: string, data: Record<string,
  * targetProviderYaml writes a kubernetes Provider `name` in `namespace` and its credentials
  * Secret of the same name (endpoint, CA and token of `c`), as two documents for kubectl apply.
  */
-export function targetProviderYaml(namespace: string, name: string, c: Pick<TargetCredentials, 'endpoint' | 'clusterCA' | 'token'>): string {
+export function targetProviderYaml(
+  namespace: string,
+  name: string,
+  c: Pick<TargetCredentials, 'endpoint' | 'clusterCA' | 'token'>,
+  /** More of the Provider's spec: `region`, `capabilities`. */
+  spec: Record<string, unknown> = {},
+): string {
   const provider = stringify({
     apiVersion: 'core.conductor.io/v1alpha1',
     kind: 'Provider',
     metadata: { name, namespace },
-    spec: { type: 'kubernetes', credentialsSecretRef: { name } },
+    spec: { type: 'kubernetes', credentialsSecretRef: { name }, ...spec },
   });
   return [secretYaml(namespace, name, { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }), provider].join('---\n');
 }

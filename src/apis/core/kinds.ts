@@ -110,6 +110,11 @@ export const providerKind = defineKind({
         endpoint: s.string().describe('The API endpoint, e.g. an emulator or an S3-compatible server.').optional(),
         project: s.string().describe('The project or account (gcp project, azure subscription, aws account).').optional(),
         region: s.string().describe('The default region of created resources.').optional(),
+        capabilities: capabilities()
+          .describe(
+            'What this Provider offers the classes placed on it (a class naming no Provider, of a type that places classes across Providers, such as kubernetes): capacity caps what one resource may have, cost and performance are its tiers, region defaults to spec.region. A class states its own to narrow these.',
+          )
+          .optional(),
       })
       .describe('Where and how to reach the provider.'),
     status: s

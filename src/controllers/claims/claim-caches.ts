@@ -7,7 +7,7 @@
 import { builtinRefs, type Client, type ResourceRef } from '../../client/types.js';
 import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { parseApiVersion, type KObject } from '../../machinery/object.js';
-import { apiRefs, type Claim, type ClaimQuota, type ConcreteResource, type KindDefinition, type ResourceClass } from '../../apis/index.js';
+import { apiRefs, type Claim, type ClaimQuota, type ConcreteResource, type KindDefinition, type Provider, type ResourceClass } from '../../apis/index.js';
 import type { ConcreteKind, GroupKind } from '../../providers/spi.js';
 import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
 import { resourceNamesClaim } from './binding-check.js';
@@ -80,6 +80,8 @@ export class ClaimCaches {
   /** Connection Secrets (the resources' raw details and the claims' published ones). */
   readonly secrets: CacheInformer;
   readonly quotas: CacheInformer<ClaimQuota>;
+  /** Providers of the system namespace: where a class naming none is placed (ProviderModule.placedAcrossProviders). */
+  readonly providers: CacheInformer<Provider>;
 
   constructor(
     private readonly client: Client,
@@ -94,6 +96,7 @@ export class ClaimCaches {
     this.profiles = cacheInformer(client, informers, apiRefs.schedulerprofiles, { namespace: systemNamespace });
     this.secrets = cacheInformer(client, informers, builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
     this.quotas = cacheInformer<ClaimQuota>(client, informers, apiRefs.claimquotas);
+    this.providers = cacheInformer<Provider>(client, informers, apiRefs.providers, { namespace: systemNamespace });
   }
 
   /** Starts every informer and waits for their first lists: the claims last, so every candidate is known before the first claim. */
@@ -104,6 +107,7 @@ export class ClaimCaches {
       this.profiles,
       this.secrets,
       this.quotas,
+      this.providers,
       ...[...this.concretes.values()].map((e) => e.informer),
     ];
     for (const i of others) i.start();
@@ -156,6 +160,7 @@ export class ClaimCaches {
     this.profiles.stop();
     this.secrets.stop();
     this.quotas.stop();
+    this.providers.stop();
   }
 
   /** The served concrete kind of an apiVersion and kind, if served. */

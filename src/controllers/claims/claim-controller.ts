@@ -80,7 +80,7 @@ export class ClaimController {
       throw err;
     }
     this.caches = new ClaimCaches(client, opts.informers, kinds, systemNamespace);
-    this.feed = new SchedulerFeed(this.caches, access.concreteKinds(), systemNamespace, this.log);
+    this.feed = new SchedulerFeed(this.caches, access.concreteKinds(), systemNamespace, this.log, (group, kind) => access.placedAcross(group, kind));
     this.binder = new Binder({
       client,
       caches: this.caches,
@@ -121,6 +121,14 @@ export class ClaimController {
       onUpdate: (_old, o) => this.profileChanged(o),
     });
     caches.namespaces.addHandler({ onUpdate: () => this.wakePending() });
+    // Classes placed across Providers follow the Providers' readiness, regions and capabilities.
+    caches.providers.addHandler({
+      onAdd: () => this.providersChanged(),
+      onUpdate: (old, o) => {
+        if (!deepEqual(old.spec, o.spec) || readyOf(old) !== readyOf(o)) this.providersChanged();
+      },
+      onDelete: () => this.providersChanged(),
+    });
     // New details from a provider (a password rotated, an endpoint moved) reach the claims.
     caches.secrets.addHandler({
       onAdd: (s) => this.resourceSecretChanged(s),
@@ -220,6 +228,10 @@ export class ClaimController {
   private classChanged(o: KObject): void {
     this.feed.class(o);
     this.wakePending();
+  }
+
+  private providersChanged(): void {
+    if (this.feed.providersChanged()) this.wakePending();
   }
 
   private profileChanged(o: KObject): void {
@@ -365,4 +377,12 @@ function parseClaimQueueKey(key: string): { kind: string; namespace: string; nam
   const bar = key.indexOf('|');
   const slash = key.indexOf('/', bar);
   return { kind: key.slice(0, bar), namespace: key.slice(bar + 1, slash), name: key.slice(slash + 1) };
+}
+
+/** readyOf is the status of a Provider's Ready condition ('' without one). */
+function readyOf(provider: KObject): string {
+  const conditions = (provider.status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conditions)) return '';
+  const ready = conditions.find((c: unknown) => (c as { type?: unknown }).type === 'Ready') as { status?: unknown } | undefined;
+  return typeof ready?.status === 'string' ? ready.status : '';
 }

@@ -13,6 +13,7 @@ import {
   type ExternalClient,
   type GroupKind,
   type ProviderModule,
+  type ProviderType,
 } from '../../providers/spi.js';
 import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
 import { deadlineClient, withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
@@ -37,12 +38,16 @@ export class ProviderAccess {
 
   private readonly deadlines: DeadlineOptions;
 
+  /** The provider type of each kind whose provider-less classes are placed across that type's Providers, by `group/Kind`. */
+  private readonly placedTypes = new Map<string, ProviderType>();
+
   constructor(
     private readonly client: Client,
     providers: readonly ProviderModule[],
     options: ProviderAccessOptions = {},
   ) {
     this.kinds = providers.flatMap((p) => [...p.kinds]);
+    for (const p of providers) if (p.placedAcrossProviders === true) for (const k of p.kinds) this.placedTypes.set(`${k.group}/${k.kind}`, p.type);
     this.deadlines = {
       timeoutMs: options.callTimeoutMs ?? managedReconcilerDefaults.callTimeoutMs,
       ...(options.shutdown ? { shutdown: options.shutdown } : {}),
@@ -56,6 +61,11 @@ export class ProviderAccess {
       connectRedacted(kind, resource, { ...context, signal }),
     );
     return deadlineClient(external, kind.kind, this.deadlines);
+  }
+
+  /** placedAcross is the provider type whose Providers a class of this kind naming none is placed across (ProviderModule.placedAcrossProviders). */
+  placedAcross(group: string, kind: string): ProviderType | undefined {
+    return this.placedTypes.get(`${group}/${kind}`);
   }
 
   concreteKinds(): readonly ConcreteKind[] {

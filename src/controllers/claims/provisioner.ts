@@ -52,7 +52,7 @@ export class Provisioner {
         why: `class ${cand.namespace}/${cand.name} provisions ${template.kind ?? '<no kind>'}, which no installed provider manages`,
       };
     }
-    const obj = this.resourceFor(entry, claim, cls, concrete);
+    const obj = this.resourceFor(entry, claim, cls, concrete, cand.target === undefined ? undefined : { name: cand.target, region: cand.capabilities.region });
     try {
       // What the API server answers is the resource with its defaults, valid by its kind's schema.
       const created = (await this.deps.client.create(concrete.ref, obj, { fieldManager: FIELD_MANAGER })) as ConcreteResource;
@@ -73,9 +73,18 @@ export class Provisioner {
   /**
    * resourceFor is the resource to create: the template's spec configured by the provider's
    * implementation of the claim kind (the template's spec as it is when the kind implements
-   * none), then the common concrete fields from the claim and class.
+   * none), then the common concrete fields from the claim and class — and, for a class placed
+   * on a `target` Provider, that Provider and its region.
    */
-  resourceFor(entry: ClaimKindEntry, claim: Claim, cls: ResourceClass, concrete: ConcreteKindEntry): KObject {
+  resourceFor(
+    entry: ClaimKindEntry,
+    claim: Claim,
+    cls: ResourceClass,
+    concrete: ConcreteKindEntry,
+    target?: { name: string; region?: string | undefined },
+  ): KObject {
+    const region = cls.capabilities?.region ?? target?.region;
+    const capabilities = cls.capabilities || region !== undefined ? { ...(cls.capabilities ?? {}), ...(region === undefined ? {} : { region }) } : undefined;
     const template = cls.template;
     const impl = implementationFor(concrete.kind, { group: entry.def.group, kind: entry.def.kind });
     const asTemplate: ResourceTemplate = { apiVersion: template.apiVersion, kind: template.kind, metadata: template.metadata, spec: template.spec ?? {} };
@@ -101,8 +110,9 @@ export class Provisioner {
         claimRef: claimRefOf(claim),
         rebindPolicy: cls.rebindPolicy ?? 'Delete',
         resourceClass: cls.resourceClass ?? cls.metadata.name,
-        ...(cls.providerRef ? { providerRef: cls.providerRef } : {}),
-        ...(cls.capabilities ? { capabilities: cls.capabilities } : {}),
+        // A class naming no Provider, placed on one by the scheduler, names it here.
+        ...(cls.providerRef ? { providerRef: cls.providerRef } : target !== undefined ? { providerRef: { name: target.name } } : {}),
+        ...(capabilities ? { capabilities } : {}),
       },
     };
   }

@@ -10,13 +10,16 @@ import { isPlainObject, type KObject } from '../../machinery/object.js';
 import {
   classCandidateFromObject,
   classKey,
+  placedClassCandidates,
+  providerTargetFromObject,
   resourceCandidateFromObject,
   resourceKey,
   Scheduler,
   schedulerConfigFromProfileSpec,
   type PortableMatcherRegistry,
+  type ProviderTarget,
 } from '../../scheduler/index.js';
-import type { ConcreteKind } from '../../providers/spi.js';
+import type { ConcreteKind, ProviderType } from '../../providers/spi.js';
 import type { ClaimCaches, ConcreteKindEntry } from './claim-caches.js';
 import { providerMatchers, registerKindMatchers, unregisterKindMatchers } from './provider-matchers.js';
 import { classQuotaCheck } from './quota-check.js';
@@ -30,11 +33,16 @@ export class SchedulerFeed {
   readonly scheduler: Scheduler;
   private readonly matchers: PortableMatcherRegistry;
 
+  /** The candidate keys of each class placed across Providers, by its classKey. */
+  private readonly placed = new Map<string, Set<string>>();
+
   constructor(
     private readonly caches: ClaimCaches,
     concreteKinds: readonly ConcreteKind[],
-    systemNamespace: string,
+    private readonly systemNamespace: string,
     private readonly log: Logger,
+    /** The provider type whose Providers a class of this concrete kind naming none is placed across (ProviderAccess.placedAcross). */
+    private readonly placedAcross: (group: string, kind: string) => ProviderType | undefined = () => undefined,
   ) {
     this.matchers = providerMatchers(concreteKinds);
     this.scheduler = new Scheduler({
@@ -79,8 +87,21 @@ export class SchedulerFeed {
 
   /** A class was added or changed (or the count of what it provisioned did). */
   class(o: KObject): void {
+    const key = classKey(o.metadata.namespace ?? '', o.metadata.name ?? '');
     try {
-      this.scheduler.upsert(classCandidateFromObject(o, { instanceCount: this.caches.instanceCount(o) }));
+      const candidate = classCandidateFromObject(o, { instanceCount: this.caches.instanceCount(o) });
+      const type = candidate.provider === undefined ? this.placedAcross(candidate.templateKind.group, candidate.templateKind.kind) : undefined;
+      if (type === undefined) {
+        this.removePlaced(key);
+        this.scheduler.upsert(candidate);
+        return;
+      }
+      this.scheduler.remove(key);
+      const keys = new Set<string>();
+      const targets = this.providerTargets();
+      for (const c of placedClassCandidates(candidate, type, targets, this.systemNamespace)) keys.add(this.scheduler.upsert(c));
+      for (const k of this.placed.get(key) ?? []) if (!keys.has(k)) this.scheduler.remove(k);
+      this.placed.set(key, keys);
     } catch (err) {
       this.log.warn({ class: `${o.metadata.namespace}/${o.metadata.name}`, err: errorText(err) }, 'cannot schedule with a ResourceClass that cannot be read');
     }
@@ -88,7 +109,42 @@ export class SchedulerFeed {
 
   /** A class was deleted. */
   classRemoved(o: KObject): void {
-    this.scheduler.remove(classKey(o.metadata.namespace ?? '', o.metadata.name ?? ''));
+    const key = classKey(o.metadata.namespace ?? '', o.metadata.name ?? '');
+    this.scheduler.remove(key);
+    this.removePlaced(key);
+  }
+
+  /** The system namespace's Providers as targets; one whose spec cannot be read is left out (and logged). */
+  private providerTargets(): ProviderTarget[] {
+    const targets: ProviderTarget[] = [];
+    for (const p of this.caches.providers.store.list(this.systemNamespace)) {
+      try {
+        targets.push(providerTargetFromObject(p));
+      } catch (err) {
+        this.log.warn(
+          { provider: `${p.metadata.namespace}/${p.metadata.name}`, err: errorText(err) },
+          'cannot place classes on a Provider whose spec cannot be read',
+        );
+      }
+    }
+    return targets;
+  }
+
+  private removePlaced(key: string): void {
+    for (const k of this.placed.get(key) ?? []) this.scheduler.remove(k);
+    this.placed.delete(key);
+  }
+
+  /**
+   * A Provider of the system namespace came, went or changed: the classes placed across
+   * Providers are placed again. True when there are such classes (pending claims may fit now).
+   */
+  providersChanged(): boolean {
+    if (this.placed.size === 0) return false;
+    for (const cls of this.caches.classes.store.list()) {
+      if (this.placed.has(classKey(cls.metadata.namespace ?? '', cls.metadata.name ?? ''))) this.class(cls);
+    }
+    return true;
   }
 
   /** A resource of a class came or went: the class's instance count is read again. True when the class is known. */

@@ -39,6 +39,8 @@ export function createKubernetesProvider(): KubernetesProvider {
   return {
     type: 'kubernetes',
     kinds: [kubernetesObjectConcreteKind(clients)],
+    // Clusters as scheduling targets: a class naming no Provider is placed on each cluster.
+    placedAcrossProviders: true,
     check: checkTarget,
     async stop() {
       clients.close();

@@ -19,6 +19,7 @@ export class PhaseFilter implements FilterPlugin {
     return (c): FilterFailure | undefined => {
       if (c.type === 'class') {
         if (c.deleting === true) return { summary: availabilitySummary('deleting'), detail: () => 'class being deleted' };
+        if (c.unavailable !== undefined) return { summary: c.unavailable, detail: () => c.unavailable! };
         return classHasRoom(c) ? undefined : { summary: 'class at its instance limit', detail: () => `${c.instanceCount}/${c.maxInstances} instances` };
       }
       const g = availabilityGroup(c);
