@@ -63,6 +63,8 @@ export function createAzureProvider(options: AzureProviderOptions = {}): AzurePr
   return {
     type: 'azure',
     kinds: [blobContainerConcreteKind(options), storageQueueConcreteKind(options)],
+    // A class naming no Provider is placed on one of the azure Providers (by region, cost, capacity).
+    placedAcrossProviders: true,
     check: checkAzure,
   };
 }
