@@ -97,6 +97,16 @@ export const kubernetesObjectKind = defineProviderKind({
             'The object to keep in the target cluster: apiVersion, kind, metadata.name (and metadata.namespace for a namespaced kind; default "default") and the fields Conductor owns. Fields it leaves out belong to the target (defaults) and to other managers.',
           ),
         readiness: readiness.optional(),
+        operatorBundle: s
+          .object({
+            manifests: s
+              .array(s.freeform().extend({ 'x-kubernetes-embedded-resource': true }), { listType: 'atomic', maxItems: 64 })
+              .describe(
+                "The objects that install the operator: CustomResourceDefinitions, Namespaces, RBAC, its Deployment — applied in the target (CRDs first, then Namespaces, then in this order) when the target does not serve the manifest's kind; the object is created once the kind's CRD is Established. They are never deleted by Conductor (other objects may use the operator).",
+              ),
+          })
+          .describe("An operator to install in the target when it lacks the manifest's kind (Automatic Operator Installation).")
+          .optional(),
         connectionDetails: s
           .array(connectionDetail, { listType: 'atomic', maxItems: 64 })
           .describe('Where each connection detail comes from: a field of the object, or a key of a Secret or ConfigMap in the target.')

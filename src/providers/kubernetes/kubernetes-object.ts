@@ -6,36 +6,18 @@
  * details; delete deletes it with propagation policy Background, and observe reports it gone
  * only once the target no longer has it. Every call passes its AbortSignal to each request.
  */
-import { deepCopy, isPlainObject, type JsonObject } from '../../machinery/object.js';
+import { isPlainObject, type JsonObject } from '../../machinery/object.js';
 import type { CallOptions, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import { connectionDetailsOf } from './connection-details.js';
 import type { KubernetesObject } from './kinds.js';
 import { describeDifferences, manifestDifferences } from './manifest-subset.js';
 import { OWNED_ELSEWHERE_REASON, ownedElsewhereMessage, OWNER_UID_ANNOTATION, ownershipOf } from './ownership.js';
-import { isDnsLabel } from './placeholders.js';
+import { bundleOf, installBundle } from './operator-bundle.js';
+import { checkedManifest, ManifestError, type Desired } from './manifest.js';
+
+export { checkedManifest, ManifestError, type Desired } from './manifest.js';
 import { readinessOf } from './readiness.js';
 import { describeKey, TargetError, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
-
-/** Metadata the server owns: never applied, never compared. */
-const SERVER_METADATA = [
-  'resourceVersion',
-  'uid',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'generation',
-  'managedFields',
-  'selfLink',
-];
-
-/** An apiVersion: `<version>` or `<group>/<version>`, the group a DNS subdomain, the version a DNS label (`v1`, `apps/v1`, `example.com/v1alpha1`). */
-const API_VERSION = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
-
-/** isPathSegment tells whether a name can stand as one segment of an API path (any kind's name rules aside). */
-function isPathSegment(name: string): boolean {
-  return name.length <= 253 && name !== '.' && name !== '..' && !/[/%\s\\]/.test(name) && [...name].every((ch) => ch.charCodeAt(0) >= 0x20);
-}
 
 /** The reason (Ready=False) of a KubernetesObject whose target cannot be reached. */
 export const UNREACHABLE_REASON = 'TargetUnreachable';
@@ -61,58 +43,18 @@ export class OwnedElsewhereError extends Error {
   }
 }
 
-/** A ManifestError says what a KubernetesObject's manifest lacks. */
-export class ManifestError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ManifestError';
-  }
-}
-
-/** A Desired is a resource's manifest read as the key of the object it names and the body to apply. */
-export interface Desired {
-  key: ObjectKey;
-  manifest: JsonObject;
-}
-
 /** desiredOf reads `spec.forProvider.manifest`; it throws a ManifestError naming what is missing. */
 export function desiredOf(resource: KubernetesObject): Desired {
   const forProvider: unknown = isPlainObject(resource.spec) ? resource.spec.forProvider : undefined;
-  const raw = isPlainObject(forProvider) ? forProvider.manifest : undefined;
-  if (!isPlainObject(raw))
-    throw new ManifestError('spec.forProvider.manifest is missing: want the object to keep in the target (apiVersion, kind, metadata.name)');
-  const manifest = deepCopy(raw) as JsonObject;
-  const apiVersion = manifest.apiVersion;
-  const kind = manifest.kind;
-  const metadata = isPlainObject(manifest.metadata) ? manifest.metadata : undefined;
-  const name = metadata?.name;
-  if (typeof apiVersion !== 'string' || apiVersion === '') throw new ManifestError('spec.forProvider.manifest.apiVersion is missing: want e.g. v1 or apps/v1');
-  if (typeof kind !== 'string' || kind === '') throw new ManifestError('spec.forProvider.manifest.kind is missing: want e.g. ConfigMap');
-  if (!metadata || typeof name !== 'string' || name === '')
-    throw new ManifestError('spec.forProvider.manifest.metadata.name is missing: want the name of the object in the target');
-  if (!API_VERSION.test(apiVersion))
-    throw new ManifestError(`spec.forProvider.manifest.apiVersion ${JSON.stringify(apiVersion)} is not group/version or version: want e.g. v1 or apps/v1`);
-  if (!KIND.test(kind)) throw new ManifestError(`spec.forProvider.manifest.kind ${JSON.stringify(kind)} is not a kind name: want e.g. ConfigMap`);
-  if (!isPathSegment(name))
-    throw new ManifestError(
-      `spec.forProvider.manifest.metadata.name ${JSON.stringify(name)} cannot name an object: want e.g. a DNS-1123 name, never "." or ".." or one with "/" or "%"`,
-    );
-  const namespace = metadata.namespace;
-  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
-    throw new ManifestError('spec.forProvider.manifest.metadata.namespace is not a non-empty string: want a namespace, or leave it out');
-  }
-  if (typeof namespace === 'string' && !isDnsLabel(namespace)) {
-    throw new ManifestError(`spec.forProvider.manifest.metadata.namespace ${JSON.stringify(namespace)} is not a namespace name: want a DNS-1123 label`);
-  }
-  for (const field of SERVER_METADATA) delete metadata[field];
-  delete manifest.status;
+  const desired = checkedManifest(isPlainObject(forProvider) ? forProvider.manifest : undefined, 'spec.forProvider.manifest');
   // Conductor marks what it creates with the KubernetesObject's uid (ObserveOnly writes nothing, so marks nothing).
   const uid = resource.metadata.uid;
   if (uid && resource.spec.managementPolicy !== 'ObserveOnly') {
+    const metadata = desired.manifest.metadata as JsonObject;
     const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
     metadata.annotations = { ...annotations, [OWNER_UID_ANNOTATION]: uid };
   }
-  return { key: { apiVersion, kind, name, ...(typeof namespace === 'string' ? { namespace } : {}) }, manifest };
+  return desired;
 }
 
 /** externalNameOf is the target object's identity: `<apiVersion>/<kind>/<namespace>/<name>` (no namespace segment when cluster-scoped). */
@@ -147,6 +89,23 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     const metadata = desired.manifest.metadata as JsonObject;
     metadata.namespace = namespace;
     return { key: { ...desired.key, namespace }, manifest: desired.manifest };
+  }
+
+  /**
+   * resolveInstalling resolves like `resolve`; when the target does not serve the manifest's
+   * kind and the resource carries an operator bundle, the bundle is installed first (and a
+   * BundleWaitError says what is awaited until the kind's CRD is Established).
+   */
+  private async resolveInstalling(resource: KubernetesObject, signal: AbortSignal | undefined): Promise<Desired> {
+    try {
+      return await this.resolve(resource, signal);
+    } catch (err) {
+      if (!(err instanceof UnresolvableObjectError) || !err.kindNotServed) throw err;
+      const bundle = bundleOf(resource);
+      if (bundle.length === 0) throw err;
+      await installBundle(this.target, bundle, desiredOf(resource).key, signal);
+      return this.resolve(resource, signal);
+    }
   }
 
   /**
@@ -220,7 +179,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
    * finds the winner's mark and stops.
    */
   private async applyOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
-    const { key, manifest } = await this.resolve(resource, options.signal);
+    const { key, manifest } = await this.resolveInstalling(resource, options.signal);
     const live = await this.target.get(key, options.signal);
     if (live) {
       const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');

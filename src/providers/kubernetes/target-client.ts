@@ -31,7 +31,12 @@ export class TargetError extends Error {
  * it: the target serves no such kind, or the manifest puts a cluster-scoped kind in a namespace.
  */
 export class UnresolvableObjectError extends TargetError {
-  constructor(message: string, status?: number) {
+  constructor(
+    message: string,
+    status?: number,
+    /** True when the target serves no such kind (an operator bundle may install it); false for a scope mismatch. */
+    readonly kindNotServed = false,
+  ) {
     super('RequestFailed', message, status);
     this.name = 'UnresolvableObjectError';
   }
@@ -212,7 +217,7 @@ export class TargetClient {
     const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const res = await this.request('GET', path, { signal });
     if (res.status === 404) {
-      throw new UnresolvableObjectError(`${this.server} serves no ${apiVersion}: install the CRD (or operator) that defines ${kind}`, 404);
+      throw new UnresolvableObjectError(`${this.server} serves no ${apiVersion}: install the CRD (or operator) that defines ${kind}`, 404, true);
     }
     this.ok(res, `discover ${apiVersion}`);
     const resources = isPlainObject(res.body) && Array.isArray(res.body.resources) ? res.body.resources : [];
@@ -223,7 +228,7 @@ export class TargetClient {
     }
     this.discovery.set(apiVersion, byKind);
     const found = byKind.get(kind);
-    if (!found) throw new UnresolvableObjectError(`${this.server} serves ${apiVersion} but no kind ${kind} in it: check the manifest's kind`, 404);
+    if (!found) throw new UnresolvableObjectError(`${this.server} serves ${apiVersion} but no kind ${kind} in it: check the manifest's kind`, 404, true);
     return found;
   }
 
