@@ -35,6 +35,7 @@ module.exports = {
     // --- the layers (src/<folder>/README.md) ---
     only('machinery', 'machinery/README.md: pure functions; imports nothing from the rest of Conductor.', '^src/machinery/', '^src/machinery/'),
     only('store', 'store/README.md: nothing from the rest of src/.', '^src/store/', '^src/store/'),
+    only('metrics', 'metrics/README.md: prom-client only; nothing from the rest of src/.', '^src/metrics/', '^src/metrics/'),
     only('client', 'client/README.md: may import machinery/ only.', '^src/client/', '^src/(client|machinery)/'),
     only('scheduler', 'scheduler/README.md: may import machinery/ only.', '^src/scheduler/', '^src/(scheduler|machinery)/'),
     only('apis', 'apis/README.md: may import machinery/, client/types and client/logger.', '^src/apis/', '^src/(apis/|machinery/|client/(types|logger)\\.ts$)'),
@@ -52,15 +53,15 @@ module.exports = {
     ),
     only(
       'apiserver',
-      'apiserver/README.md: the generic API server; may import machinery/, store/, the client/ interface and version.ts; knows nothing of claims (apis/), controllers or providers.',
+      'apiserver/README.md: the generic API server; may import machinery/, store/, metrics/, the client/ interface and version.ts; knows nothing of claims (apis/), controllers or providers.',
       '^src/apiserver/',
-      '^src/(apiserver/|machinery/|store/|client/|version\\.ts$)',
+      '^src/(apiserver/|machinery/|store/|metrics/|client/|version\\.ts$)',
     ),
     only(
       'conductor',
       'conductor/README.md: the composition root may import every layer, but not the CLI.',
       '^src/conductor/',
-      '^src/(conductor|apiserver|controllers|apis|providers|client|machinery|store|scheduler)/',
+      '^src/(conductor|apiserver|controllers|apis|providers|client|machinery|store|scheduler|metrics)/',
     ),
     never('cli-imported', 'Only the CLI entry point imports cli/.', '^(src|test|bench)/', '^src/cli/', '^src/cli/'),
     never(

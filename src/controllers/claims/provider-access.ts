@@ -17,6 +17,7 @@ import {
 import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
 import { deadlineClient, withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
 import { managedReconcilerDefaults } from '../managed/reconciler-options.js';
+import type { ProviderCallMetrics } from '../metrics.js';
 
 /** ProviderAccessOptions bound the provider calls made through a ProviderAccess. */
 export interface ProviderAccessOptions {
@@ -24,6 +25,8 @@ export interface ProviderAccessOptions {
   callTimeoutMs?: number;
   /** Aborted on shutdown: cancels every provider call still running. */
   shutdown?: AbortSignal;
+  /** Where provider calls are reported (metrics). */
+  metrics?: ProviderCallMetrics;
 }
 
 /**
@@ -43,9 +46,13 @@ export class ProviderAccess {
     options: ProviderAccessOptions = {},
   ) {
     this.kinds = providers.flatMap((p) => [...p.kinds]);
+    const providerOf = new Map<string, string>();
+    for (const p of providers) for (const k of p.kinds) providerOf.set(k.kind, p.type);
+    const metrics = options.metrics;
     this.deadlines = {
       timeoutMs: options.callTimeoutMs ?? managedReconcilerDefaults.callTimeoutMs,
       ...(options.shutdown ? { shutdown: options.shutdown } : {}),
+      ...(metrics ? { report: (call, result, seconds) => metrics.called(providerOf.get(call.kind) ?? 'unknown', call.kind, call.op, result, seconds) } : {}),
     };
   }
 
