@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
+import type { MetricsRegistry } from '../metrics/index.js';
 import type { MutatingPlugin, ValidatingPlugin } from './admission/types.js';
 import type { RbacKinds } from './authz/index.js';
 import type { LoopbackClient } from './loopback-client.js';
@@ -31,6 +32,8 @@ export interface StartContext {
   logger: Logger;
   /** Aborted when the server starts closing. */
   signal: AbortSignal;
+  /** The server's metrics registry (`/metrics`): what runs beside the server adds its series here. */
+  metrics: MetricsRegistry;
 }
 
 export interface ServerExtension {

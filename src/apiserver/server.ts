@@ -37,6 +37,8 @@ import { installClientErrorHandler, SERVER_TIMEOUTS } from './http/hardening.js'
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams.js';
 import { VERSION } from '../version.js';
 import { prepareDataDir } from './data-dir.js';
+import { ApiServerMetrics, MetricsRegistry, type Sample } from '../metrics/index.js';
+import type { CommitObserver } from '../store/index.js';
 
 /** Where an API server on etcd keeps its objects (instead of the data dir's SQLite file). */
 export interface EtcdBackendOptions {
@@ -87,6 +89,8 @@ export interface ServerOptions {
   maxPausedWatchEvents?: number;
   /** How long an ended watch may take to hand its last bytes to a client that does not read them (default 30 s). */
   watchLingerMs?: number;
+  /** The registry `/metrics` serves; default a new one (with the process metrics) for this server. */
+  metrics?: MetricsRegistry;
 }
 
 /** What the server holds for watches right now (diagnostics, tests, benchmarks). */
@@ -108,6 +112,8 @@ export interface RunningServer {
   rest: RestHandlers;
   /** A loopback client with full rights, for in-process controllers. */
   client: LoopbackClient;
+  /** This server's metrics (what `/metrics` serves). */
+  metrics: MetricsRegistry;
   watchCounts(): WatchCounts;
   /**
    * Handles an exception that escaped to the process while a request was being served
@@ -134,7 +140,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Private (refused when others may write it), writable, and its files 0600.
   await prepareDataDir(dataDir);
 
-  const { store, storeWatchers } = await openStore(opts, dataDir, log);
+  const metrics = opts.metrics ?? new MetricsRegistry();
+  const apiMetrics = new ApiServerMetrics(metrics);
+  const { store, storeWatchers, walBytes } = await openStore(opts, dataDir, log, apiMetrics.storeObserver);
   step('store');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
@@ -192,6 +200,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let serverUrl = '';
   const docs = new ApiDocuments(() => registry.all(), { serverAddress: () => serverUrl.replace(/^https:\/\//, ''), gitVersion: conductorGitVersion(VERSION) });
   registry.onChange(() => docs.invalidate());
+  apiMetrics.storeGauges({ walBytes, watchers: storeWatchers, objectCounts: objectCounter(store, registry, objects) });
   const watchStreams = new WatchStreams({ maxPerUser: opts.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER, lingerMs: opts.watchLingerMs });
   const dispatcher = new Dispatcher({
     watchStreams,
@@ -212,6 +221,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
     impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
     testOnlyRoutes: opts.testOnlyRoutes,
+    metrics: { api: apiMetrics, registry: metrics },
   });
 
   await bootstrapNamespaces(rest, registry);
@@ -230,7 +240,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     { bookmarkIntervalMs: opts.bookmarkIntervalMs },
   );
   const closing = new AbortController();
-  const startContext: StartContext = { client, registry, logger: log, signal: closing.signal };
+  const startContext: StartContext = { client, registry, logger: log, signal: closing.signal, metrics };
   // A start that fails from here on stops what it started, so the caller may report and go on.
   const abandon = async (): Promise<void> => {
     closing.abort();
@@ -307,6 +317,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     rest,
     client,
+    metrics,
     watchCounts: () => ({ streams: watchStreams.size, users: watchStreams.users, storeWatchers: storeWatchers() }),
     rescue: (err) => dispatcher.rescue(err),
     async close() {
@@ -339,7 +350,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 }
 
 /** openStore opens the etcd store when `opts.etcd` says so, else the data dir's SQLite file. */
-async function openStore(opts: ServerOptions, dataDir: string, log: Logger): Promise<{ store: Store; storeWatchers: () => number }> {
+async function openStore(
+  opts: ServerOptions,
+  dataDir: string,
+  log: Logger,
+  observer: CommitObserver,
+): Promise<{ store: Store; storeWatchers: () => number; walBytes?: () => number }> {
   const common = {
     retention: opts.retention,
     compactionIntervalMs: opts.compactionIntervalMs,
@@ -351,8 +367,40 @@ async function openStore(opts: ServerOptions, dataDir: string, log: Logger): Pro
     const store = await openEtcdStore({ ...common, ...opts.etcd, followRevisions: true });
     return { store, storeWatchers: () => store.watcherCount() };
   }
-  const store = openSqliteStore({ ...common, path: join(dataDir, 'state.db') });
-  return { store, storeWatchers: () => store.stats().watchers };
+  const store = openSqliteStore({ ...common, observer, path: join(dataDir, 'state.db') });
+  return { store, storeWatchers: () => store.stats().watchers, walBytes: () => store.walBytes() };
+}
+
+/** How long the counts of stored objects per resource are reused between scrapes. */
+const OBJECT_COUNT_TTL_MS = 10_000;
+
+/**
+ * objectCounter counts the stored objects of every served resource (one indexed count per
+ * resource on SQLite, one count request on etcd) when scraped, at most every 10 s: never on a
+ * request's path.
+ */
+function objectCounter(store: Store, registry: ResourceRegistry, objects: ObjectStore): () => Promise<Sample[]> {
+  let last: { at: number; samples: Promise<Sample[]> } | undefined;
+  const count = async (): Promise<Sample[]> => {
+    const seen = new Set<string>();
+    const samples: Sample[] = [];
+    for (const rt of registry.all()) {
+      if (!rt.verbs.includes('list')) continue;
+      const resource = rt.group ? `${rt.resource}.${rt.group}` : rt.resource;
+      if (seen.has(resource)) continue;
+      seen.add(resource);
+      samples.push({ labels: { resource }, value: await store.count(objects.resourcePrefix(rt)) });
+    }
+    return samples;
+  };
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at >= OBJECT_COUNT_TTL_MS) {
+      last = { at: now, samples: count() };
+      last.samples.catch(() => (last = undefined));
+    }
+    return last.samples;
+  };
 }
 
 async function bootstrapNamespaces(rest: RestHandlers, registry: ResourceRegistry): Promise<void> {

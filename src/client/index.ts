@@ -40,7 +40,7 @@ export type { InformerHandlers, InformerOptions } from './informer.js';
 export { ItemExponentialBackoff, MaxOfRateLimiter, TokenBucket, controllerRateLimiter } from './rate-limiter.js';
 export type { ControllerRateLimiterOptions, RateLimiter } from './rate-limiter.js';
 export { WorkQueue } from './work-queue.js';
-export type { RunWorkersOptions, WorkHandler, WorkQueueOptions, WorkResult } from './work-queue.js';
+export type { ReconcileResult, RunWorkersOptions, WorkHandler, WorkQueueMetrics, WorkQueueOptions, WorkQueueSeries, WorkResult } from './work-queue.js';
 export { LeaderElector, leaseIsFree, microTime } from './leader-election.js';
 export type { LeaderElectionOptions, Lease, LeaseSpec } from './leader-election.js';
 export { errorMessage, silentLogger } from './logger.js';

@@ -191,3 +191,54 @@ describe('WorkQueue', () => {
     assert.ok(finished);
   });
 });
+
+describe('WorkQueue metrics', () => {
+  test('reports adds (not duplicates), retries, each reconcile by result with its time, depth, and its close', async () => {
+    const calls: string[] = [];
+    let depth: (() => number) | undefined;
+    const q = new WorkQueue({
+      name: 'things',
+      baseDelayMs: 1,
+      maxDelayMs: 1,
+      metrics: {
+        forQueue(name, d) {
+          depth = d;
+          calls.push(`queue ${name}`);
+          return {
+            added: () => calls.push('added'),
+            retried: () => calls.push('retried'),
+            reconciled: (result, seconds) => calls.push(`reconciled ${result} ${seconds >= 0 ? 'timed' : 'untimed'}`),
+            closed: () => calls.push('closed'),
+          };
+        },
+      },
+    });
+    q.add('a');
+    q.add('a');
+    q.add('b');
+    assert.equal(depth?.(), 2);
+    let failedOnce = false;
+    const running = q.runWorkers(1, (key) => {
+      if (key === 'a' && !failedOnce) {
+        failedOnce = true;
+        throw new Error('first try fails');
+      }
+      if (key === 'b') return { requeueAfterMs: 60_000 };
+      return undefined;
+    });
+    await until(() => calls.filter((c) => c.startsWith('reconciled')).length >= 3);
+    q.shutDown();
+    await running;
+    assert.deepEqual(calls, [
+      'queue things',
+      'added',
+      'added',
+      'reconciled error timed',
+      'retried',
+      'reconciled requeue_after timed',
+      'added',
+      'reconciled success timed',
+      'closed',
+    ]);
+  });
+});

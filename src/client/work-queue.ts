@@ -3,6 +3,7 @@
  * `namespace/name`), de-duplicated, never handed to two workers at once, with delayed and
  * rate-limited re-adds.
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from './logger.js';
 import { errorMessage, silentLogger } from './logger.js';
 import { controllerRateLimiter } from './rate-limiter.js';
@@ -14,6 +15,25 @@ export interface WorkQueueOptions extends ControllerRateLimiterOptions {
   /** Replaces the default limiter built from the delay and token-bucket options. */
   rateLimiter?: RateLimiter;
   logger?: Logger;
+  /** Where the queue reports its adds, retries, depth and its workers' reconciles (metrics). */
+  metrics?: WorkQueueMetrics;
+}
+
+/** controller-runtime's reconcile results: success, error, requeue (now), requeue_after (a delay). */
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+/** WorkQueueMetrics gives each queue the series it reports to; `depth` is read when scraped. */
+export interface WorkQueueMetrics {
+  forQueue(name: string, depth: () => number): WorkQueueSeries;
+}
+
+/** One queue's series: called on the queue's paths, so each call only adds to a number. */
+export interface WorkQueueSeries {
+  added(): void;
+  retried(): void;
+  reconciled(result: ReconcileResult, seconds: number): void;
+  /** The queue was shut down. */
+  closed(): void;
 }
 
 /** What a worker's handler may return: nothing, or a request to look at the key again later. */
@@ -51,16 +71,19 @@ export class WorkQueue {
   private waiters: Array<(key: string | undefined) => void> = [];
   private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private shutdown = false;
+  private readonly series: WorkQueueSeries | undefined;
 
   constructor(options: WorkQueueOptions = {}) {
     this.name = options.name ?? 'queue';
     this.limiter = options.rateLimiter ?? controllerRateLimiter(options);
     this.log = options.logger ?? silentLogger;
+    this.series = options.metrics?.forQueue(this.name, () => this.len());
   }
 
   /** Adds `key` unless it is already waiting; a key being processed is re-queued by `done`. */
   add(key: string): void {
     if (this.shutdown || this.dirty.has(key)) return;
+    this.series?.added();
     this.dirty.add(key);
     if (this.processing.has(key)) return;
     this.enqueue(key);
@@ -89,6 +112,7 @@ export class WorkQueue {
   /** Adds `key` after the delay the rate limiter gives it (a retry). */
   addRateLimited(key: string): void {
     if (this.shutdown) return;
+    this.series?.retried();
     this.addAfter(key, this.limiter.when(key));
   }
 
@@ -135,6 +159,7 @@ export class WorkQueue {
   shutDown(): void {
     if (this.shutdown) return;
     this.shutdown = true;
+    this.series?.closed();
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     this.queue = [];
@@ -153,11 +178,17 @@ export class WorkQueue {
   async runWorkers(n: number, handler: WorkHandler, options: RunWorkersOptions = {}): Promise<void> {
     const worker = async (): Promise<void> => {
       for (let key = await this.get(); key !== undefined; key = await this.get()) {
+        const started = this.series ? performance.now() : 0;
         try {
           const result = await handler(key);
           this.forget(key);
           if (result && result.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+          this.series?.reconciled(
+            result && result.requeueAfterMs !== undefined ? (result.requeueAfterMs > 0 ? 'requeue_after' : 'requeue') : 'success',
+            (performance.now() - started) / 1000,
+          );
         } catch (err) {
+          this.series?.reconciled('error', (performance.now() - started) / 1000);
           this.log.warn({ queue: this.name, key, err: errorMessage(err), requeues: this.numRequeues(key) }, 'work item failed; retrying');
           this.addRateLimited(key);
           try {

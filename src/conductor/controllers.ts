@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
+import type { ControllerMetrics } from '../controllers/metrics.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { startProviders, stopProviders } from './providers.js';
 import { catalog, catalogOf, type BuiltInProvider } from './catalog.js';
@@ -17,6 +18,8 @@ export interface ControllersAndProvidersOptions {
   pollIntervalMs?: number;
   /** Which providers to start; default every built-in one. */
   providers?: readonly BuiltInProvider[];
+  /** Where the controllers report (metrics); default nowhere. */
+  metrics?: ControllerMetrics;
 }
 
 export async function startControllersAndProviders(client: Client, opts: ControllersAndProvidersOptions): Promise<RunningConductorControllers> {
@@ -24,7 +27,7 @@ export async function startControllersAndProviders(client: Client, opts: Control
   try {
     const kinds = opts.providers ? catalogOf(opts.providers) : catalog;
     // The managed reconcilers stop the providers when the controllers stop.
-    return await startConductorControllers(client, { providers, kinds, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs });
+    return await startConductorControllers(client, { providers, kinds, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs, metrics: opts.metrics });
   } catch (err) {
     await stopProviders(providers, opts.logger);
     throw err;

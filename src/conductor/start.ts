@@ -5,6 +5,8 @@
  * kinds, Conductor's admission plugins, and, once the server is ready, the providers and
  * Conductor's controllers. `conductor server` and the tests start a whole Conductor here.
  */
+import { controllerMetrics } from './metrics.js';
+import type { ControllerMetrics } from '../controllers/metrics.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -67,12 +69,14 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
   let core: RunningControllers | undefined;
   let running: RunningConductorControllers | undefined;
   let elected: ElectedControllers | undefined;
+  let metrics: ControllerMetrics | undefined;
   const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
     const { startControllersAndProviders } = await import('./controllers.js');
     return startControllersAndProviders(client, {
       dataDir: opts.dataDir,
       logger: logger.child({ component: 'controllers' }),
       pollIntervalMs: opts.pollIntervalMs,
+      metrics,
     });
   };
   return {
@@ -80,8 +84,9 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
     validating: admission.validating,
     rbac: conductorRbacKinds(kinds, admission.claimTypes),
     // The controllers the API contract needs, and Conductor's CRDs, before the server is ready.
-    async beforeReady({ client, registry, logger }: StartContext) {
-      core = await startCoreControllers(client, registry, logger);
+    async beforeReady({ client, registry, logger, metrics: registryOfMetrics }: StartContext) {
+      metrics = controllerMetrics(registryOfMetrics);
+      core = await startCoreControllers(client, registry, logger, metrics);
       await installCrds(client, { crds: kinds.crds(), logger: logger.child({ component: 'apis' }) });
     },
     // The providers and Conductor's controllers: clients like any other, once the server serves.

@@ -16,6 +16,7 @@ import type { KindCatalog } from './claims/served-kinds.js';
 import { QuotaController } from './quota/index.js';
 import { startPoolController } from './pool/index.js';
 import { ProviderController } from './provider/index.js';
+import type { ControllerMetrics } from './metrics.js';
 
 export interface ConductorControllersOptions {
   /** The providers whose concrete kinds are reconciled, already started; `stop` stops them. */
@@ -25,6 +26,8 @@ export interface ConductorControllersOptions {
   logger: Logger;
   /** How often managed resources are re-observed for drift (default 60 s). */
   pollIntervalMs?: number;
+  /** Where the controllers report (metrics); default nowhere. */
+  metrics?: ControllerMetrics;
 }
 
 export interface RunningConductorControllers {
@@ -37,18 +40,26 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   await ensureDefaultSchedulerProfile(client);
   // One informer per resource for all these controllers: listed, watched, decoded and cached once.
   const informers = new SharedInformers(client, { logger: log.child({ component: 'informers' }) });
-  const managed = startManagedReconcilers(client, providers, { logger: log.child({ controller: 'managed' }), pollIntervalMs: opts.pollIntervalMs, informers });
+  const metrics = opts.metrics;
+  const managed = startManagedReconcilers(client, providers, {
+    logger: log.child({ controller: 'managed' }),
+    pollIntervalMs: opts.pollIntervalMs,
+    informers,
+    metrics,
+  });
   const cancelProviderCalls = new AbortController();
-  const claims = new ClaimController(client, new ProviderAccess(client, providers, { shutdown: cancelProviderCalls.signal }), {
+  const access = new ProviderAccess(client, providers, { shutdown: cancelProviderCalls.signal, metrics: metrics?.providerCalls });
+  const claims = new ClaimController(client, access, {
     logger: log.child({ controller: 'claims' }),
     kinds: opts.kinds,
     informers,
+    metrics,
   });
   await claims.start();
-  const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }), informers });
+  const quotas = new QuotaController(client, { logger: log.child({ controller: 'quota' }), informers, metrics });
   await quotas.start();
-  const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }), informers });
-  const providerStatus = new ProviderController(client, providers, { logger: log.child({ controller: 'provider' }), informers }).start();
+  const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }), informers, metrics });
+  const providerStatus = new ProviderController(client, providers, { logger: log.child({ controller: 'provider' }), informers, metrics }).start();
   return {
     async stop() {
       cancelProviderCalls.abort();

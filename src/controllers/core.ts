@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import type { ResourceCatalog } from './catalog.js';
+import type { ControllerMetrics } from './metrics.js';
 import { GarbageCollector } from './gc/garbage-collector.js';
 import { NamespaceController } from './namespace/namespace-controller.js';
 
@@ -13,9 +14,9 @@ export interface RunningControllers {
   stop(): void;
 }
 
-export async function startCoreControllers(client: Client, catalog: ResourceCatalog, log: Logger): Promise<RunningControllers> {
-  const gc = new GarbageCollector(client, catalog, log.child({ controller: 'garbage-collector' }));
-  const ns = new NamespaceController(client, catalog, log.child({ controller: 'namespace' }));
+export async function startCoreControllers(client: Client, catalog: ResourceCatalog, log: Logger, metrics?: ControllerMetrics): Promise<RunningControllers> {
+  const gc = new GarbageCollector(client, catalog, log.child({ controller: 'garbage-collector' }), metrics);
+  const ns = new NamespaceController(client, catalog, log.child({ controller: 'namespace' }), metrics);
   gc.start();
   ns.start();
   return {

@@ -9,6 +9,7 @@ export {
   defaultRetention,
   defaultCompactionIntervalMs,
   type SqliteStoreStats,
+  type CommitObserver,
   type RetentionPolicy,
   type SqliteStoreOptions,
   type StoreLogger,

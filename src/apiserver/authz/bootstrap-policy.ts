@@ -226,6 +226,8 @@ export function bootstrapPolicy(given: PolicyResources): BootstrapPolicy {
         ],
         annotation,
       ),
+      // Prometheus' scrape of /metrics (bind it to the scraper's user or ServiceAccount).
+      clusterRole('conductor:metrics-reader', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]),
       clusterRole('conductor:provider-credentials', [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ALL }]),
       clusterRole(
         'conductor:platform-admin',

@@ -23,6 +23,8 @@ import { decodeBody, DEFAULT_MAX_BODY_BYTES, patchTypeOf, readBody } from './bod
 import { responseShape, type ResponseShape } from './negotiate.js';
 import { parsePath, type ResourcePath } from './paths.js';
 import type { RequestAuditor } from '../audit/index.js';
+import type { ApiServerMetrics, MetricsRegistry, MetricVerb, RequestScope, RequestSeries } from '../../metrics/index.js';
+import { healthAnswer, type HealthChecks } from './health.js';
 import { StorageFullError, StoreError } from '../../store/index.js';
 import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -88,6 +90,8 @@ export interface DispatcherOptions {
    * undefined when fine, else why not; any failure answers 503 naming the check.
    */
   readinessChecks?: Record<string, () => Promise<string | undefined>>;
+  /** The server's metrics: requests are counted into `api`, `/metrics` renders `registry`. */
+  metrics?: { api: ApiServerMetrics; registry: MetricsRegistry };
   /**
    * Extra routes by exact path, served after authentication, for tests only (a route that
    * throws proves the last-resort handler). The `conductor` command never sets it.
@@ -99,6 +103,8 @@ export interface DispatcherOptions {
 interface InFlight {
   req: IncomingMessage;
   res: ServerResponse;
+  /** The request's metrics series, once routing knows its verb and resource. */
+  series: RequestSeries | undefined;
 }
 
 const JSON_TYPE = 'application/json';
@@ -114,12 +120,27 @@ export class Dispatcher {
   private readonly watchStreams: WatchStreams;
   private readonly inFlight = new AsyncLocalStorage<InFlight>();
 
+  /** `/livez` (and `/healthz`): the process answers. */
+  private readonly livenessChecks: HealthChecks = [['ping', () => undefined]];
+  /** `/readyz`: started and not stopping, then the given checks (`etcd`). */
+  private readonly readinessChecks: HealthChecks;
+
   constructor(private readonly o: DispatcherOptions) {
     this.watchStreams = o.watchStreams ?? new WatchStreams({ maxPerUser: DEFAULT_MAX_WATCHES_PER_USER });
+    this.readinessChecks = [
+      ['ping', () => undefined],
+      ['started', () => (o.ready() ? undefined : 'not ready: starting or stopping')],
+      ...Object.entries(o.readinessChecks ?? {}),
+    ];
   }
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.inFlight.run({ req, res }, () => {
+    const current: InFlight = { req, res, series: undefined };
+    const metrics = this.o.metrics?.api;
+    const started = metrics ? performance.now() : 0;
+    const kind = metrics ? (req.method === 'GET' || req.method === 'HEAD' ? metrics.readOnly : metrics.mutating) : undefined;
+    if (kind) kind.value++;
+    this.inFlight.run(current, () => {
       let timer: NodeJS.Timeout | undefined;
       // Listeners of the request and response run in the connection's context, not the
       // request's: an exception in one (the audit log's 'finish', a watch's 'close') is caught here.
@@ -130,13 +151,17 @@ export class Dispatcher {
         const timeoutMs = this.o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
         // Watches are long-running: their lifetime is bounded by timeoutSeconds instead.
         timer = timeoutMs > 0 && !looksLikeWatch(req.url ?? '') ? setTimeout(() => this.timedOut(res, timeoutMs), timeoutMs) : undefined;
-        this.serve(req, res)
+        this.serve(req, res, current)
           .catch((err: unknown) => this.fail(res, err))
           .catch((err: unknown) => this.lastResort(req, res, err))
-          .finally(() => clearTimeout(timer));
+          .finally(() => {
+            clearTimeout(timer);
+            if (metrics) this.counted(metrics, current, kind!, started);
+          });
       } catch (err) {
         clearTimeout(timer);
         this.lastResort(req, res, err);
+        if (metrics) this.counted(metrics, current, kind!, started);
       }
     });
   };
@@ -178,13 +203,24 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * counted records a request whose handling ended (a watch: whose stream started): its code
+   * (0 when nothing was sent), its latency, and one request fewer in flight.
+   */
+  private counted(metrics: ApiServerMetrics, current: InFlight, kind: { value: number }, started: number): void {
+    kind.value--;
+    const { req, res } = current;
+    const series = current.series ?? metrics.nonResource(req.method ?? 'GET');
+    series.done(res.headersSent ? res.statusCode : 0, (performance.now() - started) / 1000);
+  }
+
   private timedOut(res: ServerResponse, ms: number): void {
     if (res.headersSent || res.writableEnded) return;
     this.o.logger.warn({ timeoutMs: ms }, 'a request did not complete in time');
     this.fail(res, errors.timeout(`Timeout: request did not complete within the allowed duration of ${ms / 1000} s`));
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serve(req: IncomingMessage, res: ServerResponse, current: InFlight): Promise<void> {
     const maxUrl = this.o.maxUrlBytes ?? DEFAULT_MAX_URL_BYTES;
     if ((req.url ?? '').length > maxUrl) {
       throw new ApiError(414, 'BadRequest', `the request URL is too long: ${(req.url ?? '').length} bytes, the limit is ${maxUrl}`);
@@ -198,16 +234,14 @@ export class Dispatcher {
     }
     const path = url.pathname;
     if (path === '/livez' || path === '/healthz' || path.startsWith('/livez/') || path.startsWith('/healthz/')) {
-      return this.sendText(res, 200, 'ok');
+      const answer = await healthAnswer(path.startsWith('/healthz') ? 'healthz' : 'livez', path, url.searchParams, this.livenessChecks);
+      return this.sendText(res, answer.code, answer.body);
     }
     if (path === '/readyz' || path.startsWith('/readyz/')) {
-      if (!this.o.ready()) return this.sendText(res, 503, 'not ready');
-      const failed: string[] = [];
-      for (const [name, check] of Object.entries(this.o.readinessChecks ?? {})) {
-        const why = await check();
-        if (why !== undefined) failed.push(`[-]${name} failed: ${why}`);
-      }
-      return failed.length === 0 ? this.sendText(res, 200, 'ok') : this.sendText(res, 503, `${failed.join('\n')}\nreadyz check failed`);
+      // Today's short answer while starting or stopping (the checks run once ready).
+      if (path === '/readyz' && !url.searchParams.has('verbose') && !this.o.ready()) return this.sendText(res, 503, 'not ready');
+      const answer = await healthAnswer('readyz', path, url.searchParams, this.readinessChecks);
+      return this.sendText(res, answer.code, answer.body);
     }
     const authenticated = await this.o.authenticate(req);
     if (!authenticated) throw errors.unauthorized();
@@ -228,9 +262,17 @@ export class Dispatcher {
       this.o.audit?.describe(req, { verb: method.toLowerCase(), group: '', version: '', resource: '', subresource: '', namespace: '', name: '' });
       if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(`${method} is not supported on ${path}`);
       await this.authorize({ user, verb: 'get', resourceRequest: false, group: '', version: '', resource: '', subresource: '', namespace: '', name: '', path });
+      if (path === '/metrics' && this.o.metrics) return this.serveMetrics(res, this.o.metrics.registry);
       return this.serveDocument(req, res, parsed, url);
     }
-    return this.serveResource(req, res, ctx, parsed, url);
+    return this.serveResource(req, res, ctx, parsed, url, current);
+  }
+
+  /** serveMetrics answers `/metrics`: every series in Prometheus' text format. */
+  private async serveMetrics(res: ServerResponse, registry: MetricsRegistry): Promise<void> {
+    const body = await registry.text();
+    res.writeHead(200, { 'Content-Type': registry.contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+    res.end(body);
   }
 
   private serveDocument(req: IncomingMessage, res: ServerResponse, parsed: ReturnType<typeof parsePath>, url: URL): void {
@@ -302,7 +344,7 @@ export class Dispatcher {
     throw errors.pathNotFound(p);
   }
 
-  private async serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, p: ResourcePath, url: URL): Promise<void> {
+  private async serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, p: ResourcePath, url: URL, current: InFlight): Promise<void> {
     const rt = this.o.registry.get(p.group, p.version, p.resource);
     if (!rt) throw errors.pathNotFound(url.pathname);
     this.o.audit?.describe(req, auditAttributes(req, rt, p, url));
@@ -318,6 +360,10 @@ export class Dispatcher {
     if (!rt.verbs.includes(verb)) throw errors.methodNotAllowed(rt.refusedVerbMessage ?? `${verb} is not supported on ${rt.resource}`);
     if (p.subresource && !['get', 'update', 'patch'].includes(verb)) {
       throw errors.methodNotAllowed(`${method} is not supported on the ${p.subresource} subresource`);
+    }
+    if (this.o.metrics) {
+      const scope: RequestScope = p.name !== undefined ? 'resource' : p.namespace !== undefined ? 'namespace' : 'cluster';
+      current.series = this.o.metrics.api.series(rt, metricVerb(verb, req), p.subresource ?? '', scope);
     }
     await this.authorize({
       user: ctx.user,
@@ -452,6 +498,7 @@ export class Dispatcher {
     if (params.timeoutSeconds > maxWatch) params.timeoutSeconds = maxWatch;
     const include = includeObjectParam(q);
     // Takes one of the user's watch slots (429 past the limit) until the stream ends.
+    const counts = this.o.metrics?.api.watches(rt);
     const stream = this.watchStreams.start(ctx.user, req, res, () => {
       res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
       res.flushHeaders();
@@ -459,6 +506,7 @@ export class Dispatcher {
     });
     const sink = {
       event: (type: string, obj: LazyObject) => {
+        if (counts) counts.events.value++;
         if (type === 'BOOKMARK' || shape.as === 'object') return stream.write(obj.eventLine(type));
         const json =
           shape.as === 'table'
@@ -479,7 +527,15 @@ export class Dispatcher {
       stream.abandon();
       throw err;
     }
-    stream.whenEnded(() => watch.stop());
+    if (counts) {
+      counts.open.value++;
+      stream.whenEnded(() => {
+        counts.open.value--;
+        watch.stop();
+      });
+    } else {
+      stream.whenEnded(() => watch.stop());
+    }
     stream.ensureHeader();
   }
 
@@ -637,6 +693,30 @@ function guardListeners(emitter: EventEmitter, onError: (err: unknown) => void):
       return true;
     }
   };
+}
+
+/** metricVerb is kube-apiserver's verb label for a request of RBAC verb `verb`: LIST, WATCH and APPLY apart from GET and PATCH. */
+function metricVerb(verb: string, req: IncomingMessage): MetricVerb {
+  switch (verb) {
+    case 'get':
+      return 'GET';
+    case 'list':
+      return 'LIST';
+    case 'watch':
+      return 'WATCH';
+    case 'create':
+      return 'POST';
+    case 'update':
+      return 'PUT';
+    case 'patch':
+      return req.headers['content-type'] === 'application/apply-patch+yaml' ? 'APPLY' : 'PATCH';
+    case 'delete':
+      return 'DELETE';
+    case 'deletecollection':
+      return 'DELETECOLLECTION';
+    default:
+      return 'other';
+  }
 }
 
 function verbOf(method: string, named: boolean, watch: boolean): string | undefined {

@@ -8,6 +8,7 @@
  * is looked at again with the news. The binding is what the resource records: the claim's
  * side is a copy written once the resource's side is in place.
  */
+import { secondsSince, type ClaimMetrics } from '../metrics.js';
 import type { Client } from '../../client/types.js';
 import type { Claim, ConcreteResource, ConcreteStatus } from '../../apis/index.js';
 import { sameStatusIgnoringTransitionTimes } from '../../machinery/object.js';
@@ -63,6 +64,8 @@ export interface BinderDeps {
    * resource: the binding and the published connection go out in one status write.
    */
   syncBound(entry: ClaimKindEntry, staged: Claim, ref: ResourceReference, resource: ConcreteResource, justBound: string): Promise<ReconcileResult>;
+  /** Where the time from a claim's creation to its binding is reported. */
+  readonly metrics?: ClaimMetrics;
 }
 
 export class Binder {
@@ -189,6 +192,7 @@ export class Binder {
     const boundTo = `bound to ${describeResource(resource)}`;
     if (!isReady(resource)) {
       await writeClaimStatus(client, entry, claim, status);
+      this.observeBound(claim);
       await recordEvent(client, claim, 'Normal', ClaimReason.Bound, boundTo);
       const notReady = notReadyReason(resource);
       if (notReady.failing) await recordEvent(client, claim, 'Warning', notReady.reason, notReady.message);
@@ -196,13 +200,24 @@ export class Binder {
     }
     try {
       // Bound and ready at once: one event tells both.
-      return await this.deps.syncBound(entry, { ...claim, status }, status.resourceRef!, resource, boundTo);
+      const result = await this.deps.syncBound(entry, { ...claim, status }, status.resourceRef!, resource, boundTo);
+      this.observeBound(claim);
+      return result;
     } catch (err) {
       // The connection could not be published yet: the binding itself still goes on record.
       await writeClaimStatus(client, entry, claim, status);
+      this.observeBound(claim);
       await recordEvent(client, claim, 'Normal', ClaimReason.Bound, boundTo);
       throw err;
     }
+  }
+
+  /** observeBound reports how long `claim` (as it was before this binding) waited to be Bound, the first time it is. */
+  private observeBound(claim: Claim): void {
+    const { metrics } = this.deps;
+    if (!metrics || statusOf(claim).phase === 'Bound') return;
+    const age = secondsSince(claim.metadata.creationTimestamp);
+    if (age !== undefined) metrics.bound(claim.kind, age);
   }
 
   /** markPending says on the claim why nothing fits (Scheduled=False), with a FailedScheduling Event when that is news. */

@@ -10,6 +10,9 @@
  * the API, so a crash between any two writes is repaired by the next reconcile (a resource
  * pre-bound to a claim is found again; a provisioned resource has a deterministic name).
  */
+import { performance } from 'node:perf_hooks';
+import { claimPhaseCounts } from '../metrics.js';
+import type { ControllerMetrics } from '../metrics.js';
 import type { Logger } from 'pino';
 import type { Client, ResourceRef } from '../../client/types.js';
 import type { SharedInformers } from '../../client/shared-informers.js';
@@ -36,6 +39,7 @@ import { servedKinds, UnservedKindError, type KindCatalog } from './served-kinds
 export { CLASS_LABEL, CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL } from './labels.js';
 
 export interface ClaimControllerOptions {
+  metrics?: ControllerMetrics;
   logger: Logger;
   /** The catalog's claim kinds and kind definitions (from the composition root). */
   kinds: KindCatalog;
@@ -58,7 +62,8 @@ export class ClaimController {
   private readonly publisher: ConnectionPublisher;
   private readonly resizer: Resizer;
   private readonly releaser: Releaser;
-  private readonly queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000 });
+  private readonly queue: WorkQueue;
+  private stopCounting: (() => void) | undefined;
   /** Queue keys of the claims waiting for something to fit: woken by every change that may. */
   private readonly pending = new Set<string>();
   private readonly log: Logger;
@@ -71,6 +76,7 @@ export class ClaimController {
     private readonly opts: ClaimControllerOptions,
   ) {
     this.log = opts.logger;
+    this.queue = new WorkQueue({ name: 'claims', qps: 1000, burst: 5000, metrics: opts.metrics?.queues });
     const systemNamespace = opts.systemNamespace ?? SYSTEM_NAMESPACE;
     let kinds;
     try {
@@ -87,9 +93,10 @@ export class ClaimController {
       scheduler: this.feed.scheduler,
       resourceSeen: (entry, resource) => this.resourceChanged(entry, resource),
       syncBound: (entry, staged, ref, resource, justBound) => this.syncBound(entry, staged, ref, resource, justBound),
+      metrics: opts.metrics?.claims,
     });
     this.provisioner = new Provisioner({ client, caches: this.caches, systemNamespace });
-    this.publisher = new ConnectionPublisher({ client, caches: this.caches, access });
+    this.publisher = new ConnectionPublisher({ client, caches: this.caches, access, metrics: opts.metrics?.claims });
     this.resizer = new Resizer({ client, caches: this.caches });
     this.releaser = new Releaser({ client, caches: this.caches, access });
     this.crdKinds = new CrdKindFollower({
@@ -142,15 +149,34 @@ export class ClaimController {
     // Kinds defined by CRDs alone (claim kinds, out-of-process providers' kinds): served from
     // their first list on, and followed as CRDs come, change and go.
     await this.crdKinds.start();
+    // Claims by kind and phase, counted from the caches when scraped.
+    this.stopCounting = this.opts.metrics?.claims?.claimPhases(() => claimPhaseCounts(caches.claims.values()));
     void this.queue.runWorkers(this.opts.workers ?? 32, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.warn({ claim: key, err: errorText(err) }, 'cannot reconcile claim; retrying with backoff'),
     });
   }
 
   stop(): void {
+    this.stopCounting?.();
     this.crdKinds.stop();
     this.queue.shutDown();
     this.caches.stop();
+  }
+
+  /** scheduleMeasured is the binder's decision, counted by result with its duration. */
+  private async scheduleMeasured(claim: Claim): ReturnType<Binder['schedule']> {
+    const metrics = this.opts.metrics?.claims;
+    if (!metrics) return this.binder.schedule(claim);
+    const started = performance.now();
+    try {
+      const decision = await this.binder.schedule(claim);
+      const type = decision.result.decision.type;
+      metrics.decided(type === 'none' ? 'unschedulable' : type, (performance.now() - started) / 1000);
+      return decision;
+    } catch (err) {
+      metrics.decided('error', (performance.now() - started) / 1000);
+      throw err;
+    }
   }
 
   // ------------------------------------------------------------------ kinds
@@ -304,7 +330,7 @@ export class ClaimController {
       this.pending.delete(key);
       return this.binder.finishBinding(entry, claim, existing.entry, existing.resource);
     }
-    const { result, reserved } = await this.binder.schedule(claim);
+    const { result, reserved } = await this.scheduleMeasured(claim);
     const why = result.explanation.message;
     switch (result.decision.type) {
       case 'resource': {

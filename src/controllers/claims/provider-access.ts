@@ -18,6 +18,7 @@ import {
 import { connectContext, connectRedacted, decodeSecretData, ProviderNotFoundError } from '../managed/connect-context.js';
 import { deadlineClient, withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
 import { managedReconcilerDefaults } from '../managed/reconciler-options.js';
+import type { ProviderCallMetrics } from '../metrics.js';
 
 /** ProviderAccessOptions bound the provider calls made through a ProviderAccess. */
 export interface ProviderAccessOptions {
@@ -25,6 +26,8 @@ export interface ProviderAccessOptions {
   callTimeoutMs?: number;
   /** Aborted on shutdown: cancels every provider call still running. */
   shutdown?: AbortSignal;
+  /** Where provider calls are reported (metrics). */
+  metrics?: ProviderCallMetrics;
 }
 
 /**
@@ -48,9 +51,13 @@ export class ProviderAccess {
   ) {
     this.kinds = providers.flatMap((p) => [...p.kinds]);
     for (const p of providers) if (p.placedAcrossProviders === true) for (const k of p.kinds) this.placedTypes.set(`${k.group}/${k.kind}`, p.type);
+    const providerOf = new Map<string, string>();
+    for (const p of providers) for (const k of p.kinds) providerOf.set(k.kind, p.type);
+    const metrics = options.metrics;
     this.deadlines = {
       timeoutMs: options.callTimeoutMs ?? managedReconcilerDefaults.callTimeoutMs,
       ...(options.shutdown ? { shutdown: options.shutdown } : {}),
+      ...(metrics ? { report: (call, result, seconds) => metrics.called(providerOf.get(call.kind) ?? 'unknown', call.kind, call.op, result, seconds) } : {}),
     };
   }
 

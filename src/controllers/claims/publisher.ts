@@ -6,6 +6,7 @@
  * claim's namespace, owned by the claim — never over another object's. It owns the claim's
  * `Ready` condition: why not ready while the resource is not, Available once published.
  */
+import { secondsSince, type ClaimMetrics } from '../metrics.js';
 import { builtinRefs, type Client } from '../../client/types.js';
 import { isApiError } from '../../machinery/errors.js';
 import { deepEqual } from '../../machinery/object.js';
@@ -48,6 +49,8 @@ export interface PublisherDeps {
   readonly client: Client;
   readonly caches: ClaimCaches;
   readonly access: ProviderAccess;
+  /** Where the time from a claim's creation to its first Ready is reported. */
+  readonly metrics?: ClaimMetrics;
 }
 
 export class ConnectionPublisher {
@@ -114,6 +117,10 @@ export class ConnectionPublisher {
     );
     if (sameStatusIgnoringTransitionTimes(old, status)) return;
     await writeClaimStatus(client, entry, claim, status);
+    if (this.deps.metrics && conditionOf(old, ClaimCondition.Ready)?.status !== 'True') {
+      const age = secondsSince(claim.metadata.creationTimestamp);
+      if (age !== undefined) this.deps.metrics.ready(claim.kind, age);
+    }
     if (justBound) {
       // Events are best effort (recordEvent never throws): the claim goes on without waiting.
       void recordEvent(client, claim, 'Normal', ClaimReason.Bound, `${justBound}; connection details published to Secret ${secretName}`);

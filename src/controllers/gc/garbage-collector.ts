@@ -11,6 +11,7 @@
  * (compact, see OwnerGraph), the identity of objects being deleted with a GC finalizer, and
  * the uids of owners a read found present.
  */
+import type { ControllerMetrics } from '../metrics.js';
 import type { Logger } from 'pino';
 import type { Client, ResourceRef } from '../../client/types.js';
 import { WorkQueue } from '../../client/work-queue.js';
@@ -48,14 +49,17 @@ export class GarbageCollector {
   private readonly recentlyGone = new Set<string>();
   /** The current relist of each resource. */
   private readonly epochs = new Map<string, number>();
-  private readonly queue = new WorkQueue({ name: 'garbage-collector', qps: 1000, burst: 2000 });
+  private readonly queue: WorkQueue;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly client: Client,
     private readonly catalog: ResourceCatalog,
     private readonly log: Logger,
-  ) {}
+    metrics?: ControllerMetrics,
+  ) {
+    this.queue = new WorkQueue({ name: 'garbage-collector', qps: 1000, burst: 2000, metrics: metrics?.queues });
+  }
 
   start(): void {
     this.syncReflectors();

@@ -4,6 +4,7 @@
  * moment whether or not the provider honours the signal. The error says which call on which
  * resource was cancelled and why.
  */
+import { performance } from 'node:perf_hooks';
 import { abortReason } from '../../machinery/abort.js';
 import type { KObject } from '../../machinery/object.js';
 import type { CallOptions, ClaimRef, ConnectionDetails, ExternalClient, RebindPolicy, SharedExternalClient } from '../../providers/spi.js';
@@ -48,7 +49,12 @@ export interface DeadlineOptions {
   timeoutMs: number;
   /** Aborted on shutdown: every call running then is cancelled. */
   shutdown?: AbortSignal;
+  /** Told of every call once it settled (metrics): success, error, timeout or cancelled, and how long it took. */
+  report?: (call: ProviderCall, result: CallResult, seconds: number) => void;
 }
+
+/** How a provider call ended, for metrics. */
+export type CallResult = 'success' | 'error' | 'timeout' | 'cancelled';
 
 /**
  * withDeadline runs `run` with a signal that aborts after `timeoutMs` (reason: a
@@ -65,17 +71,25 @@ export async function withDeadline<T>(call: ProviderCall, options: DeadlineOptio
   if (options.shutdown?.aborted) onShutdown();
   else options.shutdown?.addEventListener('abort', onShutdown, { once: true });
   let stopWaiting: (() => void) | undefined;
+  const started = options.report ? performance.now() : 0;
+  let result: CallResult = 'error';
   const aborted = new Promise<never>((_, reject) => {
     stopWaiting = () => reject(abortReason(signal));
     if (signal.aborted) stopWaiting();
     else signal.addEventListener('abort', stopWaiting, { once: true });
   });
   try {
-    return await Promise.race([Promise.resolve().then(() => run(signal)), aborted]);
+    const value = await Promise.race([Promise.resolve().then(() => run(signal)), aborted]);
+    result = 'success';
+    return value;
   } catch (err) {
-    if (signal.aborted) throw signal.reason;
+    if (signal.aborted) {
+      result = signal.reason instanceof CallTimeoutError ? 'timeout' : signal.reason instanceof CallCancelledError ? 'cancelled' : 'error';
+      throw signal.reason;
+    }
     throw err;
   } finally {
+    options.report?.(call, result, (performance.now() - started) / 1000);
     clearTimeout(timer);
     options.shutdown?.removeEventListener('abort', onShutdown);
     if (stopWaiting) signal.removeEventListener('abort', stopWaiting);

@@ -34,7 +34,7 @@ import { claimsUsing, describeClaims, type ClaimInUse } from './claims-in-use.js
 import { CONNECTION_SECRET_SELECTOR, publishConnectionSecret } from './connection-secret.js';
 import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-guard.js';
 import { pollIntervalFor } from './poll-interval.js';
-import { deadlineClient, isCancelled, withDeadline, type DeadlineOptions } from './call-deadline.js';
+import { deadlineClient, isCancelled, withDeadline, type CallResult, type DeadlineOptions, type ProviderCall } from './call-deadline.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
 import { ResourceWrites } from './resource-writes.js';
 import { IN_USE, READY, type ConditionState, type StatusChange } from './status.js';
@@ -122,6 +122,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
     this.queue = new WorkQueue({
       name: `managed-${kind.plural}.${kind.group}`,
       logger: this.log,
+      metrics: this.options.metrics?.queues,
       rateLimiter: this.options.rateLimiter ?? controllerRateLimiter(this.options.backoff),
     });
   }
@@ -219,8 +220,12 @@ export class ManagedReconciler<R extends KObject = KObject> {
 
   /** Every provider call gets a signal aborted at `callTimeoutMs` or when the reconciler stops. */
   private get deadlines(): DeadlineOptions {
-    return { timeoutMs: this.options.callTimeoutMs, shutdown: this.shutdown.signal };
+    return { timeoutMs: this.options.callTimeoutMs, shutdown: this.shutdown.signal, report: this.reportCall };
   }
+
+  /** Provider calls to the metrics, labelled with this kind's provider. */
+  private readonly reportCall = (call: ProviderCall, result: CallResult, seconds: number): void =>
+    this.options.metrics?.providerCalls?.called(this.options.provider, call.kind, call.op, result, seconds);
 
   /**
    * connectWithDeadline connects with the call deadline; the client it returns gives each of

@@ -2,6 +2,7 @@
  * The options of a ManagedReconciler and their defaults. Every option has a default that
  * works in production; tests shorten the intervals.
  */
+import type { ControllerMetrics } from '../metrics.js';
 import type { Logger } from '../../client/logger.js';
 import { silentLogger } from '../../client/logger.js';
 import type { RateLimiter } from '../../client/rate-limiter.js';
@@ -34,6 +35,10 @@ export interface ManagedReconcilerOptions {
   now?: () => Date;
   /** Informers shared with the process's other controllers; default a private informer. */
   informers?: SharedInformers;
+  /** Where the work queue and provider calls report (metrics); default nowhere. */
+  metrics?: ControllerMetrics;
+  /** The type of the provider whose kind this is (the metrics' `provider` label); default `unknown`. */
+  provider?: string;
 }
 
 /** ResolvedManagedReconcilerOptions are the options with every default filled in. */
@@ -51,6 +56,8 @@ export interface ResolvedManagedReconcilerOptions {
   logger: Logger;
   now: () => Date;
   informers: SharedInformers | undefined;
+  metrics: ControllerMetrics | undefined;
+  provider: string;
 }
 
 /** The defaults of ManagedReconcilerOptions. */
@@ -92,5 +99,7 @@ export function resolveOptions(options: ManagedReconcilerOptions = {}): Resolved
     logger: options.logger ?? silentLogger,
     now: options.now ?? (() => new Date()),
     informers: options.informers,
+    metrics: options.metrics,
+    provider: options.provider ?? 'unknown',
   };
 }

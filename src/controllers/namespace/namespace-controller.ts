@@ -5,6 +5,7 @@
  * the `kubernetes` finalizer through the namespace's `finalize` subresource so the namespace
  * itself goes.
  */
+import type { ControllerMetrics } from '../metrics.js';
 import type { Logger } from 'pino';
 import { builtinRefs, type Client } from '../../client/types.js';
 import { Informer } from '../../client/informer.js';
@@ -20,13 +21,15 @@ export const NAMESPACE_FINALIZER = 'kubernetes';
 
 export class NamespaceController {
   private readonly informer: Informer<KObject>;
-  private readonly queue = new WorkQueue({ name: 'namespace' });
+  private readonly queue: WorkQueue;
 
   constructor(
     private readonly client: Client,
     private readonly catalog: ResourceCatalog,
     private readonly log: Logger,
+    metrics?: ControllerMetrics,
   ) {
+    this.queue = new WorkQueue({ name: 'namespace', metrics: metrics?.queues });
     this.informer = new Informer<KObject>(client, builtinRefs.namespaces, { transform: dropUnreadFields });
   }
 

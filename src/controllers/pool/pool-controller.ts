@@ -12,6 +12,7 @@
  * (AlreadyExists counts as done), and deletions are compare-and-swap on the member's
  * resourceVersion so a member a claim has just taken is never deleted.
  */
+import type { ControllerMetrics } from '../metrics.js';
 import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { errorMessage, silentLogger, type Logger } from '../../client/logger.js';
 import type { Client, ResourceRef } from '../../client/types.js';
@@ -40,6 +41,7 @@ export const POOL_FIELD_MANAGER = 'conductor-pool-manager';
 
 /** PoolControllerOptions configure a PoolController; only `kinds` is required. */
 export interface PoolControllerOptions {
+  metrics?: ControllerMetrics;
   /** The concrete kinds pool members may be (their CRDs must be served). */
   kinds: readonly ResourceRef[];
   logger?: Logger;
@@ -78,7 +80,7 @@ function splitClassKey(key: string): { namespace: string; name: string } {
 export class PoolController {
   private readonly classes: CacheInformer;
   private readonly kinds = new Map<string, KindEntry>();
-  private readonly queue = new WorkQueue({ name: 'pools', qps: 50, burst: 200 });
+  private readonly queue: WorkQueue;
   private readonly expectations: Expectations;
   private readonly log: Logger;
   private running?: Promise<void>;
@@ -88,6 +90,7 @@ export class PoolController {
     private readonly opts: PoolControllerOptions,
   ) {
     this.log = opts.logger ?? silentLogger;
+    this.queue = new WorkQueue({ name: 'pools', qps: 50, burst: 200, metrics: opts.metrics?.queues });
     this.expectations = new Expectations(opts.expectationTimeoutMs ?? 30_000);
     const scope = opts.namespace ? { namespace: opts.namespace } : {};
     this.classes = cacheInformer(client, opts.informers, apiRefs.resourceclasses, scope, this.log);

@@ -13,6 +13,8 @@
  * concrete resources are read from informer caches; Secrets are watched by name only (their
  * data is read when a check needs it, never cached).
  */
+import type { DeadlineOptions } from '../managed/call-deadline.js';
+import type { ControllerMetrics } from '../metrics.js';
 import { Informer } from '../../client/informer.js';
 import { cacheInformer, type CacheInformer, type SharedInformers } from '../../client/shared-informers.js';
 import { errorMessage, type Logger } from '../../client/logger.js';
@@ -31,6 +33,7 @@ import { providerReadiness, providerReasons, type CredentialsLookup } from './re
 
 export interface ProviderControllerOptions {
   logger?: Logger;
+  metrics?: ControllerMetrics;
   informers?: SharedInformers;
   /** How often every Provider is checked again; default 60 s. */
   recheckMs?: number;
@@ -96,6 +99,7 @@ export class ProviderController {
   private readonly shutdown = new AbortController();
   private readonly recheckMs: number;
   private readonly checkTimeoutMs: number;
+  private readonly reportCall: DeadlineOptions['report'];
   private readonly now: () => Date;
   /** The last check of each Provider (`namespace/name`). */
   private readonly lastChecks = new Map<string, LastCheck>();
@@ -112,7 +116,13 @@ export class ProviderController {
     this.recheckMs = options.recheckMs ?? 60_000;
     this.checkTimeoutMs = options.checkTimeoutMs ?? 60_000;
     this.now = options.now ?? (() => new Date());
-    this.queue = new WorkQueue({ name: 'providers', ...(this.log ? { logger: this.log } : {}) });
+    const calls = options.metrics?.providerCalls;
+    // A Provider's check, labelled with the Provider's type.
+    this.reportCall = calls
+      ? (call, result, seconds) =>
+          calls.called(String((call.resource.spec as { type?: unknown } | undefined)?.type ?? 'unknown'), call.kind, call.op, result, seconds)
+      : undefined;
+    this.queue = new WorkQueue({ name: 'providers', metrics: options.metrics?.queues, ...(this.log ? { logger: this.log } : {}) });
     const scope = options.namespace ? { namespace: options.namespace } : {};
     this.providers = cacheInformer(client, options.informers, providerKind.ref, scope, this.log);
     this.secrets = new Informer(client, builtinRefs.secrets, {
@@ -223,6 +233,7 @@ export class ProviderController {
     const verdict = await providerReadiness(provider, this.modules, await this.credentials(provider), {
       timeoutMs: this.checkTimeoutMs,
       shutdown: this.shutdown.signal,
+      report: this.reportCall,
     });
     const ready: ReadyVerdict = verdict.ready
       ? { status: 'True', reason: providerReasons.checkPassed, message: verdict.message ?? '' }

@@ -14,6 +14,7 @@
  * Changes to `status.used` alone (the admission plugin's bookkeeping) do not wake it: the
  * next claim event or resync brings the recorded usage back to what the claims use.
  */
+import type { ControllerMetrics } from '../metrics.js';
 import type { Logger } from 'pino';
 import type { Client, ResourceRef } from '../../client/types.js';
 import { builtinRefs } from '../../client/types.js';
@@ -31,6 +32,7 @@ import { boundResourceIndex, claimUidsOf } from '../claims/binding-check.js';
 const FIELD_MANAGER = 'conductor-quota-controller';
 
 export interface QuotaControllerOptions {
+  metrics?: ControllerMetrics;
   logger: Logger;
   /** Workers recomputing quotas in parallel (each quota by one worker at a time). Default 2. */
   workers?: number;
@@ -47,7 +49,7 @@ interface ClaimKindEntry {
 
 export class QuotaController {
   private readonly log: Logger;
-  private readonly queue = new WorkQueue({ name: 'claim-quotas', qps: 100, burst: 500 });
+  private readonly queue: WorkQueue;
   private readonly crds: CacheInformer;
   private readonly quotas: CacheInformer;
   private readonly classes: CacheInformer;
@@ -62,6 +64,7 @@ export class QuotaController {
     private readonly opts: QuotaControllerOptions,
   ) {
     this.log = opts.logger;
+    this.queue = new WorkQueue({ name: 'claim-quotas', qps: 100, burst: 500, metrics: opts.metrics?.queues });
     this.crds = cacheInformer(client, opts.informers, builtinRefs.customresourcedefinitions, {}, this.log);
     this.quotas = cacheInformer(client, opts.informers, apiRefs.claimquotas, { resyncMs: opts.resyncMs ?? 5 * 60_000 }, this.log);
     this.classes = cacheInformer(client, opts.informers, apiRefs.resourceclasses, {}, this.log);

@@ -38,6 +38,17 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** How the WAL is made durable (fs.fdatasync); tests pass one they control. */
   sync?: (fd: number, done: (err: Error | null) => void) => void;
+  /** Told of every group commit once it is durable (metrics). */
+  observer?: CommitObserver;
+}
+
+/**
+ * A CommitObserver hears of each group commit once its writes are durable: how many writes it
+ * held and how long it took from the transaction's start to the WAL sync that made it durable.
+ * Called once per commit (not per write), after the writers were answered; it must not throw.
+ */
+export interface CommitObserver {
+  committed(writes: number, seconds: number): void;
 }
 
 export const defaultRetention: RetentionPolicy = { minRevisions: 1000, minAgeMs: 300_000 };

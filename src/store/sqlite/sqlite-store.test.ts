@@ -121,3 +121,24 @@ describe('lifecycle', () => {
     await s.close();
   });
 });
+
+describe('commit observer', () => {
+  test('hears of each group commit once durable: its writes and its duration; the WAL has a size', async () => {
+    const commits: Array<{ writes: number; seconds: number }> = [];
+    const t = tempStore({ observer: { committed: (writes, seconds) => commits.push({ writes, seconds }) } });
+    try {
+      assert.equal(t.store.walBytes() >= 0, true);
+      // Three writes in one turn share one commit; one more in a later turn is a second.
+      await Promise.all([t.store.create('/a', json({})), t.store.create('/b', json({})), t.store.create('/c', json({}))]);
+      await t.store.create('/d', json({}));
+      assert.deepEqual(
+        commits.map((c) => c.writes),
+        [3, 1],
+      );
+      assert.ok(commits.every((c) => c.seconds >= 0 && Number.isFinite(c.seconds)));
+      assert.ok(t.store.walBytes() > 0, 'the WAL file has grown');
+    } finally {
+      await t.cleanup();
+    }
+  });
+});

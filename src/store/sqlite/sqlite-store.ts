@@ -1,6 +1,7 @@
 import type { Transaction } from 'better-sqlite3';
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import {
   StoreError,
   type KeyValue,
@@ -21,6 +22,7 @@ import {
   maxBatchSize,
   revisionsPerCompactionStep,
   silentLogger,
+  type CommitObserver,
   type RetentionPolicy,
   type SqliteStoreOptions,
   type StoreLogger,
@@ -51,6 +53,8 @@ interface CommittedBatch {
   head: number;
   outcomes: Outcome[];
   events: StoreEvent[];
+  /** performance.now() when its transaction started (commit latency). */
+  started: number;
 }
 
 /** What one write adds to the WAL besides its value: about a page (log row, key index, kv row). */
@@ -158,6 +162,7 @@ export class SqliteStore implements Store {
   private readonly syncFile: FileSync;
   private readonly inMemory: boolean;
   private readonly maxPausedEvents: number;
+  private readonly observer: CommitObserver | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -169,6 +174,7 @@ export class SqliteStore implements Store {
     this.now = options.now ?? Date.now;
     this.maxPausedEvents = options.maxPausedWatchEvents ?? defaultMaxPausedWatchEvents;
     this.syncFile = options.sync ?? fdatasync;
+    this.observer = options.observer;
     this.inMemory = options.path === ':memory:' || options.path === '';
     this.db = openDatabase(options.path, { deferredSync: true });
     try {
@@ -199,6 +205,16 @@ export class SqliteStore implements Store {
 
   compactedRevision(): number {
     return this.compacted;
+  }
+
+  /** walBytes is the size of the write-ahead log file now (0 for an in-memory store or before the first write). */
+  walBytes(): number {
+    if (this.inMemory) return 0;
+    try {
+      return statSync(`${this.path}-wal`).size;
+    } catch {
+      return 0;
+    }
   }
 
   stats(): SqliteStoreStats {
@@ -326,6 +342,7 @@ export class SqliteStore implements Store {
    * the next sync, which settles its promises and fans out its events.
    */
   private commit(batch: WriteOp[]): void {
+    const started = performance.now();
     const outcomes: Outcome[] = [];
     const events: StoreEvent[] = [];
     let head: number;
@@ -351,7 +368,7 @@ export class SqliteStore implements Store {
     this.writes += events.length;
     // About a page of log, index and table per write, plus the value itself.
     for (const e of events) this.walBytesSinceCheckpoint += PAGE_ESTIMATE + (e.type === 'put' ? e.kv.value.length : 0);
-    this.unsynced.push({ head, outcomes, events });
+    this.unsynced.push({ head, outcomes, events, started });
     this.requestSync();
   }
 
@@ -390,6 +407,10 @@ export class SqliteStore implements Store {
         else outcome.op.resolve(outcome.kv);
       }
       this.hub.publish(batch.events);
+    }
+    if (this.observer) {
+      const now = performance.now();
+      for (const batch of done) this.observer.committed(batch.outcomes.length, (now - batch.started) / 1000);
     }
     this.releaseDurableWaiters();
     if (this.state !== 'open') return;
