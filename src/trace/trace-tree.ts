@@ -6,11 +6,24 @@
  * written. A link that does not hold (a status naming a resource that does not record the
  * claim, a Provider that does not exist) is shown as such, not hidden.
  */
-import type { Client, ResourceRef } from '../../client/types.js';
-import { builtinRefs } from '../../client/types.js';
-import { isApiError } from '../../machinery/errors.js';
-import { isPlainObject, type KObject } from '../../machinery/object.js';
-import { apiRefs, EXTERNAL_NAME_ANNOTATION } from '../../apis/index.js';
+import type { Client, ResourceRef } from '../client/types.js';
+import { builtinRefs, resourceRef } from '../client/types.js';
+import { isApiError } from '../machinery/errors.js';
+import { isPlainObject, type KObject } from '../machinery/object.js';
+import { EXTERNAL_NAME_ANNOTATION, V1ALPHA1 } from '../apis/well-known.js';
+
+/**
+ * The Conductor kinds the tree reads. Spelled here rather than taken from apis/index.ts, which
+ * brings the whole catalog and Node's modules with it: this file is bundled for the browser too
+ * (the dashboard). trace-tree.test.ts checks they are apiRefs' own.
+ */
+export const traceRefs = {
+  resourceclasses: resourceRef(`core.conductor.io/${V1ALPHA1}`, 'ResourceClass', 'resourceclasses', true),
+  providers: resourceRef(`core.conductor.io/${V1ALPHA1}`, 'Provider', 'providers', true),
+};
+
+/** What the tree needs of a client: reading one object (the dashboard's fetch client has only this). */
+export type TraceReader = Pick<Client, 'get'>;
 
 /** One line of the tree. */
 export interface TraceNode {
@@ -81,7 +94,7 @@ function missingNode(name: string, namespace: string | undefined, why: string): 
   return { name, ...(namespace ? { namespace } : {}), ready: '-', synced: '-', status: why, children: [] };
 }
 
-async function getOrUndefined(client: Client, ref: ResourceRef, name: string, namespace?: string): Promise<KObject | undefined> {
+async function getOrUndefined(client: TraceReader, ref: ResourceRef, name: string, namespace?: string): Promise<KObject | undefined> {
   try {
     return await client.get(ref, name, namespace);
   } catch (err) {
@@ -117,11 +130,11 @@ function recordsClaim(resource: KObject, claim: KObject): boolean {
 }
 
 /** The Provider a resource names, and what it says. */
-async function providerNode(client: Client, resource: KObject): Promise<TraceNode | undefined> {
+async function providerNode(client: TraceReader, resource: KObject): Promise<TraceNode | undefined> {
   const spec = isPlainObject(resource.spec) ? resource.spec : {};
   const name = isPlainObject(spec.providerRef) && typeof spec.providerRef.name === 'string' ? spec.providerRef.name : undefined;
   if (!name) return undefined;
-  const provider = await getOrUndefined(client, apiRefs.providers, name, resource.metadata.namespace);
+  const provider = await getOrUndefined(client, traceRefs.providers, name, resource.metadata.namespace);
   if (!provider) return missingNode(`Provider/${name}`, resource.metadata.namespace, 'not found: the resource names a Provider that does not exist');
   const type = isPlainObject(provider.spec) && typeof provider.spec.type === 'string' ? `type ${provider.spec.type}` : undefined;
   return objectNode(provider, [], type);
@@ -144,7 +157,7 @@ function externalNode(resource: KObject): TraceNode | undefined {
 }
 
 /** The subtree of a concrete resource: its Provider and its external object. */
-async function resourceChildren(client: Client, resource: KObject): Promise<TraceNode[]> {
+async function resourceChildren(client: TraceReader, resource: KObject): Promise<TraceNode[]> {
   const out: TraceNode[] = [];
   const provider = await providerNode(client, resource);
   if (provider) out.push(provider);
@@ -154,12 +167,12 @@ async function resourceChildren(client: Client, resource: KObject): Promise<Trac
 }
 
 /** traceClaim: the claim, its class, its resource (with Provider and external object) and its connection Secret. */
-export async function traceClaim(client: Client, claim: KObject, lookup: RefLookup): Promise<TraceNode> {
+export async function traceClaim(client: TraceReader, claim: KObject, lookup: RefLookup): Promise<TraceNode> {
   const status = isPlainObject(claim.status) ? claim.status : {};
   const children: TraceNode[] = [];
   if (isPlainObject(status.classRef) && typeof status.classRef.name === 'string') {
     const ns = typeof status.classRef.namespace === 'string' ? status.classRef.namespace : undefined;
-    const cls = await getOrUndefined(client, apiRefs.resourceclasses, status.classRef.name, ns);
+    const cls = await getOrUndefined(client, traceRefs.resourceclasses, status.classRef.name, ns);
     if (cls) {
       const template = isPlainObject(cls.template) ? cls.template : {};
       children.push(objectNode(cls, [], typeof template.kind === 'string' ? `provisions ${template.kind}` : undefined));
@@ -197,7 +210,7 @@ export async function traceClaim(client: Client, claim: KObject, lookup: RefLook
 }
 
 /** traceResource: a concrete resource, its Provider and external object, and the claims its own record binds. */
-export async function traceResource(client: Client, resource: KObject, lookup: RefLookup): Promise<TraceNode> {
+export async function traceResource(client: TraceReader, resource: KObject, lookup: RefLookup): Promise<TraceNode> {
   const children = await resourceChildren(client, resource);
   for (const c of claimsRecorded(resource)) {
     const label = `${c.kind ?? 'Claim'}/${c.name ?? '?'}`;
