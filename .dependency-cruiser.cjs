@@ -74,7 +74,13 @@ module.exports = {
       '^src/dashboard/',
       '^src/(dashboard/|trace/|client/types\\.ts$|machinery/(object|errors)\\.ts$|apis/well-known\\.ts$)',
     ),
-    never('dashboard-imported', 'dashboard/README.md: nothing imports the browser app; the server serves its built files.', '^(src|test|bench)/', '^src/dashboard/', '^src/dashboard/'),
+    never(
+      'dashboard-imported',
+      'dashboard/README.md: nothing imports the browser app; the server serves its built files.',
+      '^(src|test|bench)/',
+      '^src/dashboard/',
+      '^src/dashboard/',
+    ),
     never('cli-imported', 'Only the CLI entry point imports cli/.', '^(src|test|bench)/', '^src/cli/', '^src/cli/'),
     never(
       'conductor-imported',

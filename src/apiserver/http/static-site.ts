@@ -30,7 +30,8 @@ const HASHED_NAME = /-[A-Z0-9]{8}\.[a-z]+$/;
  * The shell's policy: scripts, styles and data from this server only, no framing. Whatever a
  * tenant wrote is rendered as text by the app; this stops it running as code even if it were not.
  */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export class StaticSite {
   /**
@@ -65,7 +66,11 @@ export class StaticSite {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && name === 'index.html') {
-        throw new ApiError(404, 'NotFound', 'the dashboard is not built into this installation: run `npm run build` (it bundles src/dashboard/web into dist/dashboard)');
+        throw new ApiError(
+          404,
+          'NotFound',
+          'the dashboard is not built into this installation: run `npm run build` (it bundles src/dashboard/web into dist/dashboard)',
+        );
       }
       if (code === 'ENOENT' || code === 'EISDIR') throw errors.pathNotFound(path.slice(0, 200));
       throw err;

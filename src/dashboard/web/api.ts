@@ -68,7 +68,12 @@ export class Api implements TraceReader {
    */
   async watch(ref: ResourceRef, namespace: string | undefined, resourceVersion: string, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
     const query = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: '600' });
-    const res = await fetch(`${pathOf(ref, namespace)}?${query.toString()}`, { headers: this.headers(), credentials: 'same-origin', cache: 'no-store', signal });
+    const res = await fetch(`${pathOf(ref, namespace)}?${query.toString()}`, {
+      headers: this.headers(),
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal,
+    });
     if (!res.ok || !res.body) throw await failure(res, `watch ${ref.resource}`);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';
@@ -99,7 +104,7 @@ export class Api implements TraceReader {
 /** What a failed call means to the reader of a page. */
 export function describeFailure(err: unknown, what: string): string {
   if (err instanceof ApiError) {
-    if (err.code === 403) return `Not allowed: you may not list ${what} here. ${err.message}`;
+    if (err.code === 403) return `Not allowed: ${what}. ${err.message}`;
     if (err.code === 401) return 'Your session is no longer accepted: sign in again.';
     return `${what}: ${err.message}`;
   }

@@ -43,8 +43,14 @@ export async function discover(api: Api): Promise<Served> {
   );
   const byName = (a: ResourceRef, b: ResourceRef) => a.kind.localeCompare(b.kind);
   return {
-    claims: all.filter((r) => r.categories.includes(CLAIM_CATEGORY)).map((r) => r.ref).sort(byName),
-    managed: all.filter((r) => r.categories.includes(MANAGED_CATEGORY)).map((r) => r.ref).sort(byName),
+    claims: all
+      .filter((r) => r.categories.includes(CLAIM_CATEGORY))
+      .map((r) => r.ref)
+      .sort(byName),
+    managed: all
+      .filter((r) => r.categories.includes(MANAGED_CATEGORY))
+      .map((r) => r.ref)
+      .sort(byName),
     lookup: async (apiVersion, kind) => {
       const slash = apiVersion.indexOf('/');
       const group = slash < 0 ? '' : apiVersion.slice(0, slash);

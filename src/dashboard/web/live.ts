@@ -31,18 +31,25 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 /** Keeps one collection in `items` until `signal` aborts. */
-async function follow(api: Api, ref: ResourceRef, namespace: string | undefined, signal: AbortSignal, onChange: (items: Map<string, KObject> | unknown) => void) {
+async function follow(
+  api: Api,
+  ref: ResourceRef,
+  namespace: string | undefined,
+  signal: AbortSignal,
+  onChange: (result: { items: Map<string, KObject> } | { error: unknown }) => void,
+) {
   while (!signal.aborted) {
     const items = new Map<string, KObject>();
     let version: string;
     try {
       const list = await api.list(ref, namespace, signal);
-      for (const o of list.items) items.set(keyOf({ ...o, kind: ref.kind }), { ...o, kind: ref.kind, apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version });
+      for (const o of list.items)
+        items.set(keyOf({ ...o, kind: ref.kind }), { ...o, kind: ref.kind, apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version });
       version = list.metadata.resourceVersion ?? '';
-      onChange(new Map(items));
+      onChange({ items: new Map(items) });
     } catch (err) {
       if (signal.aborted) return;
-      onChange(err);
+      onChange({ error: err });
       // Forbidden or not found does not change by retrying quickly.
       await pause(err instanceof ApiError && (err.code === 403 || err.code === 404) ? 30_000 : 3_000, signal);
       continue;
@@ -65,7 +72,7 @@ async function follow(api: Api, ref: ResourceRef, namespace: string | undefined,
             const o = { ...e.object, kind: ref.kind };
             if (e.type === 'DELETED') items.delete(keyOf(o));
             else items.set(keyOf(o), o);
-            onChange(new Map(items));
+            onChange({ items: new Map(items) });
           },
           signal,
         );
@@ -89,19 +96,21 @@ export function useLive(api: Api, refs: ResourceRef[], namespace: string | undef
     const answered = new Set<string>();
     const publish = () => {
       const items = [...byKind.values()].flatMap((m) => [...m.values()]);
-      items.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+      items.sort(
+        (a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+      );
       setState({ items, errors: new Map(errors), loading: answered.size < refs.length });
     };
     setState({ items: [], errors: new Map(), loading: refs.length > 0 });
     for (const ref of refs) {
       void follow(api, ref, namespace, abort.signal, (result) => {
         answered.add(ref.kind);
-        if (result instanceof Map) {
-          byKind.set(ref.kind, result as Map<string, KObject>);
+        if ('items' in result) {
+          byKind.set(ref.kind, result.items);
           errors.delete(ref.kind);
         } else {
           byKind.delete(ref.kind);
-          errors.set(ref.kind, result);
+          errors.set(ref.kind, result.error);
         }
         publish();
       }).catch((err: unknown) => {
@@ -126,7 +135,8 @@ export interface Condition {
 
 export function conditionsOf(o: KObject): Condition[] {
   const status = isPlainObject(o.status) ? o.status : {};
-  return Array.isArray(status.conditions) ? (status.conditions.filter((c) => isPlainObject(c) && typeof c.type === 'string') as unknown as Condition[]) : [];
+  const all: unknown[] = Array.isArray(status.conditions) ? status.conditions : [];
+  return all.filter((c): c is Condition => isPlainObject(c) && typeof c.type === 'string' && typeof c.status === 'string');
 }
 
 export function conditionOf(o: KObject, type: string): Condition | undefined {

@@ -50,8 +50,8 @@ function Login(props: { onSignIn: (token: string | undefined) => void; error?: s
         </p>
       )}
       <p class="hint">
-        The token is the <code>token:</code> of your kubeconfig's user (<code>kubectl config view --raw</code>), or one from <code>kubectl create token</code>. It
-        is kept in this tab only. You see what RBAC lets you list, as with kubectl.
+        The token is the <code>token:</code> of your kubeconfig's user (<code>kubectl config view --raw</code>), or one from <code>kubectl create token</code>.
+        It is kept in this tab only. You see what RBAC lets you list, as with kubectl.
       </p>
     </main>
   );
@@ -113,7 +113,9 @@ function App() {
       sessionStorage.removeItem(MODE_KEY);
       setSession(undefined);
       setError(
-        token === undefined ? `No client certificate was accepted: ${describeFailure(err, 'sign in')}` : `The token was not accepted: ${describeFailure(err, 'sign in')}`,
+        token === undefined
+          ? `No client certificate was accepted: ${describeFailure(err, 'sign in')}`
+          : `The token was not accepted: ${describeFailure(err, 'sign in')}`,
       );
     }
   };
@@ -137,7 +139,11 @@ function App() {
     const claim = /^#\/claim\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(hash);
     if (claim) {
       const ref = served.byResource(decodeURIComponent(claim[2]));
-      return ref ? <ClaimPage api={api} served={served} ref_={ref} namespace={decodeURIComponent(claim[1])} name={decodeURIComponent(claim[3])} /> : <p class="error">This kind is not served.</p>;
+      return ref ? (
+        <ClaimPage api={api} served={served} ref_={ref} namespace={decodeURIComponent(claim[1])} name={decodeURIComponent(claim[3])} />
+      ) : (
+        <p class="error">This kind is not served.</p>
+      );
     }
     if (hash.startsWith('#/classes')) return <ClassesPage api={api} namespace={ns} />;
     if (hash.startsWith('#/resources')) return <ResourcesPage api={api} served={served} namespace={ns} />;

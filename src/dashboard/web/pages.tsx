@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { builtinRefs, type ResourceRef } from '../../client/types.js';
+import { ApiError } from '../../machinery/errors.js';
 import { isPlainObject, type KObject } from '../../machinery/object.js';
 import { IS_DEFAULT_CLASS_ANNOTATION } from '../../apis/well-known.js';
 import { traceClaim, traceRefs, type TraceNode } from '../../trace/trace-tree.js';
@@ -39,11 +40,23 @@ function Status(props: { value: string | undefined }) {
   return <span class={`status status-${v.toLowerCase()}`}>{v}</span>;
 }
 
-function Failures(props: { errors: Map<string, unknown> }) {
+/** Why lists could not be read: the kinds this user may not list on one line, other failures each on their own. */
+function Failures(props: { errors: Map<string, unknown>; namespace: string | undefined }) {
   if (props.errors.size === 0) return null;
+  const forbidden = [...props.errors]
+    .filter(([, err]) => err instanceof ApiError && err.code === 403)
+    .map(([kind]) => kind)
+    .sort();
+  const others = [...props.errors].filter(([kind]) => !forbidden.includes(kind));
+  const where = props.namespace ? `in namespace ${props.namespace}` : 'in all namespaces (choose a namespace above)';
   return (
     <ul class="failures">
-      {[...props.errors].map(([kind, err]) => (
+      {forbidden.length > 0 && (
+        <li class="error" role="alert">
+          Not allowed: you may not list {forbidden.join(', ')} {where}.
+        </li>
+      )}
+      {others.map(([kind, err]) => (
         <li key={kind} class="error" role="alert">
           {describeFailure(err, kind)}
         </li>
@@ -89,7 +102,7 @@ export function ClaimsPage(props: { api: Api; served: Served; namespace: string 
   return (
     <section>
       <h2>Claims</h2>
-      <Failures errors={live.errors} />
+      <Failures errors={live.errors} namespace={props.namespace} />
       <Table head={['Namespace', 'Kind', 'Name', 'Phase', 'Ready', 'Message', 'Age']} empty={live.items.length === 0} loading={live.loading}>
         {live.items.map((o) => {
           const ref = refOf(o);
@@ -100,7 +113,9 @@ export function ClaimsPage(props: { api: Api; served: Served; namespace: string 
               <td>{o.kind}</td>
               <td>
                 {ref ? (
-                  <a href={`#/claim/${encodeURIComponent(ns)}/${encodeURIComponent(qualifiedName(ref))}/${encodeURIComponent(o.metadata.name ?? '')}`}>{o.metadata.name}</a>
+                  <a href={`#/claim/${encodeURIComponent(ns)}/${encodeURIComponent(qualifiedName(ref))}/${encodeURIComponent(o.metadata.name ?? '')}`}>
+                    {o.metadata.name}
+                  </a>
                 ) : (
                   o.metadata.name
                 )}
@@ -181,7 +196,7 @@ export function ClaimPage(props: { api: Api; served: Served; ref_: ResourceRef; 
     const read = () =>
       traceClaim(api, claim, served.lookup).then(
         (tree) => current && setTrace({ tree }),
-        (err: unknown) => current && setTrace({ error: describeFailure(err, 'the trace') }),
+        (err: unknown) => current && setTrace({ error: describeFailure(err, 'you may not read everything that serves this claim') }),
       );
     void read();
     const timer = setInterval(() => void read(), 10_000);
@@ -197,15 +212,21 @@ export function ClaimPage(props: { api: Api; served: Served; ref_: ResourceRef; 
         <h2>
           {ref_.kind} {namespace}/{name}
         </h2>
-        <Failures errors={live.errors} />
+        <Failures errors={live.errors} namespace={namespace} />
         {!live.loading && live.errors.size === 0 && <p>Not found (deleted?).</p>}
       </section>
     );
   }
   const scheduled = conditionOf(claim, 'Scheduled');
   const mine = events.items
-    .filter((e) => field(e, 'involvedObject', 'uid') === claim.metadata.uid || (field(e, 'involvedObject', 'name') === name && field(e, 'involvedObject', 'kind') === claim.kind))
-    .sort((a, b) => text(field(b, 'lastTimestamp') ?? b.metadata.creationTimestamp).localeCompare(text(field(a, 'lastTimestamp') ?? a.metadata.creationTimestamp)));
+    .filter(
+      (e) =>
+        field(e, 'involvedObject', 'uid') === claim.metadata.uid ||
+        (field(e, 'involvedObject', 'name') === name && field(e, 'involvedObject', 'kind') === claim.kind),
+    )
+    .sort((a, b) =>
+      text(field(b, 'lastTimestamp') ?? b.metadata.creationTimestamp).localeCompare(text(field(a, 'lastTimestamp') ?? a.metadata.creationTimestamp)),
+    );
   return (
     <section class="claim">
       <h2>
@@ -234,7 +255,7 @@ export function ClaimPage(props: { api: Api; served: Served; ref_: ResourceRef; 
       <h3>Conditions</h3>
       <Conditions object={claim} />
       <h3>Events</h3>
-      <Failures errors={events.errors} />
+      <Failures errors={events.errors} namespace={namespace} />
       <Table head={['Type', 'Reason', 'Message', 'Count', 'Last seen']} empty={mine.length === 0} loading={events.loading}>
         {mine.map((e) => (
           <tr key={e.metadata.name}>
@@ -255,7 +276,7 @@ export function ClassesPage(props: { api: Api; namespace: string | undefined }) 
   return (
     <section>
       <h2>Resource classes</h2>
-      <Failures errors={live.errors} />
+      <Failures errors={live.errors} namespace={props.namespace} />
       <Table
         head={['Namespace', 'Name', 'Profile', 'Provisions', 'Capacity', 'Region', 'Cost tier', 'Performance', 'Monthly price', 'Default']}
         empty={live.items.length === 0}
@@ -285,7 +306,7 @@ export function ResourcesPage(props: { api: Api; served: Served; namespace: stri
   return (
     <section>
       <h2>Concrete resources</h2>
-      <Failures errors={live.errors} />
+      <Failures errors={live.errors} namespace={props.namespace} />
       <Table
         head={['Namespace', 'Kind', 'Name', 'Phase', 'Ready', 'Synced', 'Claim', 'Capacity', 'Allocatable', 'Provider', 'Age']}
         empty={live.items.length === 0}
@@ -320,7 +341,7 @@ export function ProvidersPage(props: { api: Api; namespace: string | undefined }
   return (
     <section>
       <h2>Providers</h2>
-      <Failures errors={live.errors} />
+      <Failures errors={live.errors} namespace={props.namespace} />
       <Table head={['Namespace', 'Name', 'Type', 'Ready', 'Message', 'Age']} empty={live.items.length === 0} loading={live.loading}>
         {live.items.map((p) => (
           <tr key={`${p.metadata.namespace}/${p.metadata.name}`}>
