@@ -8,11 +8,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { parse } from 'yaml';
-import { kubectlOk, removeDir, repoRoot, startServer, type ServerProcess } from '../support/server.js';
+import { cliPath, kubectlOk, removeDir, repoRoot, startServer, type ServerProcess } from '../support/server.js';
 
 const CHROMIUM = process.env.CONDUCTOR_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(repoRoot, 'test-artifacts');
@@ -132,6 +134,27 @@ spec: {providerRef: {name: mem}, version: "16.4"}
       await claimRow(page, 'apps/orders').locator('td.phase', { hasText: 'Bound' }).waitFor(SHOWS);
       await claimRow(page, 'apps/orders').locator('td.ready .status-true').waitFor(SHOWS);
 
+      // A class appears on the Classes page with its capabilities and price.
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: mem-fast, namespace: conductor-system, annotations: {conductor.io/monthly-cost: "12.5"}}
+resourceClass: fast
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+providerRef: {name: mem}
+capabilities: {capacity: {storage: 10Gi}, region: us-east-1, cost: standard}
+template:
+  apiVersion: database.memory.conductor.io/v1alpha1
+  kind: MemoryDatabase
+  spec: {version: "16.4"}
+`,
+      });
+      await page.getByRole('link', { name: 'Classes' }).click();
+      const cls = page.locator('tr', { hasText: 'mem-fast' });
+      await cls.locator('td', { hasText: 'storage: 10Gi' }).waitFor(SHOWS);
+      await cls.locator('td', { hasText: /^12\.5$/ }).waitFor(SHOWS);
+      await cls.locator('td', { hasText: /^MemoryDatabase$/ }).waitFor(SHOWS);
+
       await page.getByRole('link', { name: 'Providers' }).click();
       await page.locator('tr', { hasText: 'mem' }).locator('.status-true').waitFor(SHOWS);
       await page.getByRole('link', { name: 'Resources' }).click();
@@ -176,6 +199,32 @@ spec: {version: "16"}
 
       await page.getByRole('link', { name: 'Providers' }).click();
       await page.getByRole('alert').filter({ hasText: 'Not allowed: you may not list Provider' }).waitFor(SHOWS);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a client certificate from conductor user add signs in without a token', async () => {
+    const run = promisify(execFile);
+    await run(process.execPath, [cliPath, 'user', 'add', 'alice', '--group', 'team-a', '--data-dir', server.dataDir]);
+    const config = parse(readFileSync(join(server.dataDir, 'users', 'alice.kubeconfig'), 'utf8')) as {
+      users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
+    };
+    const { 'client-certificate-data': cert, 'client-key-data': key } = config.users[0].user;
+    await kubectlOk(server, ['create', 'rolebinding', 'alice', '-n', 'apps', '--clusterrole', 'conductor:app-developer', '--user', 'alice']);
+
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      clientCertificates: [{ origin: server.url, cert: Buffer.from(cert, 'base64'), key: Buffer.from(key, 'base64') }],
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.url}/ui/`);
+      await page.getByRole('button', { name: 'Use my client certificate' }).click();
+      await page.locator('header .user', { hasText: 'alice' }).waitFor(SHOWS);
+      await page.locator('#namespace').fill('apps');
+      await page.locator('#namespace').press('Enter');
+      await claimRow(page, 'apps/orders').waitFor(SHOWS);
     } finally {
       await context.close();
     }
