@@ -94,11 +94,22 @@ function missingNode(name: string, namespace: string | undefined, why: string): 
   return { name, ...(namespace ? { namespace } : {}), ready: '-', synced: '-', status: why, children: [] };
 }
 
-async function getOrUndefined(client: TraceReader, ref: ResourceRef, name: string, namespace?: string): Promise<KObject | undefined> {
+/** A link the reader may not follow: RBAC refuses it the object (a developer tracing a claim to a resource in conductor-system). */
+interface Unreadable {
+  readonly unreadable: string;
+}
+const NOT_ALLOWED: Unreadable = { unreadable: 'not allowed to read it (RBAC); an administrator sees what it is' };
+
+function isUnreadable(x: KObject | Unreadable | undefined): x is Unreadable {
+  return x !== undefined && 'unreadable' in x;
+}
+
+async function getOrUndefined(client: TraceReader, ref: ResourceRef, name: string, namespace?: string): Promise<KObject | Unreadable | undefined> {
   try {
     return await client.get(ref, name, namespace);
   } catch (err) {
     if (isApiError(err) && err.code === 404) return undefined;
+    if (isApiError(err) && err.code === 403) return NOT_ALLOWED;
     throw err;
   }
 }
@@ -135,6 +146,7 @@ async function providerNode(client: TraceReader, resource: KObject): Promise<Tra
   const name = isPlainObject(spec.providerRef) && typeof spec.providerRef.name === 'string' ? spec.providerRef.name : undefined;
   if (!name) return undefined;
   const provider = await getOrUndefined(client, traceRefs.providers, name, resource.metadata.namespace);
+  if (isUnreadable(provider)) return missingNode(`Provider/${name}`, resource.metadata.namespace, provider.unreadable);
   if (!provider) return missingNode(`Provider/${name}`, resource.metadata.namespace, 'not found: the resource names a Provider that does not exist');
   const type = isPlainObject(provider.spec) && typeof provider.spec.type === 'string' ? `type ${provider.spec.type}` : undefined;
   return objectNode(provider, [], type);
@@ -173,7 +185,8 @@ export async function traceClaim(client: TraceReader, claim: KObject, lookup: Re
   if (isPlainObject(status.classRef) && typeof status.classRef.name === 'string') {
     const ns = typeof status.classRef.namespace === 'string' ? status.classRef.namespace : undefined;
     const cls = await getOrUndefined(client, traceRefs.resourceclasses, status.classRef.name, ns);
-    if (cls) {
+    if (isUnreadable(cls)) children.push(missingNode(`ResourceClass/${status.classRef.name}`, ns, cls.unreadable));
+    else if (cls) {
       const template = isPlainObject(cls.template) ? cls.template : {};
       children.push(objectNode(cls, [], typeof template.kind === 'string' ? `provisions ${template.kind}` : undefined));
     } else children.push(missingNode(`ResourceClass/${status.classRef.name}`, ns, 'not found (deleted since it provisioned the resource)'));
@@ -183,7 +196,8 @@ export async function traceClaim(client: TraceReader, claim: KObject, lookup: Re
     const label = `${ref.kind}/${ref.name}`;
     const rref = await lookup(ref.apiVersion, ref.kind);
     const resource = rref ? await getOrUndefined(client, rref, ref.name, ref.namespace) : undefined;
-    if (!resource) children.push(missingNode(label, ref.namespace, 'not found'));
+    if (isUnreadable(resource)) children.push(missingNode(label, ref.namespace, resource.unreadable));
+    else if (!resource) children.push(missingNode(label, ref.namespace, 'not found'));
     else if (!recordsClaim(resource, claim))
       children.push(missingNode(label, ref.namespace, 'does not record this claim (the claim’s status is not believed)'));
     else children.push(objectNode(resource, await resourceChildren(client, resource)));
@@ -192,18 +206,20 @@ export async function traceClaim(client: TraceReader, claim: KObject, lookup: Re
     const name = status.connectionSecretRef.name;
     const secret = await getOrUndefined(client, builtinRefs.secrets, name, claim.metadata.namespace);
     children.push(
-      secret
-        ? {
-            ...objectNode(
-              secret,
-              [],
-              `keys: ${Object.keys(isPlainObject(secret.data) ? secret.data : {})
-                .sort()
-                .join(', ')}`,
-            ),
-            ready: '-',
-          }
-        : missingNode(`Secret/${name}`, claim.metadata.namespace, 'not found'),
+      isUnreadable(secret)
+        ? missingNode(`Secret/${name}`, claim.metadata.namespace, secret.unreadable)
+        : secret
+          ? {
+              ...objectNode(
+                secret,
+                [],
+                `keys: ${Object.keys(isPlainObject(secret.data) ? secret.data : {})
+                  .sort()
+                  .join(', ')}`,
+              ),
+              ready: '-',
+            }
+          : missingNode(`Secret/${name}`, claim.metadata.namespace, 'not found'),
     );
   }
   return objectNode(claim, children);
@@ -216,7 +232,8 @@ export async function traceResource(client: TraceReader, resource: KObject, look
     const label = `${c.kind ?? 'Claim'}/${c.name ?? '?'}`;
     const rref = c.apiVersion && c.kind ? await lookup(c.apiVersion, c.kind) : undefined;
     const claim = rref && c.name ? await getOrUndefined(client, rref, c.name, c.namespace) : undefined;
-    if (!claim || claim.metadata.uid !== c.uid) children.push(missingNode(label, c.namespace, 'not found (the claim is gone)'));
+    if (isUnreadable(claim)) children.push(missingNode(label, c.namespace, claim.unreadable));
+    else if (!claim || claim.metadata.uid !== c.uid) children.push(missingNode(label, c.namespace, 'not found (the claim is gone)'));
     else children.push(objectNode(claim));
   }
   return objectNode(resource, children);

@@ -187,6 +187,16 @@ spec: {version: "16"}
       await claimRow(page, 'apps/orders').waitFor(SHOWS);
       assert.equal(await claimRow(page, 'other/secret-project').count(), 0);
 
+      // Its claim's page: the explanation, and a trace that stops where RBAC does (the
+      // resource lives in conductor-system, which a developer may not read).
+      await claimRow(page, 'apps/orders').getByRole('link', { name: 'orders' }).click();
+      await page.getByTestId('explanation').locator('.status-true').waitFor(SHOWS);
+      const resource = page.getByTestId('trace').locator('.node', { hasText: 'MemoryDatabase/db-1' });
+      await resource.locator('.node-status', { hasText: 'not allowed to read it (RBAC)' }).waitFor(SHOWS);
+      await page.getByTestId('trace').locator('.node-name', { hasText: 'Secret/orders' }).waitFor(SHOWS);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-developer-claim.png'), fullPage: true });
+      await page.getByRole('link', { name: 'Claims' }).click();
+
       // All namespaces: refused by RBAC, said so, nothing else shown.
       await page.locator('#namespace').fill('');
       await page.locator('#namespace').press('Enter');
