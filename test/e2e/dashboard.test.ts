@@ -157,8 +157,24 @@ template:
 
       await page.getByRole('link', { name: 'Providers' }).click();
       await page.locator('tr', { hasText: 'mem' }).locator('.status-true').waitFor(SHOWS);
+      // A Shared resource with a capacity: the Resources page shows what its claims use and what is left.
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: database.memory.conductor.io/v1alpha1
+kind: MemoryDatabase
+metadata: {name: shared-1, namespace: conductor-system}
+spec: {providerRef: {name: mem}, version: "16.4", sharing: {mode: Shared, maxClaims: 5}, capabilities: {capacity: {storage: 100Gi}}}
+---
+apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: reports, namespace: apps}
+spec: {version: "16", resourceName: shared-1, requirements: {capacity: {storage: 30Gi}}}
+`,
+      });
       await page.getByRole('link', { name: 'Resources' }).click();
       await page.locator('tr', { hasText: 'db-1' }).locator('td.phase', { hasText: 'Bound' }).waitFor(SHOWS);
+      const shared = page.locator('tr', { hasText: 'shared-1' });
+      await shared.locator('td.used', { hasText: 'storage: 30Gi' }).waitFor(SHOWS);
+      await shared.locator('td', { hasText: 'storage: 70Gi' }).waitFor(SHOWS);
       await page.screenshot({ path: join(ARTIFACTS, 'dashboard-resources.png'), fullPage: true });
     } finally {
       await context.close();

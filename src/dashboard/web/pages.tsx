@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { builtinRefs, type ResourceRef } from '../../client/types.js';
 import { ApiError } from '../../machinery/errors.js';
 import { isPlainObject, type KObject } from '../../machinery/object.js';
+import { Quantity } from '../../machinery/quantity/index.js';
 import { IS_DEFAULT_CLASS_ANNOTATION } from '../../apis/well-known.js';
 import { traceClaim, traceRefs, type TraceNode } from '../../trace/trace-tree.js';
 import { describeFailure, type Api } from './api.js';
@@ -34,6 +35,22 @@ const quantities = (v: unknown): string =>
         .map(([k, q]) => `${k}: ${text(q)}`)
         .join(', ')
     : '';
+
+/** What the bound claims use of each capacity: capacity minus allocatable, where both are known. */
+function used(capacity: unknown, allocatable: unknown): string {
+  if (!isPlainObject(capacity) || !isPlainObject(allocatable)) return '';
+  const out: string[] = [];
+  for (const [k, total] of Object.entries(capacity)) {
+    const left = allocatable[k];
+    if ((typeof total !== 'string' && typeof total !== 'number') || (typeof left !== 'string' && typeof left !== 'number')) continue;
+    try {
+      out.push(`${k}: ${Quantity.parse(total).sub(Quantity.parse(left)).toString()}`);
+    } catch {
+      // A quantity the server would not have accepted: show nothing rather than a guess.
+    }
+  }
+  return out.join(', ');
+}
 
 function Status(props: { value: string | undefined }) {
   const v = props.value ?? '-';
@@ -308,7 +325,7 @@ export function ResourcesPage(props: { api: Api; served: Served; namespace: stri
       <h2>Concrete resources</h2>
       <Failures errors={live.errors} namespace={props.namespace} />
       <Table
-        head={['Namespace', 'Kind', 'Name', 'Phase', 'Ready', 'Synced', 'Claim', 'Capacity', 'Allocatable', 'Provider', 'Age']}
+        head={['Namespace', 'Kind', 'Name', 'Phase', 'Ready', 'Synced', 'Claim', 'Capacity', 'Used', 'Allocatable', 'Provider', 'Age']}
         empty={live.items.length === 0}
         loading={live.loading}
       >
@@ -326,6 +343,7 @@ export function ResourcesPage(props: { api: Api; served: Served; namespace: stri
             </td>
             <td>{text(field(r, 'status', 'claim'))}</td>
             <td>{quantities(field(r, 'spec', 'capabilities', 'capacity'))}</td>
+            <td class="used">{used(field(r, 'spec', 'capabilities', 'capacity'), field(r, 'status', 'allocatable'))}</td>
             <td>{quantities(field(r, 'status', 'allocatable'))}</td>
             <td>{text(field(r, 'spec', 'providerRef', 'name'))}</td>
             <td>{age(r.metadata.creationTimestamp)}</td>
