@@ -63,6 +63,25 @@ module.exports = {
       '^src/conductor/',
       '^src/(conductor|apiserver|controllers|apis|providers|client|machinery|store|scheduler|metrics)/',
     ),
+    only(
+      'trace',
+      'trace/README.md: bundled for the browser too (the dashboard); machinery/object and errors, client/types and apis/well-known only.',
+      '^src/trace/',
+      '^src/(trace/|machinery/(object|errors)\\.ts$|client/types\\.ts$|apis/well-known\\.ts$)',
+    ),
+    only(
+      'dashboard',
+      'dashboard/README.md: the browser app; talks to the server only through the API (fetch); may import trace/, client/types.ts, machinery/(object|errors).ts, machinery/quantity/ and apis/well-known.ts, which bundle for the browser.',
+      '^src/dashboard/',
+      '^src/(dashboard/|trace/|client/types\\.ts$|machinery/(object|errors)\\.ts$|machinery/quantity/|apis/well-known\\.ts$)',
+    ),
+    never(
+      'dashboard-imported',
+      'dashboard/README.md: nothing imports the browser app; the server serves its built files.',
+      '^(src|test|bench)/',
+      '^src/dashboard/',
+      '^src/dashboard/',
+    ),
     never('cli-imported', 'Only the CLI entry point imports cli/.', '^(src|test|bench)/', '^src/cli/', '^src/cli/'),
     never(
       'conductor-imported',

@@ -22,6 +22,7 @@ import { accessReviewEndpoints, authorizationResourceTypes } from './authz-api/i
 import { builtinResourceTypes, objectMetaSchema, pruneKindResourceTypes } from './builtins/index.js';
 import { CrdRegistrar } from './crd/crd-registrar.js';
 import { Dispatcher, type DispatcherOptions } from './http/dispatcher.js';
+import { StaticSite } from './http/static-site.js';
 import { ApiDocuments, conductorGitVersion } from './docs/index.js';
 import type { ServerExtender, ServerExtension, StartContext } from './extension.js';
 import { LoopbackClient } from './loopback-client.js';
@@ -83,6 +84,8 @@ export interface ServerOptions {
   reencryptOnStart?: boolean;
   /** Extra routes for tests only (see DispatcherOptions.testOnlyRoutes); never set by the `conductor` command. */
   testOnlyRoutes?: DispatcherOptions['testOnlyRoutes'];
+  /** The web dashboard's built files (index.html and hashed assets), served at `/ui/` without authentication; `/` redirects there. None when unset. */
+  dashboardDir?: string;
   /** Concurrent watches one user may hold over HTTP (default 200; 0 = unlimited; system:masters exempt). */
   maxWatchesPerUser?: number;
   /** A watch whose client stopped reading is dropped (410) after missing this many events (default 1000). */
@@ -222,6 +225,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
     testOnlyRoutes: opts.testOnlyRoutes,
     metrics: { api: apiMetrics, registry: metrics },
+    site: opts.dashboardDir ? new StaticSite('/ui/', opts.dashboardDir) : undefined,
   });
 
   await bootstrapNamespaces(rest, registry);

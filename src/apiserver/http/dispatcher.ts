@@ -29,6 +29,7 @@ import { StorageFullError, StoreError } from '../../store/index.js';
 import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
+import type { StaticSite } from './static-site.js';
 import {
   discoveryContentType,
   etagMatches,
@@ -97,6 +98,11 @@ export interface DispatcherOptions {
    * throws proves the last-resort handler). The `conductor` command never sets it.
    */
   testOnlyRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => unknown>;
+  /**
+   * Files served without authentication under their prefix (the dashboard's shell at `/ui/`);
+   * `GET /` redirects there. Its data calls are ordinary API requests.
+   */
+  site?: StaticSite;
 }
 
 /** The request whose handling is running, across its callbacks, timers and promises. */
@@ -242,6 +248,14 @@ export class Dispatcher {
       if (path === '/readyz' && !url.searchParams.has('verbose') && !this.o.ready()) return this.sendText(res, 503, 'not ready');
       const answer = await healthAnswer('readyz', path, url.searchParams, this.readinessChecks);
       return this.sendText(res, answer.code, answer.body);
+    }
+    if (this.o.site) {
+      if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.writeHead(302, { Location: this.o.site.prefix, 'Content-Length': 0 });
+        res.end();
+        return;
+      }
+      if (this.o.site.owns(path)) return this.o.site.serve(req, res, path);
     }
     const authenticated = await this.o.authenticate(req);
     if (!authenticated) throw errors.unauthorized();

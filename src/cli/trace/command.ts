@@ -11,7 +11,7 @@ import { isApiError } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { renderTrace, type TraceOutput } from './render.js';
 import { parseTarget, resolveType, TraceArgumentError } from './resolve.js';
-import { traceClaim, traceResource, type RefLookup } from './trace-tree.js';
+import { traceClaim, traceResource, type RefLookup } from '../../trace/trace-tree.js';
 
 interface TraceFlags {
   namespace?: string;

@@ -3,7 +3,7 @@
  * STATUS and AGE; `wide` keeps whole messages and adds the namespace, the default cuts them to
  * fit; `json` prints the tree itself. Ages are kubectl's (`45s`, `5m`, `3h`, `2d`).
  */
-import type { TraceNode } from './trace-tree.js';
+import type { TraceNode } from '../../trace/trace-tree.js';
 
 export type TraceOutput = 'table' | 'wide' | 'json';
 

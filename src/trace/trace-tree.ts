@@ -6,11 +6,24 @@
  * written. A link that does not hold (a status naming a resource that does not record the
  * claim, a Provider that does not exist) is shown as such, not hidden.
  */
-import type { Client, ResourceRef } from '../../client/types.js';
-import { builtinRefs } from '../../client/types.js';
-import { isApiError } from '../../machinery/errors.js';
-import { isPlainObject, type KObject } from '../../machinery/object.js';
-import { apiRefs, EXTERNAL_NAME_ANNOTATION } from '../../apis/index.js';
+import type { Client, ResourceRef } from '../client/types.js';
+import { builtinRefs, resourceRef } from '../client/types.js';
+import { isApiError } from '../machinery/errors.js';
+import { isPlainObject, type KObject } from '../machinery/object.js';
+import { EXTERNAL_NAME_ANNOTATION, V1ALPHA1 } from '../apis/well-known.js';
+
+/**
+ * The Conductor kinds the tree reads. Spelled here rather than taken from apis/index.ts, which
+ * brings the whole catalog and Node's modules with it: this file is bundled for the browser too
+ * (the dashboard). trace-tree.test.ts checks they are apiRefs' own.
+ */
+export const traceRefs = {
+  resourceclasses: resourceRef(`core.conductor.io/${V1ALPHA1}`, 'ResourceClass', 'resourceclasses', true),
+  providers: resourceRef(`core.conductor.io/${V1ALPHA1}`, 'Provider', 'providers', true),
+};
+
+/** What the tree needs of a client: reading one object (the dashboard's fetch client has only this). */
+export type TraceReader = Pick<Client, 'get'>;
 
 /** One line of the tree. */
 export interface TraceNode {
@@ -81,11 +94,22 @@ function missingNode(name: string, namespace: string | undefined, why: string): 
   return { name, ...(namespace ? { namespace } : {}), ready: '-', synced: '-', status: why, children: [] };
 }
 
-async function getOrUndefined(client: Client, ref: ResourceRef, name: string, namespace?: string): Promise<KObject | undefined> {
+/** A link the reader may not follow: RBAC refuses it the object (a developer tracing a claim to a resource in conductor-system). */
+interface Unreadable {
+  readonly unreadable: string;
+}
+const NOT_ALLOWED: Unreadable = { unreadable: 'not allowed to read it (RBAC); an administrator sees what it is' };
+
+function isUnreadable(x: KObject | Unreadable | undefined): x is Unreadable {
+  return x !== undefined && 'unreadable' in x;
+}
+
+async function getOrUndefined(client: TraceReader, ref: ResourceRef, name: string, namespace?: string): Promise<KObject | Unreadable | undefined> {
   try {
     return await client.get(ref, name, namespace);
   } catch (err) {
     if (isApiError(err) && err.code === 404) return undefined;
+    if (isApiError(err) && err.code === 403) return NOT_ALLOWED;
     throw err;
   }
 }
@@ -117,11 +141,12 @@ function recordsClaim(resource: KObject, claim: KObject): boolean {
 }
 
 /** The Provider a resource names, and what it says. */
-async function providerNode(client: Client, resource: KObject): Promise<TraceNode | undefined> {
+async function providerNode(client: TraceReader, resource: KObject): Promise<TraceNode | undefined> {
   const spec = isPlainObject(resource.spec) ? resource.spec : {};
   const name = isPlainObject(spec.providerRef) && typeof spec.providerRef.name === 'string' ? spec.providerRef.name : undefined;
   if (!name) return undefined;
-  const provider = await getOrUndefined(client, apiRefs.providers, name, resource.metadata.namespace);
+  const provider = await getOrUndefined(client, traceRefs.providers, name, resource.metadata.namespace);
+  if (isUnreadable(provider)) return missingNode(`Provider/${name}`, resource.metadata.namespace, provider.unreadable);
   if (!provider) return missingNode(`Provider/${name}`, resource.metadata.namespace, 'not found: the resource names a Provider that does not exist');
   const type = isPlainObject(provider.spec) && typeof provider.spec.type === 'string' ? `type ${provider.spec.type}` : undefined;
   return objectNode(provider, [], type);
@@ -144,7 +169,7 @@ function externalNode(resource: KObject): TraceNode | undefined {
 }
 
 /** The subtree of a concrete resource: its Provider and its external object. */
-async function resourceChildren(client: Client, resource: KObject): Promise<TraceNode[]> {
+async function resourceChildren(client: TraceReader, resource: KObject): Promise<TraceNode[]> {
   const out: TraceNode[] = [];
   const provider = await providerNode(client, resource);
   if (provider) out.push(provider);
@@ -154,13 +179,14 @@ async function resourceChildren(client: Client, resource: KObject): Promise<Trac
 }
 
 /** traceClaim: the claim, its class, its resource (with Provider and external object) and its connection Secret. */
-export async function traceClaim(client: Client, claim: KObject, lookup: RefLookup): Promise<TraceNode> {
+export async function traceClaim(client: TraceReader, claim: KObject, lookup: RefLookup): Promise<TraceNode> {
   const status = isPlainObject(claim.status) ? claim.status : {};
   const children: TraceNode[] = [];
   if (isPlainObject(status.classRef) && typeof status.classRef.name === 'string') {
     const ns = typeof status.classRef.namespace === 'string' ? status.classRef.namespace : undefined;
-    const cls = await getOrUndefined(client, apiRefs.resourceclasses, status.classRef.name, ns);
-    if (cls) {
+    const cls = await getOrUndefined(client, traceRefs.resourceclasses, status.classRef.name, ns);
+    if (isUnreadable(cls)) children.push(missingNode(`ResourceClass/${status.classRef.name}`, ns, cls.unreadable));
+    else if (cls) {
       const template = isPlainObject(cls.template) ? cls.template : {};
       children.push(objectNode(cls, [], typeof template.kind === 'string' ? `provisions ${template.kind}` : undefined));
     } else children.push(missingNode(`ResourceClass/${status.classRef.name}`, ns, 'not found (deleted since it provisioned the resource)'));
@@ -170,7 +196,8 @@ export async function traceClaim(client: Client, claim: KObject, lookup: RefLook
     const label = `${ref.kind}/${ref.name}`;
     const rref = await lookup(ref.apiVersion, ref.kind);
     const resource = rref ? await getOrUndefined(client, rref, ref.name, ref.namespace) : undefined;
-    if (!resource) children.push(missingNode(label, ref.namespace, 'not found'));
+    if (isUnreadable(resource)) children.push(missingNode(label, ref.namespace, resource.unreadable));
+    else if (!resource) children.push(missingNode(label, ref.namespace, 'not found'));
     else if (!recordsClaim(resource, claim))
       children.push(missingNode(label, ref.namespace, 'does not record this claim (the claim’s status is not believed)'));
     else children.push(objectNode(resource, await resourceChildren(client, resource)));
@@ -179,31 +206,34 @@ export async function traceClaim(client: Client, claim: KObject, lookup: RefLook
     const name = status.connectionSecretRef.name;
     const secret = await getOrUndefined(client, builtinRefs.secrets, name, claim.metadata.namespace);
     children.push(
-      secret
-        ? {
-            ...objectNode(
-              secret,
-              [],
-              `keys: ${Object.keys(isPlainObject(secret.data) ? secret.data : {})
-                .sort()
-                .join(', ')}`,
-            ),
-            ready: '-',
-          }
-        : missingNode(`Secret/${name}`, claim.metadata.namespace, 'not found'),
+      isUnreadable(secret)
+        ? missingNode(`Secret/${name}`, claim.metadata.namespace, secret.unreadable)
+        : secret
+          ? {
+              ...objectNode(
+                secret,
+                [],
+                `keys: ${Object.keys(isPlainObject(secret.data) ? secret.data : {})
+                  .sort()
+                  .join(', ')}`,
+              ),
+              ready: '-',
+            }
+          : missingNode(`Secret/${name}`, claim.metadata.namespace, 'not found'),
     );
   }
   return objectNode(claim, children);
 }
 
 /** traceResource: a concrete resource, its Provider and external object, and the claims its own record binds. */
-export async function traceResource(client: Client, resource: KObject, lookup: RefLookup): Promise<TraceNode> {
+export async function traceResource(client: TraceReader, resource: KObject, lookup: RefLookup): Promise<TraceNode> {
   const children = await resourceChildren(client, resource);
   for (const c of claimsRecorded(resource)) {
     const label = `${c.kind ?? 'Claim'}/${c.name ?? '?'}`;
     const rref = c.apiVersion && c.kind ? await lookup(c.apiVersion, c.kind) : undefined;
     const claim = rref && c.name ? await getOrUndefined(client, rref, c.name, c.namespace) : undefined;
-    if (!claim || claim.metadata.uid !== c.uid) children.push(missingNode(label, c.namespace, 'not found (the claim is gone)'));
+    if (isUnreadable(claim)) children.push(missingNode(label, c.namespace, claim.unreadable));
+    else if (!claim || claim.metadata.uid !== c.uid) children.push(missingNode(label, c.namespace, 'not found (the claim is gone)'));
     else children.push(objectNode(claim));
   }
   return objectNode(resource, children);

@@ -1,0 +1,258 @@
+/**
+ * The web dashboard in headless Chromium (Debian's `chromium`, driven by playwright-core)
+ * against a real server: `/` leads to the login page, the admin's token signs in, a claim is
+ * seen Pending with the scheduler's explanation and then Bound and Ready when a resource for it
+ * appears (live, through watches), its trace names the resource and Provider; a developer's
+ * token sees its own namespace's claims only and "Not allowed" for the rest. Screenshots are
+ * kept under test-artifacts/.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { parse } from 'yaml';
+import { cliPath, kubectlOk, removeDir, repoRoot, startServer, type ServerProcess } from '../support/server.js';
+
+const CHROMIUM = process.env.CONDUCTOR_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = join(repoRoot, 'test-artifacts');
+/** How long the UI may take to show what the server did (a bound, not an expected time). */
+const SHOWS = { timeout: 30_000 };
+
+function adminToken(kubeconfig: string): string {
+  const config = parse(readFileSync(kubeconfig, 'utf8')) as { users: { user: { token?: string } }[] };
+  const token = config.users.map((u) => u.user.token).find((t) => t);
+  assert.ok(token, 'the kubeconfig conductor server writes holds the admin token');
+  return token;
+}
+
+async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/`);
+  assert.equal(new URL(page.url()).pathname, '/ui/', '/ redirects to the dashboard');
+  await page.locator('#token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Claims' }).waitFor(SHOWS);
+}
+
+const claimRow = (page: Page, nsName: string) => page.locator(`tr[data-claim="${nsName}"]`);
+
+describe('the web dashboard in headless Chromium', () => {
+  let server: ServerProcess;
+  let browser: Browser;
+
+  before(async () => {
+    assert.ok(
+      existsSync(CHROMIUM),
+      `the dashboard test needs Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run installs it), or set CONDUCTOR_CHROMIUM to its path`,
+    );
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startServer();
+    // Running as root (CI containers) Chromium refuses its sandbox; the pages are our own.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    await kubectlOk(server, ['create', 'namespace', 'apps']);
+    await kubectlOk(server, ['create', 'namespace', 'other']);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.kill();
+    if (server) removeDir(server.dataDir);
+  });
+
+  test('the shell is public; unknown or hidden names are 404; assets are immutable', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    try {
+      const index = await context.request.get(`${server.url}/ui/`);
+      assert.equal(index.status(), 200);
+      assert.match(index.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+      const script = /src="(app-[A-Z0-9]{8}\.js)"/.exec(await index.text())?.[1];
+      assert.ok(script, 'index.html names the hashed bundle');
+      const asset = await context.request.get(`${server.url}/ui/${script}`);
+      assert.equal(asset.status(), 200);
+      assert.match(asset.headers()['cache-control'] ?? '', /immutable/);
+      for (const path of ['/ui/.env', '/ui/nope.js', '/ui/a/b']) assert.equal((await context.request.get(`${server.url}${path}`)).status(), 404, path);
+      assert.equal((await context.request.post(`${server.url}/ui/`)).status(), 405);
+      // The data is not public: the API still wants credentials.
+      assert.equal((await context.request.get(`${server.url}/api/v1/namespaces`)).status(), 401);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('admin: a claim shows Pending with the scheduler’s explanation, then Bound and Ready, with its trace', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.url}/ui/`);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor(SHOWS);
+      await page.locator('#token').fill('not-a-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'The token was not accepted' }).waitFor(SHOWS);
+
+      await signIn(page, server.url, adminToken(server.kubeconfig));
+      // Nothing serves the claim yet: it is Pending, and the scheduler says why.
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: orders, namespace: apps}
+spec: {version: "16"}
+`,
+      });
+      await claimRow(page, 'apps/orders').locator('td.phase', { hasText: 'Pending' }).waitFor(SHOWS);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-claims-pending.png'), fullPage: true });
+
+      await claimRow(page, 'apps/orders').getByRole('link', { name: 'orders' }).click();
+      const explanation = page.getByTestId('explanation');
+      await explanation.locator('.status-false').waitFor(SHOWS);
+      const said = await kubectlOk(server, ['get', 'pg', 'orders', '-n', 'apps', '-o', 'jsonpath={.status.conditions[?(@.type=="Scheduled")].message}']);
+      assert.ok(said.length > 0, 'the Pending claim has a Scheduled message');
+      await explanation.locator('.message', { hasText: said.slice(0, 60) }).waitFor(SHOWS);
+
+      // A resource that fits appears: the page follows the claim to Bound and Ready.
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: core.conductor.io/v1alpha1
+kind: Provider
+metadata: {name: mem, namespace: conductor-system}
+spec: {type: memory}
+---
+apiVersion: database.memory.conductor.io/v1alpha1
+kind: MemoryDatabase
+metadata: {name: db-1, namespace: conductor-system}
+spec: {providerRef: {name: mem}, version: "16.4"}
+`,
+      });
+      await page.locator('h2 .phase', { hasText: 'Bound' }).waitFor(SHOWS);
+      await page.locator('h2 .status-true').waitFor(SHOWS);
+      const trace = page.getByTestId('trace');
+      await trace.locator('.node-name', { hasText: 'MemoryDatabase/db-1' }).waitFor(SHOWS);
+      await trace.locator('.node-name', { hasText: 'Provider/mem' }).waitFor(SHOWS);
+      await trace.locator('.node-name', { hasText: 'Secret/orders' }).waitFor(SHOWS);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-claim.png'), fullPage: true });
+
+      await page.getByRole('link', { name: 'Claims' }).click();
+      await claimRow(page, 'apps/orders').locator('td.phase', { hasText: 'Bound' }).waitFor(SHOWS);
+      await claimRow(page, 'apps/orders').locator('td.ready .status-true').waitFor(SHOWS);
+
+      // A class appears on the Classes page with its capabilities and price.
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: mem-fast, namespace: conductor-system, annotations: {conductor.io/monthly-cost: "12.5"}}
+resourceClass: fast
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+providerRef: {name: mem}
+capabilities: {capacity: {storage: 10Gi}, region: us-east-1, cost: standard}
+template:
+  apiVersion: database.memory.conductor.io/v1alpha1
+  kind: MemoryDatabase
+  spec: {version: "16.4"}
+`,
+      });
+      await page.getByRole('link', { name: 'Classes' }).click();
+      const cls = page.locator('tr', { hasText: 'mem-fast' });
+      await cls.locator('td', { hasText: 'storage: 10Gi' }).waitFor(SHOWS);
+      await cls.locator('td', { hasText: /^12\.5$/ }).waitFor(SHOWS);
+      await cls.locator('td', { hasText: /^MemoryDatabase$/ }).waitFor(SHOWS);
+
+      await page.getByRole('link', { name: 'Providers' }).click();
+      await page.locator('tr', { hasText: 'mem' }).locator('.status-true').waitFor(SHOWS);
+      // A Shared resource with a capacity: the Resources page shows what its claims use and what is left.
+      await kubectlOk(server, ['apply', '-f', '-'], {
+        input: `apiVersion: database.memory.conductor.io/v1alpha1
+kind: MemoryDatabase
+metadata: {name: shared-1, namespace: conductor-system}
+spec: {providerRef: {name: mem}, version: "16.4", sharing: {mode: Shared, maxClaims: 5}, capabilities: {capacity: {storage: 100Gi}}}
+---
+apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: reports, namespace: apps}
+spec: {version: "16", resourceName: shared-1, requirements: {capacity: {storage: 30Gi}}}
+`,
+      });
+      await page.getByRole('link', { name: 'Resources' }).click();
+      await page.locator('tr', { hasText: 'db-1' }).locator('td.phase', { hasText: 'Bound' }).waitFor(SHOWS);
+      const shared = page.locator('tr', { hasText: 'shared-1' });
+      await shared.locator('td.used', { hasText: 'storage: 30Gi' }).waitFor(SHOWS);
+      await shared.locator('td', { hasText: 'storage: 70Gi' }).waitFor(SHOWS);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-resources.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a developer’s token sees its namespace’s claims only, and "Not allowed" for what RBAC refuses', async () => {
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: secret-project, namespace: other}
+spec: {version: "16"}
+`,
+    });
+    await kubectlOk(server, ['create', 'serviceaccount', 'dev', '-n', 'apps']);
+    await kubectlOk(server, ['create', 'rolebinding', 'dev', '-n', 'apps', '--clusterrole', 'conductor:app-developer', '--serviceaccount', 'apps:dev']);
+    const token = (await kubectlOk(server, ['create', 'token', 'dev', '-n', 'apps'])).trim();
+
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      await signIn(page, server.url, token);
+      await page.getByText('system:serviceaccount:apps:dev').waitFor(SHOWS);
+      // The namespace starts as the account's own.
+      assert.equal(await page.locator('#namespace').inputValue(), 'apps');
+      await claimRow(page, 'apps/orders').waitFor(SHOWS);
+      assert.equal(await claimRow(page, 'other/secret-project').count(), 0);
+
+      // Its claim's page: the explanation, and a trace that stops where RBAC does (the
+      // resource lives in conductor-system, which a developer may not read).
+      await claimRow(page, 'apps/orders').getByRole('link', { name: 'orders' }).click();
+      await page.getByTestId('explanation').locator('.status-true').waitFor(SHOWS);
+      const resource = page.getByTestId('trace').locator('.node', { hasText: 'MemoryDatabase/db-1' });
+      await resource.locator('.node-status', { hasText: 'not allowed to read it (RBAC)' }).waitFor(SHOWS);
+      await page.getByTestId('trace').locator('.node-name', { hasText: 'Secret/orders' }).waitFor(SHOWS);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-developer-claim.png'), fullPage: true });
+      await page.getByRole('link', { name: 'Claims' }).click();
+
+      // All namespaces: refused by RBAC, said so, nothing else shown.
+      await page.locator('#namespace').fill('');
+      await page.locator('#namespace').press('Enter');
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /Not allowed: you may not list .*PostgreSQLInstance.* in all namespaces/ })
+        .waitFor(SHOWS);
+      assert.equal(await claimRow(page, 'other/secret-project').count(), 0);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-developer.png'), fullPage: true });
+
+      await page.getByRole('link', { name: 'Providers' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Not allowed: you may not list Provider' }).waitFor(SHOWS);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a client certificate from conductor user add signs in without a token', async () => {
+    const run = promisify(execFile);
+    await run(process.execPath, [cliPath, 'user', 'add', 'alice', '--group', 'team-a', '--data-dir', server.dataDir]);
+    const config = parse(readFileSync(join(server.dataDir, 'users', 'alice.kubeconfig'), 'utf8')) as {
+      users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
+    };
+    const { 'client-certificate-data': cert, 'client-key-data': key } = config.users[0].user;
+    await kubectlOk(server, ['create', 'rolebinding', 'alice', '-n', 'apps', '--clusterrole', 'conductor:app-developer', '--user', 'alice']);
+
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      clientCertificates: [{ origin: server.url, cert: Buffer.from(cert, 'base64'), key: Buffer.from(key, 'base64') }],
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.url}/ui/`);
+      await page.getByRole('button', { name: 'Use my client certificate' }).click();
+      await page.locator('header .user', { hasText: 'alice' }).waitFor(SHOWS);
+      await page.locator('#namespace').fill('apps');
+      await page.locator('#namespace').press('Enter');
+      await claimRow(page, 'apps/orders').waitFor(SHOWS);
+    } finally {
+      await context.close();
+    }
+  });
+});
