@@ -7,8 +7,9 @@
  * is started again, and every acknowledged write is present and a watch resumed from the
  * revision before the burst sees each of them exactly once, in order.
  *
- * Bounded: BURST_WRITES ConfigMaps (CONDUCTOR_ETCD_BURST_WRITES, default 240) and 6 claims; a
- * failed write is retried on the other server at most 20 times.
+ * Bounded: BURST_WRITES ConfigMaps (CONDUCTOR_ETCD_BURST_WRITES, default 240) and CLAIMS claims
+ * (CONDUCTOR_ETCD_BURST_CLAIMS, default 6); a failed write is retried on the other server at most
+ * 20 times. `node scripts/etcd-faults.mjs` repeats it with a longer burst.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,9 @@ const LEASE_SECONDS = 4;
 const LEASE = ['--leader-elect-lease-duration', String(LEASE_SECONDS), '--leader-elect-renew-deadline', '3', '--leader-elect-retry-period', '1'];
 const LEASE_PATH = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/conductor-server-controllers';
 const BURST_WRITES = Number(process.env.CONDUCTOR_ETCD_BURST_WRITES ?? 240);
-const CLAIMS = 6;
+/** Bounds grow with a longer burst (scripts/etcd-faults.mjs runs longer ones). */
+const SCALE = Math.max(1, BURST_WRITES / 240);
+const CLAIMS = Number(process.env.CONDUCTOR_ETCD_BURST_CLAIMS ?? 6);
 const WRITERS = 8;
 const NS = 'burst';
 const SYS = 'conductor-system';
@@ -80,7 +83,7 @@ describe('faults during a write burst: 3 etcd members, two servers', { skip: mis
     await etcd?.stop();
   });
 
-  test('every acknowledged write survives an etcd member and the lease holder killed mid-burst', { timeout: 150_000 }, async () => {
+  test('every acknowledged write survives an etcd member and the lease holder killed mid-burst', { timeout: 150_000 * SCALE }, async () => {
     const a = members[0];
     await kubectlOk(a.server, ['create', 'namespace', NS]);
     await eventually(async () => (await a.api.request('GET', `/api/v1/namespaces/${SYS}`)).status === 200, `the controllers to make ${SYS}`, 30_000, 200);
@@ -140,7 +143,7 @@ template: {apiVersion: database.memory.conductor.io/v1alpha1, kind: MemoryDataba
       }
     };
     const faults = (async () => {
-      await eventually(() => acked.size >= BURST_WRITES / 3, 'a third of the burst acknowledged', 60_000, 20);
+      await eventually(() => acked.size >= BURST_WRITES / 3, 'a third of the burst acknowledged', 60_000 * SCALE, 20);
       await etcd.members[2].kill();
       ackedAt.etcdKill = acked.size;
       const holder = await eventually(
@@ -153,7 +156,7 @@ template: {apiVersion: database.memory.conductor.io/v1alpha1, kind: MemoryDataba
         20_000,
         100,
       );
-      await eventually(() => acked.size >= (2 * BURST_WRITES) / 3, 'two thirds of the burst acknowledged', 60_000, 20);
+      await eventually(() => acked.size >= (2 * BURST_WRITES) / 3, 'two thirds of the burst acknowledged', 60_000 * SCALE, 20);
       await holder.server.kill();
       ackedAt.holderKill = acked.size;
       return holder;
@@ -225,7 +228,7 @@ template: {apiVersion: database.memory.conductor.io/v1alpha1, kind: MemoryDataba
     // A watch resumed from the revision before the burst: every acknowledged create once, in order.
     const watch = members[0].api.watch(`${CM_PATH}?watch=1&resourceVersion=${startRv}`);
     try {
-      await watch.until((events) => [...acked.keys()].every((n) => events.some((e) => e.object?.metadata?.name === n)), 30_000);
+      await watch.until((events) => [...acked.keys()].every((n) => events.some((e) => e.object?.metadata?.name === n)), 30_000 * SCALE);
       const added = watch.events.filter((e) => e.type === 'ADDED');
       assert.ok(!watch.events.some((e) => e.type === 'ERROR'), JSON.stringify(watch.events.find((e) => e.type === 'ERROR')));
       const names = added.map((e) => e.object.metadata.name as string);
