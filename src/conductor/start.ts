@@ -86,12 +86,13 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
     // Conductor's (those wait until this server is ready).
     async beforeReady({ client, registry, logger, signal }: StartContext) {
       if (opts.leaderElection) {
-        elected = electedControllers(client, logger, opts.leaderElection, async () => {
+        elected = electedControllers(client, logger, opts.leaderElection, async (leadership) => {
           const leadingCore = await startCoreControllers(client, registry, logger);
           let conductor: RunningConductorControllers | undefined;
           if (opts.controllers) {
             await ready;
-            conductor = signal.aborted ? undefined : await startControllers(client, logger);
+            // Not when the server closed or the lease was lost meanwhile.
+            conductor = signal.aborted || leadership.aborted ? undefined : await startControllers(client, logger);
           }
           return {
             async stop() {
@@ -142,7 +143,12 @@ interface LeadingWork {
  * On `stop` (SIGTERM) the controllers stop first and then the lease is released (no holder),
  * so another server takes over at its next attempt instead of after the lease duration.
  */
-function electedControllers(client: LoopbackClient, logger: Logger, timings: ServerLeaderElection, start: () => Promise<LeadingWork>): ElectedControllers {
+function electedControllers(
+  client: LoopbackClient,
+  logger: Logger,
+  timings: ServerLeaderElection,
+  start: (leadership: AbortSignal) => Promise<LeadingWork>,
+): ElectedControllers {
   const log = logger.child({ component: 'leader-election' });
   const identity = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   let starting: Promise<LeadingWork | undefined> = Promise.resolve(undefined);
@@ -152,9 +158,9 @@ function electedControllers(client: LoopbackClient, logger: Logger, timings: Ser
     identity,
     ...timings,
     logger: log,
-    onStartedLeading: () => {
+    onStartedLeading: (leadership) => {
       log.info({ identity }, 'leading: starting the controllers');
-      starting = start().catch((err: unknown) => {
+      starting = start(leadership).catch((err: unknown) => {
         log.error({ err }, 'cannot start the controllers while leading');
         return undefined;
       });
