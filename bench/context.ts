@@ -34,6 +34,8 @@ export interface CpuUsage {
   /** serverCpuSec / elapsedSec: 1.0 means one core fully busy. */
   serverCores: number;
   clientCores: number;
+  /** `--store etcd`: the cores the server's etcd used (not counted in otherCores). */
+  storeCores?: number;
   /** Cores busy on average in other processes of the machine (load that is not the benchmark's). */
   otherCores: number;
   /** Cores' worth of time spent idle waiting for I/O, on average. */
@@ -51,17 +53,19 @@ export function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
-/** cpuMeter starts measuring; the returned function stops and reports. */
-export function cpuMeter(serverPid: number): () => CpuUsage {
+/** cpuMeter starts measuring; the returned function stops and reports. `storePid`: the server's etcd, when it has one. */
+export function cpuMeter(serverPid: number, storePid?: number): () => CpuUsage {
   const t0 = performance.now();
   const startUs = monotonicUs();
   const s0 = readCpuSeconds(serverPid);
+  const e0 = storePid === undefined ? 0 : readCpuSeconds(storePid);
   const c0 = process.cpuUsage();
   const m0 = readSystemCpu();
   return () => {
     const m1 = readSystemCpu();
     const elapsedSec = (performance.now() - t0) / 1000;
     const serverCpuSec = readCpuSeconds(serverPid) - s0;
+    const storeCpuSec = storePid === undefined ? 0 : readCpuSeconds(storePid) - e0;
     const c = process.cpuUsage(c0);
     const clientCpuSec = (c.user + c.system) / 1e6;
     return {
@@ -70,7 +74,8 @@ export function cpuMeter(serverPid: number): () => CpuUsage {
       clientCpuSec: round(clientCpuSec, 2),
       serverCores: round(elapsedSec > 0 ? serverCpuSec / elapsedSec : 0, 2),
       clientCores: round(elapsedSec > 0 ? clientCpuSec / elapsedSec : 0, 2),
-      otherCores: round(elapsedSec > 0 ? Math.max(0, m1.busySec - m0.busySec - serverCpuSec - clientCpuSec) / elapsedSec : 0, 2),
+      ...(storePid === undefined ? {} : { storeCores: round(elapsedSec > 0 ? storeCpuSec / elapsedSec : 0, 2) }),
+      otherCores: round(elapsedSec > 0 ? Math.max(0, m1.busySec - m0.busySec - serverCpuSec - clientCpuSec - storeCpuSec) / elapsedSec : 0, 2),
       iowaitCores: round(elapsedSec > 0 ? (m1.iowaitSec - m0.iowaitSec) / elapsedSec : 0, 2),
       window: { startUs, endUs: monotonicUs() },
     };

@@ -4,6 +4,7 @@
  * minute whose figures are not judged where its sizes differ from the targets'.
  */
 import { parseArgs } from 'node:util';
+import type { BenchStore } from './server-process.js';
 
 /** The benchmarks, in the order a run performs them. */
 export const BENCHMARKS = ['cold-start', 'scheduler', 'in-process', 'create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims'] as const;
@@ -87,9 +88,14 @@ export const QUICK_SIZES: BenchSizes = {
   floodWrites: 200,
 };
 
+/** The benchmarks that measure no store (no server, or the server's start): not run with `--store etcd`. */
+export const STORELESS_BENCHMARKS: readonly BenchmarkName[] = ['cold-start', 'scheduler', 'in-process'];
+
 /** BenchOptions is everything a run needs to know from its command line. */
 export interface BenchOptions {
   quick: boolean;
+  /** Where the benchmarked servers keep their objects: SQLite (default) or a local etcd each. */
+  store: BenchStore;
   only: BenchmarkName[];
   sizes: BenchSizes;
   /** Where latest.json and the dated copies go. */
@@ -108,6 +114,8 @@ export interface BenchOptions {
 export const USAGE = `usage: npm run bench -- [options]
   --quick             small counts, a smoke run of under a minute (figures not judged)
   --only a,b,...      run only these benchmarks: ${BENCHMARKS.join(', ')}
+  --store <store>     sqlite (default) or etcd: each benchmarked server on a local etcd of
+                      its own (fsync on; ETCD_BIN or /usr/bin/etcd), without ${STORELESS_BENCHMARKS.join(', ')}
   --out <dir>         where to write latest.json and the dated copy (default bench/results)
   --cpu-prof          run the server under --cpu-prof; profiles go to <out>/profiles
                       (summarize one with: node dist/bench/profile-summary.js <file>)
@@ -128,6 +136,7 @@ export function parseBenchArgs(argv: string[], defaultOutDir: string): BenchOpti
     options: {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
+      store: { type: 'string', default: 'sqlite' },
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
@@ -136,10 +145,20 @@ export function parseBenchArgs(argv: string[], defaultOutDir: string): BenchOpti
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const only = values.only === undefined ? [...BENCHMARKS] : parseOnly(values.only);
+  const store = values.store;
+  if (store !== 'sqlite' && store !== 'etcd') throw new Error(`--store: expected sqlite or etcd, got ${JSON.stringify(store)}`);
+  let only = values.only === undefined ? [...BENCHMARKS] : parseOnly(values.only);
+  if (store === 'etcd') {
+    const storeless = only.filter((b) => STORELESS_BENCHMARKS.includes(b));
+    if (values.only !== undefined && storeless.length > 0) {
+      throw new Error(`--store etcd: ${storeless.join(', ')} measure no store; run them without --store`);
+    }
+    only = only.filter((b) => !STORELESS_BENCHMARKS.includes(b));
+  }
   const quick = values.quick === true;
   return {
     quick,
+    store,
     only,
     sizes: { ...(quick ? QUICK_SIZES : FULL_SIZES) },
     outDir: values.out ?? defaultOutDir,

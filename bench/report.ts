@@ -4,7 +4,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchSizes } from './options.js';
-import { GOALS, meets } from './targets.js';
+import type { BenchStore } from './server-process.js';
+import { goalFor, meets } from './targets.js';
 
 /** A Metric is one figure of the table. */
 export interface Metric {
@@ -25,9 +26,9 @@ export interface JudgedMetric extends Metric {
 }
 
 /** judge attaches goals and verdicts to metrics for a run of the given sizes. */
-export function judge(metrics: Metric[], sizes: BenchSizes): JudgedMetric[] {
+export function judge(metrics: Metric[], sizes: BenchSizes, store: BenchStore = 'sqlite'): JudgedMetric[] {
   return metrics.map((m) => {
-    const goal = GOALS[m.id];
+    const goal = goalFor(m.id, store);
     if (!goal) return { ...m, target: null, reference: null, verdict: null };
     const target = `${goal.op === '>=' ? '≥' : '≤'} ${formatNumber(goal.value)}${m.unit === '/s' ? '/s' : ` ${m.unit}`}`;
     let verdict: JudgedMetric['verdict'];
@@ -65,19 +66,19 @@ export function formatTable(rows: JudgedMetric[]): string {
 }
 
 /** resultFileNames returns the latest and dated file names for a run started at `startedAt`. */
-export function resultFileNames(startedAt: Date, quick: boolean): { latest: string; dated: string } {
+export function resultFileNames(startedAt: Date, quick: boolean, store: BenchStore = 'sqlite'): { latest: string; dated: string } {
   const stamp = startedAt
     .toISOString()
     .replace(/\.\d+Z$/, 'Z')
     .replace(/:/g, '-');
-  const suffix = quick ? '-quick' : '';
+  const suffix = `${store === 'etcd' ? '-etcd' : ''}${quick ? '-quick' : ''}`;
   return { latest: `latest${suffix}.json`, dated: `bench-${stamp}${suffix}.json` };
 }
 
 /** writeResults writes the document to the latest file and a dated copy; it returns both paths. */
-export function writeResults(outDir: string, startedAt: Date, quick: boolean, doc: unknown): string[] {
+export function writeResults(outDir: string, startedAt: Date, quick: boolean, doc: unknown, store: BenchStore = 'sqlite'): string[] {
   mkdirSync(outDir, { recursive: true });
-  const names = resultFileNames(startedAt, quick);
+  const names = resultFileNames(startedAt, quick, store);
   const text = JSON.stringify(doc, null, 2) + '\n';
   const paths = [join(outDir, names.latest), join(outDir, names.dated)];
   for (const p of paths) writeFileSync(p, text);

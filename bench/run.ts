@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const machine = machineFacts(REPO_DIR);
   const loadAverageAtStart = os.loadavg().map((v) => round(v, 2));
-  log(`conductor ${VERSION} bench (${options.quick ? 'quick' : 'full'}): ${options.only.join(', ')}`);
+  log(`conductor ${VERSION} bench (${options.quick ? 'quick' : 'full'}, store ${options.store}): ${options.only.join(', ')}`);
   log(`${machine.cpuModel}, ${machine.cores} cores, node ${machine.nodeVersion}`);
 
   // The whole run stops by itself, whatever the server does.
@@ -128,9 +128,16 @@ async function main(): Promise<number> {
     const nodeArgs = serverNodeFlags(options);
     let client: BenchClient | undefined;
     try {
-      server = await startServerProcess({ dataDir: join(tmpRoot, 'server-data'), logPath: join(tmpRoot, 'server.log'), logLevel: options.logLevel, nodeArgs });
+      server = await startServerProcess({
+        dataDir: join(tmpRoot, 'server-data'),
+        logPath: join(tmpRoot, 'server.log'),
+        logLevel: options.logLevel,
+        nodeArgs,
+        store: options.store,
+      });
       log(`server ${server.pid} ready on ${server.url} in ${round(server.readyMs, 0)} ms (log: ${server.logPath})`);
-      serverInfo = { pid: server.pid, url: server.url, readyMs: round(server.readyMs, 1), logLevel: options.logLevel, nodeArgs };
+      if (server.etcd) log(`on etcd ${server.etcd.pid} at ${server.etcd.url} (log: ${server.etcd.logPath})`);
+      serverInfo = { pid: server.pid, url: server.url, readyMs: round(server.readyMs, 1), logLevel: options.logLevel, nodeArgs, store: options.store };
       const sample = (after: string) => {
         const m = readMemory(server!.pid);
         memoryTimeline.push({ after, rssMB: mb(m.rssBytes), hwmMB: mb(m.hwmBytes) });
@@ -165,7 +172,7 @@ async function main(): Promise<number> {
   if (options.only.includes('watch-flood')) {
     log('--- watch-flood');
     try {
-      const r = await benchWatchFlood({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), log });
+      const r = await benchWatchFlood({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), store: options.store, log });
       record('watch-flood', r);
       for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
     } catch (err) {
@@ -177,7 +184,7 @@ async function main(): Promise<number> {
   if (options.only.includes('claims')) {
     log('--- claims');
     try {
-      const r = await benchClaims({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), log });
+      const r = await benchClaims({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), store: options.store, log });
       record('claims', r);
       for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
     } catch (err) {
@@ -185,27 +192,28 @@ async function main(): Promise<number> {
     }
   }
 
-  const judged = judge(metrics, sizes);
+  const judged = judge(metrics, sizes, options.store);
   const finishedAt = new Date();
   const doc = {
     tool: 'conductor bench',
     schemaVersion: 1,
     conductorVersion: VERSION,
     mode: options.quick ? 'quick' : 'full',
+    store: options.store,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationSec: round((finishedAt.getTime() - startedAt.getTime()) / 1000, 1),
     machine,
     /** 1, 5 and 15-minute load averages: other work on the machine skews the figures. */
     loadAverage: { start: loadAverageAtStart, end: os.loadavg().map((v) => round(v, 2)) },
-    options: { only: options.only, sizes, cpuProf: options.cpuProf, logLevel: options.logLevel, serverNodeArgs: options.serverNodeArgs },
+    options: { only: options.only, store: options.store, sizes, cpuProf: options.cpuProf, logLevel: options.logLevel, serverNodeArgs: options.serverNodeArgs },
     server: serverInfo,
     summary: judged,
     results,
     memoryTimeline,
     failures,
   };
-  const written = writeResults(options.outDir, startedAt, options.quick, doc);
+  const written = writeResults(options.outDir, startedAt, options.quick, doc, options.store);
 
   process.stdout.write(`\n${formatTable(judged)}\n\n`);
   for (const line of busyMachineNotes(results)) process.stdout.write(`${line}\n`);

@@ -8,6 +8,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { loadKubeconfig } from '../src/client/index.js';
+import { startEtcd, type EtcdProcess } from './etcd-process.js';
 import type { Endpoint } from './http-client.js';
 
 /** The compiled CLI, relative to this file's compiled location (dist/bench/). */
@@ -35,7 +36,12 @@ export interface StartOptions {
   args?: string[];
   /** Environment variables for the server (other CONDUCTOR_* variables are not passed on). */
   env?: Record<string, string>;
+  /** The store: the data dir's SQLite file (default), or a local etcd of its own (in `<dataDir>-etcd`), stopped with the server. */
+  store?: BenchStore;
 }
+
+/** The store a benchmarked server keeps its objects in (`npm run bench -- --store …`). */
+export type BenchStore = 'sqlite' | 'etcd';
 
 /** A ServerProcess is a running server child. */
 export interface ServerProcess {
@@ -47,6 +53,8 @@ export interface ServerProcess {
   logPath: string;
   /** Milliseconds from just before spawn to the ready line. */
   readyMs: number;
+  /** The etcd this server stores in (`store: 'etcd'`). */
+  etcd?: { pid: number; url: string; logPath: string };
   /** stop sends SIGTERM, waits up to `graceMs` for the exit, then SIGKILLs; it resolves with the exit code or signal. */
   stop(graceMs?: number): Promise<string>;
 }
@@ -60,6 +68,26 @@ export function killAll(): void {
 
 /** startServerProcess spawns the server and resolves once it is ready, with how long that took. */
 export async function startServerProcess(o: StartOptions): Promise<ServerProcess> {
+  if (o.store !== 'etcd') return startServerChild(o);
+  const etcd = await startEtcd(`${o.dataDir}-etcd`);
+  let server: ServerProcess;
+  try {
+    server = await startServerChild({ ...o, args: ['--etcd-servers', etcd.url, ...(o.args ?? [])] }, etcd);
+  } catch (err) {
+    await etcd.stop();
+    throw err;
+  }
+  return {
+    ...server,
+    async stop(graceMs?: number) {
+      const how = await server.stop(graceMs);
+      await etcd.stop();
+      return how;
+    },
+  };
+}
+
+async function startServerChild(o: StartOptions, etcd?: EtcdProcess): Promise<ServerProcess> {
   const logFd = openSync(o.logPath, 'a');
   const args = [
     ...(o.nodeArgs ?? []),
@@ -128,6 +156,7 @@ export async function startServerProcess(o: StartOptions): Promise<ServerProcess
     dataDir: o.dataDir,
     logPath: o.logPath,
     readyMs: ready.readyMs,
+    etcd: etcd && { pid: etcd.pid, url: etcd.url, logPath: etcd.logPath },
     async stop(graceMs = 15_000) {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
       child.kill('SIGTERM');

@@ -3,6 +3,7 @@
  * kube-apiserver 1.36 with etcd 3.4 does on the same kind of machine, for comparison.
  */
 import type { BenchSizes } from './options.js';
+import type { BenchStore } from './server-process.js';
 
 /** A Goal is a bound a figure must meet, the reference figure, and the sizes it is defined for. */
 export interface Goal {
@@ -37,6 +38,23 @@ export const GOALS: Record<string, Goal> = {
   'watch-flood.peak': { op: '<=', value: 600, reference: '—', appliesTo: (s) => s.floodAttempts >= 10_000 },
   'claims.steady.p99': { op: '<=', value: 100, reference: '—', appliesTo: (s) => s.claimRatePerSec === 100 && s.claimRateSeconds >= 20 },
 };
+
+/**
+ * The goals on etcd (issue 13: same workload and client, a single local etcd with fsync on),
+ * where they differ from SQLite's; the reference is kube-apiserver on the same etcd.
+ */
+export const ETCD_GOALS: Record<string, Goal> = {
+  'create.rate': { op: '>=', value: 2_000, reference: '1,500–1,800/s', appliesTo: (s) => poolOf16(s) && s.creates >= 20_000 },
+  'get.rate': { op: '>=', value: 8_000, reference: '2,500–3,500/s', appliesTo: (s) => poolOf16(s) && s.gets >= 50_000 },
+  'list.median': { op: '<=', value: 150, reference: '220–300 ms', appliesTo: (s) => s.listObjects === 10_000 && s.objectBytes === 1024 },
+  'watch.p99': { op: '<=', value: 10, reference: '—', appliesTo: (s) => s.watchers === 100 && s.watchRatePerSec * s.watchSeconds >= 1_000 },
+  'rss.rss': { op: '<=', value: 300, reference: '—', appliesTo: (s) => s.rssObjects === 100_000 && s.objectBytes === 1024 },
+};
+
+/** goalFor is a metric's goal on a store: etcd's own where it has one, else the common one. */
+export function goalFor(id: string, store: BenchStore): Goal | undefined {
+  return (store === 'etcd' ? ETCD_GOALS[id] : undefined) ?? GOALS[id];
+}
 
 /** meets says whether a value satisfies a goal. */
 export function meets(goal: Pick<Goal, 'op' | 'value'>, value: number): boolean {

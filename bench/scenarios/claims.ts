@@ -31,7 +31,7 @@ import { runClosedLoop } from '../load.js';
 import type { BenchSizes } from '../options.js';
 import { mb, readMemory } from '../proc.js';
 import type { Metric } from '../report.js';
-import { startServerProcess, type ServerProcess } from '../server-process.js';
+import { startServerProcess, type BenchStore, type ServerProcess } from '../server-process.js';
 import { round, roundSummary, summarize } from '../stats.js';
 
 /** Where the administrators' MemoryDatabases go. */
@@ -345,7 +345,7 @@ export interface PhaseFigures {
 async function phaseProbe(client: BenchClient, server: ServerProcess): Promise<() => Promise<PhaseFigures>> {
   const rv0 = Number(await currentRv(client, '/api/v1/namespaces'));
   const logAt = fileSize(server.logPath);
-  const meter = cpuMeter(server.pid);
+  const meter = cpuMeter(server.pid, server.etcd?.pid);
   return async () => {
     const cpu = meter();
     const rv1 = Number(await currentRv(client, '/api/v1/namespaces'));
@@ -454,6 +454,8 @@ export interface ClaimsBenchOptions {
   logLevel: string;
   /** Extra node flags for the server (e.g. --cpu-prof). */
   nodeArgs: string[];
+  /** The store of the server (default SQLite). */
+  store?: BenchStore;
   log: (message: string) => void;
 }
 
@@ -470,6 +472,7 @@ async function startBenchServer(o: ClaimsBenchOptions, name: string): Promise<Ru
     logPath: join(o.tmpRoot, `${name}.log`),
     logLevel: o.logLevel,
     nodeArgs: o.nodeArgs,
+    store: o.store,
   });
   o.log(`${name} ${server.pid} ready on ${server.url} in ${round(server.readyMs, 0)} ms (log: ${server.logPath})`);
   const client = new BenchClient(server.endpoint, { maxSockets: o.sizes.concurrency });

@@ -11,7 +11,7 @@ export async function benchCreate(ctx: BenchContext): Promise<ScenarioResult> {
   const targets = population.plan(sizes.creates);
   await population.ensureNamespaces(targets);
   ctx.log(`creating ${targets.length} ConfigMaps of ${sizes.objectBytes} bytes, ${sizes.concurrency} in flight`);
-  const meter = cpuMeter(ctx.server.pid);
+  const meter = cpuMeter(ctx.server.pid, ctx.server.etcd?.pid);
   const r = await runClosedLoop((i) => population.createOne(targets[i]), {
     total: targets.length,
     concurrency: sizes.concurrency,

@@ -22,7 +22,7 @@ export async function benchGet(ctx: BenchContext): Promise<ScenarioResult> {
   if (!probe.value.metadata?.name) throw new Error(`GET ${paths[0]} answered without metadata.name`);
 
   let bytes = 0;
-  const meter = cpuMeter(ctx.server.pid);
+  const meter = cpuMeter(ctx.server.pid, ctx.server.etcd?.pid);
   const r = await runClosedLoop(
     async () => {
       const res = await client.request('GET', paths[Math.floor(Math.random() * paths.length)]);

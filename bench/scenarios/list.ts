@@ -21,7 +21,7 @@ export async function benchList(ctx: BenchContext): Promise<ScenarioResult> {
   const path = configMapsPath(LIST_NAMESPACE);
   ctx.log(`listing ${path} (${sizes.listObjects} objects) ${sizes.listRuns} times`);
   const runs: { totalMs: number; firstByteMs: number; parseMs: number; bytes: number }[] = [];
-  const meter = cpuMeter(ctx.server.pid);
+  const meter = cpuMeter(ctx.server.pid, ctx.server.etcd?.pid);
   for (let i = 0; i < sizes.listRuns; i++) {
     const t0 = performance.now();
     const res = await client.request('GET', path);

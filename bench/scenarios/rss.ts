@@ -19,7 +19,7 @@ export async function benchRss(ctx: BenchContext): Promise<ScenarioResult> {
     ctx.log(`filling the store with ${missing} more objects (to ${sizes.rssObjects})`);
     const targets = population.plan(missing);
     await population.ensureNamespaces(targets);
-    const meter = cpuMeter(server.pid);
+    const meter = cpuMeter(server.pid, server.etcd?.pid);
     const r = await population.create(targets, sizes.concurrency, 600_000);
     fill = {
       cpu: meter(),

@@ -15,7 +15,7 @@ import { cpuMeter, type ScenarioResult } from '../context.js';
 import { BenchClient } from '../http-client.js';
 import type { BenchSizes } from '../options.js';
 import { mb, readMemory } from '../proc.js';
-import { startServerProcess } from '../server-process.js';
+import { startServerProcess, type BenchStore } from '../server-process.js';
 import { round } from '../stats.js';
 
 export const FLOOD_NAMESPACE = 'bench-watch-flood';
@@ -27,6 +27,8 @@ export interface WatchFloodOptions {
   tmpRoot: string;
   logLevel: string;
   nodeArgs: string[];
+  /** The store of the server (default SQLite). */
+  store?: BenchStore;
   log: (message: string) => void;
 }
 
@@ -57,6 +59,7 @@ export async function benchWatchFlood(o: WatchFloodOptions): Promise<ScenarioRes
     nodeArgs: o.nodeArgs,
     args: ['--token-file', tokenFile],
     env: { CONDUCTOR_CONTROLLERS: 'false' },
+    store: o.store,
   });
   const admin = new BenchClient(server.endpoint, { maxSockets: 16 });
   const held = new Set<ClientRequest>();
@@ -94,7 +97,7 @@ export async function benchWatchFlood(o: WatchFloodOptions): Promise<ScenarioRes
 
     const counts: Record<string, number> = {};
     const messages: Record<string, string> = {};
-    const meter = cpuMeter(server.pid);
+    const meter = cpuMeter(server.pid, server.etcd?.pid);
     let next = 0;
     log(`${sizes.floodAttempts} watch attempts as ${FLOOD_USER}, ${sizes.floodConcurrency} in flight; accepted watches are held and never read`);
     const worker = async () => {

@@ -85,7 +85,7 @@ export async function benchWatch(ctx: BenchContext): Promise<ScenarioResult> {
     ctx.log(`writing ${total} objects at ${sizes.watchRatePerSec}/s to ${sizes.watchers} watchers`);
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
-    const meter = cpuMeter(ctx.server.pid);
+    const meter = cpuMeter(ctx.server.pid, ctx.server.etcd?.pid);
     const start = performance.now();
     let lateSends = 0;
     for (let i = 0; i < total; i++) {

@@ -32,7 +32,9 @@ function candidate(client: Client, identity: string, extra: Partial<LeaderElecti
       record.started++;
       record.signal = signal;
     },
-    onStoppedLeading: () => record.stopped++,
+    onStoppedLeading: () => {
+      record.stopped++;
+    },
     onNewLeader: (id) => record.leaders.push(id),
     ...extra,
   });
@@ -106,6 +108,29 @@ describe('LeaderElector', () => {
     assert.equal(l.spec?.leaseTransitions, 1);
     await b.elector.stop();
     assert.equal((await lease(fake)).spec?.holderIdentity, undefined, 'released on stop');
+  });
+
+  test('the lease is released only once what onStoppedLeading returned has finished', async () => {
+    const fake = new FakeClient();
+    let finish: () => void = () => undefined;
+    const holderWhenStopping: (string | undefined)[] = [];
+    const a = candidate(fake, 'a', {
+      onStoppedLeading: async () => {
+        holderWhenStopping.push((await lease(fake)).spec?.holderIdentity);
+        await new Promise<void>((r) => (finish = r));
+      },
+    });
+    a.elector.start();
+    await eventually(() => a.elector.isLeader());
+    let stopped = false;
+    const stopping = a.elector.stop().then(() => (stopped = true));
+    await eventually(() => holderWhenStopping.length === 1);
+    assert.equal(holderWhenStopping[0], 'a', 'still held while the controllers stop');
+    assert.equal(stopped, false);
+    assert.equal((await lease(fake)).spec?.holderIdentity, 'a');
+    finish();
+    await stopping;
+    assert.equal((await lease(fake)).spec?.holderIdentity, undefined, 'released after they stopped');
   });
 
   test('a partitioned leader steps down after the renew deadline; the other takes over once the lease expires', async () => {

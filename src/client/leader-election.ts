@@ -38,8 +38,12 @@ export interface LeaderElectionOptions {
   retryPeriodMs?: number;
   /** Called on becoming leader; `signal` aborts when leadership ends. */
   onStartedLeading(signal: AbortSignal): void | Promise<void>;
-  /** Called when leadership ends (lost, or given up by `stop`). */
-  onStoppedLeading?(): void;
+  /**
+   * Called when leadership ends (lost, or given up by `stop`). A returned promise is awaited
+   * before the candidate campaigns again or releases the lease, so what ran while leading has
+   * stopped before anyone else can lead.
+   */
+  onStoppedLeading?(): void | Promise<void>;
   /** Called whenever the observed holder changes (including to this candidate). */
   onNewLeader?(identity: string): void;
   /** Clear holderIdentity when stopping while leading, so a successor need not wait for expiry. Default true. */
@@ -172,7 +176,7 @@ export class LeaderElector {
     this.leading = false;
     controller.abort();
     try {
-      this.options.onStoppedLeading?.();
+      await this.options.onStoppedLeading?.();
     } catch (err) {
       this.log.error({ lease: this.leaseName(), err: errorMessage(err) }, 'onStoppedLeading failed');
     }

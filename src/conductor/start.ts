@@ -75,6 +75,8 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
   let running: RunningConductorControllers | undefined;
   let elected: ElectedControllers | undefined;
   let metrics: ControllerMetrics | undefined;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((r) => (markReady = r));
   const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
     const { startControllersAndProviders } = await import('./controllers.js');
     return startControllersAndProviders(client, {
@@ -89,18 +91,35 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
     validating: admission.validating,
     rbac: conductorRbacKinds(kinds, admission.claimTypes),
     // The controllers the API contract needs, and Conductor's CRDs, before the server is ready.
-    async beforeReady({ client, registry, logger, metrics: registryOfMetrics }: StartContext) {
+    // Several servers on one store: the core controllers run in the lease holder only, with
+    // Conductor's (those wait until this server is ready).
+    async beforeReady({ client, registry, logger, signal, metrics: registryOfMetrics }: StartContext) {
       metrics = controllerMetrics(registryOfMetrics);
-      core = await startCoreControllers(client, registry, logger, metrics);
+      if (opts.leaderElection) {
+        elected = electedControllers(client, logger, opts.leaderElection, async (leadership) => {
+          const leadingCore = await startCoreControllers(client, registry, logger, metrics);
+          let conductor: RunningConductorControllers | undefined;
+          if (opts.controllers) {
+            await ready;
+            // Not when the server closed or the lease was lost meanwhile.
+            conductor = signal.aborted || leadership.aborted ? undefined : await startControllers(client, logger);
+          }
+          return {
+            async stop() {
+              await conductor?.stop();
+              leadingCore.stop();
+            },
+          };
+        });
+      } else {
+        core = await startCoreControllers(client, registry, logger, metrics);
+      }
       await installCrds(client, { crds: kinds.crds(), logger: logger.child({ component: 'apis' }) });
     },
     // The providers and Conductor's controllers: clients like any other, once the server serves.
     async afterReady({ client, logger, signal }: StartContext) {
-      if (!opts.controllers) return;
-      if (opts.leaderElection) {
-        elected = electedControllers(client, logger, opts.leaderElection, startControllers);
-        return;
-      }
+      markReady();
+      if (!opts.controllers || opts.leaderElection) return;
       try {
         running = await startControllers(client, logger);
       } catch (err) {
@@ -108,6 +127,7 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
       }
     },
     async stop() {
+      markReady();
       await elected?.stop();
       await running?.stop();
       core?.stop();
@@ -116,8 +136,13 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
   };
 }
 
-/** The controllers behind leader election: `stop` gives up the lease and stops them. */
+/** The controllers behind leader election: `stop` stops them, then gives up the lease. */
 interface ElectedControllers {
+  stop(): Promise<void>;
+}
+
+/** What runs while leading. */
+interface LeadingWork {
   stop(): Promise<void>;
 }
 
@@ -125,41 +150,44 @@ interface ElectedControllers {
  * electedControllers campaigns for the controllers' Lease and runs the controllers while this
  * server holds it: started on winning, stopped when the lease is lost or given up (the
  * elector then campaigns again, so a server that lost it for a while may lead again later).
+ * On `stop` (SIGTERM) the controllers stop first and then the lease is released (no holder),
+ * so another server takes over at its next attempt instead of after the lease duration.
  */
 function electedControllers(
   client: LoopbackClient,
   logger: Logger,
   timings: ServerLeaderElection,
-  start: (client: LoopbackClient, logger: Logger) => Promise<RunningConductorControllers>,
+  start: (leadership: AbortSignal) => Promise<LeadingWork>,
 ): ElectedControllers {
   const log = logger.child({ component: 'leader-election' });
   const identity = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  let stopping: Promise<void> = Promise.resolve();
+  let starting: Promise<LeadingWork | undefined> = Promise.resolve(undefined);
   const elector = new LeaderElector({
     client,
     ...CONTROLLERS_LEASE,
     identity,
     ...timings,
     logger: log,
-    onStartedLeading: (signal) => {
+    onStartedLeading: (leadership) => {
       log.info({ identity }, 'leading: starting the controllers');
-      const starting = start(client, logger).catch((err: unknown) => {
+      starting = start(leadership).catch((err: unknown) => {
         log.error({ err }, 'cannot start the controllers while leading');
         return undefined;
       });
-      // Leadership ends (lost, or given up at stop): the controllers stop, so no two servers act together.
-      signal.addEventListener('abort', () => {
-        stopping = starting.then((running) => running?.stop());
-      });
     },
-    onStoppedLeading: () => log.warn({ identity }, 'no longer leading: the controllers stop'),
+    // Leadership ends (lost, or given up at stop): the controllers stop before the elector
+    // campaigns again or releases the lease, so no two servers act together.
+    onStoppedLeading: async () => {
+      log.warn({ identity }, 'no longer leading: the controllers stop');
+      await (await starting)?.stop();
+      log.info({ identity }, 'the controllers stopped');
+    },
     onNewLeader: (holder) => log.info({ leader: holder, me: holder === identity }, 'the controllers lease holder changed'),
   });
   elector.start();
   return {
     async stop() {
       await elector.stop();
-      await stopping;
     },
   };
 }
