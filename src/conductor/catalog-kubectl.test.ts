@@ -47,7 +47,14 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...gcpSampleObjects()]
+    const docs = [
+      ...sampleObjects(NS),
+      ...localSampleObjects(NS),
+      ...memorySampleObjects(),
+      ...kubernetesSampleObjects(),
+      ...azureSampleObjects(),
+      ...gcpSampleObjects(),
+    ]
       .map((o) => `---\n${stringify(o)}`)
       .join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });

@@ -103,7 +103,7 @@ describe('the gcp provider against the Pub/Sub and Spanner emulators', () => {
   });
   after(async () => {
     await pubsubAdmin?.close().catch(() => undefined);
-    spannerAdmin?.close();
+    await spannerAdmin?.close().catch(() => undefined);
     await Promise.all([pubsubEmulator?.stop(), spannerEmulator?.stop()]);
   });
   const suite = serverForSuite({ env: { CONDUCTOR_POLL_INTERVAL_MS: '500' } });
@@ -334,7 +334,7 @@ spec: {providerRef: {name: gcp}, forProvider: {instanceId: shared-pg}}
     const example = (file: string) => readFileSync(join(repoRoot, 'examples', 'clouds', 'gcp', file), 'utf8');
     const providerYaml = example('01-provider.yaml')
       .replaceAll('PROJECT_ID', PROJECT)
-      .replace(/^  credentials\.json: .*\n/m, '')
+      .replace(/^ {2}credentials\.json: .*\n/m, '')
       .replace(/# pubsubEndpoint: \S+/, `pubsubEndpoint: ${pubsubEmulator.endpoint}`)
       .replace(/# spannerEndpoint: \S+/, `spannerEndpoint: ${spannerEmulator.endpoint}`);
     await apply(providerYaml);

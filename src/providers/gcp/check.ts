@@ -15,6 +15,8 @@ import { isGcpRegion } from './price-table.js';
 
 /** How long each check call may take (gRPC would wait minutes for an endpoint that never answers). */
 export const CHECK_CALL_MS = 15_000;
+/** The check's calls are not retried by the SDK: a refused connection is reported as Unreachable at once (the next check runs within a minute). */
+const NO_RETRY = { retryCodes: [] as number[] };
 
 /** providerSpecProblem says what is wrong with a gcp Provider's spec.region, or returns undefined. */
 export function providerSpecProblem(provider: KObject): string | undefined {
@@ -50,12 +52,16 @@ export async function checkGcp(provider: KObject, context: ProviderCheckContext)
   const spanner = spannerOf(credentials);
   try {
     try {
-      await bounded(pubsub.getTopics({ pageSize: 1, autoPaginate: false, gaxOpts: { timeout: CHECK_CALL_MS } }), CHECK_CALL_MS, signal);
+      await bounded(pubsub.getTopics({ pageSize: 1, autoPaginate: false, gaxOpts: { timeout: CHECK_CALL_MS, retry: NO_RETRY } }), CHECK_CALL_MS, signal);
     } catch (err) {
       throw gcpError(err, `list the Pub/Sub topics of project ${credentials.projectId}`);
     }
     try {
-      await bounded(spanner.getInstanceConfigs({ pageSize: 1, gaxOptions: { timeout: CHECK_CALL_MS, autoPaginate: false } }), CHECK_CALL_MS, signal);
+      await bounded(
+        spanner.getInstanceConfigs({ pageSize: 1, gaxOptions: { timeout: CHECK_CALL_MS, autoPaginate: false, retry: NO_RETRY } }),
+        CHECK_CALL_MS,
+        signal,
+      );
     } catch (err) {
       throw gcpError(err, `list the Spanner instance configurations of project ${credentials.projectId}`);
     }
@@ -64,7 +70,7 @@ export async function checkGcp(provider: KObject, context: ProviderCheckContext)
     throw err;
   } finally {
     await pubsub.close().catch(() => undefined);
-    spanner.close();
+    await spanner.close().catch(() => undefined);
   }
   const emulated = [credentials.pubsub.emulator ? 'Pub/Sub' : '', credentials.spanner.emulator ? 'Spanner' : ''].filter((x) => x !== '');
   const how = emulated.length > 0 ? ` (emulated: ${emulated.join(' and ')}, no token needed)` : ' and the service-account key authenticates';

@@ -223,6 +223,6 @@ export class SpannerDatabaseClient implements ExternalClient<SpannerDatabase> {
   }
 
   async close(): Promise<void> {
-    this.spanner.close();
+    await this.spanner.close().catch(() => undefined);
   }
 }
