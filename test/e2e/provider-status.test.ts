@@ -49,13 +49,13 @@ spec: {type: local}
 apiVersion: core.conductor.io/v1alpha1
 kind: Provider
 metadata: {name: cloud, namespace: conductor-system}
-spec: {type: gcp, project: demo}
+spec: {type: aws, project: demo}
 `,
     });
 
     const table = await eventually(async () => {
       const out = await kubectlOk(s, ['get', 'providers', ...ns]);
-      return /^lab\s+local\s+True\s+0\s+\S+$/m.test(out) && /^cloud\s+gcp\s+False\s+0\s+\S+$/m.test(out) ? out : undefined;
+      return /^lab\s+local\s+True\s+0\s+\S+$/m.test(out) && /^cloud\s+aws\s+False\s+0\s+\S+$/m.test(out) ? out : undefined;
     }, 'lab Ready, cloud not Ready, in kubectl get providers');
     assert.match(table.split('\n')[0], /^NAME\s+TYPE\s+READY\s+RESOURCES\s+AGE$/);
 
@@ -64,9 +64,9 @@ spec: {type: gcp, project: demo}
     assert.equal(await ready('cloud', 'reason'), 'TypeNotInstalled');
     assert.match(
       await ready('cloud', 'message'),
-      /no provider of type "gcp" is installed in this Conductor \(installed types: azure, kubernetes, local, memory\)/,
+      /no provider of type "aws" is installed in this Conductor \(installed types: azure, gcp, kubernetes, local, memory\)/,
     );
-    assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+gcp\s+False\s+0\s+TypeNotInstalled\s+<none>\s+\S+$/m);
+    assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+aws\s+False\s+0\s+TypeNotInstalled\s+<none>\s+\S+$/m);
 
     // redis-server goes away: the next check (on any change of the Provider) says so.
     unlinkSync(redisLink);

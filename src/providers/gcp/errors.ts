@@ -1,0 +1,104 @@
+/**
+ * What a failed Google Cloud call means, for conditions and the Provider's Ready reason. The
+ * SDKs (gRPC through google-gax) throw errors with a numeric gRPC status `code` and `details`;
+ * messages keep the first line of Google's and never hold the key (the SDKs sign with it and
+ * never put it in an error).
+ */
+
+export type GcpFailureReason =
+  'Unreachable' | 'AuthenticationFailed' | 'Forbidden' | 'NotFound' | 'Throttled' | 'InvalidArgument' | 'FailedPrecondition' | 'TimedOut' | 'RequestFailed';
+
+/** gRPC status codes used here (grpc/status.proto). */
+export const GRPC = {
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** A GcpError is a failed Google Cloud call, classified. */
+export class GcpError extends Error {
+  constructor(
+    readonly reason: GcpFailureReason,
+    message: string,
+    readonly code?: number,
+  ) {
+    super(message);
+    this.name = 'GcpError';
+  }
+}
+
+/** grpcCodeOf reads the gRPC status code of an SDK error, if any. */
+export function grpcCodeOf(err: unknown): number | undefined {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** isAbort tells an aborted call (its signal fired): passed on unchanged. */
+export function isAbort(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError';
+}
+
+function firstLine(err: unknown): string {
+  const details = typeof err === 'object' && err !== null ? (err as { details?: unknown }).details : undefined;
+  const text = typeof details === 'string' && details !== '' ? details : err instanceof Error ? err.message : String(err);
+  const line = text.split('\n')[0].trim();
+  return line === '' ? 'no message' : line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** gcpError classifies a failed call of `what` ("create topic x"); an abort or a GcpError is returned as it is. */
+export function gcpError(err: unknown, what: string): Error {
+  if (isAbort(err) || err instanceof GcpError) return err as Error;
+  const code = grpcCodeOf(err);
+  const said = `${firstLine(err)}${code !== undefined ? ` (gRPC code ${code})` : ''}`;
+  switch (code) {
+    case GRPC.UNAVAILABLE:
+      return new GcpError('Unreachable', `cannot ${what}: no answer: ${said} — check the endpoint`, code);
+    case GRPC.DEADLINE_EXCEEDED:
+      return new GcpError('TimedOut', `cannot ${what}: no answer in time: ${said}; retried`, code);
+    case GRPC.UNAUTHENTICATED:
+      return new GcpError('AuthenticationFailed', `cannot ${what}: ${said} — check credentials.json in the credentials Secret`, code);
+    case GRPC.PERMISSION_DENIED:
+      return new GcpError('Forbidden', `cannot ${what}: ${said} — grant the service account the role it needs, or enable the API`, code);
+    case GRPC.NOT_FOUND:
+      return new GcpError('NotFound', `cannot ${what}: ${said}`, code);
+    case GRPC.RESOURCE_EXHAUSTED:
+      return new GcpError('Throttled', `cannot ${what}: ${said} — a quota or rate limit; retried with backoff`, code);
+    case GRPC.INVALID_ARGUMENT:
+      return new GcpError('InvalidArgument', `cannot ${what}: ${said}`, code);
+    case GRPC.FAILED_PRECONDITION:
+      return new GcpError('FailedPrecondition', `cannot ${what}: ${said}`, code);
+    default:
+      return new GcpError('RequestFailed', `cannot ${what}: ${said}`, code);
+  }
+}
+
+/**
+ * bounded runs `call` and rejects with the signal's reason when it fires first, or with a
+ * DEADLINE_EXCEEDED-shaped error after `ms` (gRPC would otherwise wait minutes for an
+ * endpoint that never answers).
+ */
+export async function bounded<T>(call: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms / 1000} s`), { code: GRPC.DEADLINE_EXCEEDED })), ms);
+    if (signal) {
+      onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError'));
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+  call.catch(() => undefined);
+  try {
+    return await Promise.race([call, stop]);
+  } finally {
+    clearTimeout(timer);
+    if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The `gcp` provider's one value (`gcpProvider`): its kinds, defined in `kinds.ts`, and
+ * `start`. Only the definitions load with this module; the Google SDKs load with the first use.
+ */
+import { defineProvider } from '../kind-definition.js';
+import type { ProviderStartOptions } from '../spi.js';
+import type { GcpProvider } from './gcp-provider.js';
+import { pubSubTopicKind, spannerDatabaseKind } from './kinds.js';
+
+/** The `gcp` provider: PubSubTopic and SpannerDatabase, and `start` (createGcpProvider). */
+export const gcpProvider = defineProvider({
+  name: 'gcp',
+  type: 'gcp',
+  kinds: [pubSubTopicKind, spannerDatabaseKind],
+  async start(_options: ProviderStartOptions): Promise<GcpProvider> {
+    const { createGcpProvider } = await import('./gcp-provider.js');
+    return createGcpProvider();
+  },
+});
