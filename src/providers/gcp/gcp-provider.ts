@@ -58,6 +58,8 @@ export function createGcpProvider(): GcpProvider {
   return {
     type: 'gcp',
     kinds: [pubSubTopicConcreteKind(), spannerDatabaseConcreteKind()],
+    // A class naming no Provider is placed on one of the gcp Providers (by region, cost, capacity).
+    placedAcrossProviders: true,
     check: checkGcp,
   };
 }
