@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { startProviders, stopProviders } from './providers.js';
+import type { ProviderModule } from '../providers/index.js';
 import { catalog, catalogOf, type BuiltInProvider } from './catalog.js';
 
 export interface ControllersAndProvidersOptions {
@@ -17,10 +18,13 @@ export interface ControllersAndProvidersOptions {
   pollIntervalMs?: number;
   /** Which providers to start; default every built-in one. */
   providers?: readonly BuiltInProvider[];
+  /** Told the started providers (the `log` subresource serves their kinds' logs). */
+  onProvidersStarted?(providers: readonly ProviderModule[]): void;
 }
 
 export async function startControllersAndProviders(client: Client, opts: ControllersAndProvidersOptions): Promise<RunningConductorControllers> {
   const providers = await startProviders({ dataDir: opts.dataDir, logger: opts.logger, providers: opts.providers });
+  opts.onProvidersStarted?.(providers);
   try {
     const kinds = opts.providers ? catalogOf(opts.providers) : catalog;
     // The managed reconcilers stop the providers when the controllers stop.

@@ -18,6 +18,7 @@ import type { RunningConductorControllers } from '../controllers/conductor.js';
 import { startCoreControllers, type RunningControllers } from '../controllers/core.js';
 import { conductorAdmission } from './admission/index.js';
 import { conductorKinds } from './kinds.js';
+import { logSubresource } from './log-subresource.js';
 import { conductorRbacKinds } from './rbac-kinds.js';
 
 export interface ConductorOptions extends Omit<ServerOptions, 'extend'> {
@@ -64,21 +65,32 @@ interface ExtensionOptions {
 async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): Promise<ServerExtension> {
   const kinds = conductorKinds();
   const admission = await conductorAdmission(parts);
+  const concrete = new Set(kinds.concreteKinds.map((k) => `${k.plural}.${k.group}`));
+  const logs = logSubresource({ objects: parts.objects, isConcrete: (group, resource) => concrete.has(`${resource}.${group}`) });
   let core: RunningControllers | undefined;
   let running: RunningConductorControllers | undefined;
   let elected: ElectedControllers | undefined;
   const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
     const { startControllersAndProviders } = await import('./controllers.js');
-    return startControllersAndProviders(client, {
+    const started = await startControllersAndProviders(client, {
       dataDir: opts.dataDir,
       logger: logger.child({ component: 'controllers' }),
       pollIntervalMs: opts.pollIntervalMs,
+      onProvidersStarted: (providers) => logs.providersStarted(providers),
     });
+    return {
+      ...started,
+      async stop() {
+        logs.providersStopped();
+        await started.stop();
+      },
+    };
   };
   return {
     mutating: admission.mutating,
     validating: admission.validating,
     rbac: conductorRbacKinds(kinds, admission.claimTypes),
+    readSubresources: [logs.subresource],
     // The controllers the API contract needs, and Conductor's CRDs, before the server is ready.
     async beforeReady({ client, registry, logger }: StartContext) {
       core = await startCoreControllers(client, registry, logger);
@@ -98,6 +110,7 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
       }
     },
     async stop() {
+      logs.stop();
       await elected?.stop();
       await running?.stop();
       core?.stop();
