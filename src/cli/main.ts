@@ -15,6 +15,7 @@ import { userCommand } from './user-add.js';
 import { controllersCommand } from './controllers-command.js';
 import { traceCommand } from './trace/command.js';
 import { logsCommand } from './logs/command.js';
+import { planCommand } from './plan/command.js';
 import { addEtcdOptions, etcdBackend, type EtcdFlags } from './etcd-flags.js';
 import { migrateCommand } from './migrate-command.js';
 
@@ -236,6 +237,7 @@ program.addCommand(userCommand());
 program.addCommand(controllersCommand());
 program.addCommand(traceCommand());
 program.addCommand(logsCommand());
+program.addCommand(planCommand());
 program.addCommand(migrateCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -64,11 +64,11 @@ interface ExtensionOptions {
 
 async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): Promise<ServerExtension> {
   const kinds = conductorKinds();
-  const admission = await conductorAdmission(parts);
+  let running: RunningConductorControllers | undefined;
+  const admission = await conductorAdmission(parts, () => running?.plan);
   const concrete = new Set(kinds.concreteKinds.map((k) => `${k.plural}.${k.group}`));
   const logs = logSubresource({ objects: parts.objects, isConcrete: (group, resource) => concrete.has(`${resource}.${group}`) });
   let core: RunningControllers | undefined;
-  let running: RunningConductorControllers | undefined;
   let elected: ElectedControllers | undefined;
   const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
     const { startControllersAndProviders } = await import('./controllers.js');
