@@ -9,6 +9,7 @@ import type { Store } from '../store/types.js';
 import type { MetricsRegistry } from '../metrics/index.js';
 import type { MutatingPlugin, ValidatingPlugin } from './admission/types.js';
 import type { RbacKinds } from './authz/index.js';
+import type { ReadSubresource } from './http/dispatcher.js';
 import type { LoopbackClient } from './loopback-client.js';
 import type { ResourceRegistry } from './registry/registry.js';
 import type { ObjectStore } from './storage/object-store.js';
@@ -41,6 +42,8 @@ export interface ServerExtension {
   mutating?: readonly MutatingPlugin[];
   /** Validating admission plugins, run after the server's NamespaceLifecycle and before RBAC's own checks. */
   validating?: readonly ValidatingPlugin[];
+  /** Subresources read as a stream, e.g. `log` on concrete kinds (Conductor: `conductor/log-subresource.ts`). */
+  readSubresources?: readonly ReadSubresource[];
   /** What RBAC's built-in roles grant on claim and concrete kinds; without it they name none. */
   rbac?: RbacKinds;
   /**

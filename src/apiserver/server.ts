@@ -222,6 +222,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     readinessChecks: store.checkReachable ? { etcd: () => store.checkReachable!() } : undefined,
     authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
+    readSubresources: extension.readSubresources,
     impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
     testOnlyRoutes: opts.testOnlyRoutes,
     metrics: { api: apiMetrics, registry: metrics },

@@ -14,6 +14,8 @@ import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
 import { controllersCommand } from './controllers-command.js';
 import { traceCommand } from './trace/command.js';
+import { logsCommand } from './logs/command.js';
+import { planCommand } from './plan/command.js';
 import { addEtcdOptions, etcdBackend, type EtcdFlags } from './etcd-flags.js';
 import { migrateCommand } from './migrate-command.js';
 
@@ -234,6 +236,8 @@ registerKeysCommand(program);
 program.addCommand(userCommand());
 program.addCommand(controllersCommand());
 program.addCommand(traceCommand());
+program.addCommand(logsCommand());
+program.addCommand(planCommand());
 program.addCommand(migrateCommand());
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -308,6 +308,43 @@ export class HttpClient implements Client {
     return this.exchange<T>(method, path, { data: typeof body === 'string' ? body : JSON.stringify(body), contentType });
   }
 
+  /**
+   * Sends GET `path` and hands each piece of a successful answer to `onData` as it arrives
+   * (a log, followed or not); resolves when the server ends the answer, or when `signal`
+   * aborts. An error status rejects with its ApiError. No timeout once the answer has begun.
+   */
+  async stream(path: string, onData: (chunk: Buffer) => void, signal?: AbortSignal): Promise<void> {
+    const headers = { ...(await this.headers(undefined)), accept: '*/*' };
+    return new Promise<void>((resolve, reject) => {
+      const req = this.transport.request(this.requestOptions('GET', path, headers, this.watchAgent));
+      const abort = () => req.destroy();
+      signal?.addEventListener('abort', abort, { once: true });
+      const done = (err?: Error) => {
+        signal?.removeEventListener('abort', abort);
+        if (err && !signal?.aborted) reject(err);
+        else resolve();
+      };
+      req.on('response', (res) => {
+        req.setTimeout(0);
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          collect(res).then(
+            (text) => done(this.errorFromResponse('GET', path, { status, text })),
+            (err: Error) => done(this.networkError('GET', path, err)),
+          );
+          return;
+        }
+        res.on('data', (chunk: Buffer) => onData(chunk));
+        res.on('end', () => done());
+        res.on('error', (err) => done(this.networkError('GET', path, err)));
+        res.on('close', () => done());
+      });
+      req.on('error', (err) => done(err instanceof ApiError ? err : this.networkError('GET', path, err)));
+      req.setTimeout(this.requestTimeoutMs, () => req.destroy(errors.timeout(`GET ${path}: no answer within ${this.requestTimeoutMs} ms`)));
+      req.end();
+    });
+  }
+
   private async exchange<T>(method: string, path: string, body?: Body): Promise<T> {
     const headers = await this.headers(body);
     const res = await this.send(method, path, headers, body);

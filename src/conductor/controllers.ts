@@ -9,6 +9,7 @@ import type { Client } from '../client/types.js';
 import type { ControllerMetrics } from '../controllers/metrics.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { startProviders, stopProviders } from './providers.js';
+import type { ProviderModule } from '../providers/index.js';
 import { catalog, catalogOf, type BuiltInProvider } from './catalog.js';
 
 export interface ControllersAndProvidersOptions {
@@ -20,10 +21,13 @@ export interface ControllersAndProvidersOptions {
   providers?: readonly BuiltInProvider[];
   /** Where the controllers report (metrics); default nowhere. */
   metrics?: ControllerMetrics;
+  /** Told the started providers (the `log` subresource serves their kinds' logs). */
+  onProvidersStarted?(providers: readonly ProviderModule[]): void;
 }
 
 export async function startControllersAndProviders(client: Client, opts: ControllersAndProvidersOptions): Promise<RunningConductorControllers> {
   const providers = await startProviders({ dataDir: opts.dataDir, logger: opts.logger, providers: opts.providers });
+  opts.onProvidersStarted?.(providers);
   try {
     const kinds = opts.providers ? catalogOf(opts.providers) : catalog;
     // The managed reconcilers stop the providers when the controllers stop.

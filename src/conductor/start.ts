@@ -21,6 +21,7 @@ import type { RunningConductorControllers } from '../controllers/conductor.js';
 import { startCoreControllers, type RunningControllers } from '../controllers/core.js';
 import { conductorAdmission } from './admission/index.js';
 import { conductorKinds } from './kinds.js';
+import { logSubresource } from './log-subresource.js';
 import { conductorRbacKinds } from './rbac-kinds.js';
 
 export interface ConductorOptions extends Omit<ServerOptions, 'extend'> {
@@ -70,26 +71,37 @@ interface ExtensionOptions {
 
 async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): Promise<ServerExtension> {
   const kinds = conductorKinds();
-  const admission = await conductorAdmission(parts);
-  let core: RunningControllers | undefined;
   let running: RunningConductorControllers | undefined;
+  const admission = await conductorAdmission(parts, () => running?.plan);
+  const concrete = new Set(kinds.concreteKinds.map((k) => `${k.plural}.${k.group}`));
+  const logs = logSubresource({ objects: parts.objects, isConcrete: (group, resource) => concrete.has(`${resource}.${group}`) });
+  let core: RunningControllers | undefined;
   let elected: ElectedControllers | undefined;
   let metrics: ControllerMetrics | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((r) => (markReady = r));
   const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
     const { startControllersAndProviders } = await import('./controllers.js');
-    return startControllersAndProviders(client, {
+    const started = await startControllersAndProviders(client, {
       dataDir: opts.dataDir,
       logger: logger.child({ component: 'controllers' }),
       pollIntervalMs: opts.pollIntervalMs,
       metrics,
+      onProvidersStarted: (providers) => logs.providersStarted(providers),
     });
+    return {
+      ...started,
+      async stop() {
+        logs.providersStopped();
+        await started.stop();
+      },
+    };
   };
   return {
     mutating: admission.mutating,
     validating: admission.validating,
     rbac: conductorRbacKinds(kinds, admission.claimTypes),
+    readSubresources: [logs.subresource],
     // The controllers the API contract needs, and Conductor's CRDs, before the server is ready.
     // Several servers on one store: the core controllers run in the lease holder only, with
     // Conductor's (those wait until this server is ready).
@@ -128,6 +140,7 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
     },
     async stop() {
       markReady();
+      logs.stop();
       await elected?.stop();
       await running?.stop();
       core?.stop();

@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import { SharedInformers } from '../client/shared-informers.js';
-import { ensureDefaultSchedulerProfile } from '../apis/index.js';
+import { ensureDefaultSchedulerProfile, type Claim } from '../apis/index.js';
+import type { ScheduleResult } from '../scheduler/index.js';
 import type { ProviderModule } from '../providers/spi.js';
 import { startManagedReconcilers } from './managed/index.js';
 import { ClaimController } from './claims/claim-controller.js';
@@ -31,6 +32,8 @@ export interface ConductorControllersOptions {
 }
 
 export interface RunningConductorControllers {
+  /** Where a claim would go now, nothing written (server-side dry run of a claim). */
+  readonly plan?: (claim: Claim) => Promise<ScheduleResult>;
   stop(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   const pools = await startPoolController(client, providers, { logger: log.child({ controller: 'pool' }), informers, metrics });
   const providerStatus = new ProviderController(client, providers, { logger: log.child({ controller: 'provider' }), informers, metrics }).start();
   return {
+    plan: (claim) => claims.plan(claim),
     async stop() {
       cancelProviderCalls.abort();
       await providerStatus.stop();

@@ -282,6 +282,13 @@ export interface ConcreteKind<R extends KObject = KObject> {
    * poll. The poll stays for what cannot be watched.
    */
   watch?(changed: (namespace: string, name: string) => void): void;
+  /**
+   * logRoot, for a kind whose resources run a server or proxy on this machine: the directory
+   * under which the log files its observations record as `status.atProvider.logFile` lie.
+   * A kind with it serves the `log` subresource (`conductor logs`); a recorded path outside
+   * it is refused.
+   */
+  readonly logRoot?: string;
 }
 
 /** A ProviderModule is everything a provider contributes. */

@@ -76,6 +76,13 @@ function resourceRules(resources: GroupResource[], verbs: string[]): PolicyRule[
   });
 }
 
+/** `get` on `<plural>/log` of each resource (a concrete resource's server log, as `pods/log`). */
+function logRules(resources: GroupResource[]): PolicyRule[] {
+  const byGroup = new Map<string, string[]>();
+  for (const r of resources) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), `${r.resource}/log`]);
+  return [...byGroup.keys()].sort().map((g) => ({ apiGroups: [g], resources: byGroup.get(g)!.sort(), verbs: ['get'] }));
+}
+
 /**
  * Rules earlier versions of the bootstrap policy granted and that were too wide; reconciling
  * removes them from the bootstrap roles (a user who wants them back sets autoupdate "false"):
@@ -219,6 +226,7 @@ export function bootstrapPolicy(given: PolicyResources): BootstrapPolicy {
           { apiGroups: [CORE], resources: ['providers'], verbs: ALL },
           { apiGroups: [CORE], resources: ['providers/status'], verbs: READ },
           ...resourceRules(kinds.concreteResources, ALL),
+          ...logRules(kinds.concreteResources),
           { apiGroups: [CORE], resources: ['resourceclasses', 'schedulerprofiles', 'claimquotas'], verbs: READ },
           ...readClaims,
           { apiGroups: [''], resources: ['namespaces', 'events'], verbs: READ },
@@ -239,6 +247,7 @@ export function bootstrapPolicy(given: PolicyResources): BootstrapPolicy {
           { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: READ },
           ...readClaims,
           ...readConcrete,
+          ...logRules(kinds.concreteResources),
         ],
         annotation,
       ),

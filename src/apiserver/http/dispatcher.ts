@@ -59,8 +59,31 @@ export interface CreateEndpoint {
   ): Promise<{ code: number; object: unknown }>;
 }
 
+/**
+ * A ReadSubresource is a subresource read with GET and answered by a stream rather than an
+ * object (`<resource>/<name>/log`): which resources serve it is the server assembler's
+ * business. It is authorized as `get` on `<resource>/<subresource>`; `serve` writes the whole
+ * response (headers included), or throws an ApiError before writing anything.
+ */
+export interface ReadSubresource {
+  subresource: string;
+  /** Whether the resource `group`/`resource` serves this subresource. */
+  serves(group: string, resource: string): boolean;
+  serve(
+    ctx: RequestContext,
+    rt: ResourceType,
+    target: { namespace: string | undefined; name: string },
+    query: URLSearchParams,
+    res: ServerResponse,
+  ): Promise<void>;
+  /** True when the request may stay open past the request timeout (a followed log). */
+  longRunning(query: URLSearchParams): boolean;
+}
+
 export interface DispatcherOptions {
   registry: ResourceRegistry;
+  /** Subresources read as a stream (see ReadSubresource). */
+  readSubresources?: readonly ReadSubresource[];
   rest: RestHandlers;
   docs: ApiDocuments;
   authenticate(req: IncomingMessage): UserInfo | undefined | Promise<UserInfo | undefined>;
@@ -156,7 +179,10 @@ export class Dispatcher {
         this.o.audit?.begin(req, res);
         const timeoutMs = this.o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
         // Watches are long-running: their lifetime is bounded by timeoutSeconds instead.
-        timer = timeoutMs > 0 && !looksLikeWatch(req.url ?? '') ? setTimeout(() => this.timedOut(res, timeoutMs), timeoutMs) : undefined;
+        timer =
+          timeoutMs > 0 && !looksLikeWatch(req.url ?? '') && !this.longRunningRead(req.url ?? '')
+            ? setTimeout(() => this.timedOut(res, timeoutMs), timeoutMs)
+            : undefined;
         this.serve(req, res, current)
           .catch((err: unknown) => this.fail(res, err))
           .catch((err: unknown) => this.lastResort(req, res, err))
@@ -171,6 +197,16 @@ export class Dispatcher {
       }
     });
   };
+
+  /** True for a read subresource that may stay open (a followed log): bounded by its client, not the timeout. */
+  private longRunningRead(rawUrl: string): boolean {
+    const subs = this.o.readSubresources;
+    if (!subs?.length) return false;
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
+    return subs.some((r) => path.endsWith(`/${r.subresource}`) && r.longRunning(query));
+  }
 
   /**
    * rescue handles an exception that escaped to the process (an uncaught exception or
@@ -365,6 +401,8 @@ export class Dispatcher {
     if (p.namespace !== undefined && !rt.namespaced) throw errors.pathNotFound(url.pathname);
     const endpoint = this.o.endpoints?.find((e) => e.group === rt.group && e.resource === rt.resource && e.subresource === p.subresource);
     if (endpoint) return this.serveEndpoint(req, res, ctx, rt, p, url, endpoint);
+    const readable = p.subresource ? this.o.readSubresources?.find((r) => r.subresource === p.subresource && r.serves(rt.group, rt.resource)) : undefined;
+    if (readable) return this.serveReadSubresource(req, res, ctx, rt, p, url, readable);
     if (p.subresource && !this.servesSubresource(rt, p.subresource)) throw errors.pathNotFound(url.pathname);
     const q = url.searchParams;
     const method = req.method ?? 'GET';
@@ -472,6 +510,33 @@ export class Dispatcher {
     const body = await this.body(req, this.o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     const { code, object } = await e.create(ctx, { namespace: p.namespace, name: p.name }, body, url.searchParams);
     this.sendJson(res, code, JSON.stringify(object), JSON_TYPE, warningHeaders(ctx));
+  }
+
+  private async serveReadSubresource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    rt: ResourceType,
+    p: ResourcePath,
+    url: URL,
+    r: ReadSubresource,
+  ): Promise<void> {
+    if (p.watchPrefix || p.name === undefined) throw errors.pathNotFound(url.pathname);
+    const method = req.method ?? 'GET';
+    if (method !== 'GET') throw errors.methodNotAllowed(`${method} is not supported on ${url.pathname}, expected GET`);
+    await this.authorize({
+      user: ctx.user,
+      verb: 'get',
+      resourceRequest: true,
+      group: rt.group,
+      version: rt.version,
+      resource: rt.resource,
+      subresource: r.subresource,
+      namespace: p.namespace ?? '',
+      name: p.name,
+      path: url.pathname,
+    });
+    await r.serve(ctx, rt, { namespace: p.namespace, name: p.name }, url.searchParams, res);
   }
 
   private servesSubresource(rt: ResourceType, sub: string): boolean {

@@ -3,10 +3,9 @@
  * external object, connection Secret), or from a concrete resource to its Provider and the
  * claims it serves, with each one's Ready and Synced, last message and age. Read-only.
  */
-import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { HttpClient } from '../../client/http-client.js';
-import { kubeconfigFromEnv, loadKubeconfig } from '../../client/kubeconfig.js';
+import { clientConfig } from '../client-config.js';
 import { isApiError } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { renderTrace, type TraceOutput } from './render.js';
@@ -18,15 +17,6 @@ interface TraceFlags {
   output: TraceOutput;
   kubeconfig?: string;
   context?: string;
-}
-
-/** The kubeconfig: the flag, else KUBECONFIG or ~/.kube/config, else the one `conductor server` wrote here. */
-async function clientConfig(o: TraceFlags) {
-  if (o.kubeconfig) return loadKubeconfig(o.kubeconfig, { context: o.context });
-  const home = `${process.env.HOME ?? ''}/.kube/config`;
-  if (!process.env.KUBECONFIG && !existsSync(home) && existsSync('.conductor/kubeconfig'))
-    return loadKubeconfig('.conductor/kubeconfig', { context: o.context });
-  return kubeconfigFromEnv({ context: o.context });
 }
 
 export function traceCommand(): Command {

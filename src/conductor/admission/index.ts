@@ -12,6 +12,7 @@ import { ClaimProtectionAdmission } from './claim-protection.js';
 import { ClaimQuotaAdmission } from './claim-quota.js';
 import { ClaimTypeIndex } from './claim-types.js';
 import { MissingProviderWarning } from './missing-provider-warning.js';
+import { PlanAnnotation, type Planner } from './plan-annotation.js';
 import { ProviderInUse } from './provider-in-use.js';
 
 export interface ConductorAdmission {
@@ -22,7 +23,7 @@ export interface ConductorAdmission {
   stop(): void;
 }
 
-export async function conductorAdmission(parts: ServerParts): Promise<ConductorAdmission> {
+export async function conductorAdmission(parts: ServerParts, planner: Planner = () => undefined): Promise<ConductorAdmission> {
   const { objects, registry, store, logger } = parts;
   // Which namespaces hold ClaimQuotas, asked on every claim create, kept in memory.
   const quotaKeys = new PrefixCache<unknown>(store, objects.resourcePrefix({ group: 'core.conductor.io', resource: 'claimquotas' }), {
@@ -32,7 +33,7 @@ export async function conductorAdmission(parts: ServerParts): Promise<ConductorA
   await quotaKeys.start();
   const claimTypes = new ClaimTypeIndex(objects, registry);
   return {
-    mutating: [new ClaimProtectionAdmission(claimTypes)],
+    mutating: [new ClaimProtectionAdmission(claimTypes), new PlanAnnotation(claimTypes, planner)],
     validating: [
       new ProviderInUse(objects, registry),
       new BindingModeWarning(),
@@ -43,3 +44,4 @@ export async function conductorAdmission(parts: ServerParts): Promise<ConductorA
     stop: () => quotaKeys.stop(),
   };
 }
+export { PLAN_ANNOTATION, planOf, type ClaimPlan, type Planner } from './plan-annotation.js';

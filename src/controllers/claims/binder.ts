@@ -87,6 +87,16 @@ export class Binder {
   }
 
   /**
+   * plan is what `schedule` would decide for the claim now, without reserving anything: for a
+   * server-side dry run (`conductor plan`).
+   */
+  async plan(claim: Claim): Promise<ScheduleResult> {
+    const { scheduler, caches } = this.deps;
+    const nsObj = caches.namespaces.store.get(undefined, claim.metadata.namespace!);
+    return scheduler.schedule(claimInfoFromObject(claim, { namespaceLabels: nsObj?.metadata.labels ?? {} }));
+  }
+
+  /**
    * reserve marks the chosen resource taken in the scheduler at once, so the other workers
    * choose elsewhere instead of racing for it; the informer brings the true state back either
    * way. False when someone else reserved it since the decision (only possible while

@@ -34,6 +34,7 @@ import { FIELD_MANAGER } from './reasons.js';
 import { Releaser } from './release.js';
 import { Resizer } from './resize.js';
 import { SchedulerFeed } from './scheduler-feed.js';
+import type { ScheduleResult } from '../../scheduler/index.js';
 import { servedKinds, UnservedKindError, type KindCatalog } from './served-kinds.js';
 
 export { CLASS_LABEL, CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL } from './labels.js';
@@ -154,6 +155,11 @@ export class ClaimController {
     void this.queue.runWorkers(this.opts.workers ?? 32, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.warn({ claim: key, err: errorText(err) }, 'cannot reconcile claim; retrying with backoff'),
     });
+  }
+
+  /** plan is where the claim would go now (or why nowhere), nothing reserved or written. */
+  plan(claim: Claim): Promise<ScheduleResult> {
+    return this.binder.plan(claim);
   }
 
   stop(): void {

@@ -87,6 +87,7 @@ export class ListenerClient extends DedicatedInstanceClient<LocalListener, Liste
       ...(refused.length > 0 ? { refusedTargets: refused } : {}),
       forwarding: isBound(resource),
       directory: dir,
+      logFile: this.servers.logFile(dir),
     };
     if (!status.running) return { exists: true, upToDate: false, atProvider, drift: `the ${this.servers.engine.server} process is not running` };
     if (!status.accepting) {
@@ -172,5 +173,6 @@ export function listenerConcreteKind(options: ListenerKindOptions): ConcreteKind
     ],
     connector,
     watch: watchServerExits(listeners),
+    ...(listeners ? { logRoot: listeners.root } : {}),
   };
 }

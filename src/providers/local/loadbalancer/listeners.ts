@@ -190,6 +190,11 @@ export class Listeners extends ProcessSupervisor<ListenerState, Running> {
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
   }
 
+  /** logFile is the listener's log (its stdout and stderr) in the directory `dir`. */
+  logFile(dir: string): string {
+    return this.files(dir).log;
+  }
+
   /** files names the files of a listener directory. */
   files(dir: string): ListenerFiles {
     return {

@@ -61,6 +61,7 @@ export class LocalMySQLInstanceClient extends DedicatedInstanceClient<LocalMySQL
       port: status.port ?? status.state.port,
       ...(status.pid !== undefined ? { pid: status.pid } : {}),
       directory: dir,
+      logFile: this.servers.logFile(dir),
     };
     if (!status.running || status.port === undefined) return { exists: true, upToDate: false, atProvider, drift: 'the MariaDB server process is not running' };
     const wantedPort = resource.spec.port;
@@ -155,5 +156,6 @@ export function localMySQLInstanceConcreteKind(
     ],
     connector,
     watch: watchServerExits(servers),
+    ...(servers ? { logRoot: servers.root } : {}),
   };
 }

@@ -123,6 +123,11 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     this.runAs = options.runAs;
   }
 
+  /** logFile is the server's log (its stdout and stderr) in the directory `dir`. */
+  logFile(dir: string): string {
+    return this.files(dir).log;
+  }
+
   private files(dir: string) {
     // In the data directory: the server (maybe not root) creates it, and only there may it write.
     const inDir = join(dir, 'data', 'mysqld.sock');

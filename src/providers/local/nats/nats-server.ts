@@ -92,6 +92,7 @@ export class NatsServerClient implements SharedExternalClient<NATSServer> {
       accounts: Object.keys(state.accounts).length,
       ...(status.pid !== undefined ? { pid: status.pid } : {}),
       directory: dir,
+      logFile: this.servers.logFile(dir),
     };
     if (!status.running) return { exists: true, upToDate: false, atProvider, drift: 'the nats-server process is not running' };
     if (resource.spec.port !== undefined && resource.spec.port !== state.port) {
@@ -173,5 +174,6 @@ export function natsServerConcreteKind(servers: NatsServers | undefined, binary:
     ],
     connector,
     watch: watchServerExits(servers),
+    ...(servers ? { logRoot: servers.root } : {}),
   };
 }

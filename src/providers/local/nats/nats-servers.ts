@@ -82,6 +82,11 @@ export class NatsServers extends ProcessSupervisor<NatsServerState, TrackedServe
     await giveTo(path, this.runAs);
   }
 
+  /** logFile is the server's log (its stdout and stderr) in the directory `dir`. */
+  logFile(dir: string): string {
+    return this.files(dir).log;
+  }
+
   private files(dir: string) {
     return { state: join(dir, 'server.json'), config: join(dir, 'nats.conf'), pid: join(dir, 'nats.pid'), log: join(dir, 'nats.log') };
   }

@@ -78,6 +78,7 @@ export class LocalInstanceClient extends DedicatedInstanceClient<LocalPostgreSQL
       ...(status.pid !== undefined ? { pid: status.pid } : {}),
       dataVersion: status.dataVersion ?? '',
       directory: dir,
+      logFile: this.servers.logFile(dir),
     };
     if (!status.running || status.port === undefined) {
       return { exists: true, upToDate: false, atProvider, drift: 'the PostgreSQL server process is not running' };
@@ -174,5 +175,6 @@ export function localPostgreSQLInstanceConcreteKind(
     ],
     connector,
     watch: watchServerExits(servers),
+    ...(servers ? { logRoot: servers.root } : {}),
   };
 }

@@ -113,6 +113,11 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     };
   }
 
+  /** logFile is the server's log (stdout and stderr) in the instance directory `dir`. */
+  logFile(dir: string): string {
+    return this.files(dir).log;
+  }
+
   /** readState reads instance.json, or returns undefined when there is none. */
   async readState(dir: string): Promise<InstanceState | undefined> {
     const parsed = await readStateFile<InstanceState>(this.files(dir).state);

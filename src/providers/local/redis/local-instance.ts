@@ -62,7 +62,13 @@ export class LocalRedisClient extends DedicatedInstanceClient<LocalRedisInstance
     const dir = this.dir(resource);
     const status = await this.servers.status(dir);
     if (!status.provisioned || !status.state) return { exists: false, upToDate: false };
-    const atProvider = { running: status.running, port: status.state.port, ...(status.pid !== undefined ? { pid: status.pid } : {}), directory: dir };
+    const atProvider = {
+      running: status.running,
+      port: status.state.port,
+      ...(status.pid !== undefined ? { pid: status.pid } : {}),
+      directory: dir,
+      logFile: this.servers.logFile(dir),
+    };
     if (!status.running) return { exists: true, upToDate: false, atProvider, drift: 'the redis-server process is not running' };
     const wantedPort = resource.spec.port;
     if (wantedPort !== undefined && wantedPort !== status.state.port) {
@@ -141,5 +147,6 @@ export function localRedisInstanceConcreteKind(
     ],
     connector,
     watch: watchServerExits(servers),
+    ...(servers ? { logRoot: servers.root } : {}),
   };
 }

@@ -105,6 +105,11 @@ export class RedisServers extends ProcessSupervisor<RedisInstanceState, TrackedS
     this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
   }
 
+  /** logFile is the server's log (its stdout and stderr) in the directory `dir`. */
+  logFile(dir: string): string {
+    return this.files(dir).log;
+  }
+
   private files(dir: string) {
     return {
       state: join(dir, 'instance.json'),

@@ -72,6 +72,7 @@ export class S3ServerClient implements SharedExternalClient<S3Server> {
       endpoint: endpointFor(port),
       ...(status.pid !== undefined ? { pid: status.pid } : {}),
       directory: dir,
+      logFile: this.servers.logFile(dir),
       s3rverVersion: this.servers.program.version,
     };
     if (!status.running) return { exists: true, upToDate: false, atProvider, drift: 'the s3rver process is not running' };
@@ -205,5 +206,6 @@ export function s3ServerConcreteKind(servers: S3Servers | undefined, unavailable
     ],
     connector,
     watch: watchServerExits(servers),
+    ...(servers ? { logRoot: servers.root } : {}),
   };
 }

@@ -119,6 +119,11 @@ export class S3Servers extends ProcessSupervisor<ServerState, Running> {
     this.startTimeoutMs = options.startTimeoutMs ?? 30_000;
   }
 
+  /** logFile is the server's log (its stdout and stderr) in the directory `dir`. */
+  logFile(dir: string): string {
+    return this.files(dir).log;
+  }
+
   private files(dir: string) {
     return {
       state: join(dir, 'server.json'),
