@@ -21,6 +21,7 @@ import { localSampleObjects } from '../providers/local/samples.js';
 import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import { azureSampleObjects } from '../providers/azure/samples.js';
+import { awsSampleObjects } from '../providers/aws/samples.js';
 import { localPostgreSQLInstanceKind, postgresqlServerKind, type LocalPostgreSQLInstance, type PostgreSQLServer } from '../providers/local/postgresql/kinds.js';
 import { mysqlInstanceKind, volumeKind, type MySQLInstance } from '../apis/storage/index.js';
 import { loadBalancerKind } from '../apis/network/index.js';
@@ -106,7 +107,7 @@ describe('CRDs on the API server', () => {
   });
 
   test('every kind accepts a sample written with its TypeScript type', async () => {
-    for (const obj of [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects()]) {
+    for (const obj of [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...awsSampleObjects()]) {
       const kind = allKinds.find((k) => k.kind === obj.kind)!;
       const ns = obj.metadata.namespace!;
       const created = await server.client.create(kind.ref, obj).catch((err: unknown) => {

@@ -16,6 +16,7 @@ import { localSampleObjects } from '../providers/local/samples.js';
 import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import { azureSampleObjects } from '../providers/azure/samples.js';
+import { awsSampleObjects } from '../providers/aws/samples.js';
 
 const NS = 'shop';
 
@@ -46,7 +47,7 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects()]
+    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...awsSampleObjects()]
       .map((o) => `---\n${stringify(o)}`)
       .join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });

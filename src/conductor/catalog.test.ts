@@ -32,6 +32,7 @@ import { localSampleObjects } from '../providers/local/samples.js';
 import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import { azureSampleObjects } from '../providers/azure/samples.js';
+import { awsSampleObjects } from '../providers/aws/samples.js';
 import type { Condition } from '../machinery/object.js';
 import type { Claim } from '../apis/common/claim.js';
 import type { ConcreteResource } from '../apis/common/concrete.js';
@@ -160,7 +161,7 @@ describe('the catalog', () => {
 });
 
 describe('types and schemas agree', () => {
-  const samples = [...sampleObjects('shop'), ...localSampleObjects('shop'), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects()];
+  const samples = [...sampleObjects('shop'), ...localSampleObjects('shop'), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...awsSampleObjects()];
 
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {
     // Compile-time checks: these assignments fail to build if the generic types drift apart.

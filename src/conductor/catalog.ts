@@ -29,9 +29,11 @@ import { kubernetesProvider } from '../providers/kubernetes/provider.js';
 import { kubernetesRefs } from '../providers/kubernetes/kinds.js';
 import { azureProvider } from '../providers/azure/provider.js';
 import { azureRefs } from '../providers/azure/kinds.js';
+import { awsProvider } from '../providers/aws/provider.js';
+import { awsRefs } from '../providers/aws/kinds.js';
 
 /** The provider modules built into this Conductor: one line per provider. */
-export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider, azureProvider] as const;
+export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider, azureProvider, awsProvider] as const;
 
 /** A CatalogKind is what the catalog knows of any kind: names, CRD and the Client's handle. */
 export interface CatalogKind {
@@ -192,7 +194,7 @@ export function findKind(group: string, kind: string): ReturnType<typeof catalog
 }
 
 /** ResourceRefs for the Client of every kind, by plural resource name. */
-export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs, ...azureRefs } as const;
+export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs, ...azureRefs, ...awsRefs } as const;
 
 /** installCrds installs the catalog's CRDs (or `opts.crds`) and waits until they are Established. */
 export function installCrds(client: Client, opts: Partial<InstallCrdsOptions> = {}): Promise<InstallCrdsResult> {
