@@ -121,14 +121,27 @@ export class S3BucketClient implements ExternalClient<S3Bucket> {
     } catch (err) {
       // Made by an earlier, interrupted create (or imported): observe and update take it from here.
       if (codeOf(err) !== 'BucketAlreadyOwnedByYou') {
-        if (codeOf(err) === 'BucketAlreadyExists') {
+        if (codeOf(err) !== 'BucketAlreadyExists') throw awsError(err, `create bucket ${bucket}`);
+        // S3 says BucketAlreadyExists for another account's bucket (and S3-compatible servers for any):
+        // one these keys can read is this account's own; anything else is taken.
+        if (!(await this.reachable(s3, bucket, abortSignal))) {
           throw awsError(err, `create bucket ${bucket}: the name is taken by another AWS account — bucket names are global; set spec.forProvider.bucketName`);
         }
-        throw awsError(err, `create bucket ${bucket}`);
       }
     }
     if (forProviderOf(resource).versioning === true) await this.enableVersioning(s3, bucket, abortSignal);
     return { externalName: bucket };
+  }
+
+  /** reachable tells whether HeadBucket of `bucket` succeeds with these keys. */
+  private async reachable(s3: S3Client, bucket: string, abortSignal?: AbortSignal): Promise<boolean> {
+    try {
+      await s3.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal });
+      return true;
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      return false;
+    }
   }
 
   private async enableVersioning(s3: S3Client, bucket: string, abortSignal?: AbortSignal): Promise<void> {
