@@ -15,7 +15,7 @@ import { Agent } from 'node:https';
 import { Agent as HttpAgent } from 'node:http';
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts';
 import { checksWithoutSts, CredentialsError, type AwsCredentials, type AwsService } from './credentials.js';
-import { awsError } from './errors.js';
+import { AwsError, awsError, isAbort } from './errors.js';
 
 /** Keys as the SDK takes them. */
 export interface AwsKeys {
@@ -230,4 +230,22 @@ export function queuePolicy(queueArn: string): object {
       },
     ],
   };
+}
+
+/**
+ * claimDetails runs `details` for an observation: the connection details, or — when no keys
+ * can be issued for the claim (no STS, temporary keys, STS refusing) — the resource reported
+ * not ready with the reason, so the bucket or queue can still be observed and deleted.
+ */
+export async function claimDetails(
+  details: () => Promise<Record<string, string>>,
+): Promise<{ connectionDetails: Record<string, string> } | { notReady: { reason: string; message: string } }> {
+  try {
+    return { connectionDetails: await details() };
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    if (err instanceof CredentialsError) return { notReady: { reason: 'ClaimKeysUnavailable', message: err.message } };
+    if (err instanceof AwsError) return { notReady: { reason: 'ClaimKeysUnavailable', message: `${err.message} (reason ${err.reason})` } };
+    throw err;
+  }
 }

@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { KObject } from '../../machinery/object.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
-import { bucketPolicy, claimKeys, clientConfig } from './aws-clients.js';
+import { bucketPolicy, claimDetails, claimKeys, clientConfig } from './aws-clients.js';
 import type { AwsCredentials } from './credentials.js';
 import { awsError, codeOf, isAbort, statusOf } from './errors.js';
 import type { S3Bucket } from './kinds.js';
@@ -102,7 +102,7 @@ export class S3BucketClient implements ExternalClient<S3Bucket> {
         ...(wantVersioning ? { versioning } : {}),
         ...priceStatus(s3MonthlyPrice(region, sizeOf(resource))),
       },
-      connectionDetails: await this.connectionDetails(bucket, region, options.signal),
+      ...(await claimDetails(() => this.connectionDetails(bucket, region, options.signal))),
     };
   }
 

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { KObject } from '../../machinery/object.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
-import { claimKeys, clientConfig, queuePolicy } from './aws-clients.js';
+import { claimDetails, claimKeys, clientConfig, queuePolicy } from './aws-clients.js';
 import type { AwsCredentials } from './credentials.js';
 import { AwsError, awsError, codeOf, isAbort } from './errors.js';
 import type { SQSQueue } from './kinds.js';
@@ -125,7 +125,7 @@ export class SQSQueueClient implements ExternalClient<SQSQueue> {
         approximateMessages: Number(attrs.ApproximateNumberOfMessages ?? 0),
         priceNote: SQS_PRICE_NOTE,
       },
-      connectionDetails: await this.connectionDetails(w, url, arn, options.signal),
+      ...(await claimDetails(() => this.connectionDetails(w, url, arn, options.signal))),
     };
   }
 
