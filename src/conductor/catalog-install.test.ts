@@ -107,7 +107,14 @@ describe('CRDs on the API server', () => {
   });
 
   test('every kind accepts a sample written with its TypeScript type', async () => {
-    for (const obj of [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...awsSampleObjects()]) {
+    for (const obj of [
+      ...sampleObjects(NS),
+      ...localSampleObjects(NS),
+      ...memorySampleObjects(),
+      ...kubernetesSampleObjects(),
+      ...azureSampleObjects(),
+      ...awsSampleObjects(),
+    ]) {
       const kind = allKinds.find((k) => k.kind === obj.kind)!;
       const ns = obj.metadata.namespace!;
       const created = await server.client.create(kind.ref, obj).catch((err: unknown) => {

@@ -47,7 +47,14 @@ describe('the kinds through kubectl', () => {
   });
 
   before(async () => {
-    const docs = [...sampleObjects(NS), ...localSampleObjects(NS), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...awsSampleObjects()]
+    const docs = [
+      ...sampleObjects(NS),
+      ...localSampleObjects(NS),
+      ...memorySampleObjects(),
+      ...kubernetesSampleObjects(),
+      ...azureSampleObjects(),
+      ...awsSampleObjects(),
+    ]
       .map((o) => `---\n${stringify(o)}`)
       .join('');
     await kubectlOk(suite.server, ['apply', '-f', '-'], { input: docs });

@@ -161,7 +161,14 @@ describe('the catalog', () => {
 });
 
 describe('types and schemas agree', () => {
-  const samples = [...sampleObjects('shop'), ...localSampleObjects('shop'), ...memorySampleObjects(), ...kubernetesSampleObjects(), ...azureSampleObjects(), ...awsSampleObjects()];
+  const samples = [
+    ...sampleObjects('shop'),
+    ...localSampleObjects('shop'),
+    ...memorySampleObjects(),
+    ...kubernetesSampleObjects(),
+    ...azureSampleObjects(),
+    ...awsSampleObjects(),
+  ];
 
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {
     // Compile-time checks: these assignments fail to build if the generic types drift apart.

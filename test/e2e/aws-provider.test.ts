@@ -128,12 +128,23 @@ template: {apiVersion: storage.aws.conductor.io/v1alpha1, kind: S3Bucket, spec: 
   test('Bucket claims: Bound and Ready, the Secret used by @aws-sdk/client-s3, Delete and Retain honoured', async () => {
     const s = suite.server;
     await kubectlOk(s, ['create', 'namespace', 'shop']);
-    await apply([resourceClass('s3-delete', 'Delete'), resourceClass('s3-retain', 'Retain'), claim('photos', 's3-delete'), claim('archive', 's3-retain')].join('---\n'));
+    await apply(
+      [resourceClass('s3-delete', 'Delete'), resourceClass('s3-retain', 'Retain'), claim('photos', 's3-delete'), claim('archive', 's3-retain')].join('---\n'),
+    );
     const photos = await boundAndReady('bucket', 'shop', 'photos');
     await boundAndReady('bucket', 'shop', 'archive');
 
     const bucket = await secretOf('shop', 'photos');
-    assert.deepEqual(Object.keys(bucket).sort(), ['accessKeyId', 'bucket', 'bucketArn', 'credentialsExpireAt', 'endpoint', 'region', 'secretAccessKey', 'sessionToken']);
+    assert.deepEqual(Object.keys(bucket).sort(), [
+      'accessKeyId',
+      'bucket',
+      'bucketArn',
+      'credentialsExpireAt',
+      'endpoint',
+      'region',
+      'secretAccessKey',
+      'sessionToken',
+    ]);
     assert.match(bucket.bucket, /^shop-photos-[0-9a-f]{16}$/);
     assert.equal(bucket.endpoint, gw.endpoint);
     assert.equal(bucket.region, 'us-east-1');
@@ -145,7 +156,11 @@ template: {apiVersion: storage.aws.conductor.io/v1alpha1, kind: S3Bucket, spec: 
       endpoint: bucket.endpoint,
       region: bucket.region,
       forcePathStyle: true,
-      credentials: { accessKeyId: bucket.accessKeyId, secretAccessKey: bucket.secretAccessKey, ...(bucket.sessionToken ? { sessionToken: bucket.sessionToken } : {}) },
+      credentials: {
+        accessKeyId: bucket.accessKeyId,
+        secretAccessKey: bucket.secretAccessKey,
+        ...(bucket.sessionToken ? { sessionToken: bucket.sessionToken } : {}),
+      },
     });
     await s3.send(new PutObjectCommand({ Bucket: bucket.bucket, Key: 'cat.txt', Body: 'meow' }));
     const got = await s3.send(new GetObjectCommand({ Bucket: bucket.bucket, Key: 'cat.txt' }));
@@ -156,7 +171,10 @@ template: {apiVersion: storage.aws.conductor.io/v1alpha1, kind: S3Bucket, spec: 
     const resource = photos.status.resourceRef.name as string;
     assert.equal(await jsonpath(['s3bucket', resource, ...ns], '{.spec.capabilities.region}'), 'us-east-1');
     assert.equal(await jsonpath(['s3bucket', resource, ...ns], '{.status.atProvider.monthlyPrice.amount}'), '0.25');
-    assert.match(await jsonpath(['s3bucket', resource, ...ns], '{.status.atProvider.monthlyPrice.table}'), /^2024-06-01, unverified; https:\/\/aws\.amazon\.com\/s3\/pricing\//);
+    assert.match(
+      await jsonpath(['s3bucket', resource, ...ns], '{.status.atProvider.monthlyPrice.table}'),
+      /^2024-06-01, unverified; https:\/\/aws\.amazon\.com\/s3\/pricing\//,
+    );
 
     // Release: Delete removes the bucket (objects and all), Retain keeps it.
     await kubectlOk(s, ['delete', 'bucket', 'photos', 'archive', '-n', 'shop', '--wait=true', '--timeout=60s']);
@@ -208,7 +226,10 @@ metadata: {name: federated, namespace: ${NS}}
 spec: {providerRef: {name: federated}, rebindPolicy: Delete, forProvider: {bucketName: federated-bucket}}
 `);
     await eventually(async () => (await condition('s3bucket', 'upper', 'Synced', 'status')) === 'False', 'S3Bucket upper not Synced');
-    assert.match(await condition('s3bucket', 'upper', 'Synced', 'message'), /bucket name "Not_A_Bucket" may hold only lower-case letters, digits, dots and hyphens/);
+    assert.match(
+      await condition('s3bucket', 'upper', 'Synced', 'message'),
+      /bucket name "Not_A_Bucket" may hold only lower-case letters, digits, dots and hyphens/,
+    );
     await eventually(
       async () => (await condition('s3bucket', 'federated', 'Ready', 'reason')) === 'ClaimKeysUnavailable',
       'S3Bucket federated not Ready: no keys for its claim',

@@ -98,7 +98,9 @@ export class FakeRds {
       DBName: i.input.DBName,
       TagList: i.input.Tags,
       // RDS gives the endpoint once the instance is past creating.
-      ...(i.status === 'creating' ? {} : { Endpoint: { Address: `${id}.abcdefghijkl.us-east-1.rds.amazonaws.com`, Port: i.input.Engine === 'mysql' ? 3306 : 5432 } }),
+      ...(i.status === 'creating'
+        ? {}
+        : { Endpoint: { Address: `${id}.abcdefghijkl.us-east-1.rds.amazonaws.com`, Port: i.input.Engine === 'mysql' ? 3306 : 5432 } }),
       ...pending,
     };
   }
@@ -106,9 +108,17 @@ export class FakeRds {
   private create(input: CreateDBInstanceCommandInput) {
     const id = (input.DBInstanceIdentifier ?? '').toLowerCase();
     if (this.instances.has(id)) throw new DBInstanceAlreadyExistsFault({ message: `DB instance already exists`, ...meta(400) });
-    if (!input.MasterUserPassword || input.MasterUserPassword.length < 8) throw rdsError('InvalidParameterValue', 'The parameter MasterUserPassword is not a valid password.');
+    if (!input.MasterUserPassword || input.MasterUserPassword.length < 8)
+      throw rdsError('InvalidParameterValue', 'The parameter MasterUserPassword is not a valid password.');
     if ((input.AllocatedStorage ?? 0) < 20) throw rdsError('InvalidParameterValue', 'Invalid storage size for engine name postgres and storage type gp3: 10');
-    const i: FakeInstance = { input, status: 'creating', instanceClass: input.DBInstanceClass ?? '', storage: input.AllocatedStorage ?? 0, multiAZ: input.MultiAZ ?? false, pending: {} };
+    const i: FakeInstance = {
+      input,
+      status: 'creating',
+      instanceClass: input.DBInstanceClass ?? '',
+      storage: input.AllocatedStorage ?? 0,
+      multiAZ: input.MultiAZ ?? false,
+      pending: {},
+    };
     this.instances.set(id, i);
     return { DBInstance: this.view(id, i) };
   }
@@ -228,7 +238,10 @@ export class FakeSqs {
   private create(name: string | undefined, attributes: Record<string, string>) {
     if (!name) throw new Error('no QueueName');
     if (this.deletedRecently.has(name))
-      throw new QueueDeletedRecently({ message: 'You must wait 60 seconds after deleting a queue before you can create another with the same name.', ...meta(400) });
+      throw new QueueDeletedRecently({
+        message: 'You must wait 60 seconds after deleting a queue before you can create another with the same name.',
+        ...meta(400),
+      });
     const existing = this.queues.get(name);
     const wanted = { MessageRetentionPeriod: '345600', VisibilityTimeout: '30', ...attributes };
     if (existing) {
@@ -237,8 +250,14 @@ export class FakeSqs {
       return { QueueUrl: this.urlOf(name) };
     }
     if (name.endsWith('.fifo') !== (attributes.FifoQueue === 'true'))
-      throw new SQSClientError('InvalidParameterValue', 'The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix.');
-    this.queues.set(name, { attributes: { ...wanted, QueueArn: `arn:aws:sqs:us-east-1:${FAKE_ACCOUNT}:${name}`, ApproximateNumberOfMessages: '0' }, messages: [] });
+      throw new SQSClientError(
+        'InvalidParameterValue',
+        'The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix.',
+      );
+    this.queues.set(name, {
+      attributes: { ...wanted, QueueArn: `arn:aws:sqs:us-east-1:${FAKE_ACCOUNT}:${name}`, ApproximateNumberOfMessages: '0' },
+      messages: [],
+    });
     return { QueueUrl: this.urlOf(name) };
   }
 
@@ -275,14 +294,18 @@ export class FakeSts {
     readonly now: () => number = Date.now,
   ) {
     this.stub = mockClient(STSClient);
-    this.stub.on(GetCallerIdentityCommand).callsFake((input, getClient) =>
-      this.call('GetCallerIdentity', input, getClient, (keyId) =>
-        keyId.startsWith('ASIAROLE')
-          ? { Arn: `arn:aws:sts::${FAKE_ACCOUNT}:assumed-role/conductor/conductor`, Account: FAKE_ACCOUNT, UserId: 'AROAEXAMPLE:conductor' }
-          : { Arn: `arn:aws:iam::${FAKE_ACCOUNT}:user/conductor`, Account: FAKE_ACCOUNT, UserId: 'AIDAEXAMPLE' },
-      ),
-    );
-    this.stub.on(AssumeRoleCommand).callsFake((input, getClient) => this.call('AssumeRole', input, getClient, () => this.credentials('ASIAROLE', input.DurationSeconds ?? 3600)));
+    this.stub
+      .on(GetCallerIdentityCommand)
+      .callsFake((input, getClient) =>
+        this.call('GetCallerIdentity', input, getClient, (keyId) =>
+          keyId.startsWith('ASIAROLE')
+            ? { Arn: `arn:aws:sts::${FAKE_ACCOUNT}:assumed-role/conductor/conductor`, Account: FAKE_ACCOUNT, UserId: 'AROAEXAMPLE:conductor' }
+            : { Arn: `arn:aws:iam::${FAKE_ACCOUNT}:user/conductor`, Account: FAKE_ACCOUNT, UserId: 'AIDAEXAMPLE' },
+        ),
+      );
+    this.stub
+      .on(AssumeRoleCommand)
+      .callsFake((input, getClient) => this.call('AssumeRole', input, getClient, () => this.credentials('ASIAROLE', input.DurationSeconds ?? 3600)));
     this.stub
       .on(GetFederationTokenCommand)
       .callsFake((input, getClient) => this.call('GetFederationToken', input, getClient, () => this.credentials('ASIAFED', input.DurationSeconds ?? 43_200)));
@@ -313,7 +336,12 @@ export class FakeSts {
     const keys = typeof credentials === 'function' ? await credentials() : credentials;
     const keyId: string = keys?.accessKeyId ?? '';
     if (keyId !== this.accessKeyId && !keyId.startsWith('ASIAROLE')) {
-      throw new STSServiceException({ name: 'InvalidClientTokenId', $fault: 'client', message: 'The security token included in the request is invalid.', ...meta(403) });
+      throw new STSServiceException({
+        name: 'InvalidClientTokenId',
+        $fault: 'client',
+        message: 'The security token included in the request is invalid.',
+        ...meta(403),
+      });
     }
     return answer(keyId);
   }

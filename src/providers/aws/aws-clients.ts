@@ -36,7 +36,12 @@ export function clientConfig(credentials: AwsCredentials, region: string, servic
     maxAttempts: 2,
     ...(endpoint !== undefined ? { endpoint } : {}),
     // Made per reconcile and dropped: no idle keep-alive sockets left behind.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000, httpAgent: new HttpAgent({ keepAlive: false }), httpsAgent: new Agent({ keepAlive: false }) },
+    requestHandler: {
+      connectionTimeout: 5_000,
+      requestTimeout: 30_000,
+      httpAgent: new HttpAgent({ keepAlive: false }),
+      httpsAgent: new Agent({ keepAlive: false }),
+    },
   };
 }
 
@@ -48,7 +53,12 @@ export function stsClient(credentials: AwsCredentials, region: string): STSClien
     credentials: baseKeys(credentials),
     maxAttempts: 2,
     ...(endpoint !== undefined ? { endpoint } : {}),
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000, httpAgent: new HttpAgent({ keepAlive: false }), httpsAgent: new Agent({ keepAlive: false }) },
+    requestHandler: {
+      connectionTimeout: 5_000,
+      requestTimeout: 30_000,
+      httpAgent: new HttpAgent({ keepAlive: false }),
+      httpsAgent: new Agent({ keepAlive: false }),
+    },
   });
 }
 
@@ -103,7 +113,15 @@ function identityOf(credentials: AwsCredentials, region: string): AwsKeys | (() 
   const roleArn = credentials.roleArn;
   if (roleArn === undefined) return baseKeys(credentials);
   return async () => {
-    const id = fingerprint('role', credentials.accessKeyId, credentials.secretAccessKey, credentials.sessionToken, roleArn, credentials.externalId, credentials.endpoints.sts);
+    const id = fingerprint(
+      'role',
+      credentials.accessKeyId,
+      credentials.secretAccessKey,
+      credentials.sessionToken,
+      roleArn,
+      credentials.externalId,
+      credentials.endpoints.sts,
+    );
     const hit = cache.get(id);
     if (hit && hit.expiresAt - Date.now() > 5 * 60_000) return hit.keys;
     let out;
@@ -149,7 +167,13 @@ export const ROLE_SESSION_SECONDS = 3600;
  * Keys issued less than a third of their life ago are returned again, so re-observing
  * publishes the same Secret.
  */
-export async function claimKeys(credentials: AwsCredentials, region: string, scope: ClaimScope, signal?: AbortSignal, now: () => number = Date.now): Promise<ClaimKeys> {
+export async function claimKeys(
+  credentials: AwsCredentials,
+  region: string,
+  scope: ClaimScope,
+  signal?: AbortSignal,
+  now: () => number = Date.now,
+): Promise<ClaimKeys> {
   if (credentials.claimCredentials === 'provider') {
     return { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken ?? '', expiresAt: '' };
   }
@@ -184,7 +208,9 @@ export async function claimKeys(credentials: AwsCredentials, region: string, sco
             }),
             { abortSignal: signal },
           )
-        : await sts.send(new GetFederationTokenCommand({ Name: sessionName, Policy: policy, DurationSeconds: FEDERATION_TOKEN_SECONDS }), { abortSignal: signal });
+        : await sts.send(new GetFederationTokenCommand({ Name: sessionName, Policy: policy, DurationSeconds: FEDERATION_TOKEN_SECONDS }), {
+            abortSignal: signal,
+          });
   } catch (err) {
     throw awsError(err, `issue keys for ${scope.what}`);
   }
@@ -210,10 +236,22 @@ export function bucketPolicy(bucket: string): object {
     Statement: [
       {
         Effect: 'Allow',
-        Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:GetObjectVersion', 's3:DeleteObjectVersion', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        Action: [
+          's3:GetObject',
+          's3:PutObject',
+          's3:DeleteObject',
+          's3:GetObjectVersion',
+          's3:DeleteObjectVersion',
+          's3:AbortMultipartUpload',
+          's3:ListMultipartUploadParts',
+        ],
         Resource: `arn:aws:s3:::${bucket}/*`,
       },
-      { Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions', 's3:ListBucketMultipartUploads', 's3:GetBucketLocation'], Resource: `arn:aws:s3:::${bucket}` },
+      {
+        Effect: 'Allow',
+        Action: ['s3:ListBucket', 's3:ListBucketVersions', 's3:ListBucketMultipartUploads', 's3:GetBucketLocation'],
+        Resource: `arn:aws:s3:::${bucket}`,
+      },
     ],
   };
 }

@@ -30,7 +30,10 @@ describe('the aws Provider check (mocked STS)', () => {
 
   test('Ready from GetCallerIdentity, as the user or the assumed role (mocked)', async () => {
     const ok = await checkAws(provider({ project: FAKE_ACCOUNT }), { credentials: secret });
-    assert.deepEqual(ok, { ready: true, message: `STS GetCallerIdentity: the keys authenticate as arn:aws:iam::${FAKE_ACCOUNT}:user/conductor in account ${FAKE_ACCOUNT}` });
+    assert.deepEqual(ok, {
+      ready: true,
+      message: `STS GetCallerIdentity: the keys authenticate as arn:aws:iam::${FAKE_ACCOUNT}:user/conductor in account ${FAKE_ACCOUNT}`,
+    });
     const role = await checkAws(provider(), { credentials: { ...secret, roleArn: `arn:aws:iam::${FAKE_ACCOUNT}:role/conductor`, externalId: 'shop-42' } });
     assert.equal(role.ready, true);
     assert.match(role.message ?? '', /assumed-role\/conductor/);
@@ -48,7 +51,12 @@ describe('the aws Provider check (mocked STS)', () => {
       [provider(), { ...secret, accessKeyId: 'not a key' }, 'InvalidCredentials', /key accessKeyId is not an AWS access key ID/],
       [provider(), { ...secret, stsEndpoint: 'http://sts.example.com' }, 'InvalidCredentials', /key stsEndpoint uses http to a host that is not this machine/],
       [provider(), { ...secret, roleArn: 'arn:aws:iam::12:role/x' }, 'InvalidCredentials', /key roleArn is not an IAM role ARN/],
-      [provider(), { ...secret, accessKeyId: 'AKIAOTHERKEY00000000' }, 'AuthenticationFailed', /403 InvalidClientTokenId.*check accessKeyId, secretAccessKey and sessionToken/],
+      [
+        provider(),
+        { ...secret, accessKeyId: 'AKIAOTHERKEY00000000' },
+        'AuthenticationFailed',
+        /403 InvalidClientTokenId.*check accessKeyId, secretAccessKey and sessionToken/,
+      ],
       [provider({ project: '210987654321' }), secret, 'WrongAccount', /authenticate as account 123456789012, not spec.project 210987654321/],
     ];
     for (const [p, credentials, reason, message] of cases) {
@@ -59,7 +67,10 @@ describe('the aws Provider check (mocked STS)', () => {
       assert.match(got.message, message);
       assert.ok(!got.message.includes(secret.secretAccessKey), 'no secret key in the message');
     }
-    sts.failNext('GetCallerIdentity', new STSServiceException({ name: 'Throttling', $fault: 'client', message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }));
+    sts.failNext(
+      'GetCallerIdentity',
+      new STSServiceException({ name: 'Throttling', $fault: 'client', message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }),
+    );
     const throttled = await checkAws(provider(), { credentials: secret });
     assert.equal(throttled.ready ? '' : throttled.reason, 'Throttled');
   });

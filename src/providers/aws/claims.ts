@@ -47,7 +47,8 @@ export const SQS_MAX_RETENTION = 1_209_600;
 export function matchSQSQueue(claim: KObject, candidate: MatchCandidate<SQSQueue>): MatchResult {
   const spec = claimSpec(claim);
   const retention = typeof spec.retentionSeconds === 'number' ? spec.retentionSeconds : undefined;
-  if (retention !== undefined && retention > SQS_MAX_RETENTION) return doesNotFit(`SQS keeps messages at most 14 days (${SQS_MAX_RETENTION} s), claim asks ${retention}`);
+  if (retention !== undefined && retention > SQS_MAX_RETENTION)
+    return doesNotFit(`SQS keeps messages at most 14 days (${SQS_MAX_RETENTION} s), claim asks ${retention}`);
   if (candidate.type === 'class') return fits;
   const fp = candidate.resource.spec.forProvider;
   const fifo = fp?.fifo === true;

@@ -111,7 +111,8 @@ export function awsCredentialsFrom(data: Record<string, string> | undefined): Aw
   if (roleArn !== undefined && !ROLE_ARN.test(roleArn))
     throw new CredentialsError('key roleArn is not an IAM role ARN: want arn:aws:iam::<12-digit account>:role/<name>');
   const externalId = nonEmpty(data.externalId);
-  if (externalId !== undefined && roleArn === undefined) throw new CredentialsError('key externalId is set without roleArn: add roleArn (or remove externalId)');
+  if (externalId !== undefined && roleArn === undefined)
+    throw new CredentialsError('key externalId is set without roleArn: add roleArn (or remove externalId)');
   if (externalId !== undefined && !EXTERNAL_ID.test(externalId))
     throw new CredentialsError('key externalId is not an external ID: want 2 to 1224 letters, digits and +=,.@:/-');
   const endpoints: Partial<Record<AwsService, string>> = {};

@@ -7,15 +7,7 @@
 
 /** The reasons a Provider's Ready condition or a resource's message may give. */
 export type AwsFailureReason =
-  | 'Unreachable'
-  | 'AuthenticationFailed'
-  | 'Forbidden'
-  | 'Throttled'
-  | 'QuotaExceeded'
-  | 'InvalidParameter'
-  | 'AlreadyExists'
-  | 'NotFound'
-  | 'RequestFailed';
+  'Unreachable' | 'AuthenticationFailed' | 'Forbidden' | 'Throttled' | 'QuotaExceeded' | 'InvalidParameter' | 'AlreadyExists' | 'NotFound' | 'RequestFailed';
 
 /** An AwsError is a failed AWS call, classified. */
 export class AwsError extends Error {
@@ -125,7 +117,12 @@ export function awsError(err: unknown, what: string): Error {
   }
   const said = `AWS answered ${status ?? '(no status)'}${code ? ` ${code}` : ''}: ${message}`;
   if (code !== undefined && AUTH.has(code))
-    return new AwsError('AuthenticationFailed', `cannot ${what}: ${said} — check accessKeyId, secretAccessKey and sessionToken in the credentials Secret`, code, status);
+    return new AwsError(
+      'AuthenticationFailed',
+      `cannot ${what}: ${said} — check accessKeyId, secretAccessKey and sessionToken in the credentials Secret`,
+      code,
+      status,
+    );
   if (code !== undefined && FORBIDDEN.has(code))
     return new AwsError('Forbidden', `cannot ${what}: ${said} — the IAM identity lacks a permission this needs`, code, status);
   if ((code !== undefined && THROTTLED.has(code)) || status === 429 || status === 503)

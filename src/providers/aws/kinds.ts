@@ -30,13 +30,23 @@ const TEMPORARY_KEYS = ['sessionToken', 'credentialsExpireAt'] as const;
 /** What a Bucket claim's Secret holds from an S3Bucket: the claim kind's keys, then AWS's own. */
 export const s3BucketSecretKeys = [...BUCKET_CONNECTION_KEYS, ...TEMPORARY_KEYS, 'bucketArn'] as const;
 /** What a MessageQueue claim's Secret holds from an SQSQueue. */
-export const sqsQueueSecretKeys = [...MESSAGE_QUEUE_CONNECTION_KEYS, 'queueUrl', 'queueArn', 'region', 'accessKeyId', 'secretAccessKey', ...TEMPORARY_KEYS] as const;
+export const sqsQueueSecretKeys = [
+  ...MESSAGE_QUEUE_CONNECTION_KEYS,
+  'queueUrl',
+  'queueArn',
+  'region',
+  'accessKeyId',
+  'secretAccessKey',
+  ...TEMPORARY_KEYS,
+] as const;
 /** What a PostgreSQLInstance or MySQLInstance claim's Secret holds from an RDSInstance. */
 export const rdsInstanceSecretKeys = [...SQL_CONNECTION_KEYS, 'engine', 'instanceIdentifier'] as const;
 
 const region = s
   .enumOf(AWS_REGIONS)
-  .describe("The AWS region (e.g. eu-west-1): the resource's capabilities.region and the region its price is looked up for. Default: the Provider's spec.region.")
+  .describe(
+    "The AWS region (e.g. eu-west-1): the resource's capabilities.region and the region its price is looked up for. Default: the Provider's spec.region.",
+  )
   .optional();
 
 export const s3BucketKind = defineProviderKind({
@@ -62,7 +72,10 @@ export const s3BucketKind = defineProviderKind({
           )
           .optional(),
         region,
-        versioning: s.boolean().withDefault(false).describe('Keep every version of each object (S3 versioning; once on, it can only be suspended, so turning it off is not done).'),
+        versioning: s
+          .boolean()
+          .withDefault(false)
+          .describe('Keep every version of each object (S3 versioning; once on, it can only be suspended, so turning it off is not done).'),
       })
       .describe('The bucket in AWS.')
       .optional(),
@@ -92,9 +105,18 @@ export const sqsQueueKind = defineProviderKind({
           )
           .optional(),
         region,
-        fifo: s.boolean().withDefault(false).describe('A FIFO queue (first-in-first-out, exactly-once processing); its name ends in .fifo. Cannot be changed after creation.'),
-        messageRetentionSeconds: s.integer({ minimum: 60, maximum: 1_209_600 }).withDefault(345_600).describe('How long SQS keeps a message: 60 seconds to 14 days (default 4 days).'),
-        visibilityTimeoutSeconds: s.integer({ minimum: 0, maximum: 43_200 }).withDefault(30).describe('How long a received message is hidden from other receivers: 0 to 12 hours (default 30 s).'),
+        fifo: s
+          .boolean()
+          .withDefault(false)
+          .describe('A FIFO queue (first-in-first-out, exactly-once processing); its name ends in .fifo. Cannot be changed after creation.'),
+        messageRetentionSeconds: s
+          .integer({ minimum: 60, maximum: 1_209_600 })
+          .withDefault(345_600)
+          .describe('How long SQS keeps a message: 60 seconds to 14 days (default 4 days).'),
+        visibilityTimeoutSeconds: s
+          .integer({ minimum: 0, maximum: 43_200 })
+          .withDefault(30)
+          .describe('How long a received message is hidden from other receivers: 0 to 12 hours (default 30 s).'),
       })
       .describe('The queue in AWS.')
       .optional(),
@@ -147,12 +169,18 @@ export const rdsInstanceKind = defineProviderKind({
           .string({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z][A-Za-z0-9_]*$' })
           .withDefault('app')
           .describe('The database created with the instance: a letter, then letters, digits and underscores.'),
-        dbSubnetGroupName: s.string({ maxLength: 255, pattern: '^[A-Za-z0-9 ._-]+$' }).describe('The DB subnet group (its VPC); default: the default VPC.').optional(),
+        dbSubnetGroupName: s
+          .string({ maxLength: 255, pattern: '^[A-Za-z0-9 ._-]+$' })
+          .describe('The DB subnet group (its VPC); default: the default VPC.')
+          .optional(),
         vpcSecurityGroupIds: s
           .array(s.string({ pattern: '^sg-[0-9a-f]{8,17}$' }), { maxItems: 5 })
           .describe('VPC security groups; default: the VPC default group.')
           .optional(),
-        finalSnapshot: s.boolean().withDefault(false).describe('Whether deleting the instance (rebindPolicy Delete) first takes a final snapshot, named <identifier>-final.'),
+        finalSnapshot: s
+          .boolean()
+          .withDefault(false)
+          .describe('Whether deleting the instance (rebindPolicy Delete) first takes a final snapshot, named <identifier>-final.'),
       })
       .describe('The DB instance in AWS.'),
   },

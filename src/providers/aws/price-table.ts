@@ -104,8 +104,7 @@ export const RDS_PRICES: PriceSource & {
 } = {
   asOf: '2024-06-01',
   currency: 'USD',
-  source:
-    'https://aws.amazon.com/rds/postgresql/pricing/ and https://aws.amazon.com/rds/mysql/pricing/ (Single-AZ, on-demand), as quoted by secondary sources',
+  source: 'https://aws.amazon.com/rds/postgresql/pricing/ and https://aws.amazon.com/rds/mysql/pricing/ (Single-AZ, on-demand), as quoted by secondary sources',
   verified: false,
   perHour: {
     postgres: {

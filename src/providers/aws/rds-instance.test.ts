@@ -69,10 +69,19 @@ describe('RDSInstance (mocked RDS)', () => {
     assert.equal(d.password, created.input.MasterUserPassword);
     assert.equal(d.uri, `postgresql://shop:${encodeURIComponent(d.password)}@${d.host}:5432/orders`);
     assert.equal(d.engine, 'postgres');
-    assert.match(String((available.atProvider?.monthlyPrice as Record<string, string>).basis), /730 h × 0.016 USD\/h \(postgres db.t4g.micro\) \+ 20 GB × 0.115/);
+    assert.match(
+      String((available.atProvider?.monthlyPrice as Record<string, string>).basis),
+      /730 h × 0.016 USD\/h \(postgres db.t4g.micro\) \+ 20 GB × 0.115/,
+    );
 
     // A bigger class: drift, corrected by ModifyDBInstance; modifying until RDS applies it.
-    const bigger = instance('orders', { instanceIdentifier: 'orders-db', databaseName: 'orders', masterUsername: 'shop', instanceClass: 'db.t4g.small', allocatedStorageGi: 50 });
+    const bigger = instance('orders', {
+      instanceIdentifier: 'orders-db',
+      databaseName: 'orders',
+      masterUsername: 'shop',
+      instanceClass: 'db.t4g.small',
+      allocatedStorageGi: 50,
+    });
     const drift = await client.observe(bigger);
     assert.equal(drift.upToDate, false);
     assert.match(drift.drift ?? '', /class is db.t4g.micro, spec wants db.t4g.small; storage is 20 GiB, spec wants 50/);
@@ -117,7 +126,7 @@ describe('RDSInstance (mocked RDS)', () => {
     assert.equal((await client.observe(r)).notReady, undefined, 'available seen at the next poll');
   });
 
-  test('a create repeated after a crash finds the instance and sets the same password; another resource\'s instance is not taken (mocked)', async () => {
+  test("a create repeated after a crash finds the instance and sets the same password; another resource's instance is not taken (mocked)", async () => {
     const r = instance('orders', { instanceIdentifier: 'orders-db' });
     await client.create(r);
     const afterCrash = new RDSInstanceClient(credentials, provider, new PollSchedule(() => clock));

@@ -257,7 +257,12 @@ export class RDSInstanceClient implements ExternalClient<RDSInstance> {
       const message = PASSING.has(status)
         ? `RDS reports the instance ${status}; polled with backoff until it is available`
         : `RDS reports the instance ${status}: it needs an administrator (see the RDS console's events for ${w.id})`;
-      observation = { exists: true, upToDate: true, atProvider, notReady: { reason: PASSING.has(status) ? reasonOf(status) : `Instance${reasonOf(status)}`, message } };
+      observation = {
+        exists: true,
+        upToDate: true,
+        atProvider,
+        notReady: { reason: PASSING.has(status) ? reasonOf(status) : `Instance${reasonOf(status)}`, message },
+      };
     }
     this.polls.saw(key, status, observation);
     return observation;

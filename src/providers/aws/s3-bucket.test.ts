@@ -16,7 +16,12 @@ import { awsCredentialsFrom } from './credentials.js';
 import type { S3Bucket } from './kinds.js';
 import { S3BucketClient } from './s3-bucket.js';
 
-const provider: KObject = { apiVersion: 'core.conductor.io/v1alpha1', kind: 'Provider', metadata: { name: 'aws', namespace: 'conductor-system' }, spec: { type: 'aws', region: 'us-east-1' } };
+const provider: KObject = {
+  apiVersion: 'core.conductor.io/v1alpha1',
+  kind: 'Provider',
+  metadata: { name: 'aws', namespace: 'conductor-system' },
+  spec: { type: 'aws', region: 'us-east-1' },
+};
 const bucket = (name: string, forProvider: Record<string, unknown> = {}): S3Bucket =>
   fixture<S3Bucket>({
     apiVersion: 'storage.aws.conductor.io/v1alpha1',
@@ -66,7 +71,12 @@ describe('S3Bucket against the project S3 server', () => {
     assert.equal(d.endpoint, gw.endpoint);
     assert.equal(d.bucket, 'photos-bucket-1');
     assert.equal(d.region, 'us-east-1');
-    const s3 = new S3Client({ endpoint: d.endpoint, region: d.region, forcePathStyle: true, credentials: { accessKeyId: d.accessKeyId, secretAccessKey: d.secretAccessKey } });
+    const s3 = new S3Client({
+      endpoint: d.endpoint,
+      region: d.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: d.accessKeyId, secretAccessKey: d.secretAccessKey },
+    });
     await s3.send(new PutObjectCommand({ Bucket: d.bucket, Key: 'cat.txt', Body: 'meow' }));
     const got = await s3.send(new GetObjectCommand({ Bucket: d.bucket, Key: 'cat.txt' }));
     assert.equal(await got.Body!.transformToString(), 'meow');

@@ -54,7 +54,9 @@ export class SQSQueueClient implements ExternalClient<SQSQueue> {
     if (fifo !== queue.endsWith('.fifo')) {
       throw new AwsError(
         'InvalidParameter',
-        fifo ? `queue name "${queue}" does not end in .fifo, and spec.forProvider.fifo is true` : `queue name "${queue}" ends in .fifo: set spec.forProvider.fifo`,
+        fifo
+          ? `queue name "${queue}" does not end in .fifo, and spec.forProvider.fifo is true`
+          : `queue name "${queue}" ends in .fifo: set spec.forProvider.fifo`,
       );
     }
     return {
@@ -108,8 +110,10 @@ export class SQSQueueClient implements ExternalClient<SQSQueue> {
       throw awsError(err, `read the attributes of queue ${w.queue}`);
     }
     const differences: string[] = [];
-    if (attrs.MessageRetentionPeriod !== String(w.retention)) differences.push(`retention is ${attrs.MessageRetentionPeriod ?? 'unset'} s, spec wants ${w.retention}`);
-    if (attrs.VisibilityTimeout !== String(w.visibility)) differences.push(`visibility timeout is ${attrs.VisibilityTimeout ?? 'unset'} s, spec wants ${w.visibility}`);
+    if (attrs.MessageRetentionPeriod !== String(w.retention))
+      differences.push(`retention is ${attrs.MessageRetentionPeriod ?? 'unset'} s, spec wants ${w.retention}`);
+    if (attrs.VisibilityTimeout !== String(w.visibility))
+      differences.push(`visibility timeout is ${attrs.VisibilityTimeout ?? 'unset'} s, spec wants ${w.visibility}`);
     const arn = attrs.QueueArn ?? '';
     return {
       exists: true,
