@@ -42,7 +42,12 @@ describe('aws claims', () => {
     assert.equal(spec.forProvider.fifo, true);
     assert.equal(spec.forProvider.messageRetentionSeconds, 60);
     assert.equal(matchSQSQueue(claim('MessageQueue', { retentionSeconds: 2_000_000 }), cls()).fits, false);
-    const standard = fixture<SQSQueue>({ apiVersion: 'x/v1', kind: 'SQSQueue', metadata: { name: 'q' }, spec: { forProvider: { fifo: false, messageRetentionSeconds: 600 } } });
+    const standard = fixture<SQSQueue>({
+      apiVersion: 'x/v1',
+      kind: 'SQSQueue',
+      metadata: { name: 'q' },
+      spec: { forProvider: { fifo: false, messageRetentionSeconds: 600 } },
+    });
     assert.equal(matchSQSQueue(claim('MessageQueue', { fifo: true }), { type: 'resource', resource: standard }).fits, false);
     assert.equal(matchSQSQueue(claim('MessageQueue', { retentionSeconds: 3600 }), { type: 'resource', resource: standard }).fits, false);
     assert.equal(matchSQSQueue(claim('MessageQueue', { retentionSeconds: 300 }), { type: 'resource', resource: standard }).fits, true);
@@ -55,11 +60,18 @@ describe('aws claims', () => {
     assert.match(rdsVersionFor('postgres', '9.6').problem ?? '', /RDS offers postgres 13, 14, 15, 16, 17, none within "9.6"/);
     assert.equal(matchRDSInstance(claim('MySQLInstance'), cls({ forProvider: { engine: 'postgres' } })).fits, false);
     assert.equal(matchRDSInstance(claim('PostgreSQLInstance', { version: 'banana' }), cls()).fits, false);
-    const spec = configureRDSInstance(claim('PostgreSQLInstance', { version: '16', databaseName: 'catalog', masterUsername: 'shop', requirements: { capacity: { storage: '25Gi' } } }, 'catalog'), {
-      apiVersion: 'x/v1',
-      kind: 'RDSInstance',
-      spec: { forProvider: { region: 'us-east-1', instanceClass: 'db.t4g.small' } },
-    }) as any;
+    const spec = configureRDSInstance(
+      claim(
+        'PostgreSQLInstance',
+        { version: '16', databaseName: 'catalog', masterUsername: 'shop', requirements: { capacity: { storage: '25Gi' } } },
+        'catalog',
+      ),
+      {
+        apiVersion: 'x/v1',
+        kind: 'RDSInstance',
+        spec: { forProvider: { region: 'us-east-1', instanceClass: 'db.t4g.small' } },
+      },
+    ) as any;
     assert.deepEqual(spec.forProvider, {
       region: 'us-east-1',
       instanceClass: 'db.t4g.small',
@@ -71,7 +83,12 @@ describe('aws claims', () => {
       allocatedStorageGi: 25,
     });
     assert.match(spec.forProvider.instanceIdentifier, /^shop-catalog-[0-9a-f]{16}$/);
-    const r = fixture<RDSInstance>({ apiVersion: 'x/v1', kind: 'RDSInstance', metadata: { name: 'r' }, spec: { forProvider: { engine: 'postgres', engineVersion: '14' } } });
+    const r = fixture<RDSInstance>({
+      apiVersion: 'x/v1',
+      kind: 'RDSInstance',
+      metadata: { name: 'r' },
+      spec: { forProvider: { engine: 'postgres', engineVersion: '14' } },
+    });
     assert.equal(matchRDSInstance(claim('PostgreSQLInstance', { version: '>= 15' }), { type: 'resource', resource: r }).fits, false);
   });
 
@@ -99,7 +116,14 @@ describe('aws claims', () => {
     const s3 = s3MonthlyPrice('us-east-1', '100G');
     assert.equal(s3.amount, '2.30');
     assert.match(s3MonthlyPrice('ap-south-2', '1Gi').amount === undefined ? 'none' : '', /none/);
-    const rds = rdsMonthlyPrice({ engine: 'postgres', region: 'us-east-1', instanceClass: 'db.t4g.micro', allocatedStorageGb: 20, storageType: 'gp3', multiAZ: true });
+    const rds = rdsMonthlyPrice({
+      engine: 'postgres',
+      region: 'us-east-1',
+      instanceClass: 'db.t4g.micro',
+      allocatedStorageGb: 20,
+      storageType: 'gp3',
+      multiAZ: true,
+    });
     assert.equal(rds.amount, '27.96'); // 2 × (730 × 0.016 + 20 × 0.115)
     assert.match(rds.amount !== undefined ? rds.basis : '', /^2 × \(730 h × 0.016 USD\/h .* for Multi-AZ, us-east-1$/);
     assert.match(rds.amount !== undefined ? rds.table : '', /^2024-06-01, unverified; https:\/\/aws\.amazon\.com\/rds\//);
