@@ -64,7 +64,7 @@ spec: {type: gcp, project: demo}
     assert.equal(await ready('cloud', 'reason'), 'TypeNotInstalled');
     assert.match(
       await ready('cloud', 'message'),
-      /no provider of type "gcp" is installed in this Conductor \(installed types: azure, kubernetes, local, memory\)/,
+      /no provider of type "gcp" is installed in this Conductor \(installed types: aws, azure, kubernetes, local, memory\)/,
     );
     assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+gcp\s+False\s+0\s+TypeNotInstalled\s+<none>\s+\S+$/m);
 

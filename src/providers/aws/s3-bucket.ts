@@ -165,10 +165,8 @@ export class S3BucketClient implements ExternalClient<S3Bucket> {
       await this.empty(s3, bucket, forProviderOf(resource).versioning === true, abortSignal);
       await s3.send(new DeleteBucketCommand({ Bucket: bucket }), { abortSignal });
     } catch (err) {
-      if (isAbort(err) || notFound(err)) {
-        if (isAbort(err)) throw err;
-        return;
-      }
+      if (isAbort(err)) throw err;
+      if (notFound(err)) return;
       throw awsError(err, `delete bucket ${bucket}`);
     }
   }
