@@ -22,6 +22,7 @@ import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import { azureSampleObjects } from '../providers/azure/samples.js';
 import { gcpSampleObjects } from '../providers/gcp/samples.js';
+import { awsSampleObjects } from '../providers/aws/samples.js';
 import { localPostgreSQLInstanceKind, postgresqlServerKind, type LocalPostgreSQLInstance, type PostgreSQLServer } from '../providers/local/postgresql/kinds.js';
 import { mysqlInstanceKind, volumeKind, type MySQLInstance } from '../apis/storage/index.js';
 import { loadBalancerKind } from '../apis/network/index.js';
@@ -114,6 +115,7 @@ describe('CRDs on the API server', () => {
       ...kubernetesSampleObjects(),
       ...azureSampleObjects(),
       ...gcpSampleObjects(),
+      ...awsSampleObjects(),
     ]) {
       const kind = allKinds.find((k) => k.kind === obj.kind)!;
       const ns = obj.metadata.namespace!;

@@ -17,6 +17,7 @@ import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import { azureSampleObjects } from '../providers/azure/samples.js';
 import { gcpSampleObjects } from '../providers/gcp/samples.js';
+import { awsSampleObjects } from '../providers/aws/samples.js';
 
 const NS = 'shop';
 
@@ -54,6 +55,7 @@ describe('the kinds through kubectl', () => {
       ...kubernetesSampleObjects(),
       ...azureSampleObjects(),
       ...gcpSampleObjects(),
+      ...awsSampleObjects(),
     ]
       .map((o) => `---\n${stringify(o)}`)
       .join('');

@@ -33,6 +33,7 @@ import { memorySampleObjects } from '../providers/memory/samples.js';
 import { kubernetesSampleObjects } from '../providers/kubernetes/samples.js';
 import { azureSampleObjects } from '../providers/azure/samples.js';
 import { gcpSampleObjects } from '../providers/gcp/samples.js';
+import { awsSampleObjects } from '../providers/aws/samples.js';
 import type { Condition } from '../machinery/object.js';
 import type { Claim } from '../apis/common/claim.js';
 import type { ConcreteResource } from '../apis/common/concrete.js';
@@ -168,6 +169,7 @@ describe('types and schemas agree', () => {
     ...kubernetesSampleObjects(),
     ...azureSampleObjects(),
     ...gcpSampleObjects(),
+    ...awsSampleObjects(),
   ];
 
   test('every claim type is a Claim and every concrete type a ConcreteResource', () => {

@@ -31,9 +31,11 @@ import { azureProvider } from '../providers/azure/provider.js';
 import { azureRefs } from '../providers/azure/kinds.js';
 import { gcpProvider } from '../providers/gcp/provider.js';
 import { gcpRefs } from '../providers/gcp/kinds.js';
+import { awsProvider } from '../providers/aws/provider.js';
+import { awsRefs } from '../providers/aws/kinds.js';
 
 /** The provider modules built into this Conductor: one line per provider. */
-export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider, azureProvider, gcpProvider] as const;
+export const builtInProviders = [localProvider, memoryProvider, kubernetesProvider, azureProvider, gcpProvider, awsProvider] as const;
 
 /** A CatalogKind is what the catalog knows of any kind: names, CRD and the Client's handle. */
 export interface CatalogKind {
@@ -194,7 +196,7 @@ export function findKind(group: string, kind: string): ReturnType<typeof catalog
 }
 
 /** ResourceRefs for the Client of every kind, by plural resource name. */
-export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs, ...azureRefs, ...gcpRefs } as const;
+export const apiRefs = { ...apiKindRefs, ...localRefs, ...memoryRefs, ...kubernetesRefs, ...azureRefs, ...gcpRefs, ...awsRefs } as const;
 
 /** installCrds installs the catalog's CRDs (or `opts.crds`) and waits until they are Established. */
 export function installCrds(client: Client, opts: Partial<InstallCrdsOptions> = {}): Promise<InstallCrdsResult> {

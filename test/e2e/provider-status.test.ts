@@ -2,8 +2,8 @@
  * Provider status with the real kubectl: `kubectl get providers` shows TYPE, READY and
  * RESOURCES; a local Provider is Ready when the programs its kinds run are installed, turns
  * Ready=False naming a program that went missing (CONDUCTOR_REDIS_BIN points at a path that
- * is removed), and Ready again once it is back; a Provider of a type no module provides says
- * the type is not installed. A Provider of type memory is Ready, counts the MemoryDatabases
+ * is removed), and Ready again once it is back; a Provider whose type's check refuses its
+ * spec says why (an aws Provider without a region). A Provider of type memory is Ready, counts the MemoryDatabases
  * naming it (RESOURCES follows them as they come and go) and serves a claim provisioned from
  * a class naming it.
  */
@@ -61,12 +61,13 @@ spec: {type: aws, project: demo}
 
     assert.equal(await ready('lab', 'reason'), 'CheckPassed');
     assert.match(await ready('lab', 'message'), /found postgres [\d.]+, mariadbd .+, redis-server [\d.]+, nats-server [\d.]+, haproxy [\d.]+/);
-    assert.equal(await ready('cloud', 'reason'), 'TypeNotInstalled');
+    // Every type is installed (TypeNotInstalled is covered by controllers/provider/readiness.test.ts): the aws check itself refuses the spec.
+    assert.equal(await ready('cloud', 'reason'), 'InvalidSpec');
     assert.match(
       await ready('cloud', 'message'),
-      /no provider of type "aws" is installed in this Conductor \(installed types: azure, gcp, kubernetes, local, memory\)/,
+      /^spec\.region is not set: want the AWS region resources are made in/,
     );
-    assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+aws\s+False\s+0\s+TypeNotInstalled\s+<none>\s+\S+$/m);
+    assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+aws\s+False\s+0\s+InvalidSpec\s+<none>\s+\S+$/m);
 
     // redis-server goes away: the next check (on any change of the Provider) says so.
     unlinkSync(redisLink);

@@ -1,0 +1,185 @@
+/**
+ * How S3Bucket implements Bucket claims, SQSQueue MessageQueue claims and RDSInstance
+ * PostgreSQLInstance and MySQLInstance claims: matchers (what AWS can offer of the claim's
+ * portable fields), configurators (a class template plus the claim → a new resource's spec,
+ * named after the claim) and connection formatters (exactly the keys the kind publishes).
+ */
+import semver from 'semver';
+import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { capabilitiesWithRequirements } from '../requirements.js';
+import { sqlClaimSpec } from '../sql-claim.js';
+import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
+import {
+  bucketClaimKind,
+  messageQueueClaimKind,
+  mysqlClaimKind,
+  postgresqlClaimKind,
+  rdsInstanceSecretKeys,
+  s3BucketSecretKeys,
+  sqsQueueSecretKeys,
+  type RDSInstance,
+  type S3Bucket,
+  type SQSQueue,
+} from './kinds.js';
+import { claimAwsName } from './names.js';
+import { isAwsRegion, type RdsEngine } from './price-table.js';
+import { storageGiOf } from './settings.js';
+
+const claimSpec = (claim: KObject): JsonObject => (isPlainObject(claim.spec) ? (claim.spec as JsonObject) : {});
+const forProviderOf = (spec: JsonObject | undefined): JsonObject => (spec && isPlainObject(spec.forProvider) ? spec.forProvider : {});
+
+/** matchS3Bucket: publicRead is not offered; a bucket fits a claim asking versioning only when versioned. */
+export function matchS3Bucket(claim: KObject, candidate: MatchCandidate<S3Bucket>): MatchResult {
+  const spec = claimSpec(claim);
+  if (spec.publicRead === true) {
+    return doesNotFit('S3Bucket offers no public buckets yet (that needs a bucket policy and Block Public Access turned off): claim asks publicRead');
+  }
+  if (candidate.type === 'class') return fits;
+  const versioned = candidate.resource.spec.forProvider?.versioning === true;
+  if (spec.versioning === true && !versioned) return doesNotFit('bucket is not versioned, claim asks versioning');
+  return fits;
+}
+
+/** The longest retention SQS keeps a message: 14 days. */
+export const SQS_MAX_RETENTION = 1_209_600;
+
+/** matchSQSQueue: a queue fits when it is FIFO exactly when the claim asks fifo, and keeps messages at least as long as asked. */
+export function matchSQSQueue(claim: KObject, candidate: MatchCandidate<SQSQueue>): MatchResult {
+  const spec = claimSpec(claim);
+  const retention = typeof spec.retentionSeconds === 'number' ? spec.retentionSeconds : undefined;
+  if (retention !== undefined && retention > SQS_MAX_RETENTION)
+    return doesNotFit(`SQS keeps messages at most 14 days (${SQS_MAX_RETENTION} s), claim asks ${retention}`);
+  if (candidate.type === 'class') return fits;
+  const fp = candidate.resource.spec.forProvider;
+  const fifo = fp?.fifo === true;
+  if (fifo !== (spec.fifo === true)) return doesNotFit(fifo ? 'queue is FIFO, claim does not ask fifo' : 'queue is not FIFO, claim asks fifo');
+  const kept = fp?.messageRetentionSeconds ?? 345_600;
+  if (retention !== undefined && kept < retention) return doesNotFit(`queue keeps messages ${kept} s, claim asks ${retention}`);
+  return fits;
+}
+
+/** The major versions RDS offers per engine (what a claim's version range is matched against). */
+export const RDS_MAJOR_VERSIONS: Record<RdsEngine, readonly string[]> = {
+  postgres: ['13', '14', '15', '16', '17'],
+  mysql: ['8.0', '8.4'],
+};
+
+/** rdsVersionFor is the newest major version RDS offers for `engine` within the claim's range, or why there is none. */
+export function rdsVersionFor(engine: RdsEngine, range: string | undefined): { version?: string; problem?: string } {
+  if (range === undefined || range === '') return {};
+  if (semver.validRange(range, { loose: true }) === null) return { problem: `version "${range}" is not a valid version range (want e.g. "16", ">= 14")` };
+  const offered = [...RDS_MAJOR_VERSIONS[engine]].reverse();
+  const version = offered.find((v) => semver.intersects(v, range, { loose: true }));
+  return version ? { version } : { problem: `RDS offers ${engine} ${RDS_MAJOR_VERSIONS[engine].join(', ')}, none within "${range}"` };
+}
+
+const engineOf = (claim: KObject): RdsEngine => (claim.kind === 'MySQLInstance' ? 'mysql' : 'postgres');
+
+/** matchRDSInstance: the engine follows the claim kind; the version must be one RDS offers in the claim's range. */
+export function matchRDSInstance(claim: KObject, candidate: MatchCandidate<RDSInstance>): MatchResult {
+  const engine = engineOf(claim);
+  const spec = sqlClaimSpec(claim);
+  const { problem } = rdsVersionFor(engine, spec.version);
+  if (problem) return doesNotFit(problem);
+  const offeredEngine = candidate.type === 'class' ? forProviderOf(candidate.template.spec).engine : candidate.resource.spec.forProvider?.engine;
+  if (offeredEngine !== undefined && offeredEngine !== engine) return doesNotFit(`instance engine is ${String(offeredEngine)}, claim wants ${engine}`);
+  if (candidate.type === 'resource' && spec.version) {
+    const have = candidate.resource.spec.forProvider?.engineVersion;
+    if (have && !semver.intersects(have, spec.version, { loose: true })) return doesNotFit(`instance version ${have} is not within "${spec.version}"`);
+  }
+  return fits;
+}
+
+/**
+ * configured is the template's spec (a copy) with the claim's name, requirements and region:
+ * `forProvider[nameField]` is the claim's own name (a template's would put every claim in one
+ * bucket), the region comes from the template (or its capabilities' region) and is written as
+ * capabilities.region.
+ */
+function configured(claim: KObject, template: ResourceTemplate, nameField: string, name: string): { spec: JsonObject; forProvider: JsonObject } {
+  const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
+  const forProvider: JsonObject = deepCopy(forProviderOf(spec));
+  forProvider[nameField] = name;
+  const templateRegion = isPlainObject(spec.capabilities) ? spec.capabilities.region : undefined;
+  if (!isAwsRegion(forProvider.region) && isAwsRegion(templateRegion)) forProvider.region = templateRegion;
+  const requirements = claimSpec(claim).requirements;
+  const capabilities = capabilitiesWithRequirements(spec.capabilities, isPlainObject(requirements) ? requirements : undefined);
+  if (isAwsRegion(forProvider.region)) capabilities.region = forProvider.region;
+  spec.capabilities = capabilities;
+  spec.forProvider = forProvider;
+  return { spec, forProvider };
+}
+
+const ns = (claim: KObject) => claim.metadata.namespace ?? '';
+const nm = (claim: KObject) => claim.metadata.name ?? '';
+
+export function configureS3Bucket(claim: KObject, template: ResourceTemplate): JsonObject {
+  const { spec, forProvider } = configured(claim, template, 'bucketName', claimAwsName('bucket', ns(claim), nm(claim)));
+  if (claimSpec(claim).versioning === true) forProvider.versioning = true;
+  return spec;
+}
+
+export function configureSQSQueue(claim: KObject, template: ResourceTemplate): JsonObject {
+  const c = claimSpec(claim);
+  const fifo = c.fifo === true;
+  const { spec, forProvider } = configured(claim, template, 'queueName', claimAwsName('queue', ns(claim), nm(claim), fifo));
+  forProvider.fifo = fifo;
+  if (typeof c.retentionSeconds === 'number') forProvider.messageRetentionSeconds = Math.min(SQS_MAX_RETENTION, Math.max(60, c.retentionSeconds));
+  return spec;
+}
+
+/** configureRDSInstance: the engine from the claim kind, the version from its range, user and database from the claim, storage from its capacity. */
+export function configureRDSInstance(claim: KObject, template: ResourceTemplate): JsonObject {
+  const engine = engineOf(claim);
+  const c = sqlClaimSpec(claim);
+  const { spec, forProvider } = configured(claim, template, 'instanceIdentifier', claimAwsName('instance', ns(claim), nm(claim)));
+  forProvider.engine = engine;
+  const { version } = rdsVersionFor(engine, c.version);
+  if (version) forProvider.engineVersion = version;
+  if (c.masterUsername && /^[A-Za-z][A-Za-z0-9_]{0,15}$/.test(c.masterUsername)) forProvider.masterUsername = c.masterUsername;
+  if (c.databaseName && /^[A-Za-z][A-Za-z0-9_]{0,62}$/.test(c.databaseName)) forProvider.databaseName = c.databaseName;
+  const capacity = isPlainObject(spec.capabilities) && isPlainObject(spec.capabilities.capacity) ? spec.capabilities.capacity : {};
+  const size = typeof capacity.storage === 'string' || typeof capacity.storage === 'number' ? capacity.storage : undefined;
+  const fallback = typeof forProvider.allocatedStorageGi === 'number' ? forProvider.allocatedStorageGi : 20;
+  forProvider.allocatedStorageGi = Math.min(65_536, storageGiOf(size, fallback));
+  return spec;
+}
+
+/** exactly picks `keys` from the details, throwing when one is missing. */
+function exactly(kind: string, keys: readonly string[], details: ConnectionDetails): ConnectionDetails {
+  const out: ConnectionDetails = {};
+  for (const key of keys) {
+    const value = details[key];
+    if (value === undefined) throw new Error(`${kind} published no ${key}: cannot write the claim's Secret`);
+    out[key] = value;
+  }
+  return out;
+}
+
+export const s3BucketClaims: ClaimImplementation<S3Bucket>[] = [
+  {
+    claimKind: bucketClaimKind,
+    connectionSecretKeys: s3BucketSecretKeys,
+    match: matchS3Bucket,
+    configure: configureS3Bucket,
+    formatConnection: (details) => exactly('S3Bucket', s3BucketSecretKeys, details),
+  },
+];
+
+export const sqsQueueClaims: ClaimImplementation<SQSQueue>[] = [
+  {
+    claimKind: messageQueueClaimKind,
+    connectionSecretKeys: sqsQueueSecretKeys,
+    match: matchSQSQueue,
+    configure: configureSQSQueue,
+    formatConnection: (details) => exactly('SQSQueue', sqsQueueSecretKeys, details),
+  },
+];
+
+export const rdsInstanceClaims: ClaimImplementation<RDSInstance>[] = [postgresqlClaimKind, mysqlClaimKind].map((claimKind) => ({
+  claimKind,
+  connectionSecretKeys: rdsInstanceSecretKeys,
+  match: matchRDSInstance,
+  configure: configureRDSInstance,
+  formatConnection: (details: ConnectionDetails) => exactly('RDSInstance', rdsInstanceSecretKeys, details),
+}));

@@ -1,0 +1,88 @@
+/**
+ * Monthly prices of the aws kinds from the tables in price-table.ts: what a resource
+ * advertises in `status.atProvider.monthlyPrice` (or `priceNote`, saying why there is none).
+ */
+import { parseQuantity } from '../../machinery/quantity/quantity.js';
+import type { JsonObject } from '../../machinery/object.js';
+import { RDS_PRICES, S3_STANDARD_PRICES, type AwsRegion, type PriceSource, type RdsEngine, type RdsInstanceClass, type RdsStorageType } from './price-table.js';
+
+/** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
+export interface MonthlyPrice {
+  /** The amount, rounded up to cents, as a decimal string ("2.30"). */
+  amount: string;
+  currency: string;
+  /** How: "100 GB × 0.023 USD/GB-month (us-east-1)". */
+  basis: string;
+  /** The table's date and source. */
+  table: string;
+}
+
+/** A price that cannot be worked out, and why. */
+export interface NoPrice {
+  amount?: undefined;
+  reason: string;
+}
+
+/** Hours in a month, as AWS's calculator counts them. */
+export const HOURS_PER_MONTH = 730;
+const GB = 1e9;
+
+const cents = (n: number) => (Math.ceil(n * 100 - 1e-9) / 100).toFixed(2);
+const tableOf = (t: PriceSource) => `${t.asOf}${t.verified ? '' : ', unverified'}; ${t.source}`;
+
+/** s3MonthlyPrice is the price of storing `size` (a quantity such as "100Gi") in S3 Standard in `region`, or why there is none. */
+export function s3MonthlyPrice(region: AwsRegion | undefined, size: string | number | undefined): MonthlyPrice | NoPrice {
+  if (!region) return { reason: 'no region: set spec.forProvider.region (or the Provider spec.region) to price it' };
+  const rate = S3_STANDARD_PRICES.perGbMonth[region];
+  if (rate === undefined) return { reason: `the price table of ${S3_STANDARD_PRICES.asOf} has no S3 Standard price for ${region}` };
+  if (size === undefined) return { reason: 'no size: set spec.capabilities.capacity.storage (the claim sets it from its requirements) to price it' };
+  let bytes: number;
+  try {
+    bytes = parseQuantity(String(size)).toNumber();
+  } catch {
+    return { reason: `capacity.storage "${String(size)}" is not a quantity` };
+  }
+  const gb = bytes / GB;
+  const shownGb = Number.isInteger(gb) ? String(gb) : gb.toFixed(2);
+  return {
+    amount: cents(gb * rate),
+    currency: S3_STANDARD_PRICES.currency,
+    basis: `${shownGb} GB × ${rate} USD/GB-month (${region}, S3 Standard)`,
+    table: tableOf(S3_STANDARD_PRICES),
+  };
+}
+
+/** What an RDS instance is priced by. */
+export interface RdsSize {
+  engine: RdsEngine;
+  region: AwsRegion | undefined;
+  instanceClass: RdsInstanceClass;
+  allocatedStorageGb: number;
+  storageType: RdsStorageType;
+  multiAZ: boolean;
+}
+
+/** rdsMonthlyPrice is the instance hours (730 a month) plus the storage, doubled for Multi-AZ, or why there is none. */
+export function rdsMonthlyPrice(size: RdsSize): MonthlyPrice | NoPrice {
+  if (!size.region) return { reason: 'no region: set spec.forProvider.region (or the Provider spec.region) to price it' };
+  const hourly = RDS_PRICES.perHour[size.engine][size.region]?.[size.instanceClass];
+  if (hourly === undefined) return { reason: `the price table of ${RDS_PRICES.asOf} has no ${size.engine} ${size.instanceClass} price for ${size.region}` };
+  const storage = RDS_PRICES.storagePerGbMonth[size.region]?.[size.storageType];
+  if (storage === undefined) return { reason: `the price table of ${RDS_PRICES.asOf} has no ${size.storageType} storage price for ${size.region}` };
+  const factor = size.multiAZ ? 2 : 1;
+  const total = factor * (hourly * HOURS_PER_MONTH + storage * size.allocatedStorageGb);
+  return {
+    amount: cents(total),
+    currency: RDS_PRICES.currency,
+    basis:
+      `${factor > 1 ? '2 × (' : ''}${HOURS_PER_MONTH} h × ${hourly} USD/h (${size.engine} ${size.instanceClass}) + ` +
+      `${size.allocatedStorageGb} GB × ${storage} USD/GB-month (${size.storageType})${factor > 1 ? ') for Multi-AZ' : ''}, ${size.region}`,
+    table: tableOf(RDS_PRICES),
+  };
+}
+
+/** priceStatus is what `status.atProvider` says of a price: `monthlyPrice`, or `priceNote`. */
+export function priceStatus(price: MonthlyPrice | NoPrice): JsonObject {
+  if (price.amount === undefined) return { priceNote: price.reason };
+  return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
+}
