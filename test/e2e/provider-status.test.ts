@@ -63,10 +63,7 @@ spec: {type: aws, project: demo}
     assert.match(await ready('lab', 'message'), /found postgres [\d.]+, mariadbd .+, redis-server [\d.]+, nats-server [\d.]+, haproxy [\d.]+/);
     // Every type is installed (TypeNotInstalled is covered by controllers/provider/readiness.test.ts): the aws check itself refuses the spec.
     assert.equal(await ready('cloud', 'reason'), 'InvalidSpec');
-    assert.match(
-      await ready('cloud', 'message'),
-      /^spec\.region is not set: want the AWS region resources are made in/,
-    );
+    assert.match(await ready('cloud', 'message'), /^spec\.region is not set: want the AWS region resources are made in/);
     assert.match(await kubectlOk(s, ['get', 'provider', 'cloud', ...ns, '-o', 'wide']), /^cloud\s+aws\s+False\s+0\s+InvalidSpec\s+<none>\s+\S+$/m);
 
     // redis-server goes away: the next check (on any change of the Provider) says so.
