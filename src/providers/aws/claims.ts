@@ -6,6 +6,7 @@
  */
 import semver from 'semver';
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { exactConnectionKeys } from '../connection-keys.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
@@ -145,24 +146,13 @@ export function configureRDSInstance(claim: KObject, template: ResourceTemplate)
   return spec;
 }
 
-/** exactly picks `keys` from the details, throwing when one is missing. */
-function exactly(kind: string, keys: readonly string[], details: ConnectionDetails): ConnectionDetails {
-  const out: ConnectionDetails = {};
-  for (const key of keys) {
-    const value = details[key];
-    if (value === undefined) throw new Error(`${kind} published no ${key}: cannot write the claim's Secret`);
-    out[key] = value;
-  }
-  return out;
-}
-
 export const s3BucketClaims: ClaimImplementation<S3Bucket>[] = [
   {
     claimKind: bucketClaimKind,
     connectionSecretKeys: s3BucketSecretKeys,
     match: matchS3Bucket,
     configure: configureS3Bucket,
-    formatConnection: (details) => exactly('S3Bucket', s3BucketSecretKeys, details),
+    formatConnection: (details) => exactConnectionKeys('S3Bucket', s3BucketSecretKeys, details),
   },
 ];
 
@@ -172,7 +162,7 @@ export const sqsQueueClaims: ClaimImplementation<SQSQueue>[] = [
     connectionSecretKeys: sqsQueueSecretKeys,
     match: matchSQSQueue,
     configure: configureSQSQueue,
-    formatConnection: (details) => exactly('SQSQueue', sqsQueueSecretKeys, details),
+    formatConnection: (details) => exactConnectionKeys('SQSQueue', sqsQueueSecretKeys, details),
   },
 ];
 
@@ -181,5 +171,5 @@ export const rdsInstanceClaims: ClaimImplementation<RDSInstance>[] = [postgresql
   connectionSecretKeys: rdsInstanceSecretKeys,
   match: matchRDSInstance,
   configure: configureRDSInstance,
-  formatConnection: (details: ConnectionDetails) => exactly('RDSInstance', rdsInstanceSecretKeys, details),
+  formatConnection: (details: ConnectionDetails) => exactConnectionKeys('RDSInstance', rdsInstanceSecretKeys, details),
 }));

@@ -5,8 +5,9 @@
  * formatters (the details → exactly the keys the kind publishes).
  */
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { exactConnectionKeys } from '../connection-keys.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
-import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
+import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { blobContainerSecretKeys, bucketClaimKind, messageQueueClaimKind, storageQueueSecretKeys, type BlobContainer, type StorageQueue } from './kinds.js';
 import { claimAzureName } from './names.js';
 import { AZURE_LOCATIONS } from './price-table.js';
@@ -67,24 +68,13 @@ export function configureStorageQueue(claim: KObject, template: ResourceTemplate
   return configured(claim, template, 'queueName').spec;
 }
 
-/** exactly picks `keys` from the details, throwing when one is missing. */
-function exactly(kind: string, keys: readonly string[], details: ConnectionDetails): ConnectionDetails {
-  const out: ConnectionDetails = {};
-  for (const key of keys) {
-    const value = details[key];
-    if (value === undefined) throw new Error(`${kind} published no ${key}: cannot write the claim's Secret`);
-    out[key] = value;
-  }
-  return out;
-}
-
 export const blobContainerClaims: ClaimImplementation<BlobContainer>[] = [
   {
     claimKind: bucketClaimKind,
     connectionSecretKeys: blobContainerSecretKeys,
     match: matchBlobContainer,
     configure: configureBlobContainer,
-    formatConnection: (details) => exactly('BlobContainer', blobContainerSecretKeys, details),
+    formatConnection: (details) => exactConnectionKeys('BlobContainer', blobContainerSecretKeys, details),
   },
 ];
 
@@ -94,6 +84,6 @@ export const storageQueueClaims: ClaimImplementation<StorageQueue>[] = [
     connectionSecretKeys: storageQueueSecretKeys,
     match: matchStorageQueue,
     configure: configureStorageQueue,
-    formatConnection: (details) => exactly('StorageQueue', storageQueueSecretKeys, details),
+    formatConnection: (details) => exactConnectionKeys('StorageQueue', storageQueueSecretKeys, details),
   },
 ];

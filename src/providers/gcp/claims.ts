@@ -5,9 +5,10 @@
  * the claim) and connection formatters (the details → exactly the keys the kind publishes).
  */
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { exactConnectionKeys } from '../connection-keys.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
 import { sqlClaimSpec } from '../sql-claim.js';
-import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
+import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import {
   messageQueueClaimKind,
   postgresqlClaimKind,
@@ -85,24 +86,13 @@ export function configureSpannerDatabase(claim: KObject, template: ResourceTempl
   return spec;
 }
 
-/** exactly picks `keys` from the details, throwing when one is missing. */
-function exactly(kind: string, keys: readonly string[], details: ConnectionDetails): ConnectionDetails {
-  const out: ConnectionDetails = {};
-  for (const key of keys) {
-    const value = details[key];
-    if (value === undefined) throw new Error(`${kind} published no ${key}: cannot write the claim's Secret`);
-    out[key] = value;
-  }
-  return out;
-}
-
 export const pubSubTopicClaims: ClaimImplementation<PubSubTopic>[] = [
   {
     claimKind: messageQueueClaimKind,
     connectionSecretKeys: pubSubTopicSecretKeys,
     match: matchPubSubTopic,
     configure: configurePubSubTopic,
-    formatConnection: (details) => exactly('PubSubTopic', pubSubTopicSecretKeys, details),
+    formatConnection: (details) => exactConnectionKeys('PubSubTopic', pubSubTopicSecretKeys, details),
   },
 ];
 
@@ -112,6 +102,6 @@ export const spannerDatabaseClaims: ClaimImplementation<SpannerDatabase>[] = [
     connectionSecretKeys: spannerDatabaseSecretKeys,
     match: matchSpannerDatabase,
     configure: configureSpannerDatabase,
-    formatConnection: (details) => exactly('SpannerDatabase', spannerDatabaseSecretKeys, details),
+    formatConnection: (details) => exactConnectionKeys('SpannerDatabase', spannerDatabaseSecretKeys, details),
   },
 ];
