@@ -18,7 +18,8 @@ import type { Client, ResourceRef } from '../../client/types.js';
 import type { SharedInformers } from '../../client/shared-informers.js';
 import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
-import { deepEqual, parseApiVersion, type KObject } from '../../machinery/object.js';
+import { deepEqual, isPlainObject, parseApiVersion, type KObject } from '../../machinery/object.js';
+import { findCondition, readConditions } from '../managed/conditions.js';
 import { CLAIM_PROTECTION_FINALIZER, SYSTEM_NAMESPACE, type Claim, type ConcreteResource } from '../../apis/index.js';
 import { Binder } from './binder.js';
 import { verifiedResource } from './bound-resource.js';
@@ -413,8 +414,6 @@ function parseClaimQueueKey(key: string): { kind: string; namespace: string; nam
 
 /** readyOf is the status of a Provider's Ready condition ('' without one). */
 function readyOf(provider: KObject): string {
-  const conditions = (provider.status as { conditions?: unknown } | undefined)?.conditions;
-  if (!Array.isArray(conditions)) return '';
-  const ready = conditions.find((c: unknown) => (c as { type?: unknown }).type === 'Ready') as { status?: unknown } | undefined;
-  return typeof ready?.status === 'string' ? ready.status : '';
+  const status = isPlainObject(provider.status) ? provider.status : {};
+  return findCondition(readConditions(status.conditions), 'Ready')?.status ?? '';
 }
