@@ -325,7 +325,10 @@ export class LocalServers extends ProcessSupervisor<InstanceState, Running> {
     const files = this.files(dir);
     const started = await spawnDaemon({
       program: this.binaries.postgres,
-      args: ['-D', files.data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      // A failed statement is not written to the log (log_min_error_statement): roles are made
+      // with their passwords in the statement, and the log is readable by admins (the `log`
+      // subresource) who may not read Secrets.
+      args: ['-D', files.data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'log_min_error_statement=panic'],
       cwd: files.data,
       logFile: files.log,
       pidFile: files.pid,

@@ -18,6 +18,8 @@ export interface ThrowawayServer {
   password: string;
   binaries: PostgresBinaries;
   pid: number;
+  /** The server's log file. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,6 @@ export async function startThrowawayServer(binaries?: PostgresBinaries): Promise
   const dir = servers.dirFor('test', 'server');
   return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' });
-    return { host: '127.0.0.1', port, username: state.superuser, password: state.superuserPassword, binaries: chosen, pid };
+    return { host: '127.0.0.1', port, username: state.superuser, password: state.superuserPassword, binaries: chosen, pid, logFile: join(dir, 'postgres.log') };
   });
 }
