@@ -122,22 +122,35 @@ function printRows(title: string, rows: Row[]): void {
   for (const r of rows) process.stdout.write(`${r.percent.toFixed(1).padStart(6)}%  ${String(r.ms).padStart(7)} ms  ${r.name}\n`);
 }
 
+const USAGE =
+  'usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json] [--results <json> --phase <benchmark>] [--from <µs> --to <µs>]\n';
+
 function cli(): void {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      top: { type: 'string', default: '30' },
-      json: { type: 'boolean', default: false },
-      results: { type: 'string' },
-      phase: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        top: { type: 'string', default: '30' },
+        json: { type: 'boolean', default: false },
+        results: { type: 'string' },
+        phase: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if (positionals.length !== 1) {
-    process.stderr.write(
-      'usage: node dist/bench/profile-summary.js <file.cpuprofile> [--top 30] [--json] [--results <json> --phase <benchmark>] [--from <µs> --to <µs>]\n',
-    );
+    process.stderr.write(USAGE);
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(positionals[0], 'utf8')) as CpuProfile;
