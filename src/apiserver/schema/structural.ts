@@ -10,15 +10,16 @@ import type { StatusCause } from '../../machinery/errors.js';
 import { buildNodeTree, isObject, type SchemaNode } from './node.js';
 import { badValue, forbidden, goQuote, invalid, notSupported, required } from './causes.js';
 import { compilePattern } from './regex.js';
-import { compileSchemaRules, type NodeRule } from './cel/index.js';
 import {
+  compileSchemaRules,
   costErrorMessage,
   estimateCost,
   MAX_REQUEST_BYTES,
   ShapeCache,
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
-} from './cel/cost.js';
+  type NodeRule,
+} from './cel/index.js';
 import type { ErrorObject } from 'ajv';
 import { finishValidation } from './compile.js';
 import { compileAjv, toAjvSchema } from './ajv-schema.js';
@@ -499,7 +500,8 @@ function checkRuleCosts(root: SchemaNode, compiled: Map<SchemaNode, readonly Nod
         }
       }
     }
-    const bound = (n: unknown) => (cardinality !== undefined && typeof n === 'number' && Number.isFinite(n) && n >= 0 ? cardinality * Math.floor(n) : undefined);
+    const bound = (n: unknown) =>
+      cardinality !== undefined && typeof n === 'number' && Number.isFinite(n) && n >= 0 ? cardinality * Math.floor(n) : undefined;
     for (const [k, c] of node.properties ?? []) visit(c, props(p, k), cardinality, depth + 1);
     if (node.items) visit(node.items, `${p}.items`, bound(node.schema.maxItems), depth + 1);
     if (node.additional) visit(node.additional, `${p}.additionalProperties`, bound(node.schema.maxProperties), depth + 1);
@@ -511,7 +513,10 @@ function checkRuleCosts(root: SchemaNode, compiled: Map<SchemaNode, readonly Nod
       out.push(forbidden(c.field, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
     }
     out.push(
-      forbidden(path, costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, STATIC_ESTIMATED_CRD_COST_LIMIT)),
+      forbidden(
+        path,
+        costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+      ),
     );
   }
 }

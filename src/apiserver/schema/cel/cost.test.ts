@@ -24,7 +24,12 @@ const messages = (schema: JSONSchemaProps) => validateStructuralSchema(schema, P
 
 describe('CEL cost estimation of a CRD schema, as Kubernetes estimates it', () => {
   const tags = (maxItems: number, maxLength: number) =>
-    withSpecField('tags', { type: 'array', maxItems, items: { type: 'string', maxLength }, 'x-kubernetes-validations': [{ rule: "self.all(x, x.contains('gpu'))" }] });
+    withSpecField('tags', {
+      type: 'array',
+      maxItems,
+      items: { type: 'string', maxLength },
+      'x-kubernetes-validations': [{ rule: "self.all(x, x.contains('gpu'))" }],
+    });
   for (const [maxLength, largest] of [
     [16, 909_090],
     [63, 333_333],
@@ -47,7 +52,9 @@ describe('CEL cost estimation of a CRD schema, as Kubernetes estimates it', () =
         items: {
           type: 'object',
           properties: { address: { type: 'string', maxLength: 259 }, claimRef: { type: 'object' }, serviceRef: { type: 'object' } },
-          'x-kubernetes-validations': [{ rule: '[has(self.address), has(self.claimRef), has(self.serviceRef)].filter(x, x).size() == 1', message: 'exactly one' }],
+          'x-kubernetes-validations': [
+            { rule: '[has(self.address), has(self.claimRef), has(self.serviceRef)].filter(x, x).size() == 1', message: 'exactly one' },
+          ],
         },
       });
     const got = messages(targets());
@@ -81,7 +88,10 @@ describe('CEL cost estimation of a CRD schema, as Kubernetes estimates it', () =
         ...(maxProperties ? { maxProperties } : {}),
         additionalProperties: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')" }] },
       });
-    assert.match(messages(labels())[0], /properties\[labels\]\.additionalProperties\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of/);
+    assert.match(
+      messages(labels())[0],
+      /properties\[labels\]\.additionalProperties\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of/,
+    );
     assert.deepEqual(messages(labels(64)), []);
   });
 
@@ -90,18 +100,27 @@ describe('CEL cost estimation of a CRD schema, as Kubernetes estimates it', () =
       type: 'string',
       'x-kubernetes-validations': [{ rule: 'self.size() < 10', messageExpression: "self.split(',').map(x, x + x).join('-')" }],
     });
-    assert.match(messages(schema)[0], /properties\[note\]\.x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/);
+    assert.match(
+      messages(schema)[0],
+      /properties\[note\]\.x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/,
+    );
   });
 
   test('rules each within budget but together over the per-CRD budget: each that weighs is named, then the total', () => {
     // Each rule: 23,000 items × (4 + ceil(0.1 × 4·1000 bytes)) ≈ 9.3M, under 10M; eleven of them ≈ 102M, over 100M.
     const rule = { rule: "self.all(x, x.contains('a'))" };
     const fields: Record<string, JSONSchemaProps> = {};
-    for (let i = 0; i < 11; i++) fields[`f${i}`] = { type: 'array', maxItems: 23_000, items: { type: 'string', maxLength: 1000 }, 'x-kubernetes-validations': [rule] };
+    for (let i = 0; i < 11; i++)
+      fields[`f${i}`] = { type: 'array', maxItems: 23_000, items: { type: 'string', maxLength: 1000 }, 'x-kubernetes-validations': [rule] };
     const got = messages({ type: 'object', properties: { spec: { type: 'object', properties: fields } } });
     assert.equal(got.filter((m) => /contributed to estimated rule cost total exceeding cost limit/.test(m)).length, 11);
     assert.ok(!got.some((m) => /estimated rule cost exceeds budget/.test(m)), 'no single rule is over its own budget');
-    assert.match(got[got.length - 1], new RegExp(`^${PATH.replace(/[[\].]/g, '\\$&')}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1\\.0\\d+x`));
+    assert.match(
+      got[got.length - 1],
+      new RegExp(
+        `^${PATH.replace(/[[\].]/g, '\\$&')}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1\\.0\\d+x`,
+      ),
+    );
   });
 
   test('the factor is worded as Kubernetes words it', () => {

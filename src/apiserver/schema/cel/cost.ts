@@ -14,6 +14,7 @@
  */
 import type { ParseResult } from '@marcbachmann/cel-js';
 import type { SchemaNode } from '../node.js';
+import { escapePropertyName } from './escape.js';
 
 /** Kubernetes' largest request body, which bounds every unbounded size. */
 export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
@@ -110,12 +111,20 @@ export class ShapeCache {
         let minSize = 2;
         for (const [name, child] of node.properties ?? []) {
           const typed = this.of(child);
-          fields.set(name, typed.shape);
+          const celName = escapePropertyName(name);
+          if (celName !== undefined) fields.set(celName, typed.shape);
           if (required.has(name) && !child.hasDefault) minSize += name.length + typed.minSize + 4;
         }
         if (node.resourceRoot) {
           for (const name of ['apiVersion', 'kind']) if (!fields.has(name)) fields.set(name, ANY_STRING);
-          if (!fields.has('metadata')) fields.set('metadata', { t: 'object', fields: new Map([['name', ANY_STRING], ['generateName', ANY_STRING]]) });
+          if (!fields.has('metadata'))
+            fields.set('metadata', {
+              t: 'object',
+              fields: new Map([
+                ['name', ANY_STRING],
+                ['generateName', ANY_STRING],
+              ]),
+            });
         }
         return { shape: { t: 'object', fields }, minSize };
       }
@@ -140,7 +149,19 @@ interface Estimate {
 type Node = { op: string; args: unknown };
 const isNode = (x: unknown): x is Node => typeof x === 'object' && x !== null && typeof (x as Node).op === 'string';
 
-const TRAVERSING_STRING_METHODS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'join', 'substring', 'charAt', 'indexOf', 'lastIndexOf', 'reverse']);
+const TRAVERSING_STRING_METHODS = new Set([
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'replace',
+  'split',
+  'join',
+  'substring',
+  'charAt',
+  'indexOf',
+  'lastIndexOf',
+  'reverse',
+]);
 const TRAVERSING_LIST_METHODS = new Set(['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'sort', 'distinct', 'reverse', 'flatten', 'slice']);
 
 /**
@@ -232,7 +253,8 @@ function estimate(ast: unknown, vars: ReadonlyMap<string, Shape>, depth: number)
       const name = String(list[0]);
       const args = Array.isArray(list[2]) ? (list[2] as unknown[]) : [];
       const recv = sub(list[1]);
-      if (name in MACRO_COSTS && args.length >= 2 && isNode(args[0]) && args[0].op === 'id') return comprehension(name, recv, String(args[0].args), args.slice(1), vars, depth);
+      if (name in MACRO_COSTS && args.length >= 2 && isNode(args[0]) && args[0].op === 'id')
+        return comprehension(name, recv, String(args[0].args), args.slice(1), vars, depth);
       const ests = args.map(sub);
       const base = 1 + recv.cost + sum(ests);
       const r = recv.shape;
@@ -242,14 +264,18 @@ function estimate(ast: unknown, vars: ReadonlyMap<string, Shape>, depth: number)
         return { cost: base - 1 + Math.ceil(traversed * STRING_TRAVERSAL), shape: SCALAR };
       }
       if ((name === 'matches' || name === 'find' || name === 'findAll') && ests.length >= 1) {
-        return { cost: base - 1 + regexCost(r, ests[0].shape), shape: name === 'findAll' ? { t: 'list', max: sizeOrMax(r), elem: r } : name === 'find' ? r : SCALAR };
+        return {
+          cost: base - 1 + regexCost(r, ests[0].shape),
+          shape: name === 'findAll' ? { t: 'list', max: sizeOrMax(r), elem: r } : name === 'find' ? r : SCALAR,
+        };
       }
       if (name === 'size') return { cost: base, shape: SCALAR };
       if ((r.t === 'string' || r.t === 'dyn') && TRAVERSING_STRING_METHODS.has(name)) {
         const shape: Shape = name === 'split' ? { t: 'list', max: sizeOrMax(r), elem: r } : name === 'indexOf' || name === 'lastIndexOf' ? SCALAR : r;
         return { cost: base + Math.ceil(sizeOrMax(r) * STRING_TRAVERSAL), shape };
       }
-      if (r.t === 'list' && TRAVERSING_LIST_METHODS.has(name)) return { cost: base + r.max, shape: ['sum', 'min', 'max', 'isSorted', 'indexOf', 'lastIndexOf'].includes(name) ? r.elem : r };
+      if (r.t === 'list' && TRAVERSING_LIST_METHODS.has(name))
+        return { cost: base + r.max, shape: ['sum', 'min', 'max', 'isSorted', 'indexOf', 'lastIndexOf'].includes(name) ? r.elem : r };
       return { cost: base, shape: callShape(name, ests) };
     }
     default: {
