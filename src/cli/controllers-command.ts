@@ -8,11 +8,26 @@ import { pino } from 'pino';
 import { HttpClient } from '../client/http-client.js';
 import { inClusterConfig, kubeconfigFromEnv, loadKubeconfig } from '../client/kubeconfig.js';
 import { SYSTEM_NAMESPACE } from '../apis/index.js';
+import { clusterProviders } from '../conductor/catalog.js';
 
 function seconds(value: string): number {
   const n = Number(value.replace(/s$/, ''));
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0 (e.g. 15 or 15s)');
   return n;
+}
+
+/** The names in a comma-separated list, each checked against the providers that can run here. */
+function providerNames(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const known: string[] = clusterProviders.map((p) => p.name);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (names.length === 0) throw new InvalidArgumentError(`expected one or more of ${known.join(', ')}`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`${unknown.join(', ')}: not a provider that runs against a cluster; expected some of ${known.join(', ')}`);
+  return [...new Set(names)];
 }
 
 function portNumber(value: string): number {
@@ -33,6 +48,7 @@ interface ControllersFlags {
   leaderElectResourceName: string;
   healthHost: string;
   healthPort: number;
+  providers?: string[];
 }
 
 async function clientConfig(o: ControllersFlags) {
@@ -57,6 +73,7 @@ export function controllersCommand(): Command {
     .option('--leader-elect-resource-name <name>', 'name of the Lease', 'conductor-controllers')
     .option('--health-host <host>', 'address of /healthz and /readyz', '127.0.0.1')
     .option('--health-port <port>', 'port of /healthz and /readyz; 0 picks a free one', portNumber, 8081)
+    .option('--providers <names>', 'comma-separated providers to run (default: every provider whose resources are not on this machine)', providerNames)
     .action(async (o: ControllersFlags) => {
       const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
       if (!levels.includes(o.logLevel)) {
@@ -77,6 +94,7 @@ export function controllersCommand(): Command {
         const client = new HttpClient(await clientConfig(o));
         running = await startClusterControllers(client, {
           logger,
+          providers: o.providers ? clusterProviders.filter((p) => o.providers!.includes(p.name)) : undefined,
           dataDir: o.dataDir,
           pollIntervalMs: process.env.CONDUCTOR_POLL_INTERVAL_MS ? Number(process.env.CONDUCTOR_POLL_INTERVAL_MS) : undefined,
           leaderElection: o.leaderElect

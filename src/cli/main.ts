@@ -232,6 +232,25 @@ program
     process.stdout.write(`wrote ${written.length} CRDs to ${o.outputDir}${removed.length ? ` (removed ${removed.join(', ')})` : ''}\n`);
   });
 
+program
+  .command('rbac')
+  .description(
+    'Print the least-privilege RBAC of `conductor controllers` (a ClusterRole and, in conductor-system, a Role for its Lease; bind them to its ServiceAccount) as YAML',
+  )
+  .option(
+    '--output-dir <dir>',
+    'write the rules only, as the Helm chart reads them (controller-cluster-rules.yaml, controller-lease-rules.yaml), into this directory',
+  )
+  .action(async (o: { outputDir?: string }) => {
+    const { controllerRbacYaml, writeControllerRuleFiles } = await import('../conductor/controller-rbac-files.js');
+    if (o.outputDir === undefined) {
+      process.stdout.write(controllerRbacYaml());
+      return;
+    }
+    const written = await writeControllerRuleFiles(o.outputDir);
+    process.stdout.write(`wrote ${written.join(', ')} to ${o.outputDir}\n`);
+  });
+
 registerKeysCommand(program);
 program.addCommand(userCommand());
 program.addCommand(controllersCommand());

@@ -199,7 +199,8 @@ const cases: Case[] = [
       properties: {
         items: {
           type: 'array',
-          items: { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self.a == oldSelf.a' }] },
+          maxItems: 10,
+          items: { type: 'object', properties: { a: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': [{ rule: 'self.a == oldSelf.a' }] },
         },
       },
     }),

@@ -10,7 +10,16 @@ import type { StatusCause } from '../../machinery/errors.js';
 import { buildNodeTree, isObject, type SchemaNode } from './node.js';
 import { badValue, forbidden, goQuote, invalid, notSupported, required } from './causes.js';
 import { compilePattern } from './regex.js';
-import { compileSchemaRules, type NodeRule } from './cel/index.js';
+import {
+  compileSchemaRules,
+  costErrorMessage,
+  estimateCost,
+  MAX_REQUEST_BYTES,
+  ShapeCache,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  type NodeRule,
+} from './cel/index.js';
 import type { ErrorObject } from 'ajv';
 import { finishValidation } from './compile.js';
 import { compileAjv, toAjvSchema } from './ajv-schema.js';
@@ -450,6 +459,66 @@ function checkRules(root: SchemaNode, path: string, out: StatusCause[]): void {
       if (r.fieldPathInvalid) out.push(invalid(`${rp}.fieldPath`, r.rule.fieldPath, 'fieldPath must be a valid path'));
     }
   });
+  checkRuleCosts(root, compiled, path, out);
+}
+
+/**
+ * Refuses rules whose estimated cost, times how often they may run, exceeds Kubernetes'
+ * per-rule budget, and a schema whose rules together exceed the per-CRD budget (cel/cost.ts).
+ * How often a rule runs: the product of the maxItems and maxProperties of the lists and maps
+ * above it; under one without a bound, as many of its node's values as fit in one request.
+ */
+function checkRuleCosts(root: SchemaNode, compiled: Map<SchemaNode, readonly NodeRule[]>, path: string, out: StatusCause[]): void {
+  const shapes = new ShapeCache();
+  const costs: { field: string; cost: number }[] = [];
+  let total = 0;
+  const visit = (node: SchemaNode, p: string, cardinality: number | undefined, depth: number): void => {
+    if (depth > 200) return;
+    const rules = compiled.get(node);
+    if (rules) {
+      const typed = shapes.of(node);
+      const vars = new Map([
+        ['self', typed.shape],
+        ['oldSelf', typed.shape],
+      ]);
+      const times = cardinality ?? Math.floor(MAX_REQUEST_BYTES / (typed.minSize + 1));
+      for (const r of rules) {
+        const rp = `${p}.x-kubernetes-validations[${r.index}]`;
+        if (r.program && !r.ruleError) {
+          const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(r.program, vars) * times);
+          if (cost > STATIC_ESTIMATED_COST_LIMIT) out.push(forbidden(`${rp}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+          costs.push({ field: `${rp}.rule`, cost });
+          total += cost;
+        }
+        if (r.messageProgram && !r.messageError) {
+          const cost = estimateCost(r.messageProgram, vars);
+          if (cost > STATIC_ESTIMATED_COST_LIMIT) {
+            out.push(forbidden(`${rp}.messageExpression`, costErrorMessage('estimated messageExpression cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+          }
+          costs.push({ field: `${rp}.messageExpression`, cost });
+          total += cost;
+        }
+      }
+    }
+    const bound = (n: unknown) =>
+      cardinality !== undefined && typeof n === 'number' && Number.isFinite(n) && n >= 0 ? cardinality * Math.floor(n) : undefined;
+    for (const [k, c] of node.properties ?? []) visit(c, props(p, k), cardinality, depth + 1);
+    if (node.items) visit(node.items, `${p}.items`, bound(node.schema.maxItems), depth + 1);
+    if (node.additional) visit(node.additional, `${p}.additionalProperties`, bound(node.schema.maxProperties), depth + 1);
+  };
+  visit(root, path, 1, 0);
+  if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+    // The rules that weigh (over 1% of the budget), the most expensive first, as Kubernetes lists them.
+    for (const c of costs.filter((x) => x.cost > STATIC_ESTIMATED_CRD_COST_LIMIT / 100).sort((a, b) => b.cost - a.cost)) {
+      out.push(forbidden(c.field, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    }
+    out.push(
+      forbidden(
+        path,
+        costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+      ),
+    );
+  }
 }
 
 /**

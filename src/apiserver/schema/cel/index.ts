@@ -4,3 +4,12 @@ export { ValueConverter, parseGoDuration } from './values.js';
 export { escapePropertyName } from './escape.js';
 export { Quantity } from './quantity.js';
 export { celEquals } from './library.js';
+export {
+  costErrorMessage,
+  estimateCost,
+  MAX_REQUEST_BYTES,
+  ShapeCache,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  type Shape,
+} from './cost.js';

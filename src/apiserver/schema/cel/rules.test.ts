@@ -276,11 +276,12 @@ describe('a realistic schema (routes with parent references, matches and filters
     type: 'object',
     required: ['name'],
     properties: {
-      group: { type: 'string', default: 'example.io' },
-      kind: { type: 'string', default: 'Gateway' },
-      name: { type: 'string' },
-      namespace: { type: 'string' },
-      sectionName: { type: 'string' },
+      // Bounded as Gateway API bounds them: without bounds the rules' estimated cost is over Kubernetes' budget.
+      group: { type: 'string', maxLength: 253, default: 'example.io' },
+      kind: { type: 'string', maxLength: 63, default: 'Gateway' },
+      name: { type: 'string', maxLength: 253 },
+      namespace: { type: 'string', maxLength: 63 },
+      sectionName: { type: 'string', maxLength: 253 },
     },
   };
   const schema: JSONSchemaProps = {
@@ -305,6 +306,7 @@ describe('a realistic schema (routes with parent references, matches and filters
           },
           matches: {
             type: 'array',
+            maxItems: 64,
             items: {
               type: 'object',
               properties: { type: { type: 'string', enum: ['Exact', 'PathPrefix'], default: 'PathPrefix' }, value: { type: 'string', maxLength: 1024 } },
@@ -316,10 +318,11 @@ describe('a realistic schema (routes with parent references, matches and filters
           },
           filters: {
             type: 'array',
+            maxItems: 16,
             items: {
               type: 'object',
               required: ['type'],
-              properties: { type: { type: 'string' }, redirect: { type: 'object', properties: { code: { type: 'integer' } } } },
+              properties: { type: { type: 'string', maxLength: 32 }, redirect: { type: 'object', properties: { code: { type: 'integer' } } } },
               'x-kubernetes-validations': [
                 {
                   rule: "self.type == 'Redirect' ? has(self.redirect) : !has(self.redirect)",
@@ -334,8 +337,12 @@ describe('a realistic schema (routes with parent references, matches and filters
             anyOf: [{ type: 'integer' }, { type: 'string' }],
             'x-kubernetes-validations': [{ rule: 'type(self) == int ? self > 0 && self < 65536 : self.size() > 0' }],
           },
-          storage: { type: 'string', 'x-kubernetes-validations': [{ rule: "quantity(self).compareTo(quantity('100Gi')) <= 0", message: 'at most 100Gi' }] },
-          mode: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }] },
+          storage: {
+            type: 'string',
+            maxLength: 64,
+            'x-kubernetes-validations': [{ rule: "quantity(self).compareTo(quantity('100Gi')) <= 0", message: 'at most 100Gi' }],
+          },
+          mode: { type: 'string', maxLength: 32, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }] },
         },
         'x-kubernetes-validations': [{ rule: 'has(self.parentRefs) || has(self.matches)', message: 'parentRefs or matches are required' }],
       },
