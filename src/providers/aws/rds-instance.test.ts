@@ -16,7 +16,7 @@ import { awsCredentialsFrom } from './credentials.js';
 import { AwsError } from './errors.js';
 import type { RDSInstance } from './kinds.js';
 import { masterPassword } from './rds-password.js';
-import { FIRST_POLL_MS, MAX_POLL_MS, PollSchedule, RDSInstanceClient, rdsPollSchedule } from './rds-instance.js';
+import { FIRST_POLL_MS, MAX_POLL_MS, RDSInstanceClient, rdsPollSchedule, type PollSchedule } from './rds-instance.js';
 
 const provider: KObject = { apiVersion: 'core.conductor.io/v1alpha1', kind: 'Provider', metadata: { name: 'aws' }, spec: { type: 'aws', region: 'us-east-1' } };
 const secret = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
