@@ -10,9 +10,10 @@
  * under Retain. An existing bucket is imported by conductor.io/external-name with
  * ObserveOnly and left alone when its resource goes; names S3 refuses are refused at
  * admission (422 naming the field) or said in a condition; a Provider in federated mode (the
- * default) without STS says in the resource's condition what to set. examples/clouds/aws's
- * Provider, classes and Bucket claim work as written (SQS and RDS have no emulator here:
- * test/support/aws-fakes.ts mocks them in the unit tests).
+ * default) without STS says in the resource's condition what to set. A RedisCluster claim
+ * provisions an ElastiCacheReplicationGroup sized to its memory, up to the SDK call.
+ * examples/clouds/aws's Provider, classes and Bucket claim work as written (SQS, RDS and
+ * ElastiCache have no emulator here: test/support/aws-fakes.ts mocks them in the unit tests).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,6 +80,7 @@ describe('the aws provider against the project S3 server', () => {
       'crd/s3buckets.storage.aws.conductor.io',
       'crd/sqsqueues.messaging.aws.conductor.io',
       'crd/rdsinstances.database.aws.conductor.io',
+      'crd/elasticachereplicationgroups.cache.aws.conductor.io',
       '--timeout=60s',
     ]);
     const keys = { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey, s3Endpoint: gw.endpoint };
@@ -214,6 +216,12 @@ spec: {providerRef: {name: aws}, managementPolicy: ObserveOnly, rebindPolicy: De
     });
     assert.notEqual(badClass.code, 0);
     assert.match(badClass.stderr, /spec\.forProvider\.instanceClass/);
+    const badNode = await kubectl(s, ['apply', '-f', '-'], {
+      input: `apiVersion: cache.aws.conductor.io/v1alpha1\nkind: ElastiCacheReplicationGroup\nmetadata: {name: bad-node, namespace: ${NS}}\nspec: {providerRef: {name: aws}, forProvider: {nodeType: cache.x1.huge, replicas: 9}}\n`,
+    });
+    assert.notEqual(badNode.code, 0);
+    assert.match(badNode.stderr, /spec\.forProvider\.nodeType/);
+    assert.match(badNode.stderr, /spec\.forProvider\.replicas/);
 
     await apply(`apiVersion: storage.aws.conductor.io/v1alpha1
 kind: S3Bucket
@@ -240,6 +248,63 @@ spec: {providerRef: {name: federated}, rebindPolicy: Delete, forProvider: {bucke
     assert.ok(!message.includes(gw.secretAccessKey), 'no key in the condition');
     assert.equal(await jsonpath(['secret', '-n', NS, '--ignore-not-found'], '{.items[?(@.metadata.name=="federated-connection")].metadata.name}'), '');
     await kubectlOk(s, ['delete', 's3bucket', 'upper', 'federated', ...ns, '--wait=true', '--timeout=60s']);
+  });
+
+  test('a RedisCluster claim provisions an ElastiCacheReplicationGroup sized to its memory; ElastiCache unreachable is said in its condition; Retain calls no AWS', async () => {
+    // ElastiCache has no emulator here (the client is tested with the SDK mocked): its endpoint
+    // is a closed port, so this checks the path up to the SDK call — scheduling, the configured
+    // spec the CRD accepts, the condition — and that Retain lets the resource go without AWS.
+    const s = suite.server;
+    await apply(
+      [
+        secretYaml(NS, 'aws-cache-keys', {
+          accessKeyId: gw.accessKeyId,
+          secretAccessKey: gw.secretAccessKey,
+          s3Endpoint: gw.endpoint,
+          elasticacheEndpoint: 'http://127.0.0.1:1',
+          claimCredentials: 'provider',
+        }),
+        provider('aws-cache', 'aws-cache-keys'),
+        `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: ec-retain, namespace: ${NS}}
+supportedResources: [RedisCluster.v1alpha1.cache.conductor.io]
+rebindPolicy: Retain
+providerRef: {name: aws-cache}
+template: {apiVersion: cache.aws.conductor.io/v1alpha1, kind: ElastiCacheReplicationGroup, spec: {forProvider: {region: us-east-1, nodeType: cache.t4g.micro, replicas: 1}}}
+`,
+        'apiVersion: v1\nkind: Namespace\nmetadata: {name: cache}\n',
+        `apiVersion: cache.conductor.io/v1alpha1
+kind: RedisCluster
+metadata: {name: sessions, namespace: cache}
+spec: {resourceClass: ec-retain, version: ">= 7", requirements: {capacity: {memory: 1Gi}}}
+`,
+      ].join('---\n'),
+    );
+    const group = await eventually(
+      async () => {
+        const list = JSON.parse(await kubectlOk(s, ['get', 'elasticachereplicationgroups', ...ns, '-o', 'json']));
+        return (list.items as any[]).find((g) => g.spec?.claimRef?.namespace === 'cache' && g.spec?.claimRef?.name === 'sessions');
+      },
+      'an ElastiCacheReplicationGroup provisioned for cache/sessions',
+      60_000,
+    );
+    const fp = group.spec.forProvider;
+    assert.match(fp.replicationGroupId, /^cache-sessions-[0-9a-f]{16}$/);
+    assert.equal(fp.nodeType, 'cache.t4g.small', 'grown to hold 1Gi');
+    assert.equal(fp.engineVersion, '7.1');
+    assert.equal(fp.replicas, 1);
+    assert.equal(fp.evictionPolicy, 'volatile-lru');
+    assert.equal(group.spec.capabilities.region, 'us-east-1');
+    const name = group.metadata.name as string;
+    await eventually(async () => (await condition('elasticachereplicationgroup', name, 'Synced', 'status')) === 'False', 'the group not Synced');
+    assert.match(
+      await condition('elasticachereplicationgroup', name, 'Synced', 'message'),
+      new RegExp(`replication group ${fp.replicationGroupId}: no answer .*ECONNREFUSED`),
+    );
+    await kubectlOk(s, ['delete', 'rediscluster', 'sessions', '-n', 'cache', '--wait=true', '--timeout=60s']);
+    await kubectlOk(s, ['delete', 'elasticachereplicationgroup', name, ...ns, '--wait=true', '--timeout=60s']);
+    await kubectlOk(s, ['delete', 'namespace', 'cache', '--wait=true', '--timeout=60s']);
   });
 
   test('examples/clouds/aws as written: the Provider, the classes and the Bucket claim, used with the SDK, gone with the namespace', async () => {

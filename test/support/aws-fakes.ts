@@ -1,11 +1,16 @@
 /**
- * Test support: fakes of the AWS services that have no emulator here (RDS, SQS, STS), at the
+ * Test support: fakes of the AWS services that have no emulator here (RDS, ElastiCache, SQS, STS), at the
  * SDK's request level with aws-sdk-client-mock — every `send` of every client of the service
  * reaches the fake, which keeps state and answers as the service documents:
  * - RDS: instances `creating` → `available`, `modifying` after ModifyDBInstance, `deleting`
  *   then gone; DBInstanceAlreadyExists, DBInstanceNotFound, InvalidDBInstanceState; any call
  *   can be made to fail next (InstanceQuotaExceeded, Throttling, InvalidParameterValue…).
  *   State moves only when the test says so (`advance`): no timing.
+ * - ElastiCache: replication groups `creating` → `available`, `modifying` after
+ *   ModifyReplicationGroup / IncreaseReplicaCount / DecreaseReplicaCount, `deleting` then gone;
+ *   ReplicationGroupAlreadyExists, ReplicationGroupNotFoundFault, InvalidReplicationGroupState,
+ *   the AUTH token's rules (transit encryption, 16–128 characters, few specials), automatic
+ *   failover needing a replica; tags by ARN; any call can be made to fail next. `advance` moves state.
  * - SQS: queues by name with attributes; CreateQueue idempotent for the same attributes,
  *   QueueNameExists for others, QueueDeletedRecently after a delete until `forgetDeleted`.
  * - STS: GetCallerIdentity, AssumeRole, GetFederationToken for one known access key; other
@@ -37,6 +42,27 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import {
+  ClusterQuotaForCustomerExceededFault,
+  CreateReplicationGroupCommand,
+  DecreaseReplicaCountCommand,
+  DeleteReplicationGroupCommand,
+  DescribeReplicationGroupsCommand,
+  ElastiCacheClient,
+  ElastiCacheServiceException,
+  IncreaseReplicaCountCommand,
+  InsufficientCacheClusterCapacityFault,
+  InvalidParameterCombinationException,
+  InvalidParameterValueException,
+  InvalidReplicationGroupStateFault,
+  ListTagsForResourceCommand,
+  ModifyReplicationGroupCommand,
+  NodeQuotaForCustomerExceededFault,
+  ReplicationGroupAlreadyExistsFault,
+  ReplicationGroupNotFoundFault,
+  type CreateReplicationGroupCommandInput,
+  type ReplicationGroup,
+} from '@aws-sdk/client-elasticache';
 import { AssumeRoleCommand, GetCallerIdentityCommand, GetFederationTokenCommand, STSClient, STSServiceException } from '@aws-sdk/client-sts';
 
 export const FAKE_ACCOUNT = '123456789012';
@@ -170,6 +196,206 @@ export class FakeRds {
     if (i.pending.MultiAZ !== undefined) i.multiAZ = i.pending.MultiAZ;
     i.pending = {};
     i.status = 'available';
+  }
+
+  restore(): void {
+    this.stub.restore();
+  }
+}
+
+/** elastiCacheError is an ElastiCache error as the SDK raises it for a code it has no class for (Throttling). */
+export const elastiCacheError = (name: string, message: string, status = 400) =>
+  new ElastiCacheServiceException({ name, $fault: 'client', message, ...meta(status) });
+
+/** ElastiCache's errors by name, as the SDK raises them, for `failNext`. */
+export const elastiCacheErrors = {
+  insufficientCapacity: () =>
+    new InsufficientCacheClusterCapacityFault({
+      message: 'cache.r7g.xlarge (VPC) is not currently supported in the availability zone us-east-1e.',
+      ...meta(400),
+    }),
+  nodeQuota: () => new NodeQuotaForCustomerExceededFault({ message: 'Node quota for customer exceeded', ...meta(400) }),
+  clusterQuota: () => new ClusterQuotaForCustomerExceededFault({ message: 'Cluster quota for customer exceeded', ...meta(400) }),
+  throttling: () => elastiCacheError('Throttling', 'Rate exceeded'),
+  invalidParameter: (message: string) => new InvalidParameterValueException({ message, ...meta(400) }),
+};
+
+/** A FakeGroup is what the fake ElastiCache keeps per replication group (the AUTH token too, so tests can compare). */
+export interface FakeGroup {
+  input: CreateReplicationGroupCommandInput;
+  arn: string;
+  status: string;
+  nodeType: string;
+  replicas: number;
+  failover: boolean;
+  pending: { nodeType?: string; replicas?: number };
+}
+
+/** The specials ElastiCache allows in an AUTH token. */
+const AUTH_TOKEN = /^[A-Za-z0-9!&#$^<>-]{16,128}$/;
+
+/** FakeElastiCache is ElastiCache's replication group API (cluster mode disabled), in memory, in us-east-1. */
+export class FakeElastiCache {
+  readonly groups = new Map<string, FakeGroup>();
+  readonly calls: string[] = [];
+  readonly inputs: { operation: string; input: any }[] = [];
+  readonly stub: AwsStub<any, any, any>;
+  private readonly failures = new Map<string, Error[]>();
+
+  constructor() {
+    this.stub = mockClient(ElastiCacheClient);
+    this.stub.on(CreateReplicationGroupCommand).callsFake((input) => this.call('CreateReplicationGroup', input, () => this.create(input)));
+    this.stub
+      .on(DescribeReplicationGroupsCommand)
+      .callsFake((input) => this.call('DescribeReplicationGroups', input, () => ({ ReplicationGroups: [this.view(this.named(input.ReplicationGroupId))] })));
+    this.stub.on(ListTagsForResourceCommand).callsFake((input) => this.call('ListTagsForResource', input, () => this.tags(input.ResourceName)));
+    this.stub.on(ModifyReplicationGroupCommand).callsFake((input) => this.call('ModifyReplicationGroup', input, () => this.modify(input)));
+    this.stub
+      .on(IncreaseReplicaCountCommand)
+      .callsFake((input) => this.call('IncreaseReplicaCount', input, () => this.replicaCount(input.ReplicationGroupId, input.NewReplicaCount, 'up')));
+    this.stub
+      .on(DecreaseReplicaCountCommand)
+      .callsFake((input) => this.call('DecreaseReplicaCount', input, () => this.replicaCount(input.ReplicationGroupId, input.NewReplicaCount, 'down')));
+    this.stub.on(DeleteReplicationGroupCommand).callsFake((input) => this.call('DeleteReplicationGroup', input, () => this.remove(input.ReplicationGroupId)));
+  }
+
+  /** failNext makes the next call of `operation` fail with `err`. */
+  failNext(operation: string, err: Error): void {
+    this.failures.set(operation, [...(this.failures.get(operation) ?? []), err]);
+  }
+
+  private call<T>(operation: string, input: unknown, run: () => T): T {
+    this.calls.push(operation);
+    this.inputs.push({ operation, input });
+    const err = this.failures.get(operation)?.shift();
+    if (err) throw err;
+    return run();
+  }
+
+  private id(name: string | undefined): string {
+    return (name ?? '').toLowerCase();
+  }
+
+  private named(name: string | undefined): string {
+    const id = this.id(name);
+    if (!this.groups.has(id)) throw new ReplicationGroupNotFoundFault({ message: `ReplicationGroup ${name} not found.`, ...meta(404) });
+    return id;
+  }
+
+  private view(id: string): ReplicationGroup {
+    const g = this.groups.get(id)!;
+    const members = Array.from({ length: g.replicas + 1 }, (_, i) => `${id}-${String(i + 1).padStart(3, '0')}`);
+    // The endpoints exist once the group is past creating.
+    const endpoints =
+      g.status === 'creating'
+        ? {}
+        : {
+            PrimaryEndpoint: { Address: `master.${id}.abc123.use1.cache.amazonaws.com`, Port: g.input.Port ?? 6379 },
+            ReaderEndpoint: { Address: `replica.${id}.abc123.use1.cache.amazonaws.com`, Port: g.input.Port ?? 6379 },
+          };
+    return {
+      ReplicationGroupId: id,
+      ARN: g.arn,
+      Status: g.status,
+      CacheNodeType: g.nodeType,
+      MemberClusters: members,
+      NodeGroups: [{ NodeGroupId: '0001', Status: g.status, ...endpoints }],
+      AutomaticFailover: g.failover ? 'enabled' : 'disabled',
+      MultiAZ: g.failover ? 'enabled' : 'disabled',
+      ClusterEnabled: false,
+      TransitEncryptionEnabled: g.input.TransitEncryptionEnabled === true,
+      AtRestEncryptionEnabled: g.input.AtRestEncryptionEnabled === true,
+      AuthTokenEnabled: g.input.AuthToken !== undefined,
+    };
+  }
+
+  private create(input: CreateReplicationGroupCommandInput) {
+    const id = this.id(input.ReplicationGroupId);
+    if (this.groups.has(id)) throw new ReplicationGroupAlreadyExistsFault({ message: 'Replication group already exists', ...meta(400) });
+    if (!input.ReplicationGroupDescription)
+      throw new InvalidParameterValueException({ message: 'The parameter ReplicationGroupDescription must be provided.', ...meta(400) });
+    if (input.AuthToken !== undefined && input.TransitEncryptionEnabled !== true)
+      throw new InvalidParameterCombinationException({ message: 'AuthToken can only be specified with TransitEncryptionEnabled.', ...meta(400) });
+    if (input.AuthToken !== undefined && !AUTH_TOKEN.test(input.AuthToken))
+      throw new InvalidParameterValueException({ message: 'Invalid AuthToken provided.', ...meta(400) });
+    const nodes = input.NumCacheClusters ?? 1;
+    if (nodes < 1 || nodes > 6) throw new InvalidParameterValueException({ message: 'NumCacheClusters must be between 1 and 6.', ...meta(400) });
+    if (input.AutomaticFailoverEnabled === true && nodes < 2)
+      throw new InvalidParameterCombinationException({ message: 'Automatic failover needs at least one replica.', ...meta(400) });
+    const g: FakeGroup = {
+      input,
+      arn: `arn:aws:elasticache:us-east-1:${FAKE_ACCOUNT}:replicationgroup:${id}`,
+      status: 'creating',
+      nodeType: input.CacheNodeType ?? 'cache.t4g.micro',
+      replicas: nodes - 1,
+      failover: input.AutomaticFailoverEnabled === true,
+      pending: {},
+    };
+    this.groups.set(id, g);
+    return { ReplicationGroup: this.view(id) };
+  }
+
+  private tags(arn: string | undefined) {
+    const g = [...this.groups.values()].find((x) => x.arn === arn);
+    if (!g) throw new ReplicationGroupNotFoundFault({ message: `No replication group for ${arn}.`, ...meta(404) });
+    return { TagList: g.input.Tags ?? [] };
+  }
+
+  private available(name: string | undefined): FakeGroup {
+    const g = this.groups.get(this.named(name))!;
+    if (g.status !== 'available')
+      throw new InvalidReplicationGroupStateFault({ message: `Replication group must be in available state to modify (it is ${g.status}).`, ...meta(400) });
+    return g;
+  }
+
+  private modify(input: { ReplicationGroupId?: string; CacheNodeType?: string; AutomaticFailoverEnabled?: boolean }) {
+    const g = this.available(input.ReplicationGroupId);
+    if (input.AutomaticFailoverEnabled === true && g.replicas === 0)
+      throw new InvalidParameterCombinationException({ message: 'Automatic failover needs at least one replica.', ...meta(400) });
+    if (input.AutomaticFailoverEnabled !== undefined) g.failover = input.AutomaticFailoverEnabled;
+    if (input.CacheNodeType !== undefined && input.CacheNodeType !== g.nodeType) g.pending.nodeType = input.CacheNodeType;
+    g.status = 'modifying';
+    return { ReplicationGroup: this.view(this.id(input.ReplicationGroupId)) };
+  }
+
+  private replicaCount(name: string | undefined, count: number | undefined, way: 'up' | 'down') {
+    const g = this.available(name);
+    const n = count ?? -1;
+    if (n < 0 || n > 5) throw new InvalidParameterValueException({ message: 'NewReplicaCount must be between 0 and 5.', ...meta(400) });
+    if (way === 'up' ? n <= g.replicas : n >= g.replicas)
+      throw new InvalidParameterValueException({
+        message: `NewReplicaCount ${n} does not ${way === 'up' ? 'increase' : 'decrease'} the replicas.`,
+        ...meta(400),
+      });
+    if (way === 'down' && n === 0 && g.failover)
+      throw new InvalidParameterCombinationException({ message: 'Cannot remove the last replica while automatic failover is enabled.', ...meta(400) });
+    g.pending.replicas = n;
+    g.status = 'modifying';
+    return { ReplicationGroup: this.view(this.id(name)) };
+  }
+
+  private remove(name: string | undefined) {
+    const id = this.named(name);
+    const g = this.groups.get(id)!;
+    if (g.status !== 'available' && g.status !== 'create-failed')
+      throw new InvalidReplicationGroupStateFault({ message: `Replication group ${id} is not in available state (it is ${g.status}).`, ...meta(400) });
+    g.status = 'deleting';
+    return { ReplicationGroup: this.view(id) };
+  }
+
+  /** advance moves a group to its next state: creating/modifying → available (changes applied), deleting → gone. */
+  advance(name: string): void {
+    const id = this.id(name);
+    const g = this.groups.get(id);
+    if (!g) throw new Error(`no fake replication group ${name}`);
+    if (g.status === 'deleting') {
+      this.groups.delete(id);
+      return;
+    }
+    if (g.pending.nodeType) g.nodeType = g.pending.nodeType;
+    if (g.pending.replicas !== undefined) g.replicas = g.pending.replicas;
+    g.pending = {};
+    g.status = 'available';
   }
 
   restore(): void {

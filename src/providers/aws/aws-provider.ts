@@ -1,5 +1,5 @@
 /**
- * The running `aws` provider: S3Bucket, SQSQueue and RDSInstance, whose connectors read the
+ * The running `aws` provider: S3Bucket, SQSQueue, RDSInstance and ElastiCacheReplicationGroup, whose connectors read the
  * Provider's credentials Secret and hand out an external client, and `check`. The AWS SDK
  * clients are imported by the first connect or check, not when the provider starts: a
  * Conductor with no aws Provider never loads them.
@@ -7,10 +7,19 @@
 import { kindNames } from '../kind-definition.js';
 import type { ConcreteKind, ProviderModule } from '../spi.js';
 import { checkAws } from './check.js';
-import { rdsInstanceClaims, s3BucketClaims, sqsQueueClaims } from './claims.js';
+import { elastiCacheReplicationGroupClaims, rdsInstanceClaims, s3BucketClaims, sqsQueueClaims } from './claims.js';
 import { awsCredentialsFrom } from './credentials.js';
-import { rdsInstanceKind, s3BucketKind, sqsQueueKind, type RDSInstance, type S3Bucket, type SQSQueue } from './kinds.js';
-import type { PollSchedule } from './rds-instance.js';
+import {
+  elastiCacheReplicationGroupKind,
+  rdsInstanceKind,
+  s3BucketKind,
+  sqsQueueKind,
+  type ElastiCacheReplicationGroup,
+  type RDSInstance,
+  type S3Bucket,
+  type SQSQueue,
+} from './kinds.js';
+import type { PollSchedule } from './poll-schedule.js';
 
 /** An AwsProvider is the module the controllers use. */
 export interface AwsProvider extends ProviderModule {
@@ -63,9 +72,28 @@ export function rdsInstanceConcreteKind(options: { now?: () => number } = {}): C
       async connect(_resource, context) {
         context.signal?.throwIfAborted();
         const credentials = awsCredentialsFrom(context.credentials);
-        const { RDSInstanceClient, PollSchedule } = await import('./rds-instance.js');
-        polls ??= new PollSchedule(options.now);
+        const { RDSInstanceClient, rdsPollSchedule } = await import('./rds-instance.js');
+        polls ??= rdsPollSchedule(options.now);
         return new RDSInstanceClient(credentials, context.provider, polls);
+      },
+    },
+  };
+}
+
+/** elastiCacheReplicationGroupConcreteKind is the running ElastiCacheReplicationGroup kind; its polls of busy groups back off (one schedule per running provider). */
+export function elastiCacheReplicationGroupConcreteKind(options: { now?: () => number } = {}): ConcreteKind<ElastiCacheReplicationGroup> {
+  let polls: PollSchedule | undefined;
+  return {
+    ...kindNames(elastiCacheReplicationGroupKind),
+    deterministicExternalNames: true,
+    implements: elastiCacheReplicationGroupClaims,
+    connector: {
+      async connect(_resource, context) {
+        context.signal?.throwIfAborted();
+        const credentials = awsCredentialsFrom(context.credentials);
+        const { ElastiCacheReplicationGroupClient, elastiCachePollSchedule } = await import('./elasticache-replication-group.js');
+        polls ??= elastiCachePollSchedule(options.now);
+        return new ElastiCacheReplicationGroupClient(credentials, context.provider, polls);
       },
     },
   };
@@ -75,7 +103,7 @@ export function rdsInstanceConcreteKind(options: { now?: () => number } = {}): C
 export function createAwsProvider(): AwsProvider {
   return {
     type: 'aws',
-    kinds: [s3BucketConcreteKind(), sqsQueueConcreteKind(), rdsInstanceConcreteKind()],
+    kinds: [s3BucketConcreteKind(), sqsQueueConcreteKind(), rdsInstanceConcreteKind(), elastiCacheReplicationGroupConcreteKind()],
     // A class naming no Provider is placed on one of the aws Providers (by region, cost, capacity).
     placedAcrossProviders: true,
     check: checkAws,

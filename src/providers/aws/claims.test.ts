@@ -1,11 +1,24 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject, KObject } from '../../machinery/object.js';
+import type { MatchResult } from '../spi.js';
 import { fixture } from '../testing.js';
-import { configureRDSInstance, configureS3Bucket, configureSQSQueue, matchRDSInstance, matchS3Bucket, matchSQSQueue, rdsVersionFor } from './claims.js';
-import type { RDSInstance, S3Bucket, SQSQueue } from './kinds.js';
+import {
+  configureElastiCacheReplicationGroup,
+  configureRDSInstance,
+  configureS3Bucket,
+  configureSQSQueue,
+  elastiCacheVersionFor,
+  matchElastiCacheReplicationGroup,
+  matchRDSInstance,
+  matchS3Bucket,
+  matchSQSQueue,
+  nodeTypeFor,
+  rdsVersionFor,
+} from './claims.js';
+import type { ElastiCacheReplicationGroup, RDSInstance, S3Bucket, SQSQueue } from './kinds.js';
 import { awsNameProblem, claimAwsName } from './names.js';
-import { rdsMonthlyPrice, s3MonthlyPrice } from './prices.js';
+import { elastiCacheMonthlyPrice, rdsMonthlyPrice, s3MonthlyPrice } from './prices.js';
 
 const claim = (kind: string, spec: Record<string, unknown> = {}, name = 'photos'): KObject => ({
   apiVersion: 'storage.conductor.io/v1alpha1',
@@ -18,6 +31,8 @@ const cls = (spec: Record<string, unknown> = {}) => ({
   resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'c' } },
   template: { apiVersion: 'x/v1', kind: 'X', spec: spec as JsonObject },
 });
+
+const why = (r: MatchResult) => (r.fits ? '' : r.reason);
 
 describe('aws claims', () => {
   test('S3Bucket: publicRead does not fit; versioning is set on new buckets and required of existing ones', () => {
@@ -99,8 +114,11 @@ describe('aws claims', () => {
     assert.match(awsNameProblem('instance', '1db') ?? '', /must begin with a letter/);
     assert.match(awsNameProblem('instance', 'a--b') ?? '', /two in a row/);
     assert.match(awsNameProblem('queue', 'a b') ?? '', /letters, digits, hyphens and underscores/);
+    assert.match(awsNameProblem('replicationGroup', 'r'.repeat(41)) ?? '', /41 characters: want 1 to 40/);
+    assert.match(awsNameProblem('replicationGroup', 'cache-') ?? '', /may not end with a hyphen/);
+    assert.match(awsNameProblem('replicationGroup', '7cache') ?? '', /must begin with a letter/);
     const long = 'n'.repeat(63);
-    for (const kind of ['bucket', 'queue', 'instance'] as const) {
+    for (const kind of ['bucket', 'queue', 'instance', 'replicationGroup'] as const) {
       for (const [ns, name] of [
         ['shop', 'photos'],
         [long, long],
@@ -110,6 +128,56 @@ describe('aws claims', () => {
         assert.equal(awsNameProblem(kind, made), undefined, `${kind} ${made}`);
       }
     }
+  });
+
+  test('ElastiCacheReplicationGroup: version within the range, eviction policy of the parameter group, node type grown to the memory asked', () => {
+    assert.deepEqual(elastiCacheVersionFor('>= 7'), { version: '7.1' });
+    assert.deepEqual(elastiCacheVersionFor('6'), { version: '6.2' });
+    assert.match(elastiCacheVersionFor('5').problem ?? '', /ElastiCache offers Redis OSS 6.2, 7.0, 7.1, none within "5"/);
+    assert.equal(nodeTypeFor(undefined, undefined), 'cache.t4g.micro');
+    assert.equal(nodeTypeFor('cache.m7g.large', 1), 'cache.m7g.large', "the template's node type when it holds the memory");
+    assert.equal(nodeTypeFor('cache.t4g.micro', 2), 'cache.t4g.medium', 'else the smallest that does');
+    assert.equal(nodeTypeFor('cache.t4g.micro', 100), undefined);
+
+    const redis = (spec: Record<string, unknown>) => claim('RedisCluster', spec, 'sessions');
+    assert.equal(matchElastiCacheReplicationGroup(redis({ version: '>= 7' }), cls()).fits, true);
+    assert.match(why(matchElastiCacheReplicationGroup(redis({ version: '5' }), cls())), /none within "5"/);
+    const lfu = matchElastiCacheReplicationGroup(redis({ evictionPolicy: 'allkeys-lfu' }), cls());
+    assert.equal(lfu.fits, false);
+    assert.match(why(lfu), /parameter group evicts by "volatile-lru", claim wants "allkeys-lfu"/);
+    assert.equal(
+      matchElastiCacheReplicationGroup(
+        redis({ evictionPolicy: 'allkeys-lfu' }),
+        cls({ forProvider: { evictionPolicy: 'allkeys-lfu', parameterGroupName: 'lfu' } }),
+      ).fits,
+      true,
+    );
+    const huge = matchElastiCacheReplicationGroup(redis({ requirements: { capacity: { memory: '100Gi' } } }), cls());
+    assert.equal(huge.fits, false);
+    assert.match(why(huge), /no ElastiCache node type Conductor offers holds 100 GiB \(the largest, cache.r7g.xlarge, has 26.32 GiB\)/);
+    assert.match(why(matchElastiCacheReplicationGroup(redis({ requirements: { capacity: { memory: 'lots' } } }), cls())), /not a quantity/);
+    const small = fixture<ElastiCacheReplicationGroup>({
+      apiVersion: 'x/v1',
+      kind: 'ElastiCacheReplicationGroup',
+      metadata: { name: 'g' },
+      spec: { forProvider: { nodeType: 'cache.t4g.micro', engineVersion: '6.2' } },
+    });
+    assert.match(
+      why(matchElastiCacheReplicationGroup(redis({ requirements: { capacity: { memory: '1Gi' } } }), { type: 'resource', resource: small })),
+      /node type cache.t4g.micro has 0.5 GiB, claim asks 1 GiB/,
+    );
+    assert.match(why(matchElastiCacheReplicationGroup(redis({ version: '7' }), { type: 'resource', resource: small })), /group version 6.2 is not within "7"/);
+
+    const spec = configureElastiCacheReplicationGroup(redis({ version: '7.0', requirements: { capacity: { memory: '2Gi' } } }), {
+      apiVersion: 'x/v1',
+      kind: 'ElastiCacheReplicationGroup',
+      spec: { forProvider: { region: 'eu-west-1', replicationGroupId: 'shared', replicas: 2 } },
+    }) as any;
+    assert.match(spec.forProvider.replicationGroupId, /^shop-sessions-[0-9a-f]{16}$/);
+    assert.equal(spec.forProvider.engineVersion, '7.0');
+    assert.equal(spec.forProvider.nodeType, 'cache.t4g.medium');
+    assert.equal(spec.forProvider.replicas, 2);
+    assert.deepEqual(spec.capabilities, { region: 'eu-west-1', capacity: { memory: '2Gi' } });
   });
 
   test('prices: S3 by size and region, RDS by hours and storage (Multi-AZ doubled), or why none', () => {
@@ -127,5 +195,8 @@ describe('aws claims', () => {
     assert.equal(rds.amount, '27.96'); // 2 × (730 × 0.016 + 20 × 0.115)
     assert.match(rds.amount !== undefined ? rds.basis : '', /^2 × \(730 h × 0.016 USD\/h .* for Multi-AZ, us-east-1$/);
     assert.match(rds.amount !== undefined ? rds.table : '', /^2024-06-01, unverified; https:\/\/aws\.amazon\.com\/rds\//);
+    const cache = elastiCacheMonthlyPrice({ region: 'us-east-1', nodeType: 'cache.m7g.large', nodes: 3 });
+    assert.equal(cache.amount, '346.02'); // 3 × 730 × 0.158
+    assert.match(elastiCacheMonthlyPrice({ region: 'sa-east-1', nodeType: 'cache.t4g.micro', nodes: 1 }).amount === undefined ? 'none' : '', /none/);
   });
 });

@@ -1,29 +1,41 @@
 /**
- * How S3Bucket implements Bucket claims, SQSQueue MessageQueue claims and RDSInstance
- * PostgreSQLInstance and MySQLInstance claims: matchers (what AWS can offer of the claim's
+ * How S3Bucket implements Bucket claims, SQSQueue MessageQueue claims, RDSInstance
+ * PostgreSQLInstance and MySQLInstance claims and ElastiCacheReplicationGroup RedisCluster
+ * claims: matchers (what AWS can offer of the claim's
  * portable fields), configurators (a class template plus the claim → a new resource's spec,
  * named after the claim) and connection formatters (exactly the keys the kind publishes).
  */
 import semver from 'semver';
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { parseQuantity } from '../../machinery/quantity/quantity.js';
 import { exactConnectionKeys } from '../connection-keys.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import {
   bucketClaimKind,
+  elastiCacheReplicationGroupSecretKeys,
   messageQueueClaimKind,
   mysqlClaimKind,
   postgresqlClaimKind,
   rdsInstanceSecretKeys,
+  redisClaimKind,
   s3BucketSecretKeys,
   sqsQueueSecretKeys,
+  type ElastiCacheReplicationGroup,
   type RDSInstance,
   type S3Bucket,
   type SQSQueue,
 } from './kinds.js';
 import { claimAwsName } from './names.js';
-import { isAwsRegion, type RdsEngine } from './price-table.js';
+import {
+  ELASTICACHE_NODE_MEMORY_GIB,
+  ELASTICACHE_NODE_TYPES,
+  ELASTICACHE_REDIS_VERSIONS,
+  isAwsRegion,
+  type ElastiCacheNodeType,
+  type RdsEngine,
+} from './price-table.js';
 import { storageGiOf } from './settings.js';
 
 const claimSpec = (claim: KObject): JsonObject => (isPlainObject(claim.spec) ? (claim.spec as JsonObject) : {});
@@ -146,6 +158,92 @@ export function configureRDSInstance(claim: KObject, template: ResourceTemplate)
   return spec;
 }
 
+/** The maxmemory-policy of ElastiCache's default parameter groups. */
+export const ELASTICACHE_DEFAULT_EVICTION_POLICY = 'volatile-lru';
+
+/** elastiCacheVersionFor is the newest Redis OSS version ElastiCache offers within the claim's range, or why there is none. */
+export function elastiCacheVersionFor(range: string | undefined): { version?: string; problem?: string } {
+  if (range === undefined || range === '') return {};
+  if (semver.validRange(range, { loose: true }) === null) return { problem: `version "${range}" is not a valid version range (want e.g. "7", ">= 6.2")` };
+  const version = [...ELASTICACHE_REDIS_VERSIONS].reverse().find((v) => semver.intersects(v, range, { loose: true }));
+  return version ? { version } : { problem: `ElastiCache offers Redis OSS ${ELASTICACHE_REDIS_VERSIONS.join(', ')}, none within "${range}"` };
+}
+
+/** memoryGiOf reads a claim's requirements.capacity.memory as GiB: undefined when absent, NaN when not a quantity. */
+function memoryGiOf(claim: KObject): number | undefined {
+  const requirements = claimSpec(claim).requirements;
+  const capacity = isPlainObject(requirements) && isPlainObject(requirements.capacity) ? requirements.capacity : {};
+  const memory = capacity.memory;
+  if (typeof memory !== 'string' && typeof memory !== 'number') return undefined;
+  try {
+    return parseQuantity(String(memory)).toNumber() / 2 ** 30;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const isNodeType = (v: unknown): v is ElastiCacheNodeType => typeof v === 'string' && (ELASTICACHE_NODE_TYPES as readonly string[]).includes(v);
+
+/** nodeTypeFor is the node type a group gets: the template's when its memory is enough, else the smallest offered that holds `memoryGi`. */
+export function nodeTypeFor(templateType: unknown, memoryGi: number | undefined): ElastiCacheNodeType | undefined {
+  const base: ElastiCacheNodeType = isNodeType(templateType) ? templateType : 'cache.t4g.micro';
+  if (memoryGi === undefined || ELASTICACHE_NODE_MEMORY_GIB[base] >= memoryGi) return base;
+  return [...ELASTICACHE_NODE_TYPES]
+    .sort((a, b) => ELASTICACHE_NODE_MEMORY_GIB[a] - ELASTICACHE_NODE_MEMORY_GIB[b])
+    .find((t) => ELASTICACHE_NODE_MEMORY_GIB[t] >= memoryGi);
+}
+
+const largestNode = () => ELASTICACHE_NODE_TYPES.reduce((a, b) => (ELASTICACHE_NODE_MEMORY_GIB[b] > ELASTICACHE_NODE_MEMORY_GIB[a] ? b : a));
+
+/**
+ * matchElastiCacheReplicationGroup: the claim's version range must hold a version ElastiCache
+ * offers (and the group's, when it names one); its eviction policy must be the group's
+ * parameter group's (volatile-lru by default); its memory must fit a node type Conductor
+ * offers (a class grows the node type to fit), or the group's own node type.
+ */
+export function matchElastiCacheReplicationGroup(claim: KObject, candidate: MatchCandidate<ElastiCacheReplicationGroup>): MatchResult {
+  const spec = claimSpec(claim);
+  const range = typeof spec.version === 'string' ? spec.version : undefined;
+  const { problem } = elastiCacheVersionFor(range);
+  if (problem) return doesNotFit(problem);
+  const fp = candidate.type === 'class' ? forProviderOf(candidate.template.spec) : ((candidate.resource.spec.forProvider ?? {}) as JsonObject);
+  const policy = typeof fp.evictionPolicy === 'string' ? fp.evictionPolicy : ELASTICACHE_DEFAULT_EVICTION_POLICY;
+  if (typeof spec.evictionPolicy === 'string' && spec.evictionPolicy !== policy) {
+    return doesNotFit(
+      `the group's parameter group evicts by "${policy}", claim wants "${spec.evictionPolicy}" (Conductor does not create parameter groups: a class naming one that sets it, with evictionPolicy stated, fits)`,
+    );
+  }
+  const memoryGi = memoryGiOf(claim);
+  if (memoryGi !== undefined && Number.isNaN(memoryGi)) return doesNotFit('requirements.capacity.memory is not a quantity (want e.g. 2Gi)');
+  if (candidate.type === 'class') {
+    if (memoryGi !== undefined && nodeTypeFor(fp.nodeType, memoryGi) === undefined) {
+      const largest = largestNode();
+      return doesNotFit(
+        `no ElastiCache node type Conductor offers holds ${String(memoryGi)} GiB (the largest, ${largest}, has ${ELASTICACHE_NODE_MEMORY_GIB[largest]} GiB)`,
+      );
+    }
+    return fits;
+  }
+  const nodeType = isNodeType(fp.nodeType) ? fp.nodeType : 'cache.t4g.micro';
+  if (memoryGi !== undefined && ELASTICACHE_NODE_MEMORY_GIB[nodeType] < memoryGi)
+    return doesNotFit(`group's node type ${nodeType} has ${ELASTICACHE_NODE_MEMORY_GIB[nodeType]} GiB, claim asks ${String(memoryGi)} GiB`);
+  const have = typeof fp.engineVersion === 'string' ? fp.engineVersion : undefined;
+  if (have && range && !semver.intersects(have, range, { loose: true })) return doesNotFit(`group version ${have} is not within "${range}"`);
+  return fits;
+}
+
+/** configureElastiCacheReplicationGroup: the ID from the claim, the version from its range, the node type grown to its memory. */
+export function configureElastiCacheReplicationGroup(claim: KObject, template: ResourceTemplate): JsonObject {
+  const c = claimSpec(claim);
+  const { spec, forProvider } = configured(claim, template, 'replicationGroupId', claimAwsName('replicationGroup', ns(claim), nm(claim)));
+  const { version } = elastiCacheVersionFor(typeof c.version === 'string' ? c.version : undefined);
+  if (version) forProvider.engineVersion = version;
+  const memoryGi = memoryGiOf(claim);
+  const nodeType = nodeTypeFor(forProvider.nodeType, memoryGi !== undefined && !Number.isNaN(memoryGi) ? memoryGi : undefined);
+  if (nodeType) forProvider.nodeType = nodeType;
+  return spec;
+}
+
 export const s3BucketClaims: ClaimImplementation<S3Bucket>[] = [
   {
     claimKind: bucketClaimKind,
@@ -173,3 +271,13 @@ export const rdsInstanceClaims: ClaimImplementation<RDSInstance>[] = [postgresql
   configure: configureRDSInstance,
   formatConnection: (details: ConnectionDetails) => exactConnectionKeys('RDSInstance', rdsInstanceSecretKeys, details),
 }));
+
+export const elastiCacheReplicationGroupClaims: ClaimImplementation<ElastiCacheReplicationGroup>[] = [
+  {
+    claimKind: redisClaimKind,
+    connectionSecretKeys: elastiCacheReplicationGroupSecretKeys,
+    match: matchElastiCacheReplicationGroup,
+    configure: configureElastiCacheReplicationGroup,
+    formatConnection: (details) => exactConnectionKeys('ElastiCacheReplicationGroup', elastiCacheReplicationGroupSecretKeys, details),
+  },
+];

@@ -7,7 +7,16 @@
 
 /** The reasons a Provider's Ready condition or a resource's message may give. */
 export type AwsFailureReason =
-  'Unreachable' | 'AuthenticationFailed' | 'Forbidden' | 'Throttled' | 'QuotaExceeded' | 'InvalidParameter' | 'AlreadyExists' | 'NotFound' | 'RequestFailed';
+  | 'Unreachable'
+  | 'AuthenticationFailed'
+  | 'Forbidden'
+  | 'Throttled'
+  | 'QuotaExceeded'
+  | 'InsufficientCapacity'
+  | 'InvalidParameter'
+  | 'AlreadyExists'
+  | 'NotFound'
+  | 'RequestFailed';
 
 /** An AwsError is a failed AWS call, classified. */
 export class AwsError extends Error {
@@ -51,6 +60,8 @@ const THROTTLED = new Set([
   'SlowDown',
   'RequestThrottled',
   'RequestThrottledException',
+  'APICallRateForCustomerExceeded',
+  'APICallRateForCustomerExceededFault',
 ]);
 const QUOTA = new Set([
   'InstanceQuotaExceeded',
@@ -61,7 +72,18 @@ const QUOTA = new Set([
   'OverLimit',
   'QuotaExceeded',
   'ServiceQuotaExceededException',
+  // ElastiCache: clusters (and so replication groups) per account, nodes per account and per cluster, shards per group.
+  'ClusterQuotaForCustomerExceeded',
+  'ClusterQuotaForCustomerExceededFault',
+  'NodeQuotaForCustomerExceeded',
+  'NodeQuotaForCustomerExceededFault',
+  'NodeQuotaForClusterExceeded',
+  'NodeQuotaForClusterExceededFault',
+  'NodeGroupsPerReplicationGroupQuotaExceeded',
+  'NodeGroupsPerReplicationGroupQuotaExceededFault',
 ]);
+/** AWS has no capacity for the asked size in the zone right now: said, and retried (the reconciler's backoff). */
+const CAPACITY = new Set(['InsufficientCacheClusterCapacity', 'InsufficientCacheClusterCapacityFault']);
 const INVALID = new Set([
   'InvalidParameterValue',
   'InvalidParameterCombination',
@@ -70,6 +92,7 @@ const INVALID = new Set([
   'InvalidAttributeName',
   'InvalidAttributeValue',
   'InvalidParameterValueException',
+  'InvalidParameterCombinationException',
   'InvalidLocationConstraint',
   'IllegalLocationConstraintException',
   'InvalidDBInstanceClass',
@@ -77,7 +100,15 @@ const INVALID = new Set([
   'StorageTypeNotSupportedFault',
   'InsufficientDBInstanceCapacity',
 ]);
-const ALREADY = new Set(['DBInstanceAlreadyExists', 'DBInstanceAlreadyExistsFault', 'BucketAlreadyExists', 'QueueNameExists', 'QueueAlreadyExists']);
+const ALREADY = new Set([
+  'DBInstanceAlreadyExists',
+  'DBInstanceAlreadyExistsFault',
+  'BucketAlreadyExists',
+  'QueueNameExists',
+  'QueueAlreadyExists',
+  'ReplicationGroupAlreadyExists',
+  'ReplicationGroupAlreadyExistsFault',
+]);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'TimeoutError', 'EPIPE']);
 
 /** codeOf is the AWS error code of an SDK error (its name), or a network error's code. */
@@ -129,6 +160,13 @@ export function awsError(err: unknown, what: string): Error {
     return new AwsError('Throttled', `cannot ${what}: ${said} — AWS is throttling; retried with backoff`, code, status);
   if (code !== undefined && QUOTA.has(code))
     return new AwsError('QuotaExceeded', `cannot ${what}: ${said} — an account quota is reached: raise it in Service Quotas or remove something`, code, status);
+  if (code !== undefined && CAPACITY.has(code))
+    return new AwsError(
+      'InsufficientCapacity',
+      `cannot ${what}: ${said} — AWS has no capacity for this node type in the zone now; retried with backoff (or choose another node type or subnet group)`,
+      code,
+      status,
+    );
   if (code !== undefined && INVALID.has(code)) return new AwsError('InvalidParameter', `cannot ${what}: ${said}`, code, status);
   if (code !== undefined && ALREADY.has(code)) return new AwsError('AlreadyExists', `cannot ${what}: ${said}`, code, status);
   if (status === 403) return new AwsError('Forbidden', `cannot ${what}: ${said}`, code, status);

@@ -142,3 +142,53 @@ export const RDS_PRICES: PriceSource & {
 /** SQS has no storage price: it is priced per request. */
 export const SQS_PRICE_NOTE =
   'SQS is priced per request (https://aws.amazon.com/sqs/pricing/: the first million requests a month free, then about 0.40 USD per million for standard and 0.50 for FIFO queues, unverified), not by size';
+
+/** The ElastiCache node types Conductor offers for Redis OSS replication groups (Graviton, burstable and general purpose / memory optimized). */
+export const ELASTICACHE_NODE_TYPES = [
+  'cache.t4g.micro',
+  'cache.t4g.small',
+  'cache.t4g.medium',
+  'cache.m7g.large',
+  'cache.m7g.xlarge',
+  'cache.r7g.large',
+  'cache.r7g.xlarge',
+] as const;
+export type ElastiCacheNodeType = (typeof ELASTICACHE_NODE_TYPES)[number];
+
+/**
+ * The memory of each node type in GiB, as ElastiCache's node-type table states it (what a
+ * RedisCluster claim's `requirements.capacity.memory` is matched against), smallest first.
+ */
+export const ELASTICACHE_NODE_MEMORY_GIB: Readonly<Record<ElastiCacheNodeType, number>> = {
+  'cache.t4g.micro': 0.5,
+  'cache.t4g.small': 1.37,
+  'cache.t4g.medium': 3.09,
+  'cache.m7g.large': 6.38,
+  'cache.m7g.xlarge': 12.93,
+  'cache.r7g.large': 13.07,
+  'cache.r7g.xlarge': 26.32,
+};
+
+/** The Redis OSS versions ElastiCache offers for new replication groups (what a claim's version range is matched against). */
+export const ELASTICACHE_REDIS_VERSIONS = ['6.2', '7.0', '7.1'] as const;
+
+/** ElastiCache for Redis OSS, on-demand nodes: USD per node-hour by region and node type (a group of n nodes costs n times). */
+export const ELASTICACHE_PRICES: PriceSource & {
+  readonly perNodeHour: Readonly<Partial<Record<AwsRegion, Readonly<Partial<Record<ElastiCacheNodeType, number>>>>>>;
+} = {
+  asOf: '2024-06-01',
+  currency: 'USD',
+  source: 'https://aws.amazon.com/elasticache/pricing/ (Redis OSS, on-demand nodes), as quoted by secondary sources',
+  verified: false,
+  perNodeHour: {
+    'us-east-1': {
+      'cache.t4g.micro': 0.016,
+      'cache.t4g.small': 0.032,
+      'cache.t4g.medium': 0.065,
+      'cache.m7g.large': 0.158,
+      'cache.m7g.xlarge': 0.315,
+      'cache.r7g.large': 0.219,
+      'cache.r7g.xlarge': 0.437,
+    },
+  },
+};

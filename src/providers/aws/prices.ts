@@ -4,7 +4,17 @@
  */
 import { parseQuantity } from '../../machinery/quantity/quantity.js';
 import type { JsonObject } from '../../machinery/object.js';
-import { RDS_PRICES, S3_STANDARD_PRICES, type AwsRegion, type PriceSource, type RdsEngine, type RdsInstanceClass, type RdsStorageType } from './price-table.js';
+import {
+  ELASTICACHE_PRICES,
+  RDS_PRICES,
+  S3_STANDARD_PRICES,
+  type AwsRegion,
+  type ElastiCacheNodeType,
+  type PriceSource,
+  type RdsEngine,
+  type RdsInstanceClass,
+  type RdsStorageType,
+} from './price-table.js';
 
 /** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
 export interface MonthlyPrice {
@@ -85,4 +95,25 @@ export function rdsMonthlyPrice(size: RdsSize): MonthlyPrice | NoPrice {
 export function priceStatus(price: MonthlyPrice | NoPrice): JsonObject {
   if (price.amount === undefined) return { priceNote: price.reason };
   return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
+}
+
+/** What an ElastiCache replication group is priced by. */
+export interface ElastiCacheSize {
+  region: AwsRegion | undefined;
+  nodeType: ElastiCacheNodeType;
+  /** Nodes in the group: the primary and its replicas. */
+  nodes: number;
+}
+
+/** elastiCacheMonthlyPrice is 730 node-hours per node of the group, or why there is none. */
+export function elastiCacheMonthlyPrice(size: ElastiCacheSize): MonthlyPrice | NoPrice {
+  if (!size.region) return { reason: 'no region: set spec.forProvider.region (or the Provider spec.region) to price it' };
+  const hourly = ELASTICACHE_PRICES.perNodeHour[size.region]?.[size.nodeType];
+  if (hourly === undefined) return { reason: `the price table of ${ELASTICACHE_PRICES.asOf} has no ${size.nodeType} price for ${size.region}` };
+  return {
+    amount: cents(size.nodes * hourly * HOURS_PER_MONTH),
+    currency: ELASTICACHE_PRICES.currency,
+    basis: `${size.nodes} node${size.nodes === 1 ? '' : 's'} × ${HOURS_PER_MONTH} h × ${hourly} USD/h (${size.nodeType}), ${size.region}`,
+    table: tableOf(ELASTICACHE_PRICES),
+  };
 }

@@ -16,7 +16,7 @@ import { awsCredentialsFrom } from './credentials.js';
 import { AwsError } from './errors.js';
 import type { RDSInstance } from './kinds.js';
 import { masterPassword } from './rds-password.js';
-import { FIRST_POLL_MS, MAX_POLL_MS, PollSchedule, RDSInstanceClient } from './rds-instance.js';
+import { FIRST_POLL_MS, MAX_POLL_MS, RDSInstanceClient, rdsPollSchedule, type PollSchedule } from './rds-instance.js';
 
 const provider: KObject = { apiVersion: 'core.conductor.io/v1alpha1', kind: 'Provider', metadata: { name: 'aws' }, spec: { type: 'aws', region: 'us-east-1' } };
 const secret = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
@@ -37,7 +37,7 @@ describe('RDSInstance (mocked RDS)', () => {
   beforeEach(() => {
     rds = new FakeRds();
     clock = 1_000_000;
-    polls = new PollSchedule(() => clock);
+    polls = rdsPollSchedule(() => clock);
     client = new RDSInstanceClient(credentials, provider, polls);
   });
   afterEach(() => rds.restore());
@@ -129,7 +129,11 @@ describe('RDSInstance (mocked RDS)', () => {
   test("a create repeated after a crash finds the instance and sets the same password; another resource's instance is not taken (mocked)", async () => {
     const r = instance('orders', { instanceIdentifier: 'orders-db' });
     await client.create(r);
-    const afterCrash = new RDSInstanceClient(credentials, provider, new PollSchedule(() => clock));
+    const afterCrash = new RDSInstanceClient(
+      credentials,
+      provider,
+      rdsPollSchedule(() => clock),
+    );
     assert.equal((await afterCrash.create(r)).externalName, 'orders-db');
     assert.equal(rds.instances.size, 1, 'nothing created twice');
     rds.advance('orders-db');

@@ -33,15 +33,17 @@ import type { RDSInstance } from './kinds.js';
 import { RDS_INSTANCE_CLASSES, RDS_STORAGE_TYPES, type AwsRegion, type RdsEngine, type RdsInstanceClass, type RdsStorageType } from './price-table.js';
 import { priceStatus, rdsMonthlyPrice } from './prices.js';
 import { masterPassword } from './rds-password.js';
-import { externalNameOf, forProviderOf, regionOf } from './settings.js';
+import { externalNameOf, forProviderOf, regionOf, RESOURCE_TAG } from './settings.js';
+import { PollSchedule, reasonOf } from './poll-schedule.js';
 
-/** The tag that says which resource an instance was made for. */
-export const RESOURCE_TAG = 'conductor.io/resource';
+export { FIRST_POLL_MS, MAX_POLL_MS, PollSchedule, reasonOf } from './poll-schedule.js';
+
+export { RESOURCE_TAG } from './settings.js';
 
 const MISSING = new Set(['DBInstanceNotFound', 'DBInstanceNotFoundFault']);
 
 /** Passing states: the instance will come back to `available` (or go) by itself. */
-const PASSING = new Set([
+export const RDS_PASSING_STATES: ReadonlySet<string> = new Set([
   'creating',
   'backing-up',
   'modifying',
@@ -60,53 +62,10 @@ const PASSING = new Set([
   'moving-to-vpc',
   'converting-to-vpc',
 ]);
+const PASSING = RDS_PASSING_STATES;
 
-/** reasonOf turns an RDS state into a condition reason: `backing-up` → `BackingUp`. */
-export const reasonOf = (status: string) =>
-  status
-    .split('-')
-    .filter((p) => p !== '')
-    .map((p) => p[0].toUpperCase() + p.slice(1))
-    .join('') || 'Unknown';
-
-/** The backoff of polls of an instance in a passing state. */
-export const FIRST_POLL_MS = 5_000;
-export const MAX_POLL_MS = 60_000;
-
-interface PollState {
-  status: string;
-  observation: ExternalObservation;
-  nextAt: number;
-  intervalMs: number;
-}
-
-/** A PollSchedule remembers, per instance, when RDS is next asked about it (one per running provider). */
-export class PollSchedule {
-  private readonly states = new Map<string, PollState>();
-  constructor(readonly now: () => number = Date.now) {}
-
-  /** cached is what to answer without calling AWS, when the instance is in a passing state and its next poll is not due. */
-  cached(key: string): ExternalObservation | undefined {
-    const s = this.states.get(key);
-    return s && this.now() < s.nextAt ? s.observation : undefined;
-  }
-
-  /** saw records an observation: passing states are polled with backoff, others every time. */
-  saw(key: string, status: string | undefined, observation: ExternalObservation): void {
-    if (status === undefined || !PASSING.has(status)) {
-      this.states.delete(key);
-      return;
-    }
-    const before = this.states.get(key);
-    const intervalMs = before && before.status === status ? Math.min(before.intervalMs * 2, MAX_POLL_MS) : FIRST_POLL_MS;
-    if (this.states.size > 10_000) this.states.clear();
-    this.states.set(key, { status, observation, nextAt: this.now() + intervalMs, intervalMs });
-  }
-
-  forget(key: string): void {
-    this.states.delete(key);
-  }
-}
+/** rdsPollSchedule is the schedule of RDS instances' polls (one per running provider). */
+export const rdsPollSchedule = (now?: () => number) => new PollSchedule(RDS_PASSING_STATES, now);
 
 interface Wanted {
   id: string;

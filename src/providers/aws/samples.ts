@@ -4,7 +4,7 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import { SYSTEM_NAMESPACE } from '../../apis/well-known.js';
-import { rdsInstanceKind, s3BucketKind, sqsQueueKind } from './kinds.js';
+import { elastiCacheReplicationGroupKind, rdsInstanceKind, s3BucketKind, sqsQueueKind } from './kinds.js';
 
 /** One valid object of every kind of the aws provider, in conductor-system. */
 export function awsSampleObjects(): KObject[] {
@@ -47,6 +47,27 @@ export function awsSampleObjects(): KObject[] {
           masterUsername: 'orders',
           databaseName: 'orders',
           vpcSecurityGroupIds: ['sg-0123456789abcdef0'],
+          finalSnapshot: true,
+        },
+      },
+    }),
+    elastiCacheReplicationGroupKind.make({
+      metadata: { name: 'ecrg-0001', namespace: SYSTEM_NAMESPACE },
+      spec: {
+        providerRef: { name: 'aws' },
+        rebindPolicy: 'Delete',
+        managementPolicy: 'Full',
+        capabilities: { region: 'us-east-1', capacity: { memory: '1Gi' } },
+        forProvider: {
+          replicationGroupId: 'sessions-0001',
+          region: 'us-east-1',
+          engineVersion: '7.1',
+          nodeType: 'cache.t4g.small',
+          replicas: 2,
+          evictionPolicy: 'allkeys-lru',
+          parameterGroupName: 'sessions-allkeys-lru',
+          cacheSubnetGroupName: 'private',
+          securityGroupIds: ['sg-0123456789abcdef0'],
           finalSnapshot: true,
         },
       },

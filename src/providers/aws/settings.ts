@@ -10,6 +10,9 @@ import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 import { checkedAwsName, defaultAwsName, type AwsNameKind } from './names.js';
 import { isAwsRegion, type AwsRegion } from './price-table.js';
 
+/** The tag that says which resource (`<namespace>/<name>`) an RDS instance or ElastiCache group was made for. */
+export const RESOURCE_TAG = 'conductor.io/resource';
+
 /** forProviderOf is the resource's spec.forProvider (or an empty object). */
 export function forProviderOf(resource: KObject): JsonObject {
   const spec = isPlainObject(resource.spec) ? resource.spec : {};
