@@ -123,9 +123,9 @@ describe('azureCredentialsFrom', () => {
       if (c.want instanceof RegExp) {
         if (c.reason.startsWith('UseDevelopmentStorage')) {
           const got = azureCredentialsFrom(c.data);
-          assert.equal(got.storage.accountName, 'devstoreaccount1');
-          assert.equal(got.storage.blobEndpoint, 'http://127.0.0.1:10000/devstoreaccount1');
-          assert.equal(got.storage.queueEndpoint, 'http://127.0.0.1:10001/devstoreaccount1');
+          assert.equal(got.storage?.accountName, 'devstoreaccount1');
+          assert.equal(got.storage?.blobEndpoint, 'http://127.0.0.1:10000/devstoreaccount1');
+          assert.equal(got.storage?.queueEndpoint, 'http://127.0.0.1:10001/devstoreaccount1');
           return;
         }
         assert.throws(
