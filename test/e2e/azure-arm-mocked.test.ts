@@ -16,8 +16,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
-import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
 import { secretYaml } from '../support/target-cluster.js';
 import { startFakeAzureArm, type FakeAzureArm } from '../support/fake-azure-arm.js';
 
@@ -28,7 +30,7 @@ describe('the azure database and cache kinds against the ARM fake (mocked ARM an
   let fake: FakeAzureArm;
   const env: Record<string, string> = { CONDUCTOR_POLL_INTERVAL_MS: '500' };
   before(async () => {
-    fake = await startFakeAzureArm({ steps: 2, quota: 4 });
+    fake = await startFakeAzureArm({ steps: 2, quota: 20 });
     env.NODE_EXTRA_CA_CERTS = fake.caFile;
   });
   after(async () => fake?.stop());
@@ -245,5 +247,37 @@ spec: {providerRef: {name: azure}, managementPolicy: ObserveOnly, rebindPolicy: 
     assert.equal((await secretOf(NS, 'imported-conn')).password, '', "an imported server's password is its owner's");
     await kubectlOk(suite.server, ['delete', 'postgresqlflexibleserver', 'imported', ...ns, '--wait=true', '--timeout=60s']);
     assert.ok(fake.servers.has('Microsoft.DBforPostgreSQL/their-pg'), 'ObserveOnly never deletes');
+  });
+
+  test('examples/clouds/azure 04 and 05 as written: a PostgreSQL and a MySQL database and a Redis cache for namespace orders (mocked)', async () => {
+    const s = suite.server;
+    const example = (file: string) => readFileSync(join(repoRoot, 'examples', 'clouds', 'azure', file), 'utf8');
+    const c = fake.credentials();
+    const providerYaml = example('04-databases.yaml')
+      .replace('TENANT_ID', c.tenantId)
+      .replace('CLIENT_ID', c.clientId)
+      .replace('CLIENT_SECRET', c.clientSecret)
+      .replace('SUBSCRIPTION_ID', c.subscriptionId)
+      .replace('RESOURCE_GROUP', c.resourceGroup)
+      .replace(/# armEndpoint: \S+/, `armEndpoint: ${fake.url}`)
+      .replace(/# authorityHost: \S+/, `authorityHost: ${fake.url}`);
+    await apply(providerYaml);
+    await apply(example('05-app-databases.yaml'));
+    await boundAndReady('postgresqlinstance', 'orders', 'orders-db');
+    await boundAndReady('mysqlinstance', 'orders', 'catalog-db');
+    await boundAndReady('redisclusters', 'orders', 'sessions');
+    const pg = await secretOf('orders', 'orders-db');
+    assert.equal(pg.database, 'orders');
+    assert.equal(pg.password, fake.servers.get(`Microsoft.DBforPostgreSQL/${pg.serverName}`)?.adminPassword);
+    const mysql = await secretOf('orders', 'catalog-db');
+    const redis = await secretOf('orders', 'sessions');
+    assert.equal(redis.password, fake.caches.get(redis.cacheName)?.primaryKey);
+    await kubectlOk(s, ['delete', 'namespace', 'orders', '--wait=true', '--timeout=120s']);
+    await eventually(
+      () => !fake.servers.has(`Microsoft.DBforPostgreSQL/${pg.serverName}`) && !fake.caches.has(redis.cacheName),
+      'the Delete server and cache gone',
+      90_000,
+    );
+    assert.ok(fake.servers.has(`Microsoft.DBforMySQL/${mysql.serverName}`), 'the Retain class keeps the MySQL server');
   });
 });
