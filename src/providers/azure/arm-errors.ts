@@ -73,7 +73,7 @@ const INVALID = new Set([
 ]);
 const AUTH = new Set(['InvalidAuthenticationToken', 'InvalidAuthenticationTokenTenant', 'ExpiredAuthenticationToken', 'AuthenticationFailed']);
 
-const asLike = (err: unknown): ErrorLike => (typeof err === 'object' && err !== null ? (err as ErrorLike) : {});
+const asLike = (err: unknown): ErrorLike => (typeof err === 'object' && err !== null ? err : {});
 
 function firstLine(text: string | undefined): string {
   const line = (text ?? '').split('\n')[0].trim();

@@ -87,7 +87,7 @@ function flexibleServerConcreteKind<T extends PostgreSQLFlexibleServer | MySQLFl
     ...kindNames(definition),
     // The server's name follows from the resource (annotation, spec or its namespace and name).
     deterministicExternalNames: true,
-    implements: (engine === 'postgres' ? postgresqlFlexibleServerClaims : mysqlFlexibleServerClaims) as ConcreteKind<T>['implements'],
+    implements: engine === 'postgres' ? postgresqlFlexibleServerClaims : mysqlFlexibleServerClaims,
     connector: {
       async connect(_resource, context) {
         context.signal?.throwIfAborted();

@@ -65,7 +65,7 @@ export class RedisCacheClient implements ExternalClient<RedisCache> {
 
   private async get(w: Wanted, signal?: AbortSignal): Promise<CacheView | undefined> {
     try {
-      return (await this.clients.redis.redis.get(this.access.resourceGroup, w.name, { abortSignal: signal })) as CacheView;
+      return await this.clients.redis.redis.get(this.access.resourceGroup, w.name, { abortSignal: signal });
     } catch (err) {
       if (isResourceNotFound(err)) return undefined;
       throw armError(err, `read Redis cache ${w.name}`);
@@ -73,7 +73,7 @@ export class RedisCacheClient implements ExternalClient<RedisCache> {
   }
 
   private async connectionDetails(w: Wanted, cache: CacheView, signal?: AbortSignal): Promise<ConnectionDetails> {
-    let password = '';
+    let password: string;
     try {
       const keys = await this.clients.redis.redis.listKeys(this.access.resourceGroup, w.name, { abortSignal: signal });
       password = keys.primaryKey ?? '';
