@@ -164,14 +164,16 @@ export function buildCatalog<K extends ConcreteKindDefinition>(sources: CatalogS
 
 /** One of the built-in providers. */
 export type BuiltInProvider = (typeof builtInProviders)[number];
+/** One of the built-in providers' kinds (named: with many kinds TypeScript no longer infers the union by itself). */
+type BuiltInKind = BuiltInProvider['kinds'][number];
 
 /** catalogOf is the catalog of apis/' kinds and the given built-in providers' kinds. */
 export function catalogOf(providers: readonly BuiltInProvider[]) {
-  return buildCatalog({ claimKinds: apiClaimKinds, adminKinds: apiAdminKinds, providers });
+  return buildCatalog<BuiltInKind>({ claimKinds: apiClaimKinds, adminKinds: apiAdminKinds, providers });
 }
 
 /** The catalog of this Conductor: apis/' kinds and the built-in providers' kinds. */
-export const catalog = buildCatalog({ claimKinds: apiClaimKinds, adminKinds: apiAdminKinds, providers: builtInProviders });
+export const catalog = buildCatalog<BuiltInKind>({ claimKinds: apiClaimKinds, adminKinds: apiAdminKinds, providers: builtInProviders });
 
 /** The built-in providers `conductor controllers` starts against another API server: those whose resources do not live on the server's machine. */
 export const clusterProviders: readonly BuiltInProvider[] = builtInProviders.filter((p) => !(p as ProviderDefinition).onServerHost);

@@ -2,8 +2,23 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
 import type { MatchCandidate, ResourceTemplate } from '../spi.js';
-import { blobContainerClaims, configureBlobContainer, configureStorageQueue, matchBlobContainer, matchStorageQueue, storageQueueClaims } from './claims.js';
-import type { BlobContainer, StorageQueue } from './kinds.js';
+import { adminPassword } from './admin-password.js';
+import {
+  blobContainerClaims,
+  configureBlobContainer,
+  configureMySQLFlexibleServer,
+  configurePostgreSQLFlexibleServer,
+  configureRedisCache,
+  configureStorageQueue,
+  flexibleVersionFor,
+  matchBlobContainer,
+  matchMySQLFlexibleServer,
+  matchPostgreSQLFlexibleServer,
+  matchRedisCache,
+  matchStorageQueue,
+  storageQueueClaims,
+} from './claims.js';
+import type { BlobContainer, PostgreSQLFlexibleServer, StorageQueue } from './kinds.js';
 
 const claim = (kind: string, spec: Record<string, unknown> = {}): KObject => ({
   apiVersion: kind === 'Bucket' ? 'storage.conductor.io/v1alpha1' : 'messaging.conductor.io/v1alpha1',
@@ -118,5 +133,97 @@ describe('StorageQueue for MessageQueue claims', () => {
   test('formatConnection keeps exactly the keys', () => {
     const impl = storageQueueClaims[0];
     assert.deepEqual(impl.connectionSecretKeys, ['endpoint', 'queue', 'accountName', 'sasToken', 'sasUrl', 'sasExpiresOn']);
+  });
+});
+
+describe('PostgreSQLFlexibleServer, MySQLFlexibleServer and RedisCache for SQL and Redis claims', () => {
+  const sqlClaim = (kind: 'PostgreSQLInstance' | 'MySQLInstance', spec: Record<string, unknown> = {}): KObject => ({
+    apiVersion: 'storage.conductor.io/v1alpha1',
+    kind,
+    metadata: { name: 'orders', namespace: 'shop' },
+    spec,
+  });
+  const anyClass = <T extends KObject>(kind: string): MatchCandidate<T> => ({
+    type: 'class',
+    resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'c' } },
+    template: { apiVersion: 'database.azure.conductor.io/v1alpha1', kind },
+  });
+  const pgServer = (version: string): MatchCandidate<PostgreSQLFlexibleServer> => ({
+    type: 'resource',
+    resource: {
+      apiVersion: 'database.azure.conductor.io/v1alpha1',
+      kind: 'PostgreSQLFlexibleServer',
+      metadata: { name: 's' },
+      spec: { forProvider: { version } },
+    } as unknown as PostgreSQLFlexibleServer,
+  });
+
+  test('versions: the newest offered within the range, or why none', () => {
+    assert.deepEqual(flexibleVersionFor('postgres', '>= 14'), { version: '17' });
+    assert.deepEqual(flexibleVersionFor('postgres', '15'), { version: '15' });
+    assert.deepEqual(flexibleVersionFor('mysql', '8.0'), { version: '8.0.21' });
+    assert.deepEqual(flexibleVersionFor('mysql', '5.7'), { version: '5.7' });
+    assert.match(flexibleVersionFor('postgres', '9.6').problem ?? '', /offers 13, 14, 15, 16, 17, none within "9.6"/);
+    assert.match(flexibleVersionFor('mysql', 'latest!').problem ?? '', /not a valid version range/);
+  });
+
+  test('matchers: version ranges against classes and existing servers', () => {
+    assert.deepEqual(matchPostgreSQLFlexibleServer(sqlClaim('PostgreSQLInstance', { version: '16' }), anyClass('PostgreSQLFlexibleServer')), { fits: true });
+    assert.equal(matchPostgreSQLFlexibleServer(sqlClaim('PostgreSQLInstance', { version: '9' }), anyClass('PostgreSQLFlexibleServer')).fits, false);
+    assert.equal(matchPostgreSQLFlexibleServer(sqlClaim('PostgreSQLInstance', { version: '16' }), pgServer('14')).fits, false);
+    assert.deepEqual(matchMySQLFlexibleServer(sqlClaim('MySQLInstance', { version: '>= 8' }), anyClass('MySQLFlexibleServer')), { fits: true });
+    assert.deepEqual(matchRedisCache(claim('RedisCluster', { version: '6' }), anyClass('RedisCache')), { fits: true });
+    assert.match(String((matchRedisCache(claim('RedisCluster', { version: '7' }), anyClass('RedisCache')) as { reason?: string }).reason), /offers Redis 6/);
+    assert.match(
+      String((matchRedisCache(claim('RedisCluster', { evictionPolicy: 'allkeys-lru' }), anyClass('RedisCache')) as { reason?: string }).reason),
+      /keeps Azure's maxmemory-policy volatile-lru/,
+    );
+  });
+
+  test('configurators: the claim names the server, version, login, database and storage; the template its location', () => {
+    const spec = configurePostgreSQLFlexibleServer(
+      sqlClaim('PostgreSQLInstance', {
+        version: '>= 15',
+        masterUsername: 'orders_app',
+        databaseName: 'orders',
+        requirements: { capacity: { storage: '50Gi' } },
+      }),
+      {
+        apiVersion: 'database.azure.conductor.io/v1alpha1',
+        kind: 'PostgreSQLFlexibleServer',
+        spec: { forProvider: { serverName: 'template-name', location: 'westeurope', skuName: 'Standard_B2s' } },
+      },
+    );
+    const fp = spec.forProvider as Record<string, unknown>;
+    assert.match(String(fp.serverName), /^shop-orders-[0-9a-f]{16}$/);
+    assert.equal(fp.version, '17');
+    assert.equal(fp.administratorLogin, 'orders_app');
+    assert.equal(fp.databaseName, 'orders');
+    assert.equal(fp.storageSizeGB, 54, '50 GiB is 53.7 GB, rounded up');
+    assert.equal(fp.skuName, 'Standard_B2s');
+    assert.equal((spec.capabilities as Record<string, unknown>).region, 'westeurope');
+    // A login Azure reserves is not taken from the claim.
+    const reserved = configureMySQLFlexibleServer(sqlClaim('MySQLInstance', { masterUsername: 'admin' }), {
+      apiVersion: 'database.azure.conductor.io/v1alpha1',
+      kind: 'MySQLFlexibleServer',
+    });
+    assert.equal((reserved.forProvider as Record<string, unknown>).administratorLogin, undefined);
+    assert.equal((reserved.forProvider as Record<string, unknown>).storageSizeGB, 32);
+    const cache = configureRedisCache(claim('RedisCluster'), {
+      apiVersion: 'cache.azure.conductor.io/v1alpha1',
+      kind: 'RedisCache',
+      spec: { capabilities: { region: 'eastus' } },
+    });
+    assert.equal((cache.forProvider as Record<string, unknown>).location, 'eastus');
+    assert.match(String((cache.forProvider as Record<string, unknown>).cacheName), /^shop-photos-[0-9a-f]{16}$/);
+  });
+
+  test('generated admin passwords: stable per server, different across servers, always of three character classes', () => {
+    const a = adminPassword('key-0123456789abcdef', 'sub', 'rg', 'srv-a');
+    assert.equal(a, adminPassword('key-0123456789abcdef', 'SUB', 'RG', 'srv-a'));
+    assert.notEqual(a, adminPassword('key-0123456789abcdef', 'sub', 'rg', 'srv-b'));
+    assert.notEqual(a, adminPassword('another-key-0123456', 'sub', 'rg', 'srv-a'));
+    assert.equal(a.length, 36);
+    assert.ok(/[A-Z]/.test(a) && /[a-z]/.test(a) && /[0-9]/.test(a) && /[^A-Za-z0-9]/.test(a));
   });
 });

@@ -4,13 +4,31 @@
  * template plus the claim → a new resource's spec, named after the claim) and connection
  * formatters (the details → exactly the keys the kind publishes).
  */
+import semver from 'semver';
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { exactConnectionKeys } from '../connection-keys.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
 import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
-import { blobContainerSecretKeys, bucketClaimKind, messageQueueClaimKind, storageQueueSecretKeys, type BlobContainer, type StorageQueue } from './kinds.js';
+import { sqlClaimSpec } from '../sql-claim.js';
+import {
+  blobContainerSecretKeys,
+  bucketClaimKind,
+  flexibleServerSecretKeys,
+  messageQueueClaimKind,
+  mysqlClaimKind,
+  postgresqlClaimKind,
+  redisCacheSecretKeys,
+  redisClaimKind,
+  storageQueueSecretKeys,
+  type BlobContainer,
+  type MySQLFlexibleServer,
+  type PostgreSQLFlexibleServer,
+  type RedisCache,
+  type StorageQueue,
+} from './kinds.js';
 import { claimAzureName } from './names.js';
-import { AZURE_LOCATIONS } from './price-table.js';
+import { AZURE_LOCATIONS, MYSQL_VERSIONS, POSTGRES_VERSIONS } from './price-table.js';
+import { parseQuantity } from '../../machinery/quantity/quantity.js';
 
 const claimSpec = (claim: KObject): JsonObject => (isPlainObject(claim.spec) ? (claim.spec as JsonObject) : {});
 const forProviderOf = (spec: JsonObject | undefined): JsonObject => (spec && isPlainObject(spec.forProvider) ? spec.forProvider : {});
@@ -42,7 +60,11 @@ export function matchStorageQueue(claim: KObject, _candidate: MatchCandidate<Sto
  * every claim in one container), the location comes from the template (or its capabilities'
  * region, when that is an Azure location) and is written as capabilities.region.
  */
-function configured(claim: KObject, template: ResourceTemplate, nameField: 'containerName' | 'queueName'): { spec: JsonObject; forProvider: JsonObject } {
+function configured(
+  claim: KObject,
+  template: ResourceTemplate,
+  nameField: 'containerName' | 'queueName' | 'serverName' | 'cacheName',
+): { spec: JsonObject; forProvider: JsonObject } {
   const spec: JsonObject = template.spec ? deepCopy(template.spec) : {};
   const forProvider: JsonObject = deepCopy(forProviderOf(spec));
   forProvider[nameField] = claimAzureName(claim.metadata.namespace ?? '', claim.metadata.name ?? '');
@@ -67,6 +89,122 @@ export function configureBlobContainer(claim: KObject, template: ResourceTemplat
 export function configureStorageQueue(claim: KObject, template: ResourceTemplate): JsonObject {
   return configured(claim, template, 'queueName').spec;
 }
+
+/** The versions each engine offers, oldest first (what a claim's version range is matched against). */
+const ENGINE_VERSIONS = { postgres: POSTGRES_VERSIONS, mysql: MYSQL_VERSIONS } as const;
+
+/** flexibleVersionFor is the newest version Azure offers for `engine` within the claim's range, or why there is none. */
+export function flexibleVersionFor(engine: 'postgres' | 'mysql', range: string | undefined): { version?: string; problem?: string } {
+  if (range === undefined || range === '') return {};
+  if (semver.validRange(range, { loose: true }) === null) return { problem: `version "${range}" is not a valid version range (want e.g. "16", ">= 14")` };
+  const offered = [...ENGINE_VERSIONS[engine]].reverse();
+  const version = offered.find(
+    (v) => semver.intersects(semver.coerce(v)?.version ?? v, range, { loose: true }) || semver.intersects(v, range, { loose: true }),
+  );
+  const name = engine === 'mysql' ? 'MySQL' : 'PostgreSQL';
+  return version ? { version } : { problem: `Azure's ${name} flexible server offers ${ENGINE_VERSIONS[engine].join(', ')}, none within "${range}"` };
+}
+
+/** The administrator logins Azure refuses. */
+const RESERVED_LOGINS = new Set(['admin', 'administrator', 'root', 'guest', 'public', 'azure_superuser', 'azure_pg_admin', 'sa']);
+
+function matchFlexible(engine: 'postgres' | 'mysql', claim: KObject, candidate: MatchCandidate<PostgreSQLFlexibleServer | MySQLFlexibleServer>): MatchResult {
+  const spec = sqlClaimSpec(claim);
+  const { problem } = flexibleVersionFor(engine, spec.version);
+  if (problem) return doesNotFit(problem);
+  if (candidate.type === 'resource' && spec.version) {
+    const have = candidate.resource.spec.forProvider?.version;
+    const coerced = have ? (semver.coerce(have)?.version ?? have) : undefined;
+    if (coerced && !semver.intersects(coerced, spec.version, { loose: true }))
+      return doesNotFit(`server version ${have ?? ''} is not within "${spec.version}"`);
+  }
+  return fits;
+}
+
+/** matchPostgreSQLFlexibleServer: the version must be one Azure offers within the claim's range. */
+export const matchPostgreSQLFlexibleServer = (claim: KObject, candidate: MatchCandidate<PostgreSQLFlexibleServer>) =>
+  matchFlexible('postgres', claim, candidate);
+/** matchMySQLFlexibleServer: the version must be one Azure offers within the claim's range. */
+export const matchMySQLFlexibleServer = (claim: KObject, candidate: MatchCandidate<MySQLFlexibleServer>) => matchFlexible('mysql', claim, candidate);
+
+/** storageGbOf reads a quantity ("25Gi") as whole GB, within a flexible server's 32 to 16384. */
+export function storageGbOf(size: unknown, fallback: number): number {
+  if (typeof size !== 'string' && typeof size !== 'number') return fallback;
+  try {
+    return Math.min(16384, Math.max(32, Math.ceil(parseQuantity(String(size)).toNumber() / 1e9)));
+  } catch {
+    return fallback;
+  }
+}
+
+function configureFlexible(engine: 'postgres' | 'mysql', claim: KObject, template: ResourceTemplate): JsonObject {
+  const c = sqlClaimSpec(claim);
+  const { spec, forProvider } = configured(claim, template, 'serverName');
+  const { version } = flexibleVersionFor(engine, c.version);
+  if (version) forProvider.version = version;
+  if (c.masterUsername && /^[a-z][a-z0-9_]{0,62}$/.test(c.masterUsername) && !RESERVED_LOGINS.has(c.masterUsername))
+    forProvider.administratorLogin = c.masterUsername;
+  if (c.databaseName && /^[A-Za-z][A-Za-z0-9_]{0,62}$/.test(c.databaseName)) forProvider.databaseName = c.databaseName;
+  const capacity = isPlainObject(spec.capabilities) && isPlainObject(spec.capabilities.capacity) ? spec.capabilities.capacity : {};
+  const fallback = typeof forProvider.storageSizeGB === 'number' ? forProvider.storageSizeGB : 32;
+  forProvider.storageSizeGB = storageGbOf(capacity.storage, fallback);
+  return spec;
+}
+
+export const configurePostgreSQLFlexibleServer = (claim: KObject, template: ResourceTemplate) => configureFlexible('postgres', claim, template);
+export const configureMySQLFlexibleServer = (claim: KObject, template: ResourceTemplate) => configureFlexible('mysql', claim, template);
+
+/** The Redis version Azure Cache for Redis offers (4 is retired). */
+export const AZURE_REDIS_VERSION = '6.0.0';
+/** Azure Cache for Redis's default maxmemory-policy (the only one Conductor offers: it does not set redisConfiguration). */
+export const AZURE_REDIS_EVICTION_POLICY = 'volatile-lru';
+
+/** matchRedisCache: the claim's version range must hold Redis 6; an eviction policy other than Azure's default does not fit. */
+export function matchRedisCache(claim: KObject, _candidate: MatchCandidate<RedisCache>): MatchResult {
+  const spec = claimSpec(claim);
+  const range = typeof spec.version === 'string' && spec.version !== '' ? spec.version : undefined;
+  if (range !== undefined) {
+    if (semver.validRange(range, { loose: true }) === null) return doesNotFit(`version "${range}" is not a valid version range (want e.g. "6", ">= 6")`);
+    if (!semver.satisfies(AZURE_REDIS_VERSION, range, { loose: true })) return doesNotFit(`Azure Cache for Redis offers Redis 6, not within "${range}"`);
+  }
+  if (typeof spec.evictionPolicy === 'string' && spec.evictionPolicy !== AZURE_REDIS_EVICTION_POLICY)
+    return doesNotFit(`RedisCache keeps Azure's maxmemory-policy ${AZURE_REDIS_EVICTION_POLICY}, claim asks ${spec.evictionPolicy}`);
+  return fits;
+}
+
+export function configureRedisCache(claim: KObject, template: ResourceTemplate): JsonObject {
+  return configured(claim, template, 'cacheName').spec;
+}
+
+export const postgresqlFlexibleServerClaims: ClaimImplementation<PostgreSQLFlexibleServer>[] = [
+  {
+    claimKind: postgresqlClaimKind,
+    connectionSecretKeys: flexibleServerSecretKeys,
+    match: matchPostgreSQLFlexibleServer,
+    configure: configurePostgreSQLFlexibleServer,
+    formatConnection: (details) => exactConnectionKeys('PostgreSQLFlexibleServer', flexibleServerSecretKeys, details),
+  },
+];
+
+export const mysqlFlexibleServerClaims: ClaimImplementation<MySQLFlexibleServer>[] = [
+  {
+    claimKind: mysqlClaimKind,
+    connectionSecretKeys: flexibleServerSecretKeys,
+    match: matchMySQLFlexibleServer,
+    configure: configureMySQLFlexibleServer,
+    formatConnection: (details) => exactConnectionKeys('MySQLFlexibleServer', flexibleServerSecretKeys, details),
+  },
+];
+
+export const redisCacheClaims: ClaimImplementation<RedisCache>[] = [
+  {
+    claimKind: redisClaimKind,
+    connectionSecretKeys: redisCacheSecretKeys,
+    match: matchRedisCache,
+    configure: configureRedisCache,
+    formatConnection: (details) => exactConnectionKeys('RedisCache', redisCacheSecretKeys, details),
+  },
+];
 
 export const blobContainerClaims: ClaimImplementation<BlobContainer>[] = [
   {

@@ -48,8 +48,16 @@ describe('azureCredentialsFrom', () => {
       want: /./,
     },
     {
-      reason: 'a service principal and subscription, well-formed (not yet used)',
-      data: { accountName: 'shopdata', accountKey: KEY, tenantId: 'contoso.onmicrosoft.com', clientId: GUID, clientSecret: SECRET, subscriptionId: GUID },
+      reason: 'a storage account and a service principal with subscription and resource group',
+      data: {
+        accountName: 'shopdata',
+        accountKey: KEY,
+        tenantId: 'contoso.onmicrosoft.com',
+        clientId: GUID,
+        clientSecret: SECRET,
+        subscriptionId: GUID,
+        resourceGroup: 'shop-prod',
+      },
       want: {
         storage: {
           accountName: 'shopdata',
@@ -57,12 +65,70 @@ describe('azureCredentialsFrom', () => {
           blobEndpoint: 'https://shopdata.blob.core.windows.net',
           queueEndpoint: 'https://shopdata.queue.core.windows.net',
         },
+        arm: {
+          principal: { tenantId: 'contoso.onmicrosoft.com', clientId: GUID, clientSecret: SECRET },
+          subscriptionId: GUID,
+          resourceGroup: 'shop-prod',
+          armEndpoint: 'https://management.azure.com',
+          authorityHost: 'https://login.microsoftonline.com',
+          adminPasswordKey: SECRET,
+        },
         servicePrincipal: { tenantId: 'contoso.onmicrosoft.com', clientId: GUID, clientSecret: SECRET },
         subscriptionId: GUID,
       },
     },
+    {
+      reason: 'only a service principal (the database and cache kinds), endpoints overridden, a password key',
+      data: {
+        tenantId: GUID,
+        clientId: GUID,
+        clientSecret: SECRET,
+        subscriptionId: GUID,
+        resourceGroup: 'rg_1(a).b',
+        armEndpoint: 'https://127.0.0.1:8443/',
+        authorityHost: 'https://127.0.0.1:8443',
+        adminPasswordKey: 'a-long-random-password-key',
+      },
+      want: {
+        arm: {
+          principal: { tenantId: GUID, clientId: GUID, clientSecret: SECRET },
+          subscriptionId: GUID,
+          resourceGroup: 'rg_1(a).b',
+          armEndpoint: 'https://127.0.0.1:8443',
+          authorityHost: 'https://127.0.0.1:8443',
+          adminPasswordKey: 'a-long-random-password-key',
+        },
+        servicePrincipal: { tenantId: GUID, clientId: GUID, clientSecret: SECRET },
+        subscriptionId: GUID,
+      },
+    },
+    {
+      reason: 'a service principal without subscription and resource group',
+      data: { tenantId: GUID, clientId: GUID, clientSecret: SECRET },
+      want: /has a service principal but no subscriptionId and resourceGroup: add them/,
+    },
+    {
+      reason: 'a resource group name Azure refuses',
+      data: { tenantId: GUID, clientId: GUID, clientSecret: SECRET, subscriptionId: GUID, resourceGroup: 'ends-in-a-period.' },
+      want: /key resourceGroup is not a resource group name/,
+    },
+    {
+      reason: 'an ARM endpoint over plain http',
+      data: { tenantId: GUID, clientId: GUID, clientSecret: SECRET, subscriptionId: GUID, resourceGroup: 'rg', armEndpoint: 'http://127.0.0.1:1' },
+      want: /key armEndpoint is not an https URL/,
+    },
+    {
+      reason: 'a short admin password key',
+      data: { tenantId: GUID, clientId: GUID, clientSecret: SECRET, subscriptionId: GUID, resourceGroup: 'rg', adminPasswordKey: 'short' },
+      want: /key adminPasswordKey is shorter than 16 characters/,
+    },
     { reason: 'nothing at all', data: undefined, want: /names no credentials Secret, or it is empty/ },
-    { reason: 'neither form', data: { tenantId: GUID }, want: /neither accountName and accountKey nor connectionString/ },
+    {
+      reason: 'neither form',
+      data: { subscriptionId: GUID },
+      want: /neither accountName and accountKey nor connectionString .* nor tenantId, clientId and clientSecret/,
+    },
+    { reason: 'half a service principal and nothing else', data: { tenantId: GUID }, want: /part of a service principal: add clientId and clientSecret/ },
     { reason: 'a name without a key', data: { accountName: 'shopdata' }, want: /has accountName but no accountKey: add accountKey/ },
     { reason: 'a key without a name', data: { accountKey: KEY }, want: /has accountKey but no accountName: add accountName/ },
     {
@@ -123,9 +189,9 @@ describe('azureCredentialsFrom', () => {
       if (c.want instanceof RegExp) {
         if (c.reason.startsWith('UseDevelopmentStorage')) {
           const got = azureCredentialsFrom(c.data);
-          assert.equal(got.storage.accountName, 'devstoreaccount1');
-          assert.equal(got.storage.blobEndpoint, 'http://127.0.0.1:10000/devstoreaccount1');
-          assert.equal(got.storage.queueEndpoint, 'http://127.0.0.1:10001/devstoreaccount1');
+          assert.equal(got.storage?.accountName, 'devstoreaccount1');
+          assert.equal(got.storage?.blobEndpoint, 'http://127.0.0.1:10000/devstoreaccount1');
+          assert.equal(got.storage?.queueEndpoint, 'http://127.0.0.1:10001/devstoreaccount1');
           return;
         }
         assert.throws(

@@ -6,9 +6,13 @@
  * - `connectionString`, as the Azure portal shows it (`AccountName=…;AccountKey=…;
  *   EndpointSuffix=…` or with `BlobEndpoint=`/`QueueEndpoint=`), or `UseDevelopmentStorage=true`
  *   for a local Azurite on its default ports. `blobEndpoint`/`queueEndpoint` keys override it.
- * And, checked now for the database and cache kinds still to come (not yet used):
- * `tenantId`, `clientId`, `clientSecret` (a service principal; all three or none) and
- * `subscriptionId`.
+ * For the database and cache kinds (Azure Resource Manager): a service principal —
+ * `tenantId`, `clientId`, `clientSecret` (all three or none) — with `subscriptionId` and
+ * `resourceGroup` (where the servers and caches are made), optional `armEndpoint` (default
+ * https://management.azure.com) and `authorityHost` (default https://login.microsoftonline.com;
+ * both https: the SDKs send bearer tokens only over TLS), and optional `adminPasswordKey` (what
+ * the admin passwords Conductor generates are derived from; default the client secret).
+ * A Secret may hold either form or both; each kind asks for the one it needs.
  *
  * Every error names the key at fault and never quotes a value.
  */
@@ -23,16 +27,30 @@ export interface StorageAccount {
   queueEndpoint: string;
 }
 
-/** A ServicePrincipal is an Entra ID application's client credentials (not yet used). */
+/** A ServicePrincipal is an Entra ID application's client credentials. */
 export interface ServicePrincipal {
   tenantId: string;
   clientId: string;
   clientSecret: string;
 }
 
-/** AzureCredentials are everything a credentials Secret held, checked. */
+/** An ArmAccess is how the database and cache kinds reach Azure Resource Manager. */
+export interface ArmAccess {
+  principal: ServicePrincipal;
+  subscriptionId: string;
+  resourceGroup: string;
+  /** The ARM base URL, without a trailing slash (default https://management.azure.com). */
+  armEndpoint: string;
+  /** The Entra ID authority host (default https://login.microsoftonline.com). */
+  authorityHost: string;
+  /** What generated admin passwords are derived from (never published). */
+  adminPasswordKey: string;
+}
+
+/** AzureCredentials are everything a credentials Secret held, checked: a storage account, ARM access, or both. */
 export interface AzureCredentials {
-  storage: StorageAccount;
+  storage?: StorageAccount;
+  arm?: ArmAccess;
   servicePrincipal?: ServicePrincipal;
   subscriptionId?: string;
 }
@@ -56,7 +74,17 @@ export const CREDENTIAL_KEYS = [
   'clientId',
   'clientSecret',
   'subscriptionId',
+  'resourceGroup',
+  'armEndpoint',
+  'authorityHost',
+  'adminPasswordKey',
 ] as const;
+
+export const DEFAULT_ARM_ENDPOINT = 'https://management.azure.com';
+export const DEFAULT_AUTHORITY_HOST = 'https://login.microsoftonline.com';
+
+/** Azure's rule for resource group names: 1–90 letters, digits, _ ( ) - and ., not ending in a period. */
+export const RESOURCE_GROUP_PATTERN = /^[-\w._()]{0,89}[-\w_()]$/u;
 
 /** Azurite's documented development account (public, the same in every Azurite). */
 const DEVELOPMENT_ACCOUNT = 'devstoreaccount1';
@@ -173,8 +201,29 @@ function servicePrincipalFrom(data: Record<string, string>): ServicePrincipal | 
  */
 export function azureCredentialsFrom(data: Record<string, string> | undefined): AzureCredentials {
   if (!data || Object.keys(data).length === 0) {
-    throw new CredentialsError('the Provider names no credentials Secret, or it is empty: want a Secret with accountName and accountKey, or connectionString');
+    throw new CredentialsError(
+      'the Provider names no credentials Secret, or it is empty: want a Secret with accountName and accountKey, or connectionString (storage kinds), and/or tenantId, clientId, clientSecret, subscriptionId and resourceGroup (database and cache kinds)',
+    );
   }
+  const storage = storageFrom(data);
+  const servicePrincipal = servicePrincipalFrom(data);
+  const subscriptionId = nonEmpty(data.subscriptionId);
+  if (subscriptionId !== undefined && !GUID.test(subscriptionId)) throw new CredentialsError('key subscriptionId is not a GUID');
+  const arm = servicePrincipal ? armAccessFrom(data, servicePrincipal, subscriptionId) : undefined;
+  if (!storage && !servicePrincipal) {
+    throw new CredentialsError(
+      'the credentials Secret has neither accountName and accountKey nor connectionString (storage kinds) nor tenantId, clientId and clientSecret (database and cache kinds): add one form',
+    );
+  }
+  return {
+    ...(storage ? { storage } : {}),
+    ...(arm ? { arm } : {}),
+    ...(servicePrincipal ? { servicePrincipal } : {}),
+    ...(subscriptionId !== undefined ? { subscriptionId } : {}),
+  };
+}
+
+function storageFrom(data: Record<string, string>): StorageAccount | undefined {
   const overrides = {
     blob: nonEmpty(data.blobEndpoint) !== undefined ? serviceEndpoint(nonEmpty(data.blobEndpoint)!, 'key blobEndpoint') : undefined,
     queue: nonEmpty(data.queueEndpoint) !== undefined ? serviceEndpoint(nonEmpty(data.queueEndpoint)!, 'key queueEndpoint') : undefined,
@@ -182,29 +231,86 @@ export function azureCredentialsFrom(data: Record<string, string> | undefined): 
   const connectionString = nonEmpty(data.connectionString);
   const accountName = nonEmpty(data.accountName);
   const rawKey = nonEmpty(data.accountKey);
-  let storage: StorageAccount;
   if (connectionString !== undefined) {
     if (accountName !== undefined || rawKey !== undefined) {
       throw new CredentialsError('the credentials Secret has both connectionString and accountName/accountKey: keep one form');
     }
-    storage = storageFromConnectionString(connectionString, overrides);
-  } else {
-    if (accountName === undefined && rawKey === undefined) {
-      throw new CredentialsError('the credentials Secret has neither accountName and accountKey nor connectionString: add one form');
-    }
-    if (accountName === undefined) throw new CredentialsError('the credentials Secret has accountKey but no accountName: add accountName');
-    if (rawKey === undefined) throw new CredentialsError('the credentials Secret has accountName but no accountKey: add accountKey');
-    const problem = accountNameProblem(accountName);
-    if (problem) throw new CredentialsError(`key accountName ${problem}`);
-    storage = {
-      accountName,
-      accountKey: checkKey(rawKey, 'key accountKey'),
-      blobEndpoint: overrides.blob ?? `https://${accountName}.blob.core.windows.net`,
-      queueEndpoint: overrides.queue ?? `https://${accountName}.queue.core.windows.net`,
-    };
+    return storageFromConnectionString(connectionString, overrides);
   }
-  const servicePrincipal = servicePrincipalFrom(data);
-  const subscriptionId = nonEmpty(data.subscriptionId);
-  if (subscriptionId !== undefined && !GUID.test(subscriptionId)) throw new CredentialsError('key subscriptionId is not a GUID');
-  return { storage, ...(servicePrincipal ? { servicePrincipal } : {}), ...(subscriptionId !== undefined ? { subscriptionId } : {}) };
+  if (accountName === undefined && rawKey === undefined) {
+    if (overrides.blob !== undefined || overrides.queue !== undefined) {
+      throw new CredentialsError(
+        'the credentials Secret has blobEndpoint or queueEndpoint but neither accountName and accountKey nor connectionString: add one form',
+      );
+    }
+    return undefined;
+  }
+  if (accountName === undefined) throw new CredentialsError('the credentials Secret has accountKey but no accountName: add accountName');
+  if (rawKey === undefined) throw new CredentialsError('the credentials Secret has accountName but no accountKey: add accountKey');
+  const problem = accountNameProblem(accountName);
+  if (problem) throw new CredentialsError(`key accountName ${problem}`);
+  return {
+    accountName,
+    accountKey: checkKey(rawKey, 'key accountKey'),
+    blobEndpoint: overrides.blob ?? `https://${accountName}.blob.core.windows.net`,
+    queueEndpoint: overrides.queue ?? `https://${accountName}.queue.core.windows.net`,
+  };
+}
+
+/** httpsEndpoint reads an ARM or authority base URL: https only (bearer tokens never travel in clear), no user, query or fragment. */
+export function httpsEndpoint(value: string, where: string, example: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CredentialsError(`${where} is not a URL: want ${example}`);
+  }
+  if (url.protocol !== 'https:') throw new CredentialsError(`${where} is not an https URL: want ${example} (bearer tokens are sent only over TLS)`);
+  if (url.username || url.password || url.search || url.hash)
+    throw new CredentialsError(`${where} has a user, query or fragment: want only scheme, host, port and path`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+function armAccessFrom(data: Record<string, string>, principal: ServicePrincipal, subscriptionId: string | undefined): ArmAccess {
+  const resourceGroup = nonEmpty(data.resourceGroup);
+  const missing = [subscriptionId === undefined ? 'subscriptionId' : '', resourceGroup === undefined ? 'resourceGroup' : ''].filter((k) => k !== '');
+  if (missing.length > 0)
+    throw new CredentialsError(
+      `the credentials Secret has a service principal but no ${missing.join(' and ')}: add ${missing.length > 1 ? 'them' : 'it'} (the database and cache kinds make their servers in that subscription and resource group)`,
+    );
+  if (!RESOURCE_GROUP_PATTERN.test(resourceGroup!))
+    throw new CredentialsError(
+      'key resourceGroup is not a resource group name: want 1 to 90 letters, digits, underscores, hyphens, periods and parentheses, not ending in a period',
+    );
+  const armEndpoint = nonEmpty(data.armEndpoint);
+  const authorityHost = nonEmpty(data.authorityHost);
+  const passwordKey = data.adminPasswordKey === undefined || data.adminPasswordKey === '' ? undefined : data.adminPasswordKey;
+  if (passwordKey !== undefined && passwordKey.length < 16)
+    throw new CredentialsError('key adminPasswordKey is shorter than 16 characters: want a long random string');
+  return {
+    principal,
+    subscriptionId: subscriptionId!,
+    resourceGroup: resourceGroup!,
+    armEndpoint: armEndpoint !== undefined ? httpsEndpoint(armEndpoint, 'key armEndpoint', DEFAULT_ARM_ENDPOINT) : DEFAULT_ARM_ENDPOINT,
+    authorityHost: authorityHost !== undefined ? httpsEndpoint(authorityHost, 'key authorityHost', DEFAULT_AUTHORITY_HOST) : DEFAULT_AUTHORITY_HOST,
+    adminPasswordKey: passwordKey ?? principal.clientSecret,
+  };
+}
+
+/** storageAccountOf is the storage account the storage kinds need, or a CredentialsError saying the Secret has none. */
+export function storageAccountOf(credentials: AzureCredentials): StorageAccount {
+  if (!credentials.storage)
+    throw new CredentialsError(
+      'the credentials Secret has no storage account: add accountName and accountKey, or connectionString (BlobContainer and StorageQueue need one)',
+    );
+  return credentials.storage;
+}
+
+/** armAccessOf is the ARM access the database and cache kinds need, or a CredentialsError saying the Secret has none. */
+export function armAccessOf(credentials: AzureCredentials): ArmAccess {
+  if (!credentials.arm)
+    throw new CredentialsError(
+      'the credentials Secret has no service principal: add tenantId, clientId, clientSecret, subscriptionId and resourceGroup (the database and cache kinds need them)',
+    );
+  return credentials.arm;
 }

@@ -6,8 +6,8 @@
  */
 import { shareName } from '../share-names.js';
 
-/** What is named: a blob container or a storage queue. */
-export type AzureNameKind = 'container' | 'queue';
+/** What is named: a blob container, a storage queue, a flexible server or a Redis cache (the same rule here). */
+export type AzureNameKind = 'container' | 'queue' | 'server' | 'cache';
 
 /** The longest container or queue name Azure accepts. */
 export const AZURE_NAME_MAX = 63;
@@ -20,7 +20,7 @@ export const AZURE_NAME_PATTERN = '^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$';
 
 /** azureNameProblem says why `name` breaks Azure's rules for a container or queue, or returns undefined. */
 export function azureNameProblem(kind: AzureNameKind, name: string): string | undefined {
-  const what = kind === 'container' ? 'container name' : 'queue name';
+  const what = `${kind} name`;
   if (name.length < 3 || name.length > AZURE_NAME_MAX) return `${what} "${name}" has ${name.length} characters: want 3 to 63`;
   if (!/^[a-z0-9-]+$/.test(name)) return `${what} "${name}" may hold only lower-case letters, digits and hyphens`;
   if (name.startsWith('-') || name.endsWith('-')) return `${what} "${name}" must begin and end with a letter or digit`;

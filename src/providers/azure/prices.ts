@@ -3,7 +3,7 @@
  * price-table.ts: what the resource advertises in `status.atProvider.monthlyPrice`.
  */
 import { parseQuantity } from '../../machinery/quantity/quantity.js';
-import type { AzureLocation, AzureRedundancy, PriceTable } from './price-table.js';
+import type { ArmPriceTable, AzureLocation, AzureRedundancy, PriceTable } from './price-table.js';
 
 /** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
 export interface MonthlyPrice {
@@ -53,4 +53,26 @@ export function monthlyPrice(
     basis: `${shownGb} GB × ${rate} ${table.currency}/GB-month (${location}, ${redundancy})`,
     table: `${table.asOf}${table.verified ? '' : ', unverified'}; ${table.source}`,
   };
+}
+
+const HOURS_PER_MONTH = 730;
+
+/**
+ * hourlyMonthlyPrice is a month of `size` in `location` (730 hours) plus `storageGb` of storage
+ * when the table prices storage, or why there is none: what a flexible server or a cache
+ * advertises in `status.atProvider.monthlyPrice`.
+ */
+export function hourlyMonthlyPrice(table: ArmPriceTable, location: AzureLocation | undefined, size: string, storageGb?: number): MonthlyPrice | NoPrice {
+  if (!location) return { reason: "no location: set spec.forProvider.location (or the Provider's spec.region) to price it" };
+  const hourly = table.perHour[location]?.[size];
+  if (hourly === undefined) return { reason: `the price table of ${table.asOf} has no price of ${size} in ${location}` };
+  const storageRate = storageGb !== undefined ? table.storagePerGbMonth?.[location] : undefined;
+  if (storageGb !== undefined && storageRate === undefined) return { reason: `the price table of ${table.asOf} has no storage price in ${location}` };
+  const compute = hourly * HOURS_PER_MONTH;
+  const storage = storageGb !== undefined && storageRate !== undefined ? storageGb * storageRate : 0;
+  const amount = (Math.ceil((compute + storage) * 100) / 100).toFixed(2);
+  const basis =
+    `${HOURS_PER_MONTH} h × ${hourly} ${table.currency}/h (${size}, ${location})` +
+    (storageGb !== undefined ? ` + ${storageGb} GB × ${storageRate} ${table.currency}/GB-month` : '');
+  return { amount, currency: table.currency, basis, table: `${table.asOf}${table.verified ? '' : ', unverified'}; ${table.source}` };
 }

@@ -5,13 +5,13 @@
 import { defineProvider } from '../kind-definition.js';
 import type { ProviderStartOptions } from '../spi.js';
 import type { AzureProvider } from './azure-provider.js';
-import { blobContainerKind, storageQueueKind } from './kinds.js';
+import { blobContainerKind, mysqlFlexibleServerKind, postgresqlFlexibleServerKind, redisCacheKind, storageQueueKind } from './kinds.js';
 
-/** The `azure` provider: BlobContainer and StorageQueue, and `start` (createAzureProvider). */
+/** The `azure` provider: BlobContainer, StorageQueue, PostgreSQLFlexibleServer, MySQLFlexibleServer and RedisCache, and `start` (createAzureProvider). */
 export const azureProvider = defineProvider({
   name: 'azure',
   type: 'azure',
-  kinds: [blobContainerKind, storageQueueKind],
+  kinds: [blobContainerKind, storageQueueKind, postgresqlFlexibleServerKind, mysqlFlexibleServerKind, redisCacheKind],
   async start(_options: ProviderStartOptions): Promise<AzureProvider> {
     const { createAzureProvider } = await import('./azure-provider.js');
     return createAzureProvider();
