@@ -227,6 +227,16 @@ describe('ElastiCacheReplicationGroup (mocked ElastiCache)', () => {
     assert.equal(ec.groups.size, 0);
     await client.create(r);
     assert.equal(ec.groups.size, 1, 'created once the errors pass');
+
+    // Scaling up can meet the same shortage: said naming the change.
+    ec.advance('orders-cache');
+    ec.failNext('ModifyReplicationGroup', elastiCacheErrors.insufficientCapacity());
+    await assert.rejects(client.update(group('orders', { replicationGroupId: 'orders-cache', nodeType: 'cache.r7g.xlarge' })), (e: unknown) => {
+      assert.ok(e instanceof AwsError);
+      assert.equal(e.reason, 'InsufficientCapacity');
+      assert.match(e.message, /^cannot change the node type of replication group orders-cache to cache.r7g.xlarge: AWS answered 400 /);
+      return true;
+    });
   });
 
   test('a failed create is reported for an administrator; a delete while creating is retried; finalSnapshot names the snapshot (mocked)', async () => {

@@ -290,34 +290,34 @@ export class ElastiCacheReplicationGroupClient implements ExternalClient<ElastiC
       try {
         await call();
       } catch (err) {
-        throw awsError(err, `${what} of replication group ${w.id}`);
+        throw awsError(err, what);
       }
     };
     if (have.nodeType !== w.nodeType) {
-      await send(`change the node type to ${w.nodeType}`, () =>
+      await send(`change the node type of replication group ${w.id} to ${w.nodeType}`, () =>
         client.send(new ModifyReplicationGroupCommand({ ReplicationGroupId: w.id, CacheNodeType: w.nodeType, ApplyImmediately: true }), opts),
       );
     } else if (have.replicas > w.replicas) {
       if (w.replicas === 0 && have.failover) {
         // A group without replicas cannot fail over: turn it off first, then remove the replicas.
-        await send('turn off automatic failover', () =>
+        await send(`turn off automatic failover of replication group ${w.id}`, () =>
           client.send(
             new ModifyReplicationGroupCommand({ ReplicationGroupId: w.id, AutomaticFailoverEnabled: false, MultiAZEnabled: false, ApplyImmediately: true }),
             opts,
           ),
         );
       } else {
-        await send(`remove replicas (to ${w.replicas})`, () =>
+        await send(`remove replicas of replication group ${w.id} (to ${w.replicas})`, () =>
           client.send(new DecreaseReplicaCountCommand({ ReplicationGroupId: w.id, NewReplicaCount: w.replicas, ApplyImmediately: true }), opts),
         );
       }
     } else if (have.replicas < w.replicas) {
-      await send(`add replicas (to ${w.replicas})`, () =>
+      await send(`add replicas to replication group ${w.id} (to ${w.replicas})`, () =>
         client.send(new IncreaseReplicaCountCommand({ ReplicationGroupId: w.id, NewReplicaCount: w.replicas, ApplyImmediately: true }), opts),
       );
     } else if (have.failover !== w.replicas > 0) {
       const on = w.replicas > 0;
-      await send(`turn ${on ? 'on' : 'off'} automatic failover`, () =>
+      await send(`turn ${on ? 'on' : 'off'} automatic failover of replication group ${w.id}`, () =>
         client.send(
           new ModifyReplicationGroupCommand({ ReplicationGroupId: w.id, AutomaticFailoverEnabled: on, MultiAZEnabled: on, ApplyImmediately: true }),
           opts,
