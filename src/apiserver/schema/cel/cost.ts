@@ -169,7 +169,7 @@ const TRAVERSING_LIST_METHODS = new Set(['isSorted', 'sum', 'min', 'max', 'index
  * (`self`, `oldSelf`).
  */
 export function estimateCost(program: ParseResult, vars: ReadonlyMap<string, Shape>): number {
-  return Math.ceil(estimate(program.ast as unknown, vars, 0).cost);
+  return Math.ceil(estimate(program.ast, vars, 0).cost);
 }
 
 function estimate(ast: unknown, vars: ReadonlyMap<string, Shape>, depth: number): Estimate {
