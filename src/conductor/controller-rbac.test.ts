@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { allCrds, catalog } from './catalog.js';
+import { allCrds, catalog, clusterProviders } from './catalog.js';
 import { crdFiles } from '../apis/manifests.js';
 import { controllerClusterRules } from './controller-rbac.js';
 import { controllerRbacYaml, controllerRuleFiles } from './controller-rbac-files.js';
@@ -42,6 +42,13 @@ describe("the controllers' RBAC and the Helm chart's generated files", () => {
     for (const k of catalog.adminKinds)
       assert.ok(!allows(k.group, k.plural, 'update') && !allows(k.group, k.plural, 'delete'), `${k.plural} are administrators'`);
     for (const r of rules) assert.ok(![...r.apiGroups, ...r.resources, ...r.verbs].includes('*'), JSON.stringify(r));
+  });
+
+  test('`conductor controllers` runs the providers whose resources are not on its machine: not local', () => {
+    assert.deepEqual(
+      clusterProviders.map((p) => p.name),
+      ['memory', 'kubernetes', 'azure', 'gcp', 'aws'],
+    );
   });
 
   test('`conductor rbac` prints a ClusterRole and a Role in conductor-system', () => {

@@ -141,6 +141,7 @@ export function defineProvider<M extends ProviderModule, O extends ProviderStart
     name: def.name,
     type: def.type,
     kinds: def.kinds,
+    ...(def.onServerHost !== undefined ? { onServerHost: def.onServerHost } : {}),
     async start(options: O): Promise<M> {
       const module = await def.start(options);
       const problems = startedKindProblems(def.name, def.kinds, module.kinds);
