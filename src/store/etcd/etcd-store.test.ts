@@ -329,3 +329,93 @@ describe('etcd store: etcd lost and back', { skip: missing }, () => {
     }
   });
 });
+
+describe('etcd store: gets from the watch cache', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(1);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+  const open = (keyPrefix: string, extra = {}) => openEtcdStore({ endpoints: cluster!.endpoints, keyPrefix, compactionIntervalMs: 0, ...extra });
+
+  test('a get on a cached store right after a write by another client sees it, every round, answered by the cache', async () => {
+    const keyPrefix = freshPrefix();
+    const writer = await open(keyPrefix);
+    // Another Conductor (another prefix) writing at the same time: revisions the cache sees no key of.
+    const neighbour = await open(freshPrefix());
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      const before = await writer.create('/present-before-open', json({ n: 0 }));
+      const seenBefore = await cached.get('/present-before-open');
+      assert.equal(seenBefore?.modRevision, before.modRevision);
+      let current = (await writer.create('/k', json({ n: 0 }))).modRevision;
+      for (let n = 1; n <= 200; n++) {
+        if (n % 3 === 0) await neighbour.create(`/other-${n}`, json({ n }));
+        if (n % 10 === 0) {
+          // A delete, then a create again: the get sees the key gone, then back.
+          await writer.delete('/k', current);
+          assert.equal(await cached.get('/k'), undefined, `round ${n}: the key was deleted`);
+          current = (await writer.create('/k', json({ n }))).modRevision;
+        } else {
+          current = (await writer.update('/k', current, json({ n }))).modRevision;
+        }
+        const got = await cached.get('/k');
+        assert.equal(got?.modRevision, current, `round ${n}: the get saw the write acknowledged before it`);
+        assert.equal(JSON.parse(got.value).n, n);
+      }
+      assert.equal(await cached.get('/never-written'), undefined);
+      const stats = cached.readStats();
+      assert.equal(stats.etcdGets, 0, 'no get fell back to an etcd Range (the cache always caught up)');
+      assert.ok(stats.cacheGets >= 200, `gets answered by the cache: ${stats.cacheGets}`);
+      assert.equal(stats.cache?.syncs, 1);
+    } finally {
+      await cached.close();
+      await neighbour.close();
+      await writer.close();
+    }
+  });
+
+  test('gets that arrive together share one read of the revision', async () => {
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      await cached.create('/a', json({}));
+      const reads = cached.readStats().revisionReads;
+      const got = await Promise.all(Array.from({ length: 50 }, () => cached.get('/a')));
+      assert.ok(got.every((kv) => kv?.key === '/a'));
+      // The first starts a read; the 49 that came while it was on its way share the next one.
+      assert.equal(cached.readStats().revisionReads - reads, 2);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  test('a cached store that lost etcd reads etcd again once it is back, and its cache catches up', { timeout: 60_000 }, async () => {
+    const c = cluster!;
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      await cached.create('/before', json({}));
+      await c.members[0].kill();
+      await assert.rejects(cached.get('/before'), { code: 'unavailable' });
+      c.members[0].restart();
+      await eventually(async () => (await cached.checkReachable()) === undefined, 'etcd to answer again', 30_000, 200);
+      const writer = await open(keyPrefix);
+      try {
+        const kv = await writer.create('/after-restart', json({}));
+        assert.equal((await cached.get('/after-restart'))?.modRevision, kv.modRevision, 'the get after etcd came back sees the new write');
+        await eventually(() => cached.readStats().cache?.ready === true, 'the cache to be ready again', 30_000, 50);
+        const before = cached.readStats().cacheGets;
+        assert.equal((await cached.get('/after-restart'))?.modRevision, kv.modRevision);
+        assert.equal((await cached.get('/before'))?.key, '/before');
+        assert.equal(cached.readStats().cacheGets - before, 2, 'answered by the cache again');
+      } finally {
+        await writer.close();
+      }
+    } finally {
+      await cached.close();
+    }
+  });
+});
