@@ -8,7 +8,6 @@ import {
   etcdServices,
   type KvClient,
   type MaintenanceClient,
-  type StatusRequest,
   type StatusResponse,
   type WatchClient,
   type WatchRequest,
@@ -161,7 +160,7 @@ export class EtcdClient {
       this.endpoints.map(
         (endpoint) =>
           new Promise<MemberStatus>((resolve) => {
-            endpoint.maintenance.Status({} as StatusRequest, { deadline: Date.now() + timeoutMs }, (err, res) => {
+            endpoint.maintenance.Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => {
               if (err || !res) resolve({ url: endpoint.url, error: err ? reason(err) : 'no answer' });
               else resolve({ url: endpoint.url, status: res });
             });
