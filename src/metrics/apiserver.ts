@@ -101,11 +101,16 @@ export class ApiServerMetrics {
     );
     this.commitDuration = registry.histogram(
       'conductor_store_commit_duration_seconds',
-      'Time from a group commit starting to its writes being durable (the WAL synced), per commit.',
+      'Time from a commit starting to its writes being durable: on SQLite a group commit until its WAL sync, on etcd one write transaction until etcd acknowledged it.',
       [],
       SHORT_DURATION_BUCKETS,
     );
-    this.batchSize = registry.histogram('conductor_store_commit_batch_size', 'Writes per group commit.', [], [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    this.batchSize = registry.histogram(
+      'conductor_store_commit_batch_size',
+      'Writes per commit (a SQLite group commit; always 1 on etcd, one transaction per write).',
+      [],
+      [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    );
     this.commitSeconds = this.commitDuration.child();
     this.commitBatch = this.batchSize.child();
   }
@@ -171,9 +176,29 @@ export class ApiServerMetrics {
     },
   };
 
-  /** storeGauges registers what is computed at scrape time from the store: WAL size, watchers, objects per resource. */
-  storeGauges(store: { walBytes?: () => number; watchers: () => number; objectCounts: () => Promise<Sample[]> }): void {
-    const { walBytes } = store;
+  /**
+   * storeGauges registers what is computed at scrape time from the store: WAL size (SQLite),
+   * database sizes per etcd member (etcd), watchers, objects per resource.
+   */
+  storeGauges(store: {
+    walBytes?: () => number;
+    dbSizes?: () => Promise<{ endpoint: string; bytes: number; inUseBytes: number }[]>;
+    watchers: () => number;
+    objectCounts: () => Promise<Sample[]>;
+  }): void {
+    const { walBytes, dbSizes } = store;
+    if (dbSizes) {
+      this.registry.collected(
+        'conductor_store_db_size_bytes',
+        "Size of each etcd member's database file in bytes (etcd's Status dbSize), read when scraped (at most every 10 s); a member that does not answer is left out.",
+        async () => (await dbSizes()).map((m) => ({ labels: { endpoint: m.endpoint }, value: m.bytes })),
+      );
+      this.registry.collected(
+        'conductor_store_db_size_in_use_bytes',
+        "Bytes of each etcd member's database file holding data (etcd's Status dbSizeInUse; the rest is free pages a defragmentation returns).",
+        async () => (await dbSizes()).map((m) => ({ labels: { endpoint: m.endpoint }, value: m.inUseBytes })),
+      );
+    }
     if (walBytes)
       this.registry.collected('conductor_store_wal_bytes', "Size of the SQLite store's write-ahead log file in bytes.", () => [
         { labels: {}, value: walBytes() },
