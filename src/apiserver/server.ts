@@ -39,7 +39,7 @@ import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams
 import { VERSION } from '../version.js';
 import { prepareDataDir } from './data-dir.js';
 import { ApiServerMetrics, MetricsRegistry, type Sample } from '../metrics/index.js';
-import type { CommitObserver } from '../store/index.js';
+import type { CommitObserver, ReadObserver } from '../store/index.js';
 
 /** Where an API server on etcd keeps its objects (instead of the data dir's SQLite file). */
 export interface EtcdBackendOptions {
@@ -145,7 +145,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const metrics = opts.metrics ?? new MetricsRegistry();
   const apiMetrics = new ApiServerMetrics(metrics);
-  const { store, storeWatchers, walBytes, dbSizes } = await openStore(opts, dataDir, log, apiMetrics.storeObserver);
+  const { store, storeWatchers, walBytes, dbSizes } = await openStore(opts, dataDir, log, apiMetrics.storeObserver, apiMetrics.storeReadObserver);
   step('store');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
@@ -360,6 +360,7 @@ async function openStore(
   dataDir: string,
   log: Logger,
   observer: CommitObserver,
+  readObserver: ReadObserver,
 ): Promise<{ store: Store; storeWatchers: () => number; walBytes?: () => number; dbSizes?: () => Promise<DbSize[]> }> {
   const common = {
     retention: opts.retention,
@@ -370,7 +371,7 @@ async function openStore(
   if (opts.etcd) {
     // Other servers write too: follow their revisions so resourceVersions they hand out are
     // known here; gets come from the watch cache, consistent with every server's writes.
-    const store = await openEtcdStore({ ...common, ...opts.etcd, followRevisions: true, watchCache: true, observer });
+    const store = await openEtcdStore({ ...common, ...opts.etcd, followRevisions: true, watchCache: true, observer, readObserver });
     return { store, storeWatchers: () => store.watcherCount(), dbSizes: etcdDbSizes(store) };
   }
   const store = openSqliteStore({ ...common, observer, path: join(dataDir, 'state.db') });

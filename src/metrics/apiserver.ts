@@ -69,6 +69,8 @@ export class ApiServerMetrics {
   private readonly byMethod = new Map<string, RequestSeries>();
   private readonly commitSeconds: HistogramChild;
   private readonly commitBatch: HistogramChild;
+  private readonly getsFromCache: CounterChild;
+  private readonly getsFromEtcd: CounterChild;
 
   constructor(private readonly registry: MetricsRegistry) {
     this.total = registry.counter(
@@ -111,6 +113,13 @@ export class ApiServerMetrics {
       [],
       [1, 2, 4, 8, 16, 32, 64, 128, 256],
     );
+    const gets = registry.counter(
+      'conductor_store_gets_total',
+      "Gets of one key from the etcd store, by where they were answered: source=cache (the watch cache, once it had seen etcd's current revision) or etcd (a Range: the cache was listing or lagging). etcd only.",
+      ['source'],
+    );
+    this.getsFromCache = gets.child('cache');
+    this.getsFromEtcd = gets.child('etcd');
     this.commitSeconds = this.commitDuration.child();
     this.commitBatch = this.batchSize.child();
   }
@@ -173,6 +182,13 @@ export class ApiServerMetrics {
     committed: (writes: number, seconds: number): void => {
       this.commitSeconds.observe(seconds);
       this.commitBatch.observe(writes);
+    },
+  };
+
+  /** The etcd store's read observer: one call per get, saying where it was answered. */
+  readonly storeReadObserver = {
+    get: (source: 'cache' | 'etcd'): void => {
+      (source === 'cache' ? this.getsFromCache : this.getsFromEtcd).value++;
     },
   };
 

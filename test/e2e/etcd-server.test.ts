@@ -88,7 +88,7 @@ describe('conductor server on etcd', { skip: missing }, () => {
     assert.match(crds, /claimquotas\.core\.conductor\.io/);
   });
 
-  test("/metrics shows the etcd store: transaction latency and size per commit, each member's database size", async () => {
+  test("/metrics shows the etcd store: transaction latency and size per commit, each member's database size, gets by source", async () => {
     assert.equal((await api.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'metered' } })).status, 201);
     const res = await api.request('GET', '/metrics');
     assert.equal(res.status, 200, res.text);
@@ -106,6 +106,7 @@ describe('conductor server on etcd', { skip: missing }, () => {
     const inUse = value(`conductor_store_db_size_in_use_bytes{endpoint="${endpoint}"}`);
     assert.ok(inUse > 0 && inUse <= value(`conductor_store_db_size_bytes{endpoint="${endpoint}"}`), 'the bytes in use, at most the file size');
     assert.ok(!/conductor_store_wal_bytes/.test(res.text), 'no SQLite WAL on etcd');
+    assert.ok(value('conductor_store_gets_total{source="cache"}') >= 0, 'gets by where they were answered');
   });
 
   test('etcd lost: 503 with Retry-After, /readyz fails naming etcd; back: ready and serving by itself', { timeout: 60_000 }, async () => {

@@ -161,6 +161,14 @@ describe('two conductor servers on one etcd', { skip: missing }, () => {
     const created = await apiA.request('POST', base, { metadata: { name: 'read-your-write' }, data: { n: '0' } });
     assert.equal(created.status, 201, created.text);
     let rv = created.json().metadata.resourceVersion as string;
+    const cacheGets = async () => {
+      const metrics = await apiB.request('GET', '/metrics');
+      assert.equal(metrics.status, 200, metrics.text);
+      const line = metrics.text.split('\n').find((l) => l.startsWith('conductor_store_gets_total{source="cache"} '));
+      assert.ok(line, 'conductor_store_gets_total{source="cache"} on B');
+      return Number(line.split(' ')[1]);
+    };
+    const cachedBefore = await cacheGets();
     for (let n = 1; n <= 100; n++) {
       if (n % 10 === 0) {
         // Deleted on A: gone on B at once; created again on A: there on B at once.
@@ -183,6 +191,8 @@ describe('two conductor servers on one etcd', { skip: missing }, () => {
       assert.equal(got.json().metadata.resourceVersion, rv, `round ${n}: B answered the write A acknowledged before the get`);
       assert.equal(got.json().data.n, String(n));
     }
+    const cached = (await cacheGets()) - cachedBefore;
+    assert.ok(cached >= 100, `B answered the gets from its watch cache (${cached} cache gets)`);
   });
 
   test('a CRD created on A is served by B', async () => {

@@ -4,15 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { StoreError } from '../types.js';
-import {
-  etcdServices,
-  type KvClient,
-  type MaintenanceClient,
-  type StatusResponse,
-  type WatchClient,
-  type WatchRequest,
-  type WatchResponse,
-} from './rpc.js';
+import { etcdServices, type KvClient, type MaintenanceClient, type StatusResponse, type WatchClient, type WatchRequest, type WatchResponse } from './rpc.js';
 import type { EtcdTlsOptions } from './options.js';
 
 /** An Endpoint is one etcd member's client URL and its clients (sharing one channel). */

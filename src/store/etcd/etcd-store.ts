@@ -22,6 +22,7 @@ import {
   silentLogger,
   type CommitObserver,
   type EtcdStoreOptions,
+  type ReadObserver,
   type RetentionPolicy,
   type StoreLogger,
 } from './options.js';
@@ -92,6 +93,7 @@ export class EtcdStore implements Store {
   /** etcd's current revision for consistent gets from the cache, one read shared by the gets that arrive together. */
   private readonly fresh: FreshRevision;
   private readonly observer: CommitObserver | undefined;
+  private readonly readObserver: ReadObserver | undefined;
   /** Where gets were answered: the watch cache, or an etcd Range. */
   private readonly gets = { cache: 0, etcd: 0 };
   private samples: RevisionSample[] = [];
@@ -111,6 +113,7 @@ export class EtcdStore implements Store {
     this.maxPausedEvents = options.maxPausedWatchEvents ?? defaultMaxPausedWatchEvents;
     this.followRevisions = options.followRevisions ?? false;
     this.observer = options.observer;
+    this.readObserver = options.readObserver;
     this.watchSource = {
       client: this.client,
       keys: this.keys,
@@ -279,11 +282,13 @@ export class EtcdStore implements Store {
         const hit = cache.read(key, revision);
         if (hit) {
           this.gets.cache++;
+          this.readObserver?.get('cache');
           return hit.kv;
         }
       }
     }
     this.gets.etcd++;
+    this.readObserver?.get('etcd');
     const res = await this.track(this.range({ key: this.keys.encode(key) }, `get ${key}`));
     const raw = res.kvs[0];
     return raw ? this.keys.toKeyValue(raw) : undefined;

@@ -49,10 +49,17 @@ export interface EtcdStoreOptions {
    * every stored value. Off by default.
    */
   watchCache?: boolean;
+  /** Hears where each get was answered: the watch cache or an etcd Range (metrics). */
+  readObserver?: ReadObserver;
   /** Hears of each write transaction once etcd acknowledged it (one write each: batch size 1). */
   observer?: CommitObserver;
   /** The wall clock in milliseconds, for retention by age; tests replace it. */
   now?: () => number;
+}
+
+/** A ReadObserver hears where each get was answered; it must not throw. */
+export interface ReadObserver {
+  get(source: 'cache' | 'etcd'): void;
 }
 
 export const defaultCallTimeoutMs = 15_000;
