@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { StoreError } from '../types.js';
-import { json, recorder, waitFor } from '../testing/conformance.js';
+import { brief, json, recorder, waitFor } from '../testing/conformance.js';
 import { openEtcdStore } from './etcd-store.js';
 
 const missing = etcdMissing();
@@ -373,6 +373,44 @@ describe('etcd store: gets from the watch cache', { skip: missing }, () => {
     } finally {
       await cached.close();
       await neighbour.close();
+      await writer.close();
+    }
+  });
+
+  test("lists of the latest state from the cache: the same pages as etcd gives, with another client's last write", async () => {
+    const keyPrefix = freshPrefix();
+    const writer = await open(keyPrefix);
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      // Keys whose UTF-16 order differs from etcd's byte order ('\uffff' sorts after '😀' in UTF-16, before it in UTF-8).
+      const names = ['b', 'a', 'é', '\uffff', '😀', 'a/b', 'z', 'ab'];
+      for (const n of names) await writer.create(`/l/${n}`, json({ n }));
+      await writer.create('/m/outside', json({}));
+      const reads = cached.readStats().etcdGets;
+      for (const limit of [0, 1, 3]) {
+        let startAfter: string | undefined;
+        for (;;) {
+          const want = await writer.list('/l/', { limit, startAfter });
+          const got = await cached.list('/l/', { limit, startAfter });
+          assert.deepEqual(
+            got.items.map((kv) => brief(kv)),
+            want.items.map((kv) => brief(kv)),
+            `limit ${limit} after ${String(startAfter)}`,
+          );
+          assert.equal(got.more, want.more);
+          assert.equal(got.remaining, want.remaining);
+          assert.ok(got.revision >= want.revision);
+          if (!got.more) break;
+          startAfter = got.items[got.items.length - 1].key;
+        }
+      }
+      const last = await writer.delete('/l/b');
+      const after = await cached.list('/l/');
+      assert.ok(!after.items.some((kv) => kv.key === '/l/b'), 'the delete acknowledged before the list is reflected');
+      assert.ok(after.revision >= last.modRevision);
+      assert.equal(cached.readStats().etcdGets, reads);
+    } finally {
+      await cached.close();
       await writer.close();
     }
   });

@@ -308,6 +308,15 @@ export class EtcdStore implements Store {
     if (requested > 0 && requested < this.compacted) {
       throw new StoreError('compacted', `cannot ${what} at revision ${requested}: history up to ${this.compacted} was compacted`);
     }
+    const cache = this.cache;
+    if (requested === 0 && cache?.ready) {
+      // The latest state, as fresh as a Range would be: from the watch cache once it has seen etcd's current revision.
+      const fresh = await this.fresh.read();
+      if (cache.freshAt(fresh) || (await cache.waitFor(fresh, cacheFreshnessWaitMs))) {
+        const page = cache.list(prefix, options.startAfter, limit, fresh);
+        if (page) return page;
+      }
+    }
     const range = this.keys.listRange(prefix, options.startAfter);
     if (range.rangeEnd.length > 1 || range.rangeEnd[0] !== 0) {
       if (Buffer.compare(range.key, range.rangeEnd) >= 0) {

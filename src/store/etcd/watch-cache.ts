@@ -33,6 +33,14 @@ export interface WatchCacheSource {
   readonly retryMs: number;
 }
 
+/**
+ * Strings whose characters are all below the UTF-16 surrogates sort the same by code unit (JS's
+ * `<`) as by UTF-8 byte (etcd's order); others are compared as UTF-8.
+ */
+const fromSurrogates = /[\ud800-\uffff]/;
+const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const compareUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
 /** Keys per Range while the cache lists. */
 const listPageSize = 5_000;
 
@@ -92,6 +100,33 @@ export class WatchCache {
     if (!this.freshAt(revision)) return undefined;
     const kv = this.items.get(key);
     return { kv: kv ? { ...kv } : undefined };
+  }
+
+  /**
+   * list answers a list of the latest state at least as fresh as `revision` — the keys under
+   * `prefix` after `startAfter`, in etcd's (byte) order, at most `limit` (0: all) — at the
+   * revision the cache has seen; undefined when the cache is not that fresh now. Values are copies.
+   */
+  list(prefix: string, startAfter: string | undefined, limit: number, revision: number): StoreListResult | undefined {
+    if (!this.freshAt(revision)) return undefined;
+    const keys: string[] = [];
+    let bmpOnly = true;
+    for (const key of this.items.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      if (bmpOnly && fromSurrogates.test(key)) bmpOnly = false;
+      keys.push(key);
+    }
+    const order = bmpOnly ? compareCodeUnits : compareUtf8;
+    keys.sort(order);
+    let from = 0;
+    if (startAfter !== undefined) {
+      while (from < keys.length && order(keys[from], startAfter) <= 0) from++;
+    }
+    const end = limit > 0 ? Math.min(keys.length, from + limit) : keys.length;
+    const items: KeyValue[] = [];
+    for (let i = from; i < end; i++) items.push({ ...this.items.get(keys[i])! });
+    const remaining = keys.length - end;
+    return { items, revision: this.seen, more: remaining > 0, remaining };
   }
 
   /**
