@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { openEtcdStore, openSqliteStore, type EtcdTlsOptions } from '../store/index.js';
+import { openEtcdStore, openSqliteStore, type EtcdStore, type EtcdTlsOptions } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { isApiError } from '../machinery/errors.js';
 import { AdmissionChain } from './admission/types.js';
@@ -39,7 +39,7 @@ import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams
 import { VERSION } from '../version.js';
 import { prepareDataDir } from './data-dir.js';
 import { ApiServerMetrics, MetricsRegistry, type Sample } from '../metrics/index.js';
-import type { CommitObserver } from '../store/index.js';
+import type { CommitObserver, ReadObserver } from '../store/index.js';
 
 /** Where an API server on etcd keeps its objects (instead of the data dir's SQLite file). */
 export interface EtcdBackendOptions {
@@ -145,7 +145,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
   const metrics = opts.metrics ?? new MetricsRegistry();
   const apiMetrics = new ApiServerMetrics(metrics);
-  const { store, storeWatchers, walBytes } = await openStore(opts, dataDir, log, apiMetrics.storeObserver);
+  const { store, storeWatchers, walBytes, dbSizes } = await openStore(opts, dataDir, log, apiMetrics.storeObserver, apiMetrics.storeReadObserver);
   step('store');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
@@ -203,7 +203,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let serverUrl = '';
   const docs = new ApiDocuments(() => registry.all(), { serverAddress: () => serverUrl.replace(/^https:\/\//, ''), gitVersion: conductorGitVersion(VERSION) });
   registry.onChange(() => docs.invalidate());
-  apiMetrics.storeGauges({ walBytes, watchers: storeWatchers, objectCounts: objectCounter(store, registry, objects) });
+  apiMetrics.storeGauges({ walBytes, dbSizes, watchers: storeWatchers, objectCounts: objectCounter(store, registry, objects) });
   const watchStreams = new WatchStreams({ maxPerUser: opts.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER, lingerMs: opts.watchLingerMs });
   const dispatcher = new Dispatcher({
     watchStreams,
@@ -360,7 +360,8 @@ async function openStore(
   dataDir: string,
   log: Logger,
   observer: CommitObserver,
-): Promise<{ store: Store; storeWatchers: () => number; walBytes?: () => number }> {
+  readObserver: ReadObserver,
+): Promise<{ store: Store; storeWatchers: () => number; walBytes?: () => number; dbSizes?: () => Promise<DbSize[]> }> {
   const common = {
     retention: opts.retention,
     compactionIntervalMs: opts.compactionIntervalMs,
@@ -368,12 +369,43 @@ async function openStore(
     logger: log.child({ component: 'store' }),
   };
   if (opts.etcd) {
-    // Other servers write too: follow their revisions so resourceVersions they hand out are known here.
-    const store = await openEtcdStore({ ...common, ...opts.etcd, followRevisions: true });
-    return { store, storeWatchers: () => store.watcherCount() };
+    // Other servers write too: follow their revisions so resourceVersions they hand out are
+    // known here; gets come from the watch cache, consistent with every server's writes.
+    const store = await openEtcdStore({ ...common, ...opts.etcd, followRevisions: true, watchCache: true, observer, readObserver });
+    return { store, storeWatchers: () => store.watcherCount(), dbSizes: etcdDbSizes(store) };
   }
   const store = openSqliteStore({ ...common, observer, path: join(dataDir, 'state.db') });
   return { store, storeWatchers: () => store.stats().watchers, walBytes: () => store.walBytes() };
+}
+
+/** One etcd member's database size, for /metrics. */
+interface DbSize {
+  endpoint: string;
+  bytes: number;
+  inUseBytes: number;
+}
+
+/** How long the etcd members' database sizes are reused between scrapes. */
+const DB_SIZE_TTL_MS = 10_000;
+
+/** etcdDbSizes asks every etcd member for its database size when scraped, at most every 10 s. */
+function etcdDbSizes(store: EtcdStore): () => Promise<DbSize[]> {
+  let last: { at: number; sizes: Promise<DbSize[]> } | undefined;
+  const read = async (): Promise<DbSize[]> => {
+    const sizes: DbSize[] = [];
+    for (const m of await store.memberStatuses()) {
+      if ('status' in m) sizes.push({ endpoint: m.url, bytes: m.status.dbSize, inUseBytes: m.status.dbSizeInUse });
+    }
+    return sizes;
+  };
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at >= DB_SIZE_TTL_MS) {
+      last = { at: now, sizes: read() };
+      last.sizes.catch(() => (last = undefined));
+    }
+    return last.sizes;
+  };
 }
 
 /** How long the counts of stored objects per resource are reused between scrapes. */

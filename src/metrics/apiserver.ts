@@ -69,6 +69,8 @@ export class ApiServerMetrics {
   private readonly byMethod = new Map<string, RequestSeries>();
   private readonly commitSeconds: HistogramChild;
   private readonly commitBatch: HistogramChild;
+  private readonly getsFromCache: CounterChild;
+  private readonly getsFromEtcd: CounterChild;
 
   constructor(private readonly registry: MetricsRegistry) {
     this.total = registry.counter(
@@ -101,11 +103,23 @@ export class ApiServerMetrics {
     );
     this.commitDuration = registry.histogram(
       'conductor_store_commit_duration_seconds',
-      'Time from a group commit starting to its writes being durable (the WAL synced), per commit.',
+      'Time from a commit starting to its writes being durable: on SQLite a group commit until its WAL sync, on etcd one write transaction until etcd acknowledged it.',
       [],
       SHORT_DURATION_BUCKETS,
     );
-    this.batchSize = registry.histogram('conductor_store_commit_batch_size', 'Writes per group commit.', [], [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    this.batchSize = registry.histogram(
+      'conductor_store_commit_batch_size',
+      'Writes per commit (a SQLite group commit; always 1 on etcd, one transaction per write).',
+      [],
+      [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    );
+    const gets = registry.counter(
+      'conductor_store_gets_total',
+      "Gets of one key from the etcd store, by where they were answered: source=cache (the watch cache, once it had seen etcd's current revision) or etcd (a Range: the cache was listing or lagging). etcd only.",
+      ['source'],
+    );
+    this.getsFromCache = gets.child('cache');
+    this.getsFromEtcd = gets.child('etcd');
     this.commitSeconds = this.commitDuration.child();
     this.commitBatch = this.batchSize.child();
   }
@@ -171,9 +185,36 @@ export class ApiServerMetrics {
     },
   };
 
-  /** storeGauges registers what is computed at scrape time from the store: WAL size, watchers, objects per resource. */
-  storeGauges(store: { walBytes?: () => number; watchers: () => number; objectCounts: () => Promise<Sample[]> }): void {
-    const { walBytes } = store;
+  /** The etcd store's read observer: one call per get, saying where it was answered. */
+  readonly storeReadObserver = {
+    get: (source: 'cache' | 'etcd'): void => {
+      (source === 'cache' ? this.getsFromCache : this.getsFromEtcd).value++;
+    },
+  };
+
+  /**
+   * storeGauges registers what is computed at scrape time from the store: WAL size (SQLite),
+   * database sizes per etcd member (etcd), watchers, objects per resource.
+   */
+  storeGauges(store: {
+    walBytes?: () => number;
+    dbSizes?: () => Promise<{ endpoint: string; bytes: number; inUseBytes: number }[]>;
+    watchers: () => number;
+    objectCounts: () => Promise<Sample[]>;
+  }): void {
+    const { walBytes, dbSizes } = store;
+    if (dbSizes) {
+      this.registry.collected(
+        'conductor_store_db_size_bytes',
+        "Size of each etcd member's database file in bytes (etcd's Status dbSize), read when scraped (at most every 10 s); a member that does not answer is left out.",
+        async () => (await dbSizes()).map((m) => ({ labels: { endpoint: m.endpoint }, value: m.bytes })),
+      );
+      this.registry.collected(
+        'conductor_store_db_size_in_use_bytes',
+        "Bytes of each etcd member's database file holding data (etcd's Status dbSizeInUse; the rest is free pages a defragmentation returns).",
+        async () => (await dbSizes()).map((m) => ({ labels: { endpoint: m.endpoint }, value: m.inUseBytes })),
+      );
+    }
     if (walBytes)
       this.registry.collected('conductor_store_wal_bytes', "Size of the SQLite store's write-ahead log file in bytes.", () => [
         { labels: {}, value: walBytes() },

@@ -14,7 +14,7 @@ export {
   type SqliteStoreOptions,
   type StoreLogger,
 } from './sqlite/index.js';
-export type { EtcdStore, EtcdStoreOptions, EtcdTlsOptions } from './etcd/index.js';
+export type { EtcdStore, EtcdStoreOptions, EtcdTlsOptions, ReadObserver } from './etcd/index.js';
 import type { EtcdStore, EtcdStoreOptions } from './etcd/index.js';
 
 /**

@@ -88,6 +88,27 @@ describe('conductor server on etcd', { skip: missing }, () => {
     assert.match(crds, /claimquotas\.core\.conductor\.io/);
   });
 
+  test("/metrics shows the etcd store: transaction latency and size per commit, each member's database size, gets by source", async () => {
+    assert.equal((await api.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'metered' } })).status, 201);
+    const res = await api.request('GET', '/metrics');
+    assert.equal(res.status, 200, res.text);
+    const value = (series: string) => {
+      const line = res.text.split('\n').find((l) => l.startsWith(`${series} `));
+      assert.ok(line, `${series} in /metrics`);
+      return Number(line.slice(series.length + 1));
+    };
+    assert.ok(value('conductor_store_commit_duration_seconds_count') >= 1, 'write transactions timed');
+    const commits = value('conductor_store_commit_batch_size_count');
+    assert.ok(commits >= 1);
+    assert.equal(value('conductor_store_commit_batch_size_sum'), commits, 'one write per etcd transaction');
+    const endpoint = etcd.endpoints[0];
+    assert.ok(value(`conductor_store_db_size_bytes{endpoint="${endpoint}"}`) > 0, "the member's database file size");
+    const inUse = value(`conductor_store_db_size_in_use_bytes{endpoint="${endpoint}"}`);
+    assert.ok(inUse > 0 && inUse <= value(`conductor_store_db_size_bytes{endpoint="${endpoint}"}`), 'the bytes in use, at most the file size');
+    assert.ok(!/conductor_store_wal_bytes/.test(res.text), 'no SQLite WAL on etcd');
+    assert.ok(value('conductor_store_gets_total{source="cache"}') >= 0, 'gets by where they were answered');
+  });
+
   test('etcd lost: 503 with Retry-After, /readyz fails naming etcd; back: ready and serving by itself', { timeout: 60_000 }, async () => {
     const member = etcd.members[0];
     await member.kill();

@@ -156,6 +156,45 @@ describe('two conductor servers on one etcd', { skip: missing }, () => {
     assert.equal(final.data.n, String(writers * each), `conflicts retried: ${conflicts}`);
   });
 
+  test("a write on A is seen by an immediate get on B (gets come from B's watch cache), round after round", { timeout: 90_000 }, async () => {
+    const base = '/api/v1/namespaces/default/configmaps';
+    const created = await apiA.request('POST', base, { metadata: { name: 'read-your-write' }, data: { n: '0' } });
+    assert.equal(created.status, 201, created.text);
+    let rv = created.json().metadata.resourceVersion as string;
+    const cacheGets = async () => {
+      const metrics = await apiB.request('GET', '/metrics');
+      assert.equal(metrics.status, 200, metrics.text);
+      const line = metrics.text.split('\n').find((l) => l.startsWith('conductor_store_gets_total{source="cache"} '));
+      assert.ok(line, 'conductor_store_gets_total{source="cache"} on B');
+      return Number(line.split(' ')[1]);
+    };
+    const cachedBefore = await cacheGets();
+    for (let n = 1; n <= 100; n++) {
+      if (n % 10 === 0) {
+        // Deleted on A: gone on B at once; created again on A: there on B at once.
+        assert.equal((await apiA.request('DELETE', `${base}/read-your-write`)).status, 200);
+        const gone = await apiB.request('GET', `${base}/read-your-write`);
+        assert.equal(gone.status, 404, `round ${n}: ${gone.text}`);
+        const again = await apiA.request('POST', base, { metadata: { name: 'read-your-write' }, data: { n: String(n) } });
+        assert.equal(again.status, 201, again.text);
+        rv = again.json().metadata.resourceVersion as string;
+      } else {
+        const put = await apiA.request('PUT', `${base}/read-your-write`, {
+          metadata: { name: 'read-your-write', resourceVersion: rv },
+          data: { n: String(n) },
+        });
+        assert.equal(put.status, 200, put.text);
+        rv = put.json().metadata.resourceVersion as string;
+      }
+      const got = await apiB.request('GET', `${base}/read-your-write`);
+      assert.equal(got.status, 200, `round ${n}: ${got.text}`);
+      assert.equal(got.json().metadata.resourceVersion, rv, `round ${n}: B answered the write A acknowledged before the get`);
+      assert.equal(got.json().data.n, String(n));
+    }
+    const cached = (await cacheGets()) - cachedBefore;
+    assert.ok(cached >= 100, `B answered the gets from its watch cache (${cached} cache gets)`);
+  });
+
   test('a CRD created on A is served by B', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',

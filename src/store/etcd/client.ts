@@ -4,7 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { StoreError } from '../types.js';
-import { etcdServices, type KvClient, type WatchClient, type WatchRequest, type WatchResponse } from './rpc.js';
+import { etcdServices, type KvClient, type MaintenanceClient, type StatusResponse, type WatchClient, type WatchRequest, type WatchResponse } from './rpc.js';
 import type { EtcdTlsOptions } from './options.js';
 
 /** An Endpoint is one etcd member's client URL and its clients (sharing one channel). */
@@ -12,7 +12,11 @@ export interface Endpoint {
   readonly url: string;
   readonly kv: KvClient;
   readonly watch: WatchClient;
+  readonly maintenance: MaintenanceClient;
 }
+
+/** One member's answer to Status, or why it gave none. */
+export type MemberStatus = { url: string; status: StatusResponse } | { url: string; error: string };
 
 /**
  * Whether a failed call may be sent again to another endpoint: reads may always; a write only
@@ -57,7 +61,7 @@ export class EtcdClient {
     private readonly callTimeoutMs: number,
   ) {
     if (urls.length === 0) throw new TypeError('no etcd endpoints given: expected at least one http://host:port or https://host:port');
-    const { KV, Watch } = etcdServices();
+    const { KV, Watch, Maintenance } = etcdServices();
     this.endpoints = urls.map((url) => {
       const { target, tls: secure } = parseEndpoint(url);
       if (!secure && (tls?.cert || tls?.key || tls?.ca)) {
@@ -70,7 +74,8 @@ export class EtcdClient {
       // Values and watch events can be large (a list of 10,000 objects): no gRPC message limit.
       const kv = new KV(target, credentials, { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 });
       const watch = new Watch(target, credentials, { channelOverride: kv.getChannel() });
-      return { url, kv, watch };
+      const maintenance = new Maintenance(target, credentials, { channelOverride: kv.getChannel() });
+      return { url, kv, watch, maintenance };
     });
   }
 
@@ -141,8 +146,24 @@ export class EtcdClient {
     return { endpoint, stream: endpoint.watch.Watch() };
   }
 
+  /** statuses asks every member for its Status (one call each, no failover: each member speaks for itself). */
+  statuses(timeoutMs: number): Promise<MemberStatus[]> {
+    return Promise.all(
+      this.endpoints.map(
+        (endpoint) =>
+          new Promise<MemberStatus>((resolve) => {
+            endpoint.maintenance.Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => {
+              if (err || !res) resolve({ url: endpoint.url, error: err ? reason(err) : 'no answer' });
+              else resolve({ url: endpoint.url, status: res });
+            });
+          }),
+      ),
+    );
+  }
+
   close(): void {
     for (const e of this.endpoints) {
+      e.maintenance.close();
       e.watch.close();
       e.kv.close();
     }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { StoreError } from '../types.js';
-import { json, recorder, waitFor } from '../testing/conformance.js';
+import { brief, json, recorder, waitFor } from '../testing/conformance.js';
 import { openEtcdStore } from './etcd-store.js';
 
 const missing = etcdMissing();
@@ -326,6 +326,134 @@ describe('etcd store: etcd lost and back', { skip: missing }, () => {
       }
     } finally {
       await following.close();
+    }
+  });
+});
+
+describe('etcd store: gets from the watch cache', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(1);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+  const open = (keyPrefix: string, extra = {}) => openEtcdStore({ endpoints: cluster!.endpoints, keyPrefix, compactionIntervalMs: 0, ...extra });
+
+  test('a get on a cached store right after a write by another client sees it, every round, answered by the cache', async () => {
+    const keyPrefix = freshPrefix();
+    const writer = await open(keyPrefix);
+    // Another Conductor (another prefix) writing at the same time: revisions the cache sees no key of.
+    const neighbour = await open(freshPrefix());
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      const before = await writer.create('/present-before-open', json({ n: 0 }));
+      const seenBefore = await cached.get('/present-before-open');
+      assert.equal(seenBefore?.modRevision, before.modRevision);
+      let current = (await writer.create('/k', json({ n: 0 }))).modRevision;
+      for (let n = 1; n <= 200; n++) {
+        if (n % 3 === 0) await neighbour.create(`/other-${n}`, json({ n }));
+        if (n % 10 === 0) {
+          // A delete, then a create again: the get sees the key gone, then back.
+          await writer.delete('/k', current);
+          assert.equal(await cached.get('/k'), undefined, `round ${n}: the key was deleted`);
+          current = (await writer.create('/k', json({ n }))).modRevision;
+        } else {
+          current = (await writer.update('/k', current, json({ n }))).modRevision;
+        }
+        const got = await cached.get('/k');
+        assert.equal(got?.modRevision, current, `round ${n}: the get saw the write acknowledged before it`);
+        assert.equal(JSON.parse(got.value).n, n);
+      }
+      assert.equal(await cached.get('/never-written'), undefined);
+      const stats = cached.readStats();
+      assert.equal(stats.etcdGets, 0, 'no get fell back to an etcd Range (the cache always caught up)');
+      assert.ok(stats.cacheGets >= 200, `gets answered by the cache: ${stats.cacheGets}`);
+      assert.equal(stats.cache?.syncs, 1);
+    } finally {
+      await cached.close();
+      await neighbour.close();
+      await writer.close();
+    }
+  });
+
+  test("lists of the latest state from the cache: the same pages as etcd gives, with another client's last write", async () => {
+    const keyPrefix = freshPrefix();
+    const writer = await open(keyPrefix);
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      // Keys whose UTF-16 order differs from etcd's byte order ('\uffff' sorts after '😀' in UTF-16, before it in UTF-8).
+      const names = ['b', 'a', 'é', '\uffff', '😀', 'a/b', 'z', 'ab'];
+      for (const n of names) await writer.create(`/l/${n}`, json({ n }));
+      await writer.create('/m/outside', json({}));
+      const reads = cached.readStats().etcdGets;
+      for (const limit of [0, 1, 3]) {
+        let startAfter: string | undefined;
+        for (;;) {
+          const want = await writer.list('/l/', { limit, startAfter });
+          const got = await cached.list('/l/', { limit, startAfter });
+          assert.deepEqual(
+            got.items.map((kv) => brief(kv)),
+            want.items.map((kv) => brief(kv)),
+            `limit ${limit} after ${String(startAfter)}`,
+          );
+          assert.equal(got.more, want.more);
+          assert.equal(got.remaining, want.remaining);
+          assert.ok(got.revision >= want.revision);
+          if (!got.more) break;
+          startAfter = got.items[got.items.length - 1].key;
+        }
+      }
+      const last = await writer.delete('/l/b');
+      const after = await cached.list('/l/');
+      assert.ok(!after.items.some((kv) => kv.key === '/l/b'), 'the delete acknowledged before the list is reflected');
+      assert.ok(after.revision >= last.modRevision);
+      assert.equal(cached.readStats().etcdGets, reads);
+    } finally {
+      await cached.close();
+      await writer.close();
+    }
+  });
+
+  test('gets that arrive together share one read of the revision', async () => {
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      await cached.create('/a', json({}));
+      const reads = cached.readStats().revisionReads;
+      const got = await Promise.all(Array.from({ length: 50 }, () => cached.get('/a')));
+      assert.ok(got.every((kv) => kv?.key === '/a'));
+      // The first starts a read; the 49 that came while it was on its way share the next one.
+      assert.equal(cached.readStats().revisionReads - reads, 2);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  test('a cached store that lost etcd reads etcd again once it is back, and its cache catches up', { timeout: 60_000 }, async () => {
+    const c = cluster!;
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      await cached.create('/before', json({}));
+      await c.members[0].kill();
+      await assert.rejects(cached.get('/before'), { code: 'unavailable' });
+      c.members[0].restart();
+      await eventually(async () => (await cached.checkReachable()) === undefined, 'etcd to answer again', 30_000, 200);
+      const writer = await open(keyPrefix);
+      try {
+        const kv = await writer.create('/after-restart', json({}));
+        assert.equal((await cached.get('/after-restart'))?.modRevision, kv.modRevision, 'the get after etcd came back sees the new write');
+        await eventually(() => cached.readStats().cache?.ready === true, 'the cache to be ready again', 30_000, 50);
+        const before = cached.readStats().cacheGets;
+        assert.equal((await cached.get('/after-restart'))?.modRevision, kv.modRevision);
+        assert.equal((await cached.get('/before'))?.key, '/before');
+        assert.equal(cached.readStats().cacheGets - before, 2, 'answered by the cache again');
+      } finally {
+        await writer.close();
+      }
+    } finally {
+      await cached.close();
     }
   });
 });

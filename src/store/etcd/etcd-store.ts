@@ -8,9 +8,11 @@ import {
   type StoreWatcher,
   type ValueEncoder,
 } from '../types.js';
-import { EtcdClient } from './client.js';
+import { EtcdClient, type MemberStatus } from './client.js';
+import { FreshRevision } from './fresh-revision.js';
 import { KeyCodec } from './keys.js';
 import {
+  cacheFreshnessWaitMs,
   defaultCallTimeoutMs,
   defaultCompactionIntervalMs,
   defaultMaxPausedWatchEvents,
@@ -18,7 +20,9 @@ import {
   followerRetryMs,
   reachableProbeTimeoutMs,
   silentLogger,
+  type CommitObserver,
   type EtcdStoreOptions,
+  type ReadObserver,
   type RetentionPolicy,
   type StoreLogger,
 } from './options.js';
@@ -33,6 +37,7 @@ import {
   type TxnRequest,
   type TxnResponse,
 } from './rpc.js';
+import { WatchCache } from './watch-cache.js';
 import { EtcdWatcher, type WatchSource } from './watcher.js';
 
 /** A RevisionSample is the head revision seen at a time, for retention by age. */
@@ -83,6 +88,14 @@ export class EtcdStore implements Store {
   /** The watch of the whole prefix that keeps `head` current with other clients' writes (followRevisions). */
   private follower: EtcdWatcher | undefined;
   private followerTimer: NodeJS.Timeout | undefined;
+  /** Every key in memory, for gets (`watchCache`). */
+  private readonly cache: WatchCache | undefined;
+  /** etcd's current revision for consistent gets from the cache, one read shared by the gets that arrive together. */
+  private readonly fresh: FreshRevision;
+  private readonly observer: CommitObserver | undefined;
+  private readonly readObserver: ReadObserver | undefined;
+  /** Where gets were answered: the watch cache, or an etcd Range. */
+  private readonly gets = { cache: 0, etcd: 0 };
   private samples: RevisionSample[] = [];
   private state: 'open' | 'closed' = 'open';
   private head = 0;
@@ -99,6 +112,8 @@ export class EtcdStore implements Store {
     this.now = options.now ?? Date.now;
     this.maxPausedEvents = options.maxPausedWatchEvents ?? defaultMaxPausedWatchEvents;
     this.followRevisions = options.followRevisions ?? false;
+    this.observer = options.observer;
+    this.readObserver = options.readObserver;
     this.watchSource = {
       client: this.client,
       keys: this.keys,
@@ -111,6 +126,16 @@ export class EtcdStore implements Store {
         this.watchers.delete(watcher);
       },
     };
+    this.fresh = new FreshRevision(() => this.readRevision());
+    if (options.watchCache) {
+      this.cache = new WatchCache({
+        watchSource: this.watchSource,
+        keyPrefix: this.keys.keyPrefix,
+        list: (o) => this.list('', o),
+        logger: this.logger,
+        retryMs: followerRetryMs,
+      });
+    }
     const interval = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
     if (interval > 0) {
       this.timer = setInterval(() => this.applyRetentionInBackground(), interval);
@@ -125,7 +150,9 @@ export class EtcdStore implements Store {
     this.noteRevision(first.header?.revision ?? 0);
     this.compacted = await this.findCompactedRevision();
     this.samples.push({ at: this.now(), revision: this.head });
-    if (this.followRevisions) this.follow();
+    // The watch cache's watch follows every revision too; the follower is for a store without one.
+    if (this.cache) await this.cache.start();
+    else if (this.followRevisions) this.follow();
     this.logger.info({ endpoints: this.client.urls, revision: this.head, compacted: this.compacted }, 'store opened');
   }
 
@@ -196,8 +223,14 @@ export class EtcdStore implements Store {
    */
   async latestRevision(): Promise<number> {
     this.assertOpen('read the current revision of', this.client.urls);
-    await this.track(this.range({ key: this.keys.range('').key, count_only: true }, 'read the current revision'));
+    await this.readRevision();
     return this.head;
+  }
+
+  /** readRevision asks etcd for its current revision: a linearizable count-only Range of one key. */
+  private async readRevision(): Promise<number> {
+    const res = await this.track(this.range({ key: this.keys.range('').key, count_only: true }, 'read the current revision'));
+    return res.header?.revision ?? this.head;
   }
 
   /**
@@ -234,8 +267,28 @@ export class EtcdStore implements Store {
 
   // ---- reads ----
 
+  /**
+   * get reads one key as of now: every write acknowledged before the call is reflected, by
+   * whichever server it went through. With the watch cache ready, etcd is asked only for its
+   * current revision (one read shared by the gets that arrive together) and the cache answers
+   * once it has seen that revision; otherwise (cache listing, or lagging for seconds) one Range.
+   */
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen('get', key);
+    const cache = this.cache;
+    if (cache?.ready) {
+      const revision = await this.fresh.read();
+      if (cache.freshAt(revision) || (await cache.waitFor(revision, cacheFreshnessWaitMs))) {
+        const hit = cache.read(key, revision);
+        if (hit) {
+          this.gets.cache++;
+          this.readObserver?.get('cache');
+          return hit.kv;
+        }
+      }
+    }
+    this.gets.etcd++;
+    this.readObserver?.get('etcd');
     const res = await this.track(this.range({ key: this.keys.encode(key) }, `get ${key}`));
     const raw = res.kvs[0];
     return raw ? this.keys.toKeyValue(raw) : undefined;
@@ -254,6 +307,15 @@ export class EtcdStore implements Store {
     }
     if (requested > 0 && requested < this.compacted) {
       throw new StoreError('compacted', `cannot ${what} at revision ${requested}: history up to ${this.compacted} was compacted`);
+    }
+    const cache = this.cache;
+    if (requested === 0 && cache?.ready) {
+      // The latest state, as fresh as a Range would be: from the watch cache once it has seen etcd's current revision.
+      const fresh = await this.fresh.read();
+      if (cache.freshAt(fresh) || (await cache.waitFor(fresh, cacheFreshnessWaitMs))) {
+        const page = cache.list(prefix, options.startAfter, limit, fresh);
+        if (page) return page;
+      }
     }
     const range = this.keys.listRange(prefix, options.startAfter);
     if (range.rangeEnd.length > 1 || range.rangeEnd[0] !== 0) {
@@ -376,6 +438,29 @@ export class EtcdStore implements Store {
     return watcher;
   }
 
+  /**
+   * readStats says where gets were answered (watch cache or etcd Range), how many revision
+   * reads the cached gets shared, and the cache's state. For tests and diagnostics.
+   */
+  readStats(): { cacheGets: number; etcdGets: number; revisionReads: number; cache?: { ready: boolean; keys: number; revision: number; syncs: number } } {
+    const c = this.cache;
+    return {
+      cacheGets: this.gets.cache,
+      etcdGets: this.gets.etcd,
+      revisionReads: this.fresh.reads,
+      ...(c ? { cache: { ready: c.ready, keys: c.size, revision: c.revision, syncs: c.syncs } } : {}),
+    };
+  }
+
+  /**
+   * memberStatuses asks every member for its Status (database size, in use, version), each
+   * bounded at a couple of seconds; a member that does not answer says why. For /metrics.
+   */
+  async memberStatuses(): Promise<MemberStatus[]> {
+    this.assertOpen('read the status of', this.client.urls);
+    return this.track(this.client.statuses(reachableProbeTimeoutMs));
+  }
+
   /** The number of open watchers, for tests and diagnostics. */
   watcherCount(): number {
     return this.watchers.size;
@@ -451,6 +536,7 @@ export class EtcdStore implements Store {
     if (this.followerTimer) clearTimeout(this.followerTimer);
     this.follower?.close();
     this.follower = undefined;
+    this.cache?.stop();
     await Promise.allSettled([...this.pending]);
     for (const watcher of [...this.watchers]) {
       watcher.fail(new StoreError('closed', `watch of ${JSON.stringify(watcher.prefix)} ended: the store is closed`));
@@ -482,8 +568,16 @@ export class EtcdStore implements Store {
   }
 
   private async txn(request: TxnRequest, what: string): Promise<TxnResponse> {
+    const started = this.observer ? process.hrtime.bigint() : 0n;
     const res = await this.client.call<TxnRequest, TxnResponse>('Txn', request, 'write', what);
     if (res.header) this.noteRevision(res.header.revision);
+    if (this.observer && res.succeeded) {
+      try {
+        this.observer.committed(1, Number(process.hrtime.bigint() - started) / 1e9);
+      } catch (err) {
+        this.logger.warn({ err }, 'the commit observer failed');
+      }
+    }
     return res;
   }
 

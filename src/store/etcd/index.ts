@@ -1,2 +1,2 @@
 export { openEtcdStore, EtcdStore } from './etcd-store.js';
-export { type EtcdStoreOptions, type EtcdTlsOptions } from './options.js';
+export { type EtcdStoreOptions, type EtcdTlsOptions, type ReadObserver } from './options.js';

@@ -1,12 +1,12 @@
 /**
  * Options of the etcd store and their defaults.
  */
-import type { RetentionPolicy, StoreLogger } from '../sqlite/options.js';
+import type { CommitObserver, RetentionPolicy, StoreLogger } from '../sqlite/options.js';
 
 // The retention policy, its defaults and the logger shape are the SQLite store's, so both
 // backends keep the same history by default.
 export { defaultRetention, defaultCompactionIntervalMs, defaultMaxPausedWatchEvents, silentLogger } from '../sqlite/options.js';
-export type { RetentionPolicy, StoreLogger };
+export type { CommitObserver, RetentionPolicy, StoreLogger };
 
 /** TLS to etcd: the CA that signed the members' certificates, and a client certificate. */
 export interface EtcdTlsOptions {
@@ -42,8 +42,24 @@ export interface EtcdStoreOptions {
    * etcd. Off by default: a store only sees its own answers and watches.
    */
   followRevisions?: boolean;
+  /**
+   * Keep every key under the prefix in memory, current through one etcd watch (it replaces
+   * the follower of `followRevisions`), and answer gets from it once it has seen etcd's
+   * current revision: as consistent as a Range, without one per get. Costs the memory of
+   * every stored value. Off by default.
+   */
+  watchCache?: boolean;
+  /** Hears where each get was answered: the watch cache or an etcd Range (metrics). */
+  readObserver?: ReadObserver;
+  /** Hears of each write transaction once etcd acknowledged it (one write each: batch size 1). */
+  observer?: CommitObserver;
   /** The wall clock in milliseconds, for retention by age; tests replace it. */
   now?: () => number;
+}
+
+/** A ReadObserver hears where each get was answered; it must not throw. */
+export interface ReadObserver {
+  get(source: 'cache' | 'etcd'): void;
 }
 
 export const defaultCallTimeoutMs = 15_000;
@@ -51,5 +67,12 @@ export const defaultCallTimeoutMs = 15_000;
 export const reachableProbeTimeoutMs = 2_000;
 /** The pause before the revision follower's watch is opened again after it ended. */
 export const followerRetryMs = 1_000;
+/**
+ * How long a get waits for the watch cache to see etcd's current revision before it reads
+ * etcd instead (a cache watch that lags that much is behind a slow network or a busy server).
+ */
+export const cacheFreshnessWaitMs = 3_000;
+/** How long the etcd database sizes are reused between scrapes of /metrics. */
+export const statusTtlMs = 10_000;
 /** A watch stream that cannot be reopened on any endpoint this many times in a row ends with 'unavailable'. */
 export const watchReconnectAttempts = 5;

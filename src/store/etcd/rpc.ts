@@ -117,6 +117,15 @@ export interface WatchResponse {
   events: RpcEvent[];
 }
 
+export type StatusRequest = Record<string, never>;
+
+export interface StatusResponse {
+  header: ResponseHeader | null;
+  version: string;
+  dbSize: number;
+  dbSizeInUse: number;
+}
+
 type Unary<Req, Res> = (request: Req, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, response?: Res) => void) => grpc.ClientUnaryCall;
 
 /** The KV service's client (etcdserverpb.KV). */
@@ -131,11 +140,17 @@ export interface WatchClient extends grpc.Client {
   Watch(options?: grpc.CallOptions): grpc.ClientDuplexStream<WatchRequest, WatchResponse>;
 }
 
+/** The Maintenance service's client (etcdserverpb.Maintenance): only Status. */
+export interface MaintenanceClient extends grpc.Client {
+  Status: Unary<StatusRequest, StatusResponse>;
+}
+
 type ClientConstructor<T> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => T;
 
 export interface EtcdServices {
   KV: ClientConstructor<KvClient>;
   Watch: ClientConstructor<WatchClient>;
+  Maintenance: ClientConstructor<MaintenanceClient>;
 }
 
 const protoFile = 'etcd-rpc.proto';

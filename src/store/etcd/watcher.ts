@@ -45,6 +45,8 @@ export class EtcdWatcher implements StoreWatcher {
     /** The last revision delivered (or known to hold nothing for this prefix). */
     private lastRevision: number,
     private readonly handlers: StoreWatchHandlers,
+    /** Ask etcd for each event's previous value (the Store's watches need it; the watch cache does not). */
+    private readonly prevKv = true,
   ) {}
 
   /** start opens the stream; call once. */
@@ -103,7 +105,7 @@ export class EtcdWatcher implements StoreWatcher {
     // exactly when lastRevision is below its compacted revision, as the contract says; a
     // start at lastRevision + 1 would be accepted when lastRevision + 1 is the compacted one.
     const start = Math.max(1, this.lastRevision);
-    stream.write({ create_request: { key: range.key, range_end: range.rangeEnd, start_revision: start, prev_kv: true } });
+    stream.write({ create_request: { key: range.key, range_end: range.rangeEnd, start_revision: start, prev_kv: this.prevKv } });
   }
 
   /** drop cancels the current stream (its late events and errors are ignored). */

@@ -1,0 +1,261 @@
+/**
+ * The watch cache: every key under the store's prefix in memory, kept current by one etcd
+ * watch, so that gets need no etcd Range of their own.
+ *
+ * It lists the prefix at one revision, then watches from that revision. The watch covers
+ * etcd's whole keyspace, not only the prefix: every etcd revision is made by a write to some
+ * key, so the cache sees every revision in order, and "the cache has seen revision R" means
+ * every event up to R under the prefix is applied (writes outside the prefix only advance the
+ * revision). This is what lets a get be consistent across several API servers without etcd's
+ * progress notifications (etcd 3.4 before 3.4.25 can send a requested one ahead of events it
+ * covers): the store reads etcd's current revision R (linearizable, shared by the gets that
+ * arrive together: `FreshRevision`), waits until the cache has seen R, then answers from it.
+ *
+ * When the watch ends (etcd unreachable for longer than its reconnects, or the history it
+ * needs compacted) the cache is not ready — gets read etcd — and it lists again.
+ */
+import type { KeyValue, StoreEvent, StoreListOptions, StoreListResult } from '../types.js';
+import { StoreError } from '../types.js';
+import { KeyCodec } from './keys.js';
+import type { StoreLogger } from './options.js';
+import { EtcdWatcher, type WatchSource } from './watcher.js';
+
+/** What the cache needs of its store. */
+export interface WatchCacheSource {
+  /** The store's watch source: its client, and where revisions and compactions are noted. */
+  readonly watchSource: WatchSource;
+  /** The store's key prefix in etcd (keys in the cache are without it, as the store's). */
+  readonly keyPrefix: string;
+  /** One page of the store's keys (the store's `list('')`). */
+  list(options: StoreListOptions): Promise<StoreListResult>;
+  readonly logger: StoreLogger;
+  /** The pause before listing again after the watch was lost. */
+  readonly retryMs: number;
+}
+
+/**
+ * Strings whose characters are all below the UTF-16 surrogates sort the same by code unit (JS's
+ * `<`) as by UTF-8 byte (etcd's order); others are compared as UTF-8.
+ */
+const fromSurrogates = /[\ud800-\uffff]/;
+const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const compareUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/** Keys per Range while the cache lists. */
+const listPageSize = 5_000;
+
+interface Waiter {
+  promise: Promise<boolean>;
+  resolve: (fresh: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class WatchCache {
+  private items = new Map<string, KeyValue>();
+  private state: 'syncing' | 'ready' | 'stopped' = 'syncing';
+  /** Every event up to this revision (the whole keyspace) is applied. */
+  private seen = 0;
+  private watcher: EtcdWatcher | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** Gets waiting for the cache to see a revision, by that revision. */
+  private readonly waiters = new Map<number, Waiter>();
+  /** How many times the cache listed the store (1 + the times it lost its watch). */
+  syncs = 0;
+
+  constructor(private readonly source: WatchCacheSource) {}
+
+  /**
+   * start lists and begins watching; it fails when the first list does (etcd lost). Later
+   * losses list again in the background, gets reading etcd meanwhile.
+   */
+  async start(): Promise<void> {
+    this.syncs++;
+    this.install(await this.listAll());
+  }
+
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  /** The revision up to which every event is applied (0 until the first list). */
+  get revision(): number {
+    return this.seen;
+  }
+
+  /** The number of keys held. */
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** freshAt is true when the cache is ready and has applied every event up to `revision`. */
+  freshAt(revision: number): boolean {
+    return this.state === 'ready' && this.seen >= revision;
+  }
+
+  /**
+   * read answers a get at least as fresh as `revision`: `{ kv }` (undefined kv: no such key),
+   * or undefined when the cache is not that fresh now. The value is a copy.
+   */
+  read(key: string, revision: number): { kv: KeyValue | undefined } | undefined {
+    if (!this.freshAt(revision)) return undefined;
+    const kv = this.items.get(key);
+    return { kv: kv ? { ...kv } : undefined };
+  }
+
+  /**
+   * list answers a list of the latest state at least as fresh as `revision` — the keys under
+   * `prefix` after `startAfter`, in etcd's (byte) order, at most `limit` (0: all) — at the
+   * revision the cache has seen; undefined when the cache is not that fresh now. Values are copies.
+   */
+  list(prefix: string, startAfter: string | undefined, limit: number, revision: number): StoreListResult | undefined {
+    if (!this.freshAt(revision)) return undefined;
+    const keys: string[] = [];
+    let bmpOnly = true;
+    for (const key of this.items.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      if (bmpOnly && fromSurrogates.test(key)) bmpOnly = false;
+      keys.push(key);
+    }
+    const order = bmpOnly ? compareCodeUnits : compareUtf8;
+    keys.sort(order);
+    let from = 0;
+    if (startAfter !== undefined) {
+      while (from < keys.length && order(keys[from], startAfter) <= 0) from++;
+    }
+    const end = limit > 0 ? Math.min(keys.length, from + limit) : keys.length;
+    const items: KeyValue[] = [];
+    for (let i = from; i < end; i++) items.push({ ...this.items.get(keys[i])! });
+    const remaining = keys.length - end;
+    return { items, revision: this.seen, more: remaining > 0, remaining };
+  }
+
+  /**
+   * waitFor resolves true once the cache has seen `revision`, false when it stops being
+   * ready first or `timeoutMs` passes (the caller then reads etcd).
+   */
+  waitFor(revision: number, timeoutMs: number): Promise<boolean> {
+    if (this.freshAt(revision)) return Promise.resolve(true);
+    if (this.state !== 'ready') return Promise.resolve(false);
+    const existing = this.waiters.get(revision);
+    if (existing) return existing.promise;
+    let resolve!: (fresh: boolean) => void;
+    const promise = new Promise<boolean>((r) => (resolve = r));
+    const timer = setTimeout(() => this.settle(revision, false), timeoutMs);
+    timer.unref();
+    this.waiters.set(revision, { promise, resolve, timer });
+    return promise;
+  }
+
+  /** stop ends the watch; waiting gets read etcd. */
+  stop(): void {
+    this.state = 'stopped';
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.items = new Map();
+    this.settleAll(false);
+  }
+
+  // ---- keeping current ----
+
+  /** sync lists the store at one revision, then watches every revision after it. */
+  private sync(): void {
+    if (this.state === 'stopped') return;
+    this.state = 'syncing';
+    this.syncs++;
+    this.listAll().then(
+      (listed) => this.install(listed),
+      (err: unknown) => this.lost(err),
+    );
+  }
+
+  /** install takes a list's keys and watches every revision after it. */
+  private install({ items, revision }: { items: Map<string, KeyValue>; revision: number }): void {
+    if (this.state === 'stopped') return;
+    this.items = items;
+    this.seen = revision;
+    this.watch(revision);
+    this.state = 'ready';
+    this.source.logger.debug({ keys: items.size, revision }, 'watch cache ready');
+  }
+
+  private async listAll(): Promise<{ items: Map<string, KeyValue>; revision: number }> {
+    const items = new Map<string, KeyValue>();
+    let revision = 0;
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.source.list({ limit: listPageSize, startAfter, revision });
+      revision = page.revision;
+      for (const kv of page.items) items.set(kv.key, kv);
+      const last = page.items[page.items.length - 1];
+      if (!page.more || !last) return { items, revision };
+      startAfter = last.key;
+    }
+  }
+
+  private watch(from: number): void {
+    // Keys as etcd has them (no prefix removed): events outside the prefix only advance the revision.
+    const source: WatchSource = { ...this.source.watchSource, keys: new KeyCodec(''), forget: () => undefined };
+    const watcher = new EtcdWatcher(
+      source,
+      '',
+      from,
+      {
+        onEvents: (events) => {
+          if (this.watcher === watcher) this.apply(events);
+        },
+        onError: (err) => {
+          if (this.watcher === watcher) this.lost(err);
+        },
+      },
+      false,
+    );
+    this.watcher = watcher;
+    watcher.start();
+  }
+
+  private apply(events: StoreEvent[]): void {
+    const prefix = this.source.keyPrefix;
+    for (const event of events) {
+      const kv = event.kv;
+      if (!kv.key.startsWith(prefix)) continue;
+      const key = kv.key.slice(prefix.length);
+      if (event.type === 'delete') this.items.delete(key);
+      else this.items.set(key, { key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision });
+    }
+    const last = events[events.length - 1];
+    if (last && last.kv.modRevision > this.seen) this.seen = last.kv.modRevision;
+    for (const revision of this.waiters.keys()) if (revision <= this.seen) this.settle(revision, true);
+  }
+
+  /** lost handles the end of the watch (or a failed list): not ready, list again. */
+  private lost(err: unknown): void {
+    if (this.state === 'stopped') return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.state = 'syncing';
+    this.settleAll(false);
+    const compacted = err instanceof StoreError && err.code === 'compacted';
+    this.source.logger.warn({ err }, compacted ? 'the watch cache fell behind compaction; listing again' : 'the watch cache lost its watch; listing again');
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        this.sync();
+      },
+      compacted ? 0 : this.source.retryMs,
+    );
+    this.retryTimer.unref();
+  }
+
+  private settle(revision: number, fresh: boolean): void {
+    const waiter = this.waiters.get(revision);
+    if (!waiter) return;
+    this.waiters.delete(revision);
+    clearTimeout(waiter.timer);
+    waiter.resolve(fresh);
+  }
+
+  private settleAll(fresh: boolean): void {
+    for (const revision of [...this.waiters.keys()]) this.settle(revision, fresh);
+  }
+}
