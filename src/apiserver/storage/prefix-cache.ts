@@ -24,6 +24,7 @@ export class PrefixCache<T> {
   private watcher: StoreWatcher | undefined;
   private synced = false;
   private stopped = false;
+  private changes = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -53,6 +54,7 @@ export class PrefixCache<T> {
       onError: (err) => this.restart(err),
     });
     this.synced = true;
+    this.changes++;
   }
 
   /** Stops watching; the cache answers "unknown" from then on. */
@@ -74,17 +76,32 @@ export class PrefixCache<T> {
     return this.synced ? this.items.get(this.prefix + rest) : undefined;
   }
 
+  /**
+   * A number that changes whenever the cached state may have changed (a put, a delete, a new
+   * list): what is derived from `entries()` can be kept until it moves.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Every key with its projection; nothing when not ready. */
+  *entries(): IterableIterator<[string, T]> {
+    if (this.synced) yield* this.items.entries();
+  }
+
   /** How many keys sit in `<prefix><dir>/`; undefined when not ready (ask the store). */
   countIn(dir: string): number | undefined {
     return this.synced ? (this.perDirectory.get(dir) ?? 0) : undefined;
   }
 
   private put(kv: KeyValue): void {
+    this.changes++;
     if (!this.items.has(kv.key)) this.count(kv.key, 1);
     this.items.set(kv.key, this.options.project(kv));
   }
 
   private remove(key: string): void {
+    this.changes++;
     if (this.items.delete(key)) this.count(key, -1);
   }
 
@@ -99,6 +116,7 @@ export class PrefixCache<T> {
 
   private restart(err: Error): void {
     this.synced = false;
+    this.changes++;
     this.watcher = undefined;
     if (this.stopped) return;
     if (err instanceof StoreError && err.code === 'closed') return;
