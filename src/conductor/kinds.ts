@@ -14,7 +14,7 @@ export interface ConductorKinds {
   /** Fresh copies of every CRD to install (administrators' kinds, claim kinds, concrete kinds). */
   crds(): KObject[];
   /** The claim kinds (`<plural>.<group>`) a built-in concrete kind implements; undefined for any other kind. */
-  implementsOf(group: string, plural: string): readonly string[] | undefined;
+  implementsOf: (group: string, plural: string) => readonly string[] | undefined;
 }
 
 export function conductorKinds(): ConductorKinds {

@@ -33,7 +33,7 @@ function withDescription(existing: unknown, type: string, description: string): 
  * shared Quantity or IntOrString schema (scalar-schemas.ts).
  */
 export function kindSchema(rt: ResourceType, options: { namedScalars?: boolean } = {}): SchemaObject {
-  const source = options.namedScalars ? withNamedScalars(rt.schema as SchemaObject) : (rt.schema as SchemaObject);
+  const source = options.namedScalars ? withNamedScalars(rt.schema) : (rt.schema as SchemaObject);
   const properties: SchemaObject = isObject(source.properties) ? { ...source.properties } : {};
   const metadata = properties.metadata;
   const metaDescription =
