@@ -185,4 +185,13 @@ spec: {version: "16.4"}
     assert.match(heldRow.slice(at).split(/\s+/)[0], /^\d+s$/, managed);
     assert.equal(liveRow.slice(at).split(/\s+/)[0], '<none>', managed);
   });
+
+  test('a resource deleted is forgotten at once: its region is warned about again', async () => {
+    await kubectlOk(suite.server, ['delete', 'memorydatabase', 'db-us', '-n', SYS]);
+    const r = await apply(pgClaim('east', '{requirements: {region: us-east-1}}'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(warnings(r.stderr), [
+      'Warning: spec.requirements.region "us-east-1": no class or resource of kind PostgreSQLInstance serves it; regions served: antartica, eu-west-1',
+    ]);
+  });
 });

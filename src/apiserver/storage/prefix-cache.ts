@@ -15,6 +15,10 @@ export interface PrefixCacheOptions<T> {
   logger?: Logger;
   /** Wait before listing again after the watch ended with an error other than compaction; default 1 s. */
   retryMs?: number;
+  /** Told of every change of a key's projection (undefined: absent), for an index kept beside the cache. */
+  onChange?: (previous: T | undefined, next: T | undefined) => void;
+  /** Told when the cache drops everything to list again (an index kept beside it starts over). */
+  onReset?: () => void;
 }
 
 export class PrefixCache<T> {
@@ -43,6 +47,7 @@ export class PrefixCache<T> {
     if (this.stopped) return;
     this.items.clear();
     this.perDirectory.clear();
+    this.options.onReset?.();
     for (const kv of listed.items) this.put(kv);
     this.watcher = this.store.watch(this.prefix, listed.revision, {
       onEvents: (events) => {
@@ -96,13 +101,20 @@ export class PrefixCache<T> {
 
   private put(kv: KeyValue): void {
     this.changes++;
-    if (!this.items.has(kv.key)) this.count(kv.key, 1);
-    this.items.set(kv.key, this.options.project(kv));
+    const previous = this.items.get(kv.key);
+    if (previous === undefined && !this.items.has(kv.key)) this.count(kv.key, 1);
+    const next = this.options.project(kv);
+    this.items.set(kv.key, next);
+    this.options.onChange?.(previous, next);
   }
 
   private remove(key: string): void {
     this.changes++;
-    if (this.items.delete(key)) this.count(key, -1);
+    const previous = this.items.get(key);
+    if (this.items.delete(key)) {
+      this.count(key, -1);
+      this.options.onChange?.(previous, undefined);
+    }
   }
 
   private count(key: string, delta: number): void {

@@ -3,8 +3,9 @@
  * concrete resources offer — what the unknown region/profile warning compares a claim with.
  * It is kept in memory from the store's watches (PrefixCaches of ResourceClasses, Providers,
  * the default SchedulerProfile and every concrete kind served), so answering costs no store
- * read; the per-kind sets are rebuilt only when one of the caches changed since they were last
- * asked for.
+ * read. The concrete resources (many, often written) are counted as their caches change, by
+ * region and profile; the classes and Providers (few) are read again only when one of them
+ * changed since last asked.
  *
  * It errs towards "served": a class that states no region and names no Provider may be placed
  * on any Provider (kubernetes classes are), so every Provider's region counts for it; a concrete
@@ -117,10 +118,46 @@ function regionTree(kv: KeyValue): Record<string, string[]> {
 
 const DEFAULT_REGION_TREE: Record<string, string[]> = defaultSchedulerProfileSpec().regionHierarchy ?? {};
 
+/** How many resources of one concrete kind are in each region and profile, kept as its cache changes. */
+class ResourceCounts {
+  candidates = 0;
+  /** By normalized region: the region as first written, and how many. */
+  readonly regions = new Map<string, { written: string; n: number }>();
+  readonly profiles = new Map<string, number>();
+
+  change(previous: ResourceEntry | undefined, next: ResourceEntry | undefined): void {
+    if (previous) this.add(previous, -1);
+    if (next) this.add(next, 1);
+  }
+
+  reset(): void {
+    this.candidates = 0;
+    this.regions.clear();
+    this.profiles.clear();
+  }
+
+  private add(e: ResourceEntry, d: number): void {
+    this.candidates += d;
+    if (e.profile !== '') {
+      const n = (this.profiles.get(e.profile) ?? 0) + d;
+      if (n > 0) this.profiles.set(e.profile, n);
+      else this.profiles.delete(e.profile);
+    }
+    if (e.region !== undefined) {
+      const key = normalizeRegion(e.region);
+      const seen = this.regions.get(key);
+      const n = (seen?.n ?? 0) + d;
+      if (n > 0) this.regions.set(key, { written: seen?.written ?? e.region, n });
+      else this.regions.delete(key);
+    }
+  }
+}
+
 interface ResourceCache {
   cache: PrefixCache<ResourceEntry>;
   /** `<plural>.<group>` of the claim kinds implemented; undefined: any. */
   implements: readonly string[] | undefined;
+  counts: ResourceCounts;
 }
 
 export class PlacementIndex {
@@ -168,7 +205,22 @@ export class PlacementIndex {
   /** What the candidates of a claim kind offer; undefined while the caches are not ready. */
   offerOf(claim: ClaimKindName): KindOffer | undefined {
     const built = this.build();
-    return built && offerFor(built, claim);
+    if (!built) return undefined;
+    const out: KindOffer = { candidates: 0, regions: new Map(), profiles: new Set() };
+    const classes = built.byKind.get(kindKey(claim));
+    if (classes) {
+      out.candidates += classes.candidates;
+      for (const [k, v] of classes.regions) out.regions.set(k, v);
+      for (const p of classes.profiles) out.profiles.add(p);
+    }
+    const resource = `${claim.resource}.${claim.group}`;
+    for (const r of this.resources.values()) {
+      if (r.implements !== undefined && !r.implements.includes(resource)) continue;
+      out.candidates += r.counts.candidates;
+      for (const [k, v] of r.counts.regions) if (!out.regions.has(k)) out.regions.set(k, v.written);
+      for (const p of r.counts.profiles.keys()) out.profiles.add(p);
+    }
+    return out;
   }
 
   /** Whether `asked` is served by one of `regions`: in it, below it or above it in the hierarchy. */
@@ -188,8 +240,14 @@ export class PlacementIndex {
       const key = `${rt.resource}.${rt.group}`;
       served.add(key);
       if (this.resources.has(key)) continue;
-      const cache = new PrefixCache<ResourceEntry>(this.store, this.objects.resourcePrefix(rt), { project: resourceEntry, logger: this.options.logger });
-      this.resources.set(key, { cache, implements: this.options.implementsOf(rt.group, rt.resource) });
+      const counts = new ResourceCounts();
+      const cache = new PrefixCache<ResourceEntry>(this.store, this.objects.resourcePrefix(rt), {
+        project: resourceEntry,
+        logger: this.options.logger,
+        onChange: (previous, next) => counts.change(previous, next),
+        onReset: () => counts.reset(),
+      });
+      this.resources.set(key, { cache, implements: this.options.implementsOf(rt.group, rt.resource), counts });
       cache.start().catch((err: unknown) => this.options.logger?.warn({ err, kind: key }, 'cannot list a concrete kind for the placement warnings'));
     }
     for (const [key, r] of this.resources) {
@@ -199,71 +257,44 @@ export class PlacementIndex {
     }
   }
 
+  /** The classes' offers by claim kind and the region hierarchy, read again when a class, Provider or profile changed. */
   private build(): Built | undefined {
     if (!this.classes.ready || !this.providers.ready) return undefined;
     for (const r of this.resources.values()) if (!r.cache.ready) return undefined;
-    const signature = [
-      this.classes.version,
-      this.providers.version,
-      this.profiles.version,
-      ...[...this.resources].map(([k, r]) => `${k}:${r.cache.version}`),
-    ].join(',');
+    const signature = `${this.classes.version},${this.providers.version},${this.profiles.version}`;
     if (this.built?.signature === signature) return this.built;
+    const systemProviders = `${this.objects.resourcePrefix(apiRefs.providers)}${SYSTEM_NAMESPACE}/`;
     const providerRegions = [...this.providers.entries()]
-      .filter(([key]) => key.startsWith(`${this.objects.resourcePrefix(apiRefs.providers)}${SYSTEM_NAMESPACE}/`))
+      .filter(([key]) => key.startsWith(systemProviders))
       .map(([, region]) => region)
       .filter((r): r is string => r !== undefined);
     const byKind = new Map<string, KindOffer>();
-    const offer = (key: string): KindOffer => {
-      let o = byKind.get(key);
-      if (!o) byKind.set(key, (o = { candidates: 0, regions: new Map(), profiles: new Set() }));
-      return o;
-    };
-    const any: KindOffer = { candidates: 0, regions: new Map(), profiles: new Set() };
-    for (const [, c] of this.classes.entries()) for (const kind of c.supports) add(offer(kind), c, providerRegions);
-    for (const r of this.resources.values()) {
-      for (const [, entry] of r.cache.entries()) {
-        if (r.implements === undefined) add(any, entry, []);
-        else for (const kind of r.implements) add(offer(kind), entry, []);
+    for (const [, c] of this.classes.entries()) {
+      for (const kind of c.supports) {
+        let o = byKind.get(kind);
+        if (!o) byKind.set(kind, (o = { candidates: 0, regions: new Map(), profiles: new Set() }));
+        o.candidates++;
+        if (c.profile !== '') o.profiles.add(c.profile);
+        for (const r of c.region !== undefined ? [c.region] : c.placedAnywhere ? providerRegions : []) {
+          if (!o.regions.has(normalizeRegion(r))) o.regions.set(normalizeRegion(r), r);
+        }
       }
     }
     // The default profile's hierarchy; before the controllers first create that profile, the one they will create.
     const tree = [...this.profiles.entries()].find(([key]) => key === this.defaultProfileKey)?.[1] ?? DEFAULT_REGION_TREE;
-    this.built = { signature, byKind, hierarchy: new RegionHierarchy(tree), any };
+    this.built = { signature, byKind, hierarchy: new RegionHierarchy(tree) };
     return this.built;
   }
 }
 
-/** The per-kind sets, with what they were built from. */
+/** The classes' offers, with what they were built from. */
 interface Built {
   signature: string;
-  /** By `kind/group` (classes) and `<plural>.<group>` (resources). */
+  /** By claim kind, `kind/group` with the kind lower-cased. */
   byKind: Map<string, KindOffer>;
   hierarchy: RegionHierarchy;
-  /** Resources of kinds whose implemented claim kinds are unknown. */
-  any: KindOffer;
 }
 
 function kindKey(claim: ClaimKindName): string {
   return `${claim.kind.toLowerCase()}/${claim.group}`;
-}
-
-function add(o: KindOffer, c: { profile: string; region: string | undefined; placedAnywhere?: boolean }, providerRegions: readonly string[]): void {
-  o.candidates++;
-  if (c.profile !== '') o.profiles.add(c.profile);
-  const regions = c.region !== undefined ? [c.region] : c.placedAnywhere ? providerRegions : [];
-  for (const r of regions) if (!o.regions.has(normalizeRegion(r))) o.regions.set(normalizeRegion(r), r);
-}
-
-/** The offer of a claim kind: its classes (by `kind/group`) and its resources (by `<plural>.<group>`), plus the kinds of unknown implementers. */
-function offerFor(built: Built, claim: ClaimKindName): KindOffer {
-  const parts = [built.byKind.get(kindKey(claim)), built.byKind.get(`${claim.resource}.${claim.group}`), built.any];
-  const out: KindOffer = { candidates: 0, regions: new Map(), profiles: new Set() };
-  for (const p of parts) {
-    if (!p) continue;
-    out.candidates += p.candidates;
-    for (const [k, v] of p.regions) if (!out.regions.has(k)) out.regions.set(k, v);
-    for (const x of p.profiles) out.profiles.add(x);
-  }
-  return out;
 }
