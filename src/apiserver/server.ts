@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -61,6 +62,11 @@ export interface ServerOptions {
   /** More DNS names or IPs the serving certificate covers (a load balancer in front of several servers). */
   tlsSans?: string[];
   logger: Logger;
+  /**
+   * Told, as the start goes, what it waits for next (`etcd at http://…`, `store recovery (WAL
+   * 120 MB)`, `CRDs established`, …), so a caller can say it when the start is slow.
+   */
+  onStartStep?: (waitingFor: string) => void;
   /** Store history retention (tests shorten it to provoke 410 Expired). */
   retention?: { minRevisions: number; minAgeMs: number };
   compactionIntervalMs?: number;
@@ -139,14 +145,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     steps[name] = Math.round(now - stepStart);
     stepStart = now;
   };
+  const waitingFor = (what: string) => opts.onStartStep?.(what);
   const dataDir = resolve(opts.dataDir);
   // Private (refused when others may write it), writable, and its files 0600.
   await prepareDataDir(dataDir);
 
   const metrics = opts.metrics ?? new MetricsRegistry();
   const apiMetrics = new ApiServerMetrics(metrics);
+  waitingFor(opts.etcd ? `etcd at ${opts.etcd.endpoints.join(',')}` : await sqliteRecovery(dataDir));
   const { store, storeWatchers, walBytes, dbSizes } = await openStore(opts, dataDir, log, apiMetrics.storeObserver, apiMetrics.storeReadObserver);
   step('store');
+  waitingFor('the encryption keys and interrupted deletions');
   const keys = await ensureKeySet(dataDir);
   const encrypted = new EncryptingStore(store, { keys, logger: log.child({ component: 'encryption' }) });
   // An object whose last finalizer went while its delete did not (a crash of an older
@@ -158,6 +167,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // keys and certificates, whose making (three RSA keys on a new data dir, hundreds of ms on the
   // thread pool) overlaps the rest of the start. A start failing before they are awaited
   // must not leave their failure unhandled.
+  waitingFor('the admin token');
   const adminToken = await ensureAdminToken(dataDir);
   const credentials = ensurePki(dataDir, opts.host, { extraSans: opts.tlsSans }).then(async (pki) => ({
     pki,
@@ -172,6 +182,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // What admission asks on every create, kept in memory: which namespaces exist (and are not
   // terminating).
   const namespaceCache = new PrefixCache(encrypted, objects.resourcePrefix({ group: '', resource: 'namespaces' }), { project: namespaceState, logger: log });
+  waitingFor('the namespace and admission caches');
   await namespaceCache.start();
   let extension: ServerExtension;
   try {
@@ -195,6 +206,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const authorizer = authz.authorizer;
   registry.replaceSource('authorization', authorizationResourceTypes());
   // Client certificates, the admin token, the token file and ServiceAccount tokens (see authn-api).
+  waitingFor('authentication');
   const authn = await setupAuthentication({ dataDir, registry, rest, adminToken, tokenFile: opts.tokenFile });
   registry.replaceSource('authentication', authn.resourceTypes);
   step('authentication');
@@ -229,8 +241,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     site: opts.dashboardDir ? new StaticSite('/ui/', opts.dashboardDir) : undefined,
   });
 
+  waitingFor('the system namespaces');
   await bootstrapNamespaces(rest, registry);
   step('namespaces');
+  waitingFor('the CRDs stored to be served');
   const crdType = registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
   const crds = new CrdRegistrar(registry, rest, crdType, objectMetaSchema, log.child({ component: 'crd' }));
   await crds.start();
@@ -259,12 +273,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let server: Server;
   let tls: { pki: Pki; admin: AdminCredentials };
   try {
+    waitingFor('the core controllers and the CRDs to be established');
     await extension.beforeReady?.(startContext);
     step('before ready');
+    waitingFor('the RBAC cache');
     await authz.start(client, { logger: log.child({ component: 'rbac' }) });
     step('rbac');
+    waitingFor('the serving keys and certificates');
     tls = await credentials;
     step('keys and certificates');
+    waitingFor(`the listener on ${opts.host}:${opts.port}`);
     server = createServer(
       { ...tlsServerOptions(tls.pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
       dispatcher.handle,
@@ -355,6 +373,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 }
 
 /** openStore opens the etcd store when `opts.etcd` says so, else the data dir's SQLite file. */
+/** What opening the SQLite store waits for: recovery of its write-ahead log, sized when there is one. */
+async function sqliteRecovery(dataDir: string): Promise<string> {
+  const wal = await stat(join(dataDir, 'state.db-wal')).catch(() => undefined);
+  return wal && wal.size > 0 ? `store recovery (state.db, WAL ${(wal.size / 1e6).toFixed(wal.size < 1e7 ? 1 : 0)} MB)` : 'the store (state.db)';
+}
+
 async function openStore(
   opts: ServerOptions,
   dataDir: string,

@@ -44,6 +44,31 @@ describe('conductor keys', () => {
     }
   });
 
+  test('rewrite prints its progress: the count first, then a line per page of secrets checked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conductor-keys-cli-'));
+    try {
+      const ks = await ensureKeySet(dir);
+      const store = openSqliteStore({ path: join(dir, 'state.db'), compactionIntervalMs: 0 });
+      const enc = new EncryptingStore(store, { keys: ks });
+      for (let i = 0; i < 1200; i++) await enc.create(`${SECRETS_PREFIX}ns/s-${String(i).padStart(4, '0')}`, secret);
+      await store.close();
+      await rotateKeys(dir);
+      const lines: string[] = [];
+      assert.match(await rewriteSecrets(dir, (line) => lines.push(line)), /re-encrypted 1200 of 1200 stored secrets under key key-2/);
+      assert.deepEqual(lines, [
+        're-encrypting 1,200 stored Secrets under key key-2\n',
+        'checked 500/1,200 Secrets, rewrote 500\n',
+        'checked 1,000/1,200 Secrets, rewrote 1,000\n',
+        'checked 1,200/1,200 Secrets, rewrote 1,200\n',
+      ]);
+      const again: string[] = [];
+      await rewriteSecrets(dir, (line) => again.push(line));
+      assert.equal(again.at(-1), 'checked 1,200/1,200 Secrets, rewrote 0\n', 'nothing left to rewrite');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('rotation for several servers: a standby key first, then "use" makes it primary', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conductor-keys-cli-'));
     try {

@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { governServerHeap } from './heap.js';
 import { registerKeysCommand } from './keys.js';
 import { userCommand } from './user-add.js';
+import { StartProgress } from './start-progress.js';
 import { controllersCommand } from './controllers-command.js';
 import { traceCommand } from './trace/command.js';
 import { logsCommand } from './logs/command.js';
@@ -161,9 +162,12 @@ serverCommand.action(
     logger.debug({ heapGrowth: heapGovernor ? 'governed by heap size' : 'set by node' }, 'V8 heap growth');
     const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;
     const ageEnv = process.env.CONDUCTOR_HISTORY_MIN_AGE_MS;
+    // A slow start says what it waits for (stderr, once a second, after the first second).
+    const progress = new StartProgress({ write: (line) => process.stderr.write(line) });
     let server;
     try {
       server = await startConductor({
+        onStartStep: (what) => progress.step(what),
         dataDir: o.dataDir,
         etcd,
         // On etcd other servers may share the store: the controllers run in one at a time.
@@ -185,6 +189,7 @@ serverCommand.action(
         controllers: process.env.CONDUCTOR_CONTROLLERS !== 'false',
       });
     } catch (err) {
+      progress.done();
       const msg = err instanceof Error ? err.message : String(err);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE')
@@ -192,6 +197,7 @@ serverCommand.action(
       else console.error(`conductor: cannot start the server: ${msg}`);
       process.exit(1);
     }
+    progress.done();
     // An exception thrown while serving a request answers that request, not the process.
     installLastResortHandler(server.rescue, logger);
     let stopping = false;

@@ -94,7 +94,7 @@ describe('the kinds through kubectl', () => {
       }),
     ]);
     const out = await kubectlOk(suite.server, ['get', 'mysqlinstances', '-A']);
-    assert.deepEqual(table(out)[0], ['NAMESPACE', 'NAME', 'PHASE', 'RESOURCE', 'CLASS', 'AGE']);
+    assert.deepEqual(table(out)[0], ['NAMESPACE', 'NAME', 'PHASE', 'RESOURCE', 'CLASS', 'TERMINATING', 'AGE']);
     const r = row(out, 'wordpress-db');
     assert.equal(r.NAMESPACE, NS);
     assert.equal(r.PHASE, 'Bound');
@@ -102,6 +102,7 @@ describe('the kinds through kubectl', () => {
     assert.equal(r.CLASS, 'performance');
     const pending = row(await kubectlOk(suite.server, ['get', 'pg', '-n', NS]), 'orders-db');
     assert.equal(pending.PHASE, '<none>', 'a claim without status shows no phase');
+    assert.equal(pending.TERMINATING, '<none>', 'nor, while it is not being deleted, a deletion age');
   });
 
   test('a concrete resource shows its phase, claim, class, readiness and whether it is synced', async () => {
@@ -126,7 +127,7 @@ describe('the kinds through kubectl', () => {
       }),
     ]);
     const out = await kubectlOk(suite.server, ['get', 'localpostgresqlinstances', '-n', 'conductor-system']);
-    assert.deepEqual(table(out)[0], ['NAME', 'PHASE', 'CLAIM', 'CLASS', 'READY', 'SYNCED', 'AGE']);
+    assert.deepEqual(table(out)[0], ['NAME', 'PHASE', 'CLAIM', 'CLASS', 'READY', 'SYNCED', 'TERMINATING', 'AGE']);
     const r = row(out, 'default-orders-db-1a2b3c4d');
     assert.deepEqual([r.PHASE, r.CLAIM, r.CLASS, r.READY, r.SYNCED], ['Bound', `${NS}/orders-db`, 'standard', 'True', 'False']);
     const wide = row(await kubectlOk(suite.server, ['get', 'pgserver', 'shared-pg', '-n', 'conductor-system', '-o', 'wide']), 'shared-pg');

@@ -134,10 +134,10 @@ describe('the catalog', () => {
     }
   });
 
-  test('claims show PHASE, RESOURCE and CLASS; concrete kinds PHASE, CLAIM, CLASS, READY and SYNCED; all end with AGE', () => {
+  test('claims show PHASE, RESOURCE, CLASS and TERMINATING; concrete kinds PHASE, CLAIM, CLASS, READY, SYNCED and TERMINATING; all end with AGE', () => {
     const names = (k: (typeof allKinds)[number]) => k.printerColumns.filter((c) => !c.priority).map((c) => c.name.toUpperCase());
-    for (const k of claimKinds) assert.deepEqual(names(k), ['PHASE', 'RESOURCE', 'CLASS', 'AGE'], k.kind);
-    for (const k of concreteKinds) assert.deepEqual(names(k), ['PHASE', 'CLAIM', 'CLASS', 'READY', 'SYNCED', 'AGE'], k.kind);
+    for (const k of claimKinds) assert.deepEqual(names(k), ['PHASE', 'RESOURCE', 'CLASS', 'TERMINATING', 'AGE'], k.kind);
+    for (const k of concreteKinds) assert.deepEqual(names(k), ['PHASE', 'CLAIM', 'CLASS', 'READY', 'SYNCED', 'TERMINATING', 'AGE'], k.kind);
     assert.deepEqual(names(findKind('core.conductor.io', 'resourceclass')!), ['PROFILE', 'KIND', 'REBIND', 'AGE']);
   });
 

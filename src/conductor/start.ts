@@ -72,7 +72,7 @@ interface ExtensionOptions {
 async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): Promise<ServerExtension> {
   const kinds = conductorKinds();
   let running: RunningConductorControllers | undefined;
-  const admission = await conductorAdmission(parts, () => running?.plan);
+  const admission = await conductorAdmission(parts, { planner: () => running?.plan, implementsOf: kinds.implementsOf });
   const concrete = new Set(kinds.concreteKinds.map((k) => `${k.plural}.${k.group}`));
   const logs = logSubresource({ objects: parts.objects, isConcrete: (group, resource) => concrete.has(`${resource}.${group}`) });
   let core: RunningControllers | undefined;

@@ -1,10 +1,17 @@
 /**
  * The schema types shared by the API server, the patch and apply machinery and the kind
  * definitions: an OpenAPI v3 schema as Kubernetes uses it, its CEL validation rules, and a
- * printer column (`kubectl get`). Types only; they live here so that nothing below the API
- * server has to import it.
+ * printer column (`kubectl get`), and the pattern of a non-negative quantity (the kinds declare
+ * it; the OpenAPI documents recognize quantities by it). They live here so that nothing below
+ * the API server has to import it.
  */
 import type { KObject } from './object.js';
+
+/**
+ * A Kubernetes quantity (`25Gi`, `500m`, `1.5`, `1e3`, or a JSON integer), never negative:
+ * the grammar of machinery/quantity without its leading minus sign.
+ */
+export const NON_NEGATIVE_QUANTITY_PATTERN = '^\\+?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[numkMGTPE]|[KMGTPE]i|[eE][+-]?[0-9]+)?$';
 
 /** An OpenAPI v3 schema as Kubernetes uses it (structural, with x-kubernetes-* extensions). */
 export type JSONSchemaProps = {

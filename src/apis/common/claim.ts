@@ -7,6 +7,7 @@ import { s, type Infer, type InferShape, type Shape } from '../schema/builder.js
 import { defineKind, type CrdPrinterColumn, type KindObject } from '../schema/kind.js';
 import { conditions, labelSelector, localRef, namespacedRef, objectRef, requirements } from './fields.js';
 import { ABSTRACT_LABEL, CLAIM_CATEGORY, CONNECTION_KEYS_ANNOTATION } from '../well-known.js';
+import { terminatingColumn } from './terminating-column.js';
 
 /** The spec fields common to every claim kind. */
 export const claimSpecFields = {
@@ -71,6 +72,7 @@ export const claimPrinterColumns: CrdPrinterColumn[] = [
     description: 'Whether the bound resource is ready for use.',
   },
   { name: 'Resource-Kind', type: 'string', jsonPath: '.status.resourceRef.kind', priority: 1, description: 'The kind of the bound resource.' },
+  terminatingColumn,
 ];
 
 /** Names and the kind-specific portable spec fields of one claim kind. */

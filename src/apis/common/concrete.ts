@@ -8,6 +8,7 @@ import { s, type Infer, type InferShape, type Shape } from '../schema/builder.js
 import { defineKind, type CrdPrinterColumn, type KindObject } from '../schema/kind.js';
 import { capabilities, conditions, localRef, objectRef, quantities, rebindPolicy, type ObjectReference } from './fields.js';
 import { IMPLEMENTS_ANNOTATION, MANAGED_CATEGORY } from '../well-known.js';
+import { terminatingColumn } from './terminating-column.js';
 
 /** Whether one claim or several may bind a concrete resource. */
 export const SHARING_MODES = ['Exclusive', 'Shared'] as const;
@@ -102,6 +103,7 @@ export const concretePrinterColumns: CrdPrinterColumn[] = [
     priority: 1,
     description: 'The name at the provider.',
   },
+  terminatingColumn,
 ];
 
 /** Names and provider-specific spec fields of one concrete kind. */

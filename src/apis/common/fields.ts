@@ -75,7 +75,11 @@ export const conditions = () =>
 export type ConditionEntry = Infer<ReturnType<typeof condition>>;
 
 /** A map of resource names (`storage`, `memory`, ...) to non-negative quantities. */
-export const quantities = (what: string) => s.map(s.quantity()).describe(what);
+export const quantities = (what: string) => s.map(s.quantity()).describe(`${what} ${QUANTITY_NOTE}`);
+
+/** What every map of quantities says of its values (kubectl explain shows it). */
+export const QUANTITY_NOTE =
+  'Each amount is a quantity: a number with an optional suffix (Ki, Mi, Gi, Ti; k, M, G, T; m for thousandths), e.g. 25Gi, 500m or 2.';
 export type Quantities = Record<string, string | number>;
 
 /** The generic placement vocabulary shared by requirements, capabilities and classes. */

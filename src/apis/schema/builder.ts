@@ -9,7 +9,7 @@
  *   spec.schema                            // { type: 'object', required: ['size'], ... }
  */
 import type { JsonObject } from '../../machinery/object.js';
-import type { JSONSchemaProps, ValidationRule } from '../../machinery/schema-types.js';
+import { NON_NEGATIVE_QUANTITY_PATTERN, type JSONSchemaProps, type ValidationRule } from '../../machinery/schema-types.js';
 
 /**
  * A Field does two jobs: `schema` is the OpenAPI schema of a value, and its type parameter
@@ -120,11 +120,7 @@ function clean<T extends object>(o: T): T {
   return out;
 }
 
-/**
- * A Kubernetes quantity (`25Gi`, `500m`, `1.5`, `1e3`, or a JSON integer), never negative:
- * the grammar of machinery/quantity without its leading minus sign.
- */
-export const NON_NEGATIVE_QUANTITY_PATTERN = '^\\+?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[numkMGTPE]|[KMGTPE]i|[eE][+-]?[0-9]+)?$';
+export { NON_NEGATIVE_QUANTITY_PATTERN };
 
 /** The builders. */
 export const s = {

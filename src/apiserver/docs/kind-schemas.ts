@@ -14,6 +14,7 @@ import {
   type SchemaObject,
 } from './meta-schemas.js';
 import { metaName, schemaName } from './names.js';
+import { withNamedScalars } from './scalar-schemas.js';
 
 function isObject(value: unknown): value is SchemaObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -27,10 +28,12 @@ function withDescription(existing: unknown, type: string, description: string): 
 
 /**
  * kindSchema is the schema of a resource type's kind. The input schema is not modified:
- * only the top level is copied, to replace `apiVersion`, `kind` and `metadata`.
+ * only the top level is copied, to replace `apiVersion`, `kind` and `metadata`, and with
+ * `namedScalars` (OpenAPI v3) the paths to int-or-string fields, which then reference the
+ * shared Quantity or IntOrString schema (scalar-schemas.ts).
  */
-export function kindSchema(rt: ResourceType): SchemaObject {
-  const source = rt.schema as SchemaObject;
+export function kindSchema(rt: ResourceType, options: { namedScalars?: boolean } = {}): SchemaObject {
+  const source = options.namedScalars ? withNamedScalars(rt.schema) : (rt.schema as SchemaObject);
   const properties: SchemaObject = isObject(source.properties) ? { ...source.properties } : {};
   const metadata = properties.metadata;
   const metaDescription =

@@ -4,6 +4,7 @@ import { buildOpenApiV3 } from './openapi-v3.js';
 import type { SchemaObject } from './meta-schemas.js';
 import { buildServedSet } from './served-set.js';
 import { configMap, fixtureTypes, mysqlInstance, namespace, providerKind } from './test-fixtures.js';
+import { NON_NEGATIVE_QUANTITY_PATTERN, type JSONSchemaProps } from '../../machinery/schema-types.js';
 
 type Doc = {
   openapi: string;
@@ -131,9 +132,40 @@ describe('OpenAPI v3 group-version documents', () => {
     const kind = doc.components.schemas['io.conductor.storage.v1alpha1.MySQLInstance'];
     assert.equal(kind.description, 'A MySQLInstance claims a MySQL database.');
     const props = kind.properties as Record<string, SchemaObject>;
-    assert.deepEqual(props.spec, (before.properties as Record<string, unknown>).spec);
+    // The int-or-string capacity values reference IntOrString (scalar-schemas.ts); the rest is as given.
+    const spec = structuredClone((before.properties as Record<string, SchemaObject>).spec);
+    const requirements = (spec.properties as Record<string, SchemaObject>).requirements;
+    (requirements.properties as Record<string, SchemaObject>).capacity.additionalProperties = {
+      'x-kubernetes-int-or-string': true,
+      allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString' }],
+    };
+    assert.deepEqual(props.spec, spec);
     assert.deepEqual(Object.keys(props), ['apiVersion', 'kind', 'metadata', 'spec', 'status']);
     assert.equal(typeof props.apiVersion?.description, 'string');
+  });
+
+  test('an int-or-string with the quantity pattern references Quantity (kubectl explain: map[string]Quantity), keeping its description and rules', () => {
+    const quantity = {
+      'x-kubernetes-int-or-string': true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      pattern: NON_NEGATIVE_QUANTITY_PATTERN,
+      minimum: 0,
+    };
+    const rt = mysqlInstance('v1alpha1', true, {
+      limits: { type: 'object', description: 'Amounts.', additionalProperties: quantity },
+      size: { ...quantity, description: 'One amount.' },
+      items: { type: 'array', items: quantity },
+    } as Record<string, JSONSchemaProps>);
+    const doc = docFor('storage.conductor.io/v1alpha1', [rt]);
+    const spec = (doc.components.schemas['io.conductor.storage.v1alpha1.MySQLInstance'].properties as Record<string, SchemaObject>).spec;
+    const fields = spec.properties as Record<string, SchemaObject>;
+    const ref = { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' };
+    const named = { 'x-kubernetes-int-or-string': true, pattern: NON_NEGATIVE_QUANTITY_PATTERN, minimum: 0, allOf: [ref] };
+    assert.deepEqual(fields.limits, { type: 'object', description: 'Amounts.', additionalProperties: named });
+    assert.deepEqual(fields.size, { ...named, description: 'One amount.' });
+    assert.deepEqual(fields.items, { type: 'array', items: named });
+    assert.deepEqual(doc.components.schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], { oneOf: [{ type: 'string' }, { type: 'number' }] });
+    assert.ok(doc.components.schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString']);
   });
 
   test('declares fieldValidation on every PATCH of every kind (what kubectl checks before sending fieldValidation=Strict)', () => {

@@ -16,6 +16,7 @@ import type { ResourceType } from '../registry/resource-type.js';
 import { kindSchema, listSchema } from './kind-schemas.js';
 import { META_SCHEMAS, refTo, type SchemaObject } from './meta-schemas.js';
 import { schemaName } from './names.js';
+import { SCALAR_SCHEMAS } from './scalar-schemas.js';
 import { pathsOf, type OperationSpec, type PathSpec } from './operations.js';
 import type { ParamSpec } from './parameters.js';
 import type { ServedVersion } from './served-set.js';
@@ -66,7 +67,7 @@ export function renderPathsV3(specs: PathSpec[], into: SchemaObject): void {
 /** kindSchemasOf adds the kind and list schemas of each resource type to `into`. */
 export function kindSchemasOf(types: readonly ResourceType[], into: SchemaObject): void {
   for (const rt of types) {
-    into[schemaName(rt, rt.kind)] = kindSchema(rt);
+    into[schemaName(rt, rt.kind)] = kindSchema(rt, { namedScalars: true });
     into[schemaName(rt, rt.listKind)] = listSchema(rt);
   }
 }
@@ -83,6 +84,7 @@ export function buildOpenApiV3(gv: ServedVersion, infoVersion: string): SchemaOb
   for (const rt of gv.resources) renderPathsV3(pathsOf(rt), paths);
   const schemas: SchemaObject = {};
   for (const [name, schema] of META_SCHEMAS) schemas[name] = schema;
+  for (const [name, schema] of SCALAR_SCHEMAS) schemas[name] = schema;
   kindSchemasOf(gv.resources, schemas);
   return {
     openapi: '3.0.0',

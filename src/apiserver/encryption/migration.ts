@@ -24,8 +24,23 @@ export interface ReencryptResult {
  * compare-and-swap that keeps the object and gives it a new resourceVersion (watchers see
  * MODIFIED); a value written concurrently is left alone, as its writer used the primary key.
  */
-export async function reencryptAll(store: EncryptingStore, opts: { logger?: Logger; signal?: AbortSignal } = {}): Promise<ReencryptResult> {
+export interface ReencryptOptions {
+  logger?: Logger;
+  signal?: AbortSignal;
+  /**
+   * Told after each page of values (and once at the start, with nothing scanned): how many were
+   * scanned and rewritten so far, of `total` (counted first, only when this is given).
+   */
+  onProgress?: (progress: ReencryptResult & { total: number }) => void;
+}
+
+export async function reencryptAll(store: EncryptingStore, opts: ReencryptOptions = {}): Promise<ReencryptResult> {
   const result: ReencryptResult = { rewritten: 0, scanned: 0 };
+  let total = 0;
+  if (opts.onProgress) {
+    for (const prefix of store.prefixes) total += await store.inner.count(prefix);
+    opts.onProgress({ ...result, total });
+  }
   for (const prefix of store.prefixes) {
     let startAfter: string | undefined;
     for (;;) {
@@ -36,6 +51,8 @@ export async function reencryptAll(store: EncryptingStore, opts: { logger?: Logg
         result.scanned++;
         if (await store.reseal(kv, withRevision)) result.rewritten++;
       }
+      // A value written meanwhile may make the scan pass the first count.
+      if (page.items.length > 0) opts.onProgress?.({ ...result, total: Math.max(total, result.scanned) });
       if (!page.more || page.items.length === 0) break;
       startAfter = page.items[page.items.length - 1].key;
     }

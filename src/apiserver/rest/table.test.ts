@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evalJsonPath, toJsonPathPlus } from './table.js';
+import { evalJsonPath, toJsonPathPlus, toTable } from './table.js';
+import { mysqlInstance } from '../docs/test-fixtures.js';
 
 describe('printer-column JSONPath', () => {
   const obj = {
@@ -44,4 +45,19 @@ describe('printer-column JSONPath', () => {
       assert.equal(evalJsonPath(c.path, obj), c.value);
     });
   }
+});
+
+describe('table cells', () => {
+  const rt = { ...mysqlInstance(), printerColumns: [{ name: 'Terminating', type: 'date' as const, jsonPath: '.metadata.deletionTimestamp' }] };
+  const now = Date.parse('2026-01-01T00:10:00Z');
+  const row = (metadata: Record<string, unknown>) => toTable(rt, [{ apiVersion: 'v1', kind: 'X', metadata }], {}, 'None', now).rows[0].cells;
+
+  test('a date column shows the time since its timestamp, and <none> when the object has none (like any empty cell)', () => {
+    assert.deepEqual(row({ name: 'going', creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T00:09:30Z' }), ['going', '30s', '10m']);
+    assert.deepEqual(row({ name: 'staying', creationTimestamp: '2026-01-01T00:00:00Z' }), ['staying', '<none>', '10m']);
+  });
+
+  test('AGE of an object without a creation time is <unknown>, as Kubernetes prints it', () => {
+    assert.deepEqual(row({ name: 'odd' }), ['odd', '<none>', '<unknown>']);
+  });
 });

@@ -81,7 +81,9 @@ function cellValue(c: PrinterColumn, o: KObject, now: number): unknown {
   } catch {
     v = undefined;
   }
-  if (v === undefined || v === null) return c.type === 'date' ? '<unknown>' : '<none>';
+  // Kubernetes prints `<unknown>` for an unset creation time (AGE) and `<none>` for any other
+  // column with no value, e.g. a Terminating column of an object not being deleted.
+  if (v === undefined || v === null) return c.type === 'date' && c.jsonPath === '.metadata.creationTimestamp' ? '<unknown>' : '<none>';
   switch (c.type) {
     case 'date': {
       const t = typeof v === 'string' ? Date.parse(v) : NaN;

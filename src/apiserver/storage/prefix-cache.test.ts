@@ -28,6 +28,34 @@ describe('PrefixCache', () => {
     }
   });
 
+  test('tells onChange of every change (before and after) and onReset before each list, and moves its version', async () => {
+    const temp = tempStore();
+    try {
+      await temp.store.create(`${prefix}ns1/a`, value(1));
+      const seen: string[] = [];
+      const cache = new PrefixCache(temp.store, prefix, {
+        project: sizeOf,
+        onChange: (before, after) => seen.push(`${before ?? '-'}→${after ?? '-'}`),
+        onReset: () => seen.push('reset'),
+      });
+      await cache.start();
+      const v0 = cache.version;
+      const b = await temp.store.create(`${prefix}ns1/b`, value(2));
+      await temp.store.update(`${prefix}ns1/b`, b.modRevision, value(3));
+      await temp.store.delete(`${prefix}ns1/a`);
+      assert.deepEqual(seen, ['reset', '-→1', '-→2', '2→3', '1→-']);
+      assert.ok(cache.version > v0);
+      assert.deepEqual(
+        [...cache.entries()].map(([k, v]) => [k, v]),
+        [[`${prefix}ns1/b`, 3]],
+      );
+      cache.stop();
+      assert.deepEqual([...cache.entries()], [], 'stopped: nothing');
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
   test('a write is in the cache by the time its writer hears it succeeded', async () => {
     const temp = tempStore();
     try {

@@ -15,6 +15,10 @@ export interface PrefixCacheOptions<T> {
   logger?: Logger;
   /** Wait before listing again after the watch ended with an error other than compaction; default 1 s. */
   retryMs?: number;
+  /** Told of every change of a key's projection (undefined: absent), for an index kept beside the cache. */
+  onChange?: (previous: T | undefined, next: T | undefined) => void;
+  /** Told when the cache drops everything to list again (an index kept beside it starts over). */
+  onReset?: () => void;
 }
 
 export class PrefixCache<T> {
@@ -24,6 +28,7 @@ export class PrefixCache<T> {
   private watcher: StoreWatcher | undefined;
   private synced = false;
   private stopped = false;
+  private changes = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -42,6 +47,7 @@ export class PrefixCache<T> {
     if (this.stopped) return;
     this.items.clear();
     this.perDirectory.clear();
+    this.options.onReset?.();
     for (const kv of listed.items) this.put(kv);
     this.watcher = this.store.watch(this.prefix, listed.revision, {
       onEvents: (events) => {
@@ -53,6 +59,7 @@ export class PrefixCache<T> {
       onError: (err) => this.restart(err),
     });
     this.synced = true;
+    this.changes++;
   }
 
   /** Stops watching; the cache answers "unknown" from then on. */
@@ -74,18 +81,40 @@ export class PrefixCache<T> {
     return this.synced ? this.items.get(this.prefix + rest) : undefined;
   }
 
+  /**
+   * A number that changes whenever the cached state may have changed (a put, a delete, a new
+   * list): what is derived from `entries()` can be kept until it moves.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Every key with its projection; nothing when not ready. */
+  *entries(): IterableIterator<[string, T]> {
+    if (this.synced) yield* this.items.entries();
+  }
+
   /** How many keys sit in `<prefix><dir>/`; undefined when not ready (ask the store). */
   countIn(dir: string): number | undefined {
     return this.synced ? (this.perDirectory.get(dir) ?? 0) : undefined;
   }
 
   private put(kv: KeyValue): void {
-    if (!this.items.has(kv.key)) this.count(kv.key, 1);
-    this.items.set(kv.key, this.options.project(kv));
+    this.changes++;
+    const previous = this.items.get(kv.key);
+    if (previous === undefined && !this.items.has(kv.key)) this.count(kv.key, 1);
+    const next = this.options.project(kv);
+    this.items.set(kv.key, next);
+    this.options.onChange?.(previous, next);
   }
 
   private remove(key: string): void {
-    if (this.items.delete(key)) this.count(key, -1);
+    this.changes++;
+    const previous = this.items.get(key);
+    if (this.items.delete(key)) {
+      this.count(key, -1);
+      this.options.onChange?.(previous, undefined);
+    }
   }
 
   private count(key: string, delta: number): void {
@@ -99,6 +128,7 @@ export class PrefixCache<T> {
 
   private restart(err: Error): void {
     this.synced = false;
+    this.changes++;
     this.watcher = undefined;
     if (this.stopped) return;
     if (err instanceof StoreError && err.code === 'closed') return;

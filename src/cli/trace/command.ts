@@ -1,7 +1,9 @@
 /**
  * `conductor trace <type>/<name>`: from a claim to what serves it (class, resource, Provider,
  * external object, connection Secret), or from a concrete resource to its Provider and the
- * claims it serves, with each one's Ready and Synced, last message and age. Read-only.
+ * claims it serves, with each one's Ready and Synced, last message and age. Read-only. On a
+ * terminal (stdout a TTY, NO_COLOR unset) a spinner turns while it fetches and READY/SYNCED
+ * are coloured.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { HttpClient } from '../../client/http-client.js';
@@ -9,6 +11,7 @@ import { clientConfig } from '../client-config.js';
 import { isApiError } from '../../machinery/errors.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { renderTrace, type TraceOutput } from './render.js';
+import { terminalStyle, withSpinner } from './terminal.js';
 import { parseTarget, resolveType, TraceArgumentError } from './resolve.js';
 import { traceClaim, traceResource, type RefLookup } from '../../trace/trace-tree.js';
 
@@ -37,7 +40,9 @@ export function traceCommand(): Command {
       try {
         const { type, name } = parseTarget(target);
         const client = new HttpClient(await clientConfig(o));
-        try {
+        // Colour and a spinner for a person at a terminal; plain text for pipes, files and NO_COLOR.
+        const style = terminalStyle({ isTTY: process.stdout.isTTY, env: process.env });
+        const tree = await withSpinner(style.spinner && o.output !== 'json', process.stdout, `tracing ${target}…`, async () => {
           const served = await resolveType(client, type);
           const namespace = served.ref.namespaced ? (o.namespace ?? client.defaultNamespace) : undefined;
           let obj;
@@ -60,11 +65,9 @@ export function traceCommand(): Command {
           const claim = served.categories.includes('claim');
           const concrete = !claim && (served.categories.includes('managed') || (isPlainObject(obj.spec) && 'claimRef' in obj.spec));
           if (!claim && !concrete) throw new TraceArgumentError(`${served.ref.kind} is neither a claim kind nor a concrete kind: nothing to trace`);
-          const tree = claim ? await traceClaim(client, obj, lookup) : await traceResource(client, obj, lookup);
-          process.stdout.write(renderTrace(tree, o.output));
-        } finally {
-          client.close();
-        }
+          return claim ? await traceClaim(client, obj, lookup) : await traceResource(client, obj, lookup);
+        }).finally(() => client.close());
+        process.stdout.write(renderTrace(tree, o.output, Date.now(), { color: style.color }));
       } catch (err) {
         console.error(`conductor trace: ${err instanceof Error ? err.message : String(err)}`);
         process.exit(1);

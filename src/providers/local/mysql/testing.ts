@@ -21,6 +21,8 @@ export interface ThrowawayMariaDb {
   password: string;
   binaries: MariaDbBinaries;
   pid: number;
+  /** The server's log, as the `log` subresource serves it. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -32,6 +34,6 @@ export async function startThrowawayMariaDb(binaries?: MariaDbBinaries): Promise
   const dir = servers.dirFor('test', 'server');
   return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' });
-    return { host: '127.0.0.1', port, username: state.adminUser, password: state.adminPassword, binaries: chosen, pid };
+    return { host: '127.0.0.1', port, username: state.adminUser, password: state.adminPassword, binaries: chosen, pid, logFile: servers.logFile(dir) };
   });
 }

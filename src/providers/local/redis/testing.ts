@@ -16,6 +16,8 @@ export interface ThrowawayRedis {
   password: string;
   binary: RedisBinary;
   pid: number;
+  /** The server's log, as the `log` subresource serves it. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -27,6 +29,6 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
   const dir = servers.dirFor('test', 'server');
   return startThrowaway(root, servers, dir, async () => {
     const { pid, port, state } = await servers.ensureRunning(dir, { namespace: 'test', name: 'server' }, {});
-    return { host: '127.0.0.1', port, password: state.password, binary, pid };
+    return { host: '127.0.0.1', port, password: state.password, binary, pid, logFile: servers.logFile(dir) };
   });
 }
