@@ -6,7 +6,9 @@
  */
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { exactConnectionKeys } from '../connection-keys.js';
+import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
+import { blobContainerPrice, storageQueuePrice } from './claim-prices.js';
 import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { blobContainerSecretKeys, bucketClaimKind, messageQueueClaimKind, storageQueueSecretKeys, type BlobContainer, type StorageQueue } from './kinds.js';
 import { claimAzureName } from './names.js';
@@ -74,6 +76,7 @@ export const blobContainerClaims: ClaimImplementation<BlobContainer>[] = [
     connectionSecretKeys: blobContainerSecretKeys,
     match: matchBlobContainer,
     configure: configureBlobContainer,
+    price: pricedByConfiguring(configureBlobContainer, blobContainerPrice),
     formatConnection: (details) => exactConnectionKeys('BlobContainer', blobContainerSecretKeys, details),
   },
 ];
@@ -84,6 +87,7 @@ export const storageQueueClaims: ClaimImplementation<StorageQueue>[] = [
     connectionSecretKeys: storageQueueSecretKeys,
     match: matchStorageQueue,
     configure: configureStorageQueue,
+    price: pricedByConfiguring(configureStorageQueue, storageQueuePrice),
     formatConnection: (details) => exactConnectionKeys('StorageQueue', storageQueueSecretKeys, details),
   },
 ];
