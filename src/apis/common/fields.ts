@@ -99,7 +99,10 @@ export const MONTHLY_PRICE_PATTERN = '^[0-9]{1,9}([.][0-9]{1,2})? ?([A-Z]{3})?$'
 const maxMonthlyPrice = () =>
   s
     .string({ maxLength: 16 })
-    .rules({ rule: `self.matches(${JSON.stringify(MONTHLY_PRICE_PATTERN)})`, message: 'must be an amount with at most two decimals and an optional ISO 4217 currency, e.g. "50", "12.50" or "40 EUR" (USD when none)' })
+    .rules({
+      rule: `self.matches(${JSON.stringify(MONTHLY_PRICE_PATTERN)})`,
+      message: 'must be an amount with at most two decimals and an optional ISO 4217 currency, e.g. "50", "12.50" or "40 EUR" (USD when none)',
+    })
     .describe(
       'The most a candidate may cost a month for this claim, e.g. "50" or "40 EUR" (USD when no currency is named). The scheduler compares it with each class\'s and resource\'s monthly price for the size asked (the class annotation conductor.io/monthly-cost, else the price table of its kind) in the same currency only; candidates with no price, or priced in another currency, do not fit.',
     );

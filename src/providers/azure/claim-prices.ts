@@ -10,7 +10,13 @@ import { BLOB_HOT_PRICES, QUEUE_PRICES, type PriceTable } from './price-table.js
 import { monthlyPrice } from './prices.js';
 import { resourceSettings } from './resource-settings.js';
 
-function priceWith(table: PriceTable, resource: KObject, provider: KObject | undefined, kind: 'container' | 'queue', nameField: string): MonthlyPrice | NoPrice {
+function priceWith(
+  table: PriceTable,
+  resource: KObject,
+  provider: KObject | undefined,
+  kind: 'container' | 'queue',
+  nameField: string,
+): MonthlyPrice | NoPrice {
   try {
     const s = resourceSettings(resource, kind, nameField, provider);
     return monthlyPrice(table, s.location, s.redundancy, s.size);
@@ -20,7 +26,8 @@ function priceWith(table: PriceTable, resource: KObject, provider: KObject | und
 }
 
 /** blobContainerPrice: Hot blob storage of the resource's capacity.storage. */
-export const blobContainerPrice = (resource: KObject, provider: KObject | undefined) => priceWith(BLOB_HOT_PRICES, resource, provider, 'container', 'containerName');
+export const blobContainerPrice = (resource: KObject, provider: KObject | undefined) =>
+  priceWith(BLOB_HOT_PRICES, resource, provider, 'container', 'containerName');
 
 /** storageQueuePrice: queue storage of the resource's capacity.storage. */
 export const storageQueuePrice = (resource: KObject, provider: KObject | undefined) => priceWith(QUEUE_PRICES, resource, provider, 'queue', 'queueName');

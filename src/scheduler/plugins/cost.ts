@@ -47,7 +47,10 @@ export class CostFilter implements FilterPlugin {
       const p = this.ctx.priceOf(claim, c);
       if (p.amount === undefined) return { summary: none, detail: p.note };
       if (p.currency !== limit.currency) {
-        return { summary: `priced in ${p.currency}, the claim's limit is in ${limit.currency}`, detail: `costs ${p.amount.toFixed(2)} ${p.currency}/month; prices are compared in one currency only` };
+        return {
+          summary: `priced in ${p.currency}, the claim's limit is in ${limit.currency}`,
+          detail: `costs ${p.amount.toFixed(2)} ${p.currency}/month; prices are compared in one currency only`,
+        };
       }
       if (p.amount <= limit.amount) return undefined;
       return { summary: above, detail: () => `costs ${p.amount.toFixed(2)} ${p.currency}/month; the claim allows ${allows}` };

@@ -32,7 +32,8 @@ export class LowestCostScore implements ScorePlugin {
     }
     if (max === min) return () => 100;
     const span = max - min;
-    return (c) => Math.round((100 * (max - (this.ctx.priceOf(claim, c).amount ?? max))) / span);
+    // Not rounded: a cent's difference still decides between two otherwise equal candidates.
+    return (c) => (100 * (max - (this.ctx.priceOf(claim, c).amount ?? max))) / span;
   }
 
   private byTier(): CandidateScore | undefined {

@@ -9,7 +9,19 @@ import { builtinPortableMatchers, type PortableMatcherRegistry } from '../portab
 import { RegionHierarchy } from '../region-hierarchy.js';
 import { TierOrder } from '../tier-order.js';
 import { PriceMemo } from '../prices.js';
-import type { CandidatePricer, Capabilities, ClaimInfo, ClaimRef, ClassCandidate, GroupKind, Money, RegionMatch, ResourceCandidate, ResourcePhase, Sharing } from '../types.js';
+import type {
+  CandidatePricer,
+  Capabilities,
+  ClaimInfo,
+  ClaimRef,
+  ClassCandidate,
+  GroupKind,
+  Money,
+  RegionMatch,
+  ResourceCandidate,
+  ResourcePhase,
+  Sharing,
+} from '../types.js';
 
 export const MYSQL: GroupKind = { group: 'storage.conductor.io', kind: 'MySQLInstance' };
 export const POSTGRES: GroupKind = { group: 'storage.conductor.io', kind: 'PostgreSQLInstance' };
