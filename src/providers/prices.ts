@@ -7,9 +7,9 @@
 import type { JsonObject, KObject } from '../machinery/object.js';
 import { isPlainObject } from '../machinery/object.js';
 import { parseQuantity } from '../machinery/quantity/quantity.js';
-import type { ClaimImplementation, ConcreteKind, MonthlyPrice, NoPrice, PriceContext } from './spi.js';
+import { advertisedPrice, type ClaimImplementation, type ConcreteKind, type MonthlyPrice, type NoPrice } from './spi.js';
 
-export type { MonthlyPrice, NoPrice, PriceContext } from './spi.js';
+export { advertisedPrice, type MonthlyPrice, type NoPrice, type PriceContext } from './spi.js';
 
 /** Where a price table's numbers came from, and whether they were checked. */
 export interface PriceSource {
@@ -46,23 +46,7 @@ export function priceStatus(price: MonthlyPrice | NoPrice): JsonObject {
   return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
 }
 
-/** advertisedPrice reads what a resource advertises in `status.atProvider` (priceStatus's shape), if anything. */
-export function advertisedPrice(resource: KObject): MonthlyPrice | NoPrice | undefined {
-  const status = isPlainObject(resource['status']) ? resource['status'] : {};
-  const at = isPlainObject(status['atProvider']) ? status['atProvider'] : {};
-  const p = at['monthlyPrice'];
-  if (isPlainObject(p) && typeof p['amount'] === 'string' && typeof p['currency'] === 'string') {
-    return {
-      amount: p['amount'],
-      currency: p['currency'],
-      basis: typeof p['basis'] === 'string' ? p['basis'] : 'status.atProvider.monthlyPrice',
-      table: typeof p['table'] === 'string' ? p['table'] : '',
-    };
-  }
-  return typeof at['priceNote'] === 'string' ? { reason: at['priceNote'] } : undefined;
-}
-
-/** storageOf is a size as a number of bytes, or why it cannot be read. */
+/** bytesOf is a size as a number of bytes, or why it cannot be read. */
 export function bytesOf(size: string | number | undefined): number | NoPrice {
   if (size === undefined) return { reason: 'no size: set spec.capabilities.capacity.storage (the claim sets it from its requirements) to price it' };
   try {

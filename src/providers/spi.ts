@@ -12,7 +12,7 @@
  * These types depend on machinery only, so out-of-tree providers and the controllers can
  * share them without importing each other.
  */
-import type { JsonObject, KObject } from '../machinery/object.js';
+import { isPlainObject, type JsonObject, type KObject } from '../machinery/object.js';
 
 /** A ProviderType names the family of a provider (a `Provider` object's `spec.type`). */
 export type ProviderType = 'local' | 'memory' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
@@ -436,4 +436,20 @@ export const silentProviderLogger: ProviderLogger = { debug: nothing, info: noth
 /** implementationFor finds how a concrete kind implements a claim kind, if it does. */
 export function implementationFor<R extends KObject>(kind: ConcreteKind<R>, claimKind: GroupKind): ClaimImplementation<R> | undefined {
   return kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
+}
+
+/** advertisedPrice reads what a resource advertises in `status.atProvider` (priceStatus's shape), if anything. */
+export function advertisedPrice(resource: KObject): MonthlyPrice | NoPrice | undefined {
+  const status = isPlainObject(resource['status']) ? resource['status'] : {};
+  const at = isPlainObject(status['atProvider']) ? status['atProvider'] : {};
+  const p = at['monthlyPrice'];
+  if (isPlainObject(p) && typeof p['amount'] === 'string' && typeof p['currency'] === 'string') {
+    return {
+      amount: p['amount'],
+      currency: p['currency'],
+      basis: typeof p['basis'] === 'string' ? p['basis'] : 'status.atProvider.monthlyPrice',
+      table: typeof p['table'] === 'string' ? p['table'] : '',
+    };
+  }
+  return typeof at['priceNote'] === 'string' ? { reason: at['priceNote'] } : undefined;
 }

@@ -15,8 +15,7 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import { MONTHLY_COST_ANNOTATION } from '../../apis/quota/usage.js';
-import { advertisedPrice } from '../../providers/prices.js';
-import { implementationFor, type ConcreteKind, type MonthlyPrice, type NoPrice } from '../../providers/spi.js';
+import { advertisedPrice, implementationFor, type ConcreteKind, type MonthlyPrice, type NoPrice } from '../../providers/spi.js';
 import { parseMoney, type CandidatePrice, type CandidatePricer } from '../../scheduler/index.js';
 import { claimObject, matchCandidate } from './provider-matchers.js';
 
