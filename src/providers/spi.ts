@@ -12,7 +12,7 @@
  * These types depend on machinery only, so out-of-tree providers and the controllers can
  * share them without importing each other.
  */
-import type { JsonObject, KObject } from '../machinery/object.js';
+import { isPlainObject, type JsonObject, type KObject } from '../machinery/object.js';
 
 /** A ProviderType names the family of a provider (a `Provider` object's `spec.type`). */
 export type ProviderType = 'local' | 'memory' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
@@ -113,6 +113,42 @@ export interface ClaimImplementation<R extends KObject = KObject> {
    * the claim kind's documented keys; it throws when a required detail is missing.
    */
   formatConnection(details: ConnectionDetails): ConnectionDetails;
+  /**
+   * price says what the candidate would cost a month for this claim — a class: the resource
+   * its template would become for the claim (the size the claim asks, the template's region
+   * or the one in `context`); a resource: what it advertises — or why there is no price.
+   * The scheduler's Cost filter and LowestCost score compare these across kinds and clouds;
+   * a class's `conductor.io/monthly-cost` annotation wins over it. Pure, synchronous and
+   * cheap: it is called once per (candidate, claim kind, capacity, region). A kind without
+   * it has no price unless its class states one.
+   */
+  price?(claim: KObject, candidate: MatchCandidate<R>, context: PriceContext): MonthlyPrice | NoPrice;
+}
+
+/** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
+export interface MonthlyPrice {
+  /** The amount, rounded up to cents, as a decimal string ("2.30"). */
+  amount: string;
+  /** An ISO 4217 code ("USD"). */
+  currency: string;
+  /** How: "100 GB × 0.023 USD/GB-month (us-east-1, S3 Standard)". */
+  basis: string;
+  /** The table's date and source ("2024-06-01, unverified; https://…"). */
+  table: string;
+}
+
+/** A price that cannot be worked out, and why (no region, no size, not in the table, priced per request). */
+export interface NoPrice {
+  amount?: undefined;
+  reason: string;
+}
+
+/** A PriceContext is what a price depends on besides the claim and the candidate. */
+export interface PriceContext {
+  /** The Provider the resource is (or would be) made with, when known: its spec.region is the region when the resource states none. */
+  provider?: KObject;
+  /** The region the candidate advertises (a class's capabilities, or the Provider a placed class targets). */
+  region?: string;
 }
 
 /** An ExternalObservation is what `observe` learned about the external resource. */
@@ -400,4 +436,20 @@ export const silentProviderLogger: ProviderLogger = { debug: nothing, info: noth
 /** implementationFor finds how a concrete kind implements a claim kind, if it does. */
 export function implementationFor<R extends KObject>(kind: ConcreteKind<R>, claimKind: GroupKind): ClaimImplementation<R> | undefined {
   return kind.implements.find((i) => i.claimKind.group === claimKind.group && i.claimKind.kind.toLowerCase() === claimKind.kind.toLowerCase());
+}
+
+/** advertisedPrice reads what a resource advertises in `status.atProvider` (priceStatus's shape), if anything. */
+export function advertisedPrice(resource: KObject): MonthlyPrice | NoPrice | undefined {
+  const status = isPlainObject(resource['status']) ? resource['status'] : {};
+  const at = isPlainObject(status['atProvider']) ? status['atProvider'] : {};
+  const p = at['monthlyPrice'];
+  if (isPlainObject(p) && typeof p['amount'] === 'string' && typeof p['currency'] === 'string') {
+    return {
+      amount: p['amount'],
+      currency: p['currency'],
+      basis: typeof p['basis'] === 'string' ? p['basis'] : 'status.atProvider.monthlyPrice',
+      table: typeof p['table'] === 'string' ? p['table'] : '',
+    };
+  }
+  return typeof at['priceNote'] === 'string' ? { reason: at['priceNote'] } : undefined;
 }

@@ -5,6 +5,7 @@ import {
   claimInfoFromObject,
   classCandidateFromObject,
   implementsFromAnnotation,
+  parseMoney,
   resourceCandidateFromObject,
   schedulerConfigFromProfileSpec,
 } from './convert.js';
@@ -281,4 +282,30 @@ describe('objects of one kind share what the scheduler compares per candidate', 
     const r = resourceCandidateFromObject(rds445, { implements: [MYSQL] });
     assert.equal(k1.templateKind, r.kind, 'the template creates the same kind');
   });
+});
+
+describe('requirements.maxMonthlyPrice', () => {
+  const bucket = (maxMonthlyPrice: unknown) => ({
+    apiVersion: 'storage.conductor.io/v1alpha1',
+    kind: 'Bucket',
+    metadata: { name: 'b', namespace: 'shop' },
+    spec: { requirements: { maxMonthlyPrice } },
+  });
+  const cases: { reason: string; value: unknown; want: { amount: number; currency: string } | undefined }[] = [
+    { reason: 'an amount, USD', value: '50', want: { amount: 50, currency: 'USD' } },
+    { reason: 'cents', value: '12.50', want: { amount: 12.5, currency: 'USD' } },
+    { reason: 'a currency', value: '40 EUR', want: { amount: 40, currency: 'EUR' } },
+    { reason: 'a YAML number', value: 7, want: { amount: 7, currency: 'USD' } },
+    { reason: 'words', value: 'cheap', want: undefined },
+    { reason: 'three decimals', value: '0.125', want: undefined },
+    { reason: 'negative', value: '-1', want: undefined },
+    { reason: 'a lower-case currency', value: '5 usd', want: undefined },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      assert.deepEqual(parseMoney(c.value), c.want);
+      if (c.want === undefined) assert.throws(() => claimInfoFromObject(bucket(c.value)), /spec\.requirements\.maxMonthlyPrice is .*expected an amount/);
+      else assert.deepEqual(claimInfoFromObject(bucket(c.value)).requirements.maxMonthlyPrice, c.want);
+    });
+  }
 });

@@ -15,6 +15,7 @@ import type {
   ClassCandidate,
   ExtenderConfig,
   GroupKind,
+  Money,
   ResourceCandidate,
   ResourceList,
   ResourcePhase,
@@ -181,10 +182,39 @@ export interface ClaimOptions {
   readonly region?: string;
 }
 
+/** The currency of a price or limit that names none. */
+export const DEFAULT_CURRENCY = 'USD';
+
+/** How a monthly price limit is written: an amount with at most two decimals, then optionally a space and an ISO 4217 code. */
+export const MONTHLY_PRICE_PATTERN = '^[0-9]{1,9}([.][0-9]{1,2})? ?([A-Z]{3})?$';
+const MONTHLY_PRICE = new RegExp(MONTHLY_PRICE_PATTERN);
+
+/**
+ * parseMoney reads `50`, `"12.50"` or `"40 EUR"` (USD when no currency is named); undefined
+ * when it is not written that way.
+ */
+export function parseMoney(v: unknown): Money | undefined {
+  const text = typeof v === 'number' && Number.isFinite(v) && v >= 0 ? String(v) : typeof v === 'string' ? v.trim() : undefined;
+  if (text === undefined || !MONTHLY_PRICE.test(text)) return undefined;
+  const m = /^([0-9.]+) ?([A-Z]{3})?$/.exec(text);
+  if (m === null) return undefined;
+  return { amount: Number(m[1]), currency: m[2] ?? DEFAULT_CURRENCY };
+}
+
 /** claimInfoFromObject reads a claim object of any claim kind. */
 export function claimInfoFromObject(obj: KObject, options: ClaimOptions = {}): ClaimInfo {
   const spec = record(obj['spec']);
-  const req = capabilitiesOf(obj, 'spec.requirements', spec['requirements']);
+  const rawReq = record(spec['requirements']);
+  const caps = capabilitiesOf(obj, 'spec.requirements', rawReq);
+  let limit: Money | undefined;
+  if (rawReq['maxMonthlyPrice'] !== undefined) {
+    limit = parseMoney(rawReq['maxMonthlyPrice']);
+    if (limit === undefined)
+      throw new Error(
+        `cannot read ${who(obj)}: spec.requirements.maxMonthlyPrice is ${JSON.stringify(rawReq['maxMonthlyPrice'])}, expected an amount with an optional currency such as "50" or "40 EUR"`,
+      );
+  }
+  const req = limit === undefined ? caps : { ...caps, maxMonthlyPrice: limit };
   const requirements = options.region === undefined ? req : { ...req, region: options.region };
   const resourceClass = optString(spec['resourceClass']);
   const resourceName = optString(spec['resourceName']);

@@ -35,11 +35,15 @@ export { TierOrder } from './tier-order.js';
 export { availabilityGroup, reservedFor, type AvailabilityGroup } from './availability.js';
 export { HttpExtender, candidateToJson, claimToJson, DEFAULT_EXTENDER_TIMEOUT_MS } from './extender.js';
 export { describeCandidate } from './explanation.js';
+export { MAX_LISTED_PRICES, PriceMemo, candidateName, formatMoney, formatPrice, pricesMessage } from './prices.js';
 export { RESOURCE_CLASS_KIND, candidateKey, classKey, claimKey, formatKind, kindKey, parseSupportedResource, resourceKey } from './keys.js';
 export {
   CLAIM_COMMON_FIELDS,
   CONCRETE_COMMON_FIELDS,
   DEFAULT_CLASS_ANNOTATION,
+  DEFAULT_CURRENCY,
+  MONTHLY_PRICE_PATTERN,
+  parseMoney,
   claimInfoFromObject,
   classCandidateFromObject,
   implementsFromAnnotation,

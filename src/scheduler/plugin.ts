@@ -7,7 +7,7 @@
 import type { PortableMatcherRegistry } from './portable-matchers.js';
 import type { RegionHierarchy } from './region-hierarchy.js';
 import type { TierOrder } from './tier-order.js';
-import type { Candidate, ClaimInfo, ClassCandidate, RegionMatch } from './types.js';
+import type { Candidate, CandidatePrice, ClaimInfo, ClassCandidate, RegionMatch } from './types.js';
 
 /** A FilterFailure is why a filter rejected a candidate: a summary shared by like rejections, and an optional detail. */
 export interface FilterFailure {
@@ -60,9 +60,10 @@ export interface ScorePlugin {
 /**
  * A QuotaCheck is the binder's quota: why creating one more instance from this class for this
  * claim would exceed the claim namespace's ClaimQuota (a short summary such as
- * `requests.storage 480Gi + 25Gi > 500Gi`), or undefined when it fits.
+ * `requests.storage 480Gi + 25Gi > 500Gi`), or undefined when it fits. `price` is what the class
+ * would cost a month for this claim (PluginContext.priceOf), when candidates are priced.
  */
-export type QuotaCheck = (claim: ClaimInfo, candidate: ClassCandidate) => string | undefined;
+export type QuotaCheck = (claim: ClaimInfo, candidate: ClassCandidate, price?: CandidatePrice) => string | undefined;
 
 /** A PluginContext is what plugins may read: the configuration and live figures of the candidate set. */
 export interface PluginContext {
@@ -74,6 +75,10 @@ export interface PluginContext {
   readonly performanceTiers: TierOrder;
   readonly portableMatchers: PortableMatcherRegistry;
   readonly quota?: QuotaCheck;
+  /** Whether candidates can be priced (a CandidatePricer was given); without one priceOf says every candidate has no price. */
+  readonly pricing: boolean;
+  /** What the candidate would cost a month for this claim, asked once per candidate and claim size (see PriceMemo). */
+  priceOf(claim: ClaimInfo, c: Candidate): CandidatePrice;
   /** Claims bound to the provider's resources now (Spread, BinPack); 0 for an unknown provider. */
   providerUsage(provider: string): number;
   /** The class `namespace/name` among the candidates, if any (NamespacePolicy judges what a class made by it). */

@@ -26,7 +26,8 @@ import { builtinPortableMatchers, type PortableMatcherRegistry } from './portabl
 import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
 import { defaultRegistry, type PluginRegistry } from './registry.js';
 import { TierOrder } from './tier-order.js';
-import type { Candidate, ClaimInfo, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
+import { PriceMemo, pricesMessage } from './prices.js';
+import type { Candidate, CandidatePricer, ClaimInfo, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
 
 /** SchedulerOptions build a Scheduler; every field has a default. */
 export interface SchedulerOptions {
@@ -39,6 +40,8 @@ export interface SchedulerOptions {
   readonly quota?: QuotaCheck;
   /** The administrators' namespace; default `conductor-system` (see NamespacePolicy). */
   readonly systemNamespace?: string;
+  /** Prices candidates for claims (Cost's maxMonthlyPrice, LowestCost, the explanation); without one no candidate has a price. */
+  readonly pricer?: CandidatePricer;
 }
 
 /** How one scheduling call is made. */
@@ -92,6 +95,7 @@ export class Scheduler {
   private readonly portableMatchers: PortableMatcherRegistry;
   private readonly quota?: QuotaCheck;
   private readonly systemNamespace: string;
+  private readonly prices: PriceMemo;
   private pipeline: Pipeline;
 
   constructor(options: SchedulerOptions = {}) {
@@ -99,6 +103,7 @@ export class Scheduler {
     this.portableMatchers = options.portableMatchers ?? builtinPortableMatchers();
     if (options.quota !== undefined) this.quota = options.quota;
     this.systemNamespace = options.systemNamespace ?? DEFAULT_SYSTEM_NAMESPACE;
+    this.prices = new PriceMemo(options.pricer);
     this.pipeline = this.build(options.config ?? {});
   }
 
@@ -224,6 +229,8 @@ export class Scheduler {
       performanceTiers: new TierOrder(resolved.performanceTiers),
       portableMatchers: this.portableMatchers,
       ...(this.quota === undefined ? {} : { quota: this.quota }),
+      pricing: this.prices.enabled,
+      priceOf: (claim, c) => this.prices.priceOf(claim, c),
       providerUsage: (provider) => index.providerUsage(provider),
       classOf: (namespace, name) => {
         const c = index.get(classKey(namespace, name)) ?? index.anyTargetOf(namespace, name);
@@ -344,13 +351,15 @@ export class Scheduler {
     if (ev.feasible.length === 0) {
       const failures = ev.tally.list();
       const hints = ev.universe === 'kind' && ev.total > 0 ? fitHints(claim, this.candidatesOfKind(claim), failures, inRegionOf(p, claim)) : [];
+      const prices = this.prices.compared(claim);
       return {
         decision: { type: 'none' },
         explanation: {
-          message: withHints(unschedulableMessage(claim, ev.universe, ev.total, failures), hints),
+          message: withHints(withPrices(unschedulableMessage(claim, ev.universe, ev.total, failures), prices, claim), hints),
           total: ev.total,
           feasible: 0,
           failures,
+          ...(prices.length > 0 ? { prices } : {}),
           ...(hints.length > 0 ? { hints } : {}),
           ...notes,
         },
@@ -382,14 +391,22 @@ export class Scheduler {
     const scores: PluginScore[] = prepared.map((s) => ({ plugin: s.name, score: clampScore(s.fn(best)), weight: s.weight }));
     const failures = ev.tally.list();
     const reserved = mine.length > 0;
+    // The winner's price is in the list even when nothing else asked for it (no limit, scored by tiers).
+    if (p.ctx.pricing) p.ctx.priceOf(claim, best);
+    const prices = this.prices.compared(claim, best);
     return {
       decision: best.type === 'resource' ? { type: 'resource', candidate: best } : { type: 'class', candidate: best },
       explanation: {
-        message: chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked, failures, otherTargetsOf(best, ev.feasible)),
+        message: withPrices(
+          chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked, failures, otherTargetsOf(best, ev.feasible)),
+          prices,
+          claim,
+        ),
         total: ev.total,
         feasible: ev.feasible.length,
         ...(ev.unchecked > 0 ? { unchecked: ev.unchecked } : {}),
         failures,
+        ...(prices.length > 0 ? { prices } : {}),
         scores,
         totalScore: bestTotal,
         ...(reserved ? { reserved } : {}),
@@ -428,6 +445,12 @@ function inRegionOf(p: Pipeline, claim: ClaimInfo): (c: Candidate) => boolean {
 
 /** How many candidates of a kind an unschedulable claim's fit hints look at (they cost a scan). */
 const HINT_CANDIDATES = 10_000;
+
+/** withPrices appends the prices compared (pricesMessage) to a Scheduled message, after `; `. */
+function withPrices(message: string, prices: Parameters<typeof pricesMessage>[0], claim: ClaimInfo): string {
+  const words = pricesMessage(prices, claim.requirements.maxMonthlyPrice);
+  return words === '' ? message : `${message}; ${words}`;
+}
 
 /** A score outside 0–100 (or not a number) from a plugin is clamped. */
 function clampScore(s: number): number {

@@ -27,10 +27,34 @@ export interface Requirements {
   readonly region?: string;
   readonly cost?: string;
   readonly performance?: string;
+  /** Claims only (`spec.requirements.maxMonthlyPrice`): the most a candidate may cost a month, compared in its currency only. */
+  readonly maxMonthlyPrice?: Money;
 }
 
-/** Capabilities have the shape of Requirements: what a resource or class provides. */
-export type Capabilities = Requirements;
+/** Capabilities are what a resource or class provides, in the terms of Requirements (a price limit is the claim's alone). */
+export type Capabilities = Omit<Requirements, 'maxMonthlyPrice'>;
+
+/** Money is an amount in a currency (an ISO 4217 code such as USD). */
+export interface Money {
+  readonly amount: number;
+  readonly currency: string;
+}
+
+/**
+ * A CandidatePrice is what a candidate would cost a month for one claim (a class: the
+ * resource it would make for the claim's size and region), or why it has no price.
+ */
+export type CandidatePrice =
+  | { readonly amount: number; readonly currency: string; readonly basis?: string; readonly note?: undefined }
+  | { readonly amount?: undefined; readonly note: string };
+
+/**
+ * A CandidatePricer prices a candidate for a claim (the binder's: the class's
+ * `conductor.io/monthly-cost`, else the provider kind's own price hook). The scheduler
+ * remembers each answer per candidate and (claim kind, capacity, region), so it must depend on
+ * nothing else of the claim.
+ */
+export type CandidatePricer = (claim: ClaimInfo, candidate: Candidate) => CandidatePrice;
 
 /** A ClaimRef points a concrete resource at the claim it is reserved for or bound to. */
 export interface ClaimRef {
@@ -238,6 +262,11 @@ export interface Explanation {
   readonly unchecked?: number;
   /** Rejections grouped by reason, most frequent first. */
   readonly failures: readonly FailureCount[];
+  /**
+   * The monthly prices compared for this claim (by the Cost filter and the LowestCost score),
+   * the chosen candidate first, then cheapest first; absent when none was priced.
+   */
+  readonly prices?: readonly ComparedPrice[];
   /** For a decision: the winner's score per plugin, and their weighted sum. */
   readonly scores?: readonly PluginScore[];
   readonly totalScore?: number;
@@ -250,6 +279,16 @@ export interface Explanation {
    * the largest offered is 500Gi`); the message ends with them after `; to fit: `.
    */
   readonly hints?: readonly string[];
+}
+
+/** A ComparedPrice is one candidate's monthly price as a decision compared it. */
+export interface ComparedPrice {
+  /** `namespace/name` of the class or resource (`…@<Provider>` for a class placed on a Provider). */
+  readonly candidate: string;
+  readonly type: 'resource' | 'class';
+  readonly price: CandidatePrice;
+  /** It was chosen. */
+  readonly chosen?: boolean;
 }
 
 /** A ScheduleResult is a decision and its explanation. */

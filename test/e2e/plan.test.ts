@@ -93,8 +93,8 @@ spec: {version: "15"}
     assert.equal(r.code, 2, r.stderr);
     assert.equal(
       r.stdout,
-      `PostgreSQLInstance apps/orders (new): bind to MemoryDatabase conductor-system/db-1
-  scheduler: 1/2 candidates fit; chose MemoryDatabase conductor-system/db-1: LowestCost 0×15, Spread 0×5, StaticFirst 100×50 = 5000; rejected: 1 already bound
+      `PostgreSQLInstance apps/orders (new): bind to MemoryDatabase conductor-system/db-1 (0.00 USD/month)
+  scheduler: 1/2 candidates fit; chose MemoryDatabase conductor-system/db-1: LowestCost 100×15, Spread 0×5, StaticFirst 100×50 = 6500; rejected: 1 already bound; monthly prices: chose MemoryDatabase conductor-system/db-1 0.00 USD
 PostgreSQLInstance apps/huge (new): cannot be placed: it would stay Pending
   scheduler: 0/2 candidates: 1 already bound, 1 insufficient storage (want 100Ti); to fit: storage: wants 100Ti; no resource or class states any storage
 PostgreSQLInstance apps/existing: stays bound to MemoryDatabase conductor-system/db-2

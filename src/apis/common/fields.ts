@@ -92,7 +92,24 @@ const placementFields = (capacity: string) => ({
 
 /** What a claim asks for, in generic terms the scheduler matches. */
 export const requirements = () =>
-  s.object(placementFields('Amounts the claim needs, e.g. {storage: 25Gi}.')).describe('Generic requirements the scheduler matches against capabilities.');
+  s
+    .object({ ...placementFields('Amounts the claim needs, e.g. {storage: 25Gi}.'), maxMonthlyPrice: maxMonthlyPrice().optional() })
+    .describe('Generic requirements the scheduler matches against capabilities.');
+
+/** How a monthly price limit is written (the scheduler's parseMoney reads the same). */
+export const MONTHLY_PRICE_PATTERN = '^[0-9]{1,9}([.][0-9]{1,2})? ?([A-Z]{3})?$';
+
+/** A claim's price limit: the most a candidate may cost a month for it, in one currency. */
+const maxMonthlyPrice = () =>
+  s
+    .string({ maxLength: 16 })
+    .rules({
+      rule: `self.matches(${JSON.stringify(MONTHLY_PRICE_PATTERN)})`,
+      message: 'must be an amount with at most two decimals and an optional ISO 4217 currency, e.g. "50", "12.50" or "40 EUR" (USD when none)',
+    })
+    .describe(
+      'The most a candidate may cost a month for this claim, e.g. "50" or "40 EUR" (USD when no currency is named). The scheduler compares it with each class\'s and resource\'s monthly price for the size asked (the class annotation conductor.io/monthly-cost, else the price table of its kind) in the same currency only; candidates with no price, or priced in another currency, do not fit.',
+    );
 export type Requirements = Infer<ReturnType<typeof requirements>>;
 
 /** What a concrete resource or a class offers, in the same terms. */

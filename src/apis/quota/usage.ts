@@ -238,9 +238,11 @@ interface PricedClass {
  *
  * - a claim bound to a resource a class made (the resource's own record binds the claim, and
  *   the resource carries the class label `conductor.io/resource-class`: provisioned for it,
- *   a pool member, a recycled one) costs that class's price (zero when the class is gone or
- *   has no price);
- * - a claim bound to a resource no class made costs zero;
+ *   a pool member, a recycled one) costs that class's price when the class states one;
+ * - otherwise a bound claim costs what its resource advertises in
+ *   `status.atProvider.monthlyPrice.amount` (the cloud kinds' price for its size, from their
+ *   price tables: the price the scheduler compared), else zero. Amounts are summed whatever
+ *   their currency: keep a namespace's prices in one currency;
  * - a claim no resource's record binds, naming a resource (`spec.resourceName`), costs zero:
  *   it never provisions;
  * - any other claim not yet bound costs the dearest class it could be provisioned from: classes
@@ -299,8 +301,8 @@ export class PriceBook {
     if (resource) {
       const label = resource.metadata.labels?.[RESOURCE_CLASS_LABEL];
       const dot = label ? label.indexOf('.') : -1;
-      if (!label || dot <= 0) return Quantity.zero();
-      return this.byName.get(`${label.slice(0, dot)}/${label.slice(dot + 1)}`)?.price ?? Quantity.zero();
+      const classPrice = label && dot > 0 ? this.byName.get(`${label.slice(0, dot)}/${label.slice(dot + 1)}`)?.price : undefined;
+      return classPrice ?? advertisedAmount(resource) ?? Quantity.zero();
     }
     const spec = isPlainObject(claim.spec) ? claim.spec : {};
     if (typeof spec.resourceName === 'string' && spec.resourceName !== '') return Quantity.zero();
@@ -319,6 +321,15 @@ export class PriceBook {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** advertisedAmount is a resource's `status.atProvider.monthlyPrice.amount` (providers/prices.ts writes it), if it is a non-negative quantity. */
+function advertisedAmount(resource: KObject): Quantity | undefined {
+  const status = isPlainObject(resource['status']) ? resource['status'] : {};
+  const at = isPlainObject(status['atProvider']) ? status['atProvider'] : {};
+  const price = isPlainObject(at['monthlyPrice']) ? at['monthlyPrice'] : {};
+  const q = readQuantity(price['amount']);
+  return q && q.sign() >= 0 ? q : undefined;
+}
 
 function readQuantity(raw: unknown): Quantity | undefined {
   if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;

@@ -1,6 +1,6 @@
 /**
  * What `conductor plan` prints: one block per claim — the decision, the scheduler's
- * explanation, the cost tier of what was chosen, and the spec fields that would change on an
+ * explanation (with the monthly prices compared), the cost tier and monthly price of what was chosen, and the spec fields that would change on an
  * existing claim — then a summary line.
  */
 import { isPlainObject } from '../../machinery/object.js';
@@ -14,6 +14,7 @@ export interface ClaimPlan {
   name?: string;
   provisions?: string;
   cost?: string;
+  monthlyPrice?: string;
   message: string;
   hints?: string[];
 }
@@ -44,7 +45,8 @@ export function fieldDiffs(from: unknown, to: unknown, path = 'spec'): FieldDiff
 }
 
 function decisionLine(p: ClaimPlan): string {
-  const cost = p.cost ? ` (cost ${p.cost})` : '';
+  const said = [...(p.cost ? [`cost ${p.cost}`] : []), ...(p.monthlyPrice ? [`${p.monthlyPrice}/month`] : [])];
+  const cost = said.length > 0 ? ` (${said.join(', ')})` : '';
   switch (p.decision) {
     case 'resource':
       return `bind to ${p.kind} ${p.namespace}/${p.name}${cost}`;

@@ -8,7 +8,7 @@
  */
 import type { AdmissionAttributes, MutatingPlugin } from '../../apiserver/admission/types.js';
 import type { Claim } from '../../apis/index.js';
-import type { ScheduleResult } from '../../scheduler/index.js';
+import { formatPrice, type ScheduleResult } from '../../scheduler/index.js';
 import type { ClaimTypeIndex } from './claim-types.js';
 
 export const PLAN_ANNOTATION = 'conductor.io/plan';
@@ -24,6 +24,8 @@ export interface ClaimPlan {
   provisions?: string;
   /** The chosen candidate's cost tier, when it states one. */
   cost?: string;
+  /** The chosen candidate's monthly price for this claim (`0.25 USD`), when it has one; the message lists the others compared. */
+  monthlyPrice?: string;
   /** The scheduler's explanation (the claim's Scheduled condition would say this). */
   message: string;
   hints?: readonly string[];
@@ -33,7 +35,9 @@ export interface ClaimPlan {
 /** planOf turns a scheduling result into the annotation's content. */
 export function planOf(result: ScheduleResult): ClaimPlan {
   const { decision, explanation } = result;
+  const chosen = explanation.prices?.[0];
   const common = {
+    ...(chosen?.chosen === true && chosen.price.amount !== undefined ? { monthlyPrice: formatPrice(chosen.price) } : {}),
     message: explanation.message,
     ...(explanation.hints?.length ? { hints: explanation.hints } : {}),
     ...(explanation.scores?.length ? { scores: explanation.scores.map((s) => ({ plugin: s.plugin, score: s.score, weight: s.weight })) } : {}),

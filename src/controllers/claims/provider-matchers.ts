@@ -51,7 +51,7 @@ function adapt(kind: ConcreteKind, impl: ClaimImplementation): PortableMatcher {
 const FITS: PortableMatch = Object.freeze({ fits: true });
 
 /** The claim as an object: the one it was read from, or one rebuilt from what the scheduler knows. */
-function claimObject(claim: ClaimInfo): KObject {
+export function claimObject(claim: ClaimInfo): KObject {
   if (claim.source) return claim.source;
   return {
     apiVersion: `${claim.kind.group}/v1alpha1`,
@@ -62,7 +62,7 @@ function claimObject(claim: ClaimInfo): KObject {
 }
 
 /** The candidate as the SPI's MatchCandidate: the resource or class it was read from, or a rebuilt one. */
-function matchCandidate(kind: ConcreteKind, c: Candidate): MatchCandidate {
+export function matchCandidate(kind: ConcreteKind, c: Candidate): MatchCandidate {
   if (c.type === 'resource') {
     const resource: KObject = c.source ?? {
       apiVersion: `${kind.group}/${kind.version}`,

@@ -7,7 +7,8 @@
  * wins, and admission has already checked them. A class is refused when the namespace's
  * other claims (each counted as the usage controller counts it: the price of the class that
  * made the resource whose record binds it, the dearest class it could get while no resource
- * binds it — never what its status says) plus this class's price would go over
+ * binds it — never what its status says) plus this class's price for the claim (the scheduler's:
+ * the class's annotation, else its kind's price for the claim's size; candidate-prices.ts) would go over
  * `hard` — typically because the quota was lowered after the claim was admitted, or a dearer
  * class appeared meanwhile. Static resources cost nothing and are never refused.
  */
@@ -15,7 +16,7 @@ import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { MONTHLY_COST_ANNOTATION, parseResourceList, PriceBook } from '../../apis/quota/usage.js';
 import { parseQuantity, Quantity } from '../../machinery/quantity/index.js';
-import type { ClaimInfo, ClassCandidate, QuotaCheck } from '../../scheduler/index.js';
+import type { CandidatePrice, ClaimInfo, ClassCandidate, QuotaCheck } from '../../scheduler/index.js';
 
 const COST_KEY = 'cost.monthly';
 
@@ -34,11 +35,11 @@ export interface QuotaSources {
 
 /** classQuotaCheck builds the Quota filter's callback over cached quotas and classes. */
 export function classQuotaCheck(sources: QuotaSources): QuotaCheck {
-  return (claim: ClaimInfo, candidate: ClassCandidate): string | undefined => {
+  return (claim: ClaimInfo, candidate: ClassCandidate, priced?: CandidatePrice): string | undefined => {
     const limited = sources.quotasIn(claim.namespace).filter((q) => costLimitOf(q) !== undefined);
     if (limited.length === 0) return undefined;
     const cls = sources.classOf(candidate);
-    const price = cls ? priceOf(cls) : undefined;
+    const price = priced?.amount !== undefined ? parseQuantity(priced.amount.toFixed(2)) : cls ? priceOf(cls) : undefined;
     if (!price || price.isZero()) return undefined;
     const prices = PriceBook.fromClasses(sources.classes());
     let others = Quantity.zero();

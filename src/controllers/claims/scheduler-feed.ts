@@ -20,7 +20,8 @@ import {
   type ProviderTarget,
 } from '../../scheduler/index.js';
 import type { ConcreteKind, ProviderType } from '../../providers/spi.js';
-import type { ClaimCaches, ConcreteKindEntry } from './claim-caches.js';
+import { kindKey, type ClaimCaches, type ConcreteKindEntry } from './claim-caches.js';
+import { candidatePricer } from './candidate-prices.js';
 import { providerMatchers, registerKindMatchers, unregisterKindMatchers } from './provider-matchers.js';
 import { classQuotaCheck } from './quota-check.js';
 import { classOfLabel, CLASS_LABEL } from './labels.js';
@@ -32,6 +33,9 @@ export const DEFAULT_PROFILE = 'default';
 export class SchedulerFeed {
   readonly scheduler: Scheduler;
   private readonly matchers: PortableMatcherRegistry;
+
+  /** The concrete kinds served, by kindKey: whose price hooks price candidates. */
+  private readonly kinds = new Map<string, ConcreteKind>();
 
   /** The candidate keys of each class placed across Providers, by its classKey. */
   private readonly placed = new Map<string, Set<string>>();
@@ -45,9 +49,15 @@ export class SchedulerFeed {
     private readonly placedAcross: (group: string, kind: string) => ProviderType | undefined = () => undefined,
   ) {
     this.matchers = providerMatchers(concreteKinds);
+    for (const k of concreteKinds) this.kinds.set(kindKey(k.group, k.kind), k);
     this.scheduler = new Scheduler({
       systemNamespace,
       portableMatchers: this.matchers,
+      pricer: candidatePricer({
+        kind: (group, kind) => this.kinds.get(kindKey(group, kind)),
+        provider: (namespace, name) => caches.providers.store.get(namespace, name),
+        systemNamespace,
+      }),
       quota: classQuotaCheck({
         quotasIn: (ns) => caches.quotas.store.list(ns),
         claimsIn: (ns) => caches.claimsIn(ns),
@@ -61,11 +71,13 @@ export class SchedulerFeed {
   /** A concrete kind is served from now on (an out-of-process provider's): its matchers judge claims. */
   addKind(kind: ConcreteKind): void {
     registerKindMatchers(this.matchers, kind);
+    this.kinds.set(kindKey(kind.group, kind.kind), kind);
   }
 
   /** A concrete kind is no longer served (its resources are removed one by one by the caller). */
   removeKind(kind: ConcreteKind): void {
     unregisterKindMatchers(this.matchers, kind);
+    if (this.kinds.get(kindKey(kind.group, kind.kind)) === kind) this.kinds.delete(kindKey(kind.group, kind.kind));
   }
 
   /** A resource was added or changed: its candidate is (re)read from its own record. */

@@ -9,7 +9,9 @@ import semver from 'semver';
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { parseQuantity } from '../../machinery/quantity/quantity.js';
 import { exactConnectionKeys } from '../connection-keys.js';
+import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
+import { rdsInstancePrice, s3BucketPrice, sqsQueuePrice } from './claim-prices.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import {
@@ -250,6 +252,7 @@ export const s3BucketClaims: ClaimImplementation<S3Bucket>[] = [
     connectionSecretKeys: s3BucketSecretKeys,
     match: matchS3Bucket,
     configure: configureS3Bucket,
+    price: pricedByConfiguring(configureS3Bucket, s3BucketPrice),
     formatConnection: (details) => exactConnectionKeys('S3Bucket', s3BucketSecretKeys, details),
   },
 ];
@@ -260,6 +263,7 @@ export const sqsQueueClaims: ClaimImplementation<SQSQueue>[] = [
     connectionSecretKeys: sqsQueueSecretKeys,
     match: matchSQSQueue,
     configure: configureSQSQueue,
+    price: sqsQueuePrice,
     formatConnection: (details) => exactConnectionKeys('SQSQueue', sqsQueueSecretKeys, details),
   },
 ];
@@ -269,6 +273,7 @@ export const rdsInstanceClaims: ClaimImplementation<RDSInstance>[] = [postgresql
   connectionSecretKeys: rdsInstanceSecretKeys,
   match: matchRDSInstance,
   configure: configureRDSInstance,
+  price: pricedByConfiguring(configureRDSInstance, rdsInstancePrice),
   formatConnection: (details: ConnectionDetails) => exactConnectionKeys('RDSInstance', rdsInstanceSecretKeys, details),
 }));
 

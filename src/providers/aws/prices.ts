@@ -3,42 +3,21 @@
  * advertises in `status.atProvider.monthlyPrice` (or `priceNote`, saying why there is none).
  */
 import { parseQuantity } from '../../machinery/quantity/quantity.js';
-import type { JsonObject } from '../../machinery/object.js';
+import { cents, HOURS_PER_MONTH, tableOf, type MonthlyPrice, type NoPrice } from '../prices.js';
 import {
   ELASTICACHE_PRICES,
   RDS_PRICES,
   S3_STANDARD_PRICES,
   type AwsRegion,
   type ElastiCacheNodeType,
-  type PriceSource,
   type RdsEngine,
   type RdsInstanceClass,
   type RdsStorageType,
 } from './price-table.js';
 
-/** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
-export interface MonthlyPrice {
-  /** The amount, rounded up to cents, as a decimal string ("2.30"). */
-  amount: string;
-  currency: string;
-  /** How: "100 GB × 0.023 USD/GB-month (us-east-1)". */
-  basis: string;
-  /** The table's date and source. */
-  table: string;
-}
-
-/** A price that cannot be worked out, and why. */
-export interface NoPrice {
-  amount?: undefined;
-  reason: string;
-}
-
 /** Hours in a month, as AWS's calculator counts them. */
-export const HOURS_PER_MONTH = 730;
+export { HOURS_PER_MONTH };
 const GB = 1e9;
-
-const cents = (n: number) => (Math.ceil(n * 100 - 1e-9) / 100).toFixed(2);
-const tableOf = (t: PriceSource) => `${t.asOf}${t.verified ? '' : ', unverified'}; ${t.source}`;
 
 /** s3MonthlyPrice is the price of storing `size` (a quantity such as "100Gi") in S3 Standard in `region`, or why there is none. */
 export function s3MonthlyPrice(region: AwsRegion | undefined, size: string | number | undefined): MonthlyPrice | NoPrice {
@@ -91,11 +70,7 @@ export function rdsMonthlyPrice(size: RdsSize): MonthlyPrice | NoPrice {
   };
 }
 
-/** priceStatus is what `status.atProvider` says of a price: `monthlyPrice`, or `priceNote`. */
-export function priceStatus(price: MonthlyPrice | NoPrice): JsonObject {
-  if (price.amount === undefined) return { priceNote: price.reason };
-  return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
-}
+export { priceStatus, type MonthlyPrice, type NoPrice } from '../prices.js';
 
 /** What an ElastiCache replication group is priced by. */
 export interface ElastiCacheSize {

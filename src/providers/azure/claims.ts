@@ -7,7 +7,9 @@
 import semver from 'semver';
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { exactConnectionKeys } from '../connection-keys.js';
+import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
+import { blobContainerPrice, storageQueuePrice } from './claim-prices.js';
 import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import {
@@ -212,6 +214,7 @@ export const blobContainerClaims: ClaimImplementation<BlobContainer>[] = [
     connectionSecretKeys: blobContainerSecretKeys,
     match: matchBlobContainer,
     configure: configureBlobContainer,
+    price: pricedByConfiguring(configureBlobContainer, blobContainerPrice),
     formatConnection: (details) => exactConnectionKeys('BlobContainer', blobContainerSecretKeys, details),
   },
 ];
@@ -222,6 +225,7 @@ export const storageQueueClaims: ClaimImplementation<StorageQueue>[] = [
     connectionSecretKeys: storageQueueSecretKeys,
     match: matchStorageQueue,
     configure: configureStorageQueue,
+    price: pricedByConfiguring(configureStorageQueue, storageQueuePrice),
     formatConnection: (details) => exactConnectionKeys('StorageQueue', storageQueueSecretKeys, details),
   },
 ];

@@ -4,23 +4,9 @@
  */
 import { parseQuantity } from '../../machinery/quantity/quantity.js';
 import type { ArmPriceTable, AzureLocation, AzureRedundancy, PriceTable } from './price-table.js';
+import { cents, HOURS_PER_MONTH, tableOf, type MonthlyPrice, type NoPrice } from '../prices.js';
 
-/** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
-export interface MonthlyPrice {
-  /** The amount, rounded to cents, as a decimal string ("1.84"). */
-  amount: string;
-  currency: string;
-  /** How: "100 GB × 0.0184 USD/GB-month (eastus, LRS)". */
-  basis: string;
-  /** The table's date and source. */
-  table: string;
-}
-
-/** A price that cannot be worked out, and why (no price for the region, no size). */
-export interface NoPrice {
-  amount?: undefined;
-  reason: string;
-}
+export type { MonthlyPrice, NoPrice } from '../prices.js';
 
 const GB = 1e9;
 
@@ -45,17 +31,15 @@ export function monthlyPrice(
     return { reason: `capacity.storage "${String(size)}" is not a quantity` };
   }
   const gb = bytes / GB;
-  const amount = (Math.ceil(gb * rate * 100) / 100).toFixed(2);
+  const amount = cents(gb * rate);
   const shownGb = Number.isInteger(gb) ? String(gb) : gb.toFixed(2);
   return {
     amount,
     currency: table.currency,
     basis: `${shownGb} GB × ${rate} ${table.currency}/GB-month (${location}, ${redundancy})`,
-    table: `${table.asOf}${table.verified ? '' : ', unverified'}; ${table.source}`,
+    table: tableOf(table),
   };
 }
-
-const HOURS_PER_MONTH = 730;
 
 /**
  * hourlyMonthlyPrice is a month of `size` in `location` (730 hours) plus `storageGb` of storage
@@ -70,9 +54,9 @@ export function hourlyMonthlyPrice(table: ArmPriceTable, location: AzureLocation
   if (storageGb !== undefined && storageRate === undefined) return { reason: `the price table of ${table.asOf} has no storage price in ${location}` };
   const compute = hourly * HOURS_PER_MONTH;
   const storage = storageGb !== undefined && storageRate !== undefined ? storageGb * storageRate : 0;
-  const amount = (Math.ceil((compute + storage) * 100) / 100).toFixed(2);
+  const amount = cents(compute + storage);
   const basis =
     `${HOURS_PER_MONTH} h × ${hourly} ${table.currency}/h (${size}, ${location})` +
     (storageGb !== undefined ? ` + ${storageGb} GB × ${storageRate} ${table.currency}/GB-month` : '');
-  return { amount, currency: table.currency, basis, table: `${table.asOf}${table.verified ? '' : ', unverified'}; ${table.source}` };
+  return { amount, currency: table.currency, basis, table: tableOf(table) };
 }

@@ -8,6 +8,7 @@ import { isPlainObject, type KObject } from '../../machinery/object.js';
 import { checkedAzureName, defaultAzureName, type AzureNameKind } from './names.js';
 import { AZURE_LOCATIONS, AZURE_REDUNDANCIES, type AzureLocation, type AzureRedundancy, type PriceTable } from './price-table.js';
 import { monthlyPrice } from './prices.js';
+import { priceStatus as sharedPriceStatus } from '../prices.js';
 import { DEFAULT_SAS_VALIDITY_DAYS } from './sas.js';
 import type { JsonObject } from '../../machinery/object.js';
 import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
@@ -46,7 +47,5 @@ export function resourceSettings(resource: KObject, kind: AzureNameKind, nameFie
 
 /** priceStatus is what `status.atProvider` says of the price: `monthlyPrice`, or `priceNote` saying why there is none. */
 export function priceStatus(table: PriceTable, settings: ResourceSettings): JsonObject {
-  const price = monthlyPrice(table, settings.location, settings.redundancy, settings.size);
-  if (price.amount === undefined) return { priceNote: price.reason };
-  return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
+  return sharedPriceStatus(monthlyPrice(table, settings.location, settings.redundancy, settings.size));
 }

@@ -6,7 +6,9 @@
  */
 import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
 import { exactConnectionKeys } from '../connection-keys.js';
+import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
+import { pubSubTopicPrice, spannerDatabasePrice } from './claim-prices.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import {
@@ -92,6 +94,7 @@ export const pubSubTopicClaims: ClaimImplementation<PubSubTopic>[] = [
     connectionSecretKeys: pubSubTopicSecretKeys,
     match: matchPubSubTopic,
     configure: configurePubSubTopic,
+    price: pricedByConfiguring(configurePubSubTopic, pubSubTopicPrice),
     formatConnection: (details) => exactConnectionKeys('PubSubTopic', pubSubTopicSecretKeys, details),
   },
 ];
@@ -102,6 +105,7 @@ export const spannerDatabaseClaims: ClaimImplementation<SpannerDatabase>[] = [
     connectionSecretKeys: spannerDatabaseSecretKeys,
     match: matchSpannerDatabase,
     configure: configureSpannerDatabase,
+    price: pricedByConfiguring(configureSpannerDatabase, spannerDatabasePrice),
     formatConnection: (details) => exactConnectionKeys('SpannerDatabase', spannerDatabaseSecretKeys, details),
   },
 ];

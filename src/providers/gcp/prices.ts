@@ -3,37 +3,8 @@
  * instance's compute and its storage), from the tables in price-table.ts: what the resources
  * advertise in `status.atProvider.monthlyPrice`.
  */
-import type { JsonObject } from '../../machinery/object.js';
-import { parseQuantity } from '../../machinery/quantity/quantity.js';
-import { HOURS_PER_MONTH, type GcpRegion, type PriceSource, type PubSubPriceTable, type SpannerPriceTable } from './price-table.js';
-
-/** A MonthlyPrice is what a resource costs a month, with how it was worked out. */
-export interface MonthlyPrice {
-  /** The amount, rounded up to cents, as a decimal string ("65.70"). */
-  amount: string;
-  currency: string;
-  basis: string;
-  /** The table's date and source. */
-  table: string;
-}
-
-/** A price that cannot be worked out, and why. */
-export interface NoPrice {
-  amount?: undefined;
-  reason: string;
-}
-
-const cents = (n: number) => (Math.ceil(n * 100 - 1e-9) / 100).toFixed(2);
-const tableOf = (t: PriceSource) => `${t.asOf}${t.verified ? '' : ', unverified'}; ${t.source}`;
-
-function bytesOf(size: string | number | undefined): number | NoPrice {
-  if (size === undefined) return { reason: 'no size: set spec.capabilities.capacity.storage (the claim sets it from its requirements) to price it' };
-  try {
-    return parseQuantity(String(size)).toNumber();
-  } catch {
-    return { reason: `capacity.storage "${String(size)}" is not a quantity` };
-  }
-}
+import { bytesOf, cents, tableOf, type MonthlyPrice, type NoPrice } from '../prices.js';
+import { HOURS_PER_MONTH, type GcpRegion, type PubSubPriceTable, type SpannerPriceTable } from './price-table.js';
 
 /** pubSubMonthlyPrice is the storage price of `size` of retained messages (Pub/Sub has one global price). */
 export function pubSubMonthlyPrice(table: PubSubPriceTable, size: string | number | undefined): MonthlyPrice | NoPrice {
@@ -71,8 +42,4 @@ export function spannerMonthlyPrice(
   };
 }
 
-/** priceStatus is what `status.atProvider` says of a price: `monthlyPrice`, or `priceNote` saying why there is none. */
-export function priceStatus(price: MonthlyPrice | NoPrice): JsonObject {
-  if (price.amount === undefined) return { priceNote: price.reason };
-  return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
-}
+export { priceStatus, type MonthlyPrice, type NoPrice } from '../prices.js';

@@ -27,6 +27,7 @@ import { checkLocalPrograms } from './provider-check.js';
 /** The environment variable naming where dedicated PostgreSQL instances keep their data. */
 export { instancesDirEnv } from './provider.js';
 import { instancesDirEnv } from './provider.js';
+import { withOwnMachinePrice } from '../prices.js';
 
 export interface LocalProviderOptions extends ProviderStartOptions {
   /** Conductor's data directory; instances live under `<dataDir>/providers/local/postgresql/`. */
@@ -105,7 +106,8 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
   };
   return {
     type: 'local',
-    kinds: [
+    // What runs here costs nothing more a month unless a class says so (providers/prices.ts).
+    kinds: withOwnMachinePrice([
       postgresqlServerConcreteKind,
       localPostgreSQLInstanceConcreteKind(servers, binaries, unavailable),
       ...mysql.kinds,
@@ -114,7 +116,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       ...nats.kinds,
       ...s3.kinds,
       hostPathPoolConcreteKind,
-    ],
+    ]),
     postgresBinaries: binaries,
     postgresUnavailable: unavailable,
     postgresServers: servers,

@@ -9,6 +9,7 @@ import { defineProvider } from '../kind-definition.js';
 import { memoryDatabaseKind } from './kinds.js';
 import { memoryDatabaseConcreteKind } from './memory-database.js';
 import { MemoryDatabases } from './memory-databases.js';
+import { withOwnMachinePrice } from '../prices.js';
 
 export interface MemoryProviderOptions {
   /** The records to serve; default a new, empty map. */
@@ -32,7 +33,7 @@ export function createMemoryProvider(options: MemoryProviderOptions = {}): Memor
   const databases = options.databases ?? new MemoryDatabases();
   return {
     type: 'memory',
-    kinds: [memoryDatabaseConcreteKind(databases, options.logger ?? silentProviderLogger)],
+    kinds: withOwnMachinePrice([memoryDatabaseConcreteKind(databases, options.logger ?? silentProviderLogger)]),
     databases,
   };
 }

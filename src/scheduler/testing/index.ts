@@ -8,7 +8,20 @@ import type { PluginContext, QuotaCheck } from '../plugin.js';
 import { builtinPortableMatchers, type PortableMatcherRegistry } from '../portable-matchers.js';
 import { RegionHierarchy } from '../region-hierarchy.js';
 import { TierOrder } from '../tier-order.js';
-import type { Capabilities, ClaimInfo, ClaimRef, ClassCandidate, GroupKind, RegionMatch, ResourceCandidate, ResourcePhase, Sharing } from '../types.js';
+import { PriceMemo } from '../prices.js';
+import type {
+  CandidatePricer,
+  Capabilities,
+  ClaimInfo,
+  ClaimRef,
+  ClassCandidate,
+  GroupKind,
+  Money,
+  RegionMatch,
+  ResourceCandidate,
+  ResourcePhase,
+  Sharing,
+} from '../types.js';
 
 export const MYSQL: GroupKind = { group: 'storage.conductor.io', kind: 'MySQLInstance' };
 export const POSTGRES: GroupKind = { group: 'storage.conductor.io', kind: 'PostgreSQLInstance' };
@@ -50,6 +63,8 @@ export interface ClaimSpec extends CapsSpec {
   resourceSelector?: LabelSelector;
   portable?: Record<string, unknown>;
   namespaceLabels?: Record<string, string>;
+  /** `requirements.maxMonthlyPrice`, e.g. `{amount: 50, currency: 'USD'}`. */
+  maxMonthlyPrice?: Money;
 }
 
 /** claim builds a MySQLInstance claim `app/db` unless told otherwise. */
@@ -59,7 +74,7 @@ export function claim(s: ClaimSpec = {}): ClaimInfo {
     name: s.name ?? 'db',
     uid: s.uid ?? 'uid-app-db',
     kind: s.kind ?? MYSQL,
-    requirements: capabilities(s),
+    requirements: s.maxMonthlyPrice === undefined ? capabilities(s) : { ...capabilities(s), maxMonthlyPrice: s.maxMonthlyPrice },
     ...(s.resourceClass === undefined ? {} : { resourceClass: s.resourceClass }),
     ...(s.resourceName === undefined ? {} : { resourceName: s.resourceName }),
     ...(s.resourceSelector === undefined ? {} : { resourceSelector: s.resourceSelector }),
@@ -158,11 +173,14 @@ export interface ContextSpec {
   systemNamespace?: string;
   /** Classes `classOf` finds. */
   classes?: ClassCandidate[];
+  /** Prices candidates (through a PriceMemo, as the Scheduler does); without one none has a price. */
+  pricer?: CandidatePricer;
 }
 
 /** pluginContext builds the context a plugin is constructed with. */
 export function pluginContext(s: ContextSpec = {}): PluginContext {
   const usage = s.providerUsage ?? {};
+  const prices = new PriceMemo(s.pricer);
   return {
     systemNamespace: s.systemNamespace ?? 'conductor-system',
     regions: new RegionHierarchy(s.regions ?? {}),
@@ -171,6 +189,8 @@ export function pluginContext(s: ContextSpec = {}): PluginContext {
     performanceTiers: new TierOrder(s.performanceTiers ?? []),
     portableMatchers: s.portableMatchers ?? builtinPortableMatchers(),
     ...(s.quota === undefined ? {} : { quota: s.quota }),
+    pricing: prices.enabled,
+    priceOf: (claim, c) => prices.priceOf(claim, c),
     providerUsage: (p) => usage[p] ?? 0,
     classOf: (namespace, name) => s.classes?.find((c) => c.namespace === namespace && c.name === name),
   };

@@ -1,0 +1,135 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KObject } from '../machinery/object.js';
+import { advertisedPrice, OWN_MACHINE_PRICE, priceStatus, withOwnMachinePrice } from './prices.js';
+import { s3BucketClaims, rdsInstanceClaims, sqsQueueClaims } from './aws/claims.js';
+import { spannerDatabaseClaims, pubSubTopicClaims } from './gcp/claims.js';
+import { blobContainerClaims } from './azure/claims.js';
+import type { ClaimImplementation, ConcreteKind, MatchCandidate, PriceContext } from './spi.js';
+
+const claim = (kind: string, storage: string): KObject => ({
+  apiVersion: `${kind === 'MessageQueue' ? 'messaging' : 'storage'}.conductor.io/v1alpha1`,
+  kind,
+  metadata: { name: 'c', namespace: 'shop', uid: 'u' },
+  spec: { requirements: { capacity: { storage } } },
+});
+
+const classOf = (apiVersion: string, kind: string, spec: Record<string, unknown>): MatchCandidate => ({
+  type: 'class',
+  resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'k', namespace: 'conductor-system' } },
+  template: { apiVersion, kind, spec: spec as never },
+});
+
+const provider = (region: string): KObject => ({ apiVersion: 'core.conductor.io/v1alpha1', kind: 'Provider', metadata: { name: 'p' }, spec: { region } });
+
+function price(impl: ClaimImplementation | undefined, c: KObject, candidate: MatchCandidate, context: PriceContext = {}) {
+  const got = impl?.price?.(c, candidate, context);
+  assert.ok(got, 'the kind prices claims');
+  return got;
+}
+
+describe('the cloud kinds price a class for the size a claim asks, from their tables', () => {
+  const cases: { reason: string; got: () => ReturnType<typeof price>; amount?: string; reason_?: RegExp }[] = [
+    {
+      reason: 'aws S3Bucket: 10Gi of S3 Standard in the template region',
+      got: () =>
+        price(s3BucketClaims[0], claim('Bucket', '10Gi'), classOf('storage.aws.conductor.io/v1alpha1', 'S3Bucket', { forProvider: { region: 'us-east-1' } })),
+      amount: '0.25',
+    },
+    {
+      reason: "aws S3Bucket: the Provider's region when the template names none",
+      got: () =>
+        price(s3BucketClaims[0], claim('Bucket', '100G'), classOf('storage.aws.conductor.io/v1alpha1', 'S3Bucket', {}), { provider: provider('eu-central-1') }),
+      amount: '2.45',
+    },
+    {
+      reason: 'aws S3Bucket: no region anywhere is no price, said',
+      got: () => price(s3BucketClaims[0], claim('Bucket', '10Gi'), classOf('storage.aws.conductor.io/v1alpha1', 'S3Bucket', {})),
+      reason_: /^no region/,
+    },
+    {
+      reason: 'aws RDSInstance: the instance class and the storage the claim asks (730 h × 0.016 + 25 GB × 0.115)',
+      got: () =>
+        price(
+          rdsInstanceClaims[0],
+          claim('PostgreSQLInstance', '25Gi'),
+          classOf('database.aws.conductor.io/v1alpha1', 'RDSInstance', { forProvider: { region: 'us-east-1', instanceClass: 'db.t4g.micro' } }),
+        ),
+      amount: '14.56',
+    },
+    {
+      reason: 'aws SQSQueue: priced per request, no price',
+      got: () => price(sqsQueueClaims[0], claim('MessageQueue', '1Gi'), classOf('x/v1', 'SQSQueue', {})),
+      reason_: /per request/,
+    },
+    {
+      reason: 'gcp SpannerDatabase: processing units and storage in the placed region (the context)',
+      got: () =>
+        price(
+          spannerDatabaseClaims[0],
+          claim('PostgreSQLInstance', '10G'),
+          classOf('database.gcp.conductor.io/v1alpha1', 'SpannerDatabase', { forProvider: { processingUnits: 100 } }),
+          {
+            provider: provider('us-central1'),
+          },
+        ),
+      amount: '68.70',
+    },
+    {
+      reason: 'gcp PubSubTopic: stored messages, one global price',
+      got: () => price(pubSubTopicClaims[0], claim('MessageQueue', '10Gi'), classOf('x/v1', 'PubSubTopic', {})),
+      amount: '2.70',
+    },
+    {
+      reason: 'azure BlobContainer: Hot LRS in the template location',
+      got: () =>
+        price(
+          blobContainerClaims[0],
+          claim('Bucket', '10Gi'),
+          classOf('storage.azure.conductor.io/v1alpha1', 'BlobContainer', { forProvider: { location: 'eastus' } }),
+        ),
+      amount: '0.20',
+    },
+  ];
+  for (const c of cases) {
+    test(c.reason, () => {
+      const got = c.got();
+      if (c.amount !== undefined) assert.equal(got.amount, c.amount, JSON.stringify(got));
+      else assert.match(got.amount === undefined ? got.reason : 'a price', c.reason_!);
+    });
+  }
+
+  test('an existing resource: what it advertises, else worked out from its spec', () => {
+    const advertised: KObject = {
+      apiVersion: 'storage.aws.conductor.io/v1alpha1',
+      kind: 'S3Bucket',
+      metadata: { name: 'b', namespace: 'conductor-system' },
+      spec: {},
+      status: { atProvider: { monthlyPrice: { amount: '9.99', currency: 'USD', basis: 'b', table: 't' } } },
+    };
+    assert.equal(price(s3BucketClaims[0], claim('Bucket', '1Gi'), { type: 'resource', resource: advertised }).amount, '9.99');
+    const bare: KObject = { ...advertised, spec: { forProvider: { region: 'us-east-1' }, capabilities: { capacity: { storage: '100G' } } }, status: {} };
+    assert.equal(price(s3BucketClaims[0], claim('Bucket', '1Gi'), { type: 'resource', resource: bare }).amount, '2.30');
+  });
+});
+
+describe('shared price helpers', () => {
+  test('priceStatus and advertisedPrice read back each other', () => {
+    const p = { amount: '1.50', currency: 'USD', basis: 'x', table: 'y' };
+    const resource = (at: object): KObject => ({ apiVersion: 'v1', kind: 'K', metadata: {}, status: { atProvider: at } });
+    assert.deepEqual(advertisedPrice(resource(priceStatus(p))), p);
+    assert.deepEqual(advertisedPrice(resource(priceStatus({ reason: 'per request' }))), { reason: 'per request' });
+    assert.equal(advertisedPrice(resource({})), undefined);
+  });
+
+  test("withOwnMachinePrice prices what runs here at 0 USD, keeping a kind's own price", () => {
+    const own = () => ({ amount: '3.00', currency: 'USD', basis: 'b', table: 't' });
+    const kind = (price?: ClaimImplementation['price']) =>
+      ({ kind: 'K', implements: [{ claimKind: { group: 'g', kind: 'C' }, ...(price ? { price } : {}) }] }) as unknown as ConcreteKind;
+    const [plain, priced] = withOwnMachinePrice([kind(), kind(own)]);
+    const c = claim('Bucket', '1Gi');
+    const cand = classOf('x/v1', 'K', {});
+    assert.deepEqual(plain.implements[0].price?.(c, cand, {}), OWN_MACHINE_PRICE);
+    assert.equal(priced.implements[0].price?.(c, cand, {}).amount, '3.00');
+  });
+});
