@@ -2,9 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../machinery/object.js';
 import { advertisedPrice, OWN_MACHINE_PRICE, priceStatus, withOwnMachinePrice } from './prices.js';
-import { s3BucketClaims, rdsInstanceClaims, sqsQueueClaims } from './aws/claims.js';
+import { elastiCacheReplicationGroupClaims, s3BucketClaims, rdsInstanceClaims, sqsQueueClaims } from './aws/claims.js';
 import { spannerDatabaseClaims, pubSubTopicClaims } from './gcp/claims.js';
-import { blobContainerClaims } from './azure/claims.js';
+import { blobContainerClaims, mysqlFlexibleServerClaims, postgresqlFlexibleServerClaims, redisCacheClaims } from './azure/claims.js';
 import type { ClaimImplementation, ConcreteKind, MatchCandidate, PriceContext } from './spi.js';
 
 const claim = (kind: string, storage: string): KObject => ({
@@ -89,6 +89,52 @@ describe('the cloud kinds price a class for the size a claim asks, from their ta
           classOf('storage.azure.conductor.io/v1alpha1', 'BlobContainer', { forProvider: { location: 'eastus' } }),
         ),
       amount: '0.20',
+    },
+    {
+      reason: 'aws ElastiCacheReplicationGroup: the node type grown to the memory the claim asks (1Gi → cache.t4g.small), primary and replica',
+      got: () =>
+        price(
+          elastiCacheReplicationGroupClaims[0],
+          { ...claim('RedisCluster', '1Gi'), apiVersion: 'cache.conductor.io/v1alpha1', spec: { requirements: { capacity: { memory: '1Gi' } } } },
+          classOf('cache.aws.conductor.io/v1alpha1', 'ElastiCacheReplicationGroup', { forProvider: { region: 'us-east-1', replicas: 1 } }),
+        ),
+      amount: '46.72',
+    },
+    {
+      reason: "azure PostgreSQLFlexibleServer: a month of Standard_B1ms plus the claim's 100Gi rounded up to the 128 GB step, in the Provider's region",
+      got: () =>
+        price(
+          postgresqlFlexibleServerClaims[0],
+          claim('PostgreSQLInstance', '100Gi'),
+          classOf('database.azure.conductor.io/v1alpha1', 'PostgreSQLFlexibleServer', { forProvider: {} }),
+          { provider: provider('eastus') },
+        ),
+      amount: '27.13',
+    },
+    {
+      reason: "azure MySQLFlexibleServer: a month of Standard_B1ms plus the claim's 50Gi (54 GB)",
+      got: () =>
+        price(
+          mysqlFlexibleServerClaims[0],
+          claim('MySQLInstance', '50Gi'),
+          classOf('database.azure.conductor.io/v1alpha1', 'MySQLFlexibleServer', { forProvider: { location: 'eastus' } }),
+        ),
+      amount: '21.33',
+    },
+    {
+      reason: 'azure RedisCache: a month of the SKU and size (Standard C1)',
+      got: () =>
+        price(
+          redisCacheClaims[0],
+          { ...claim('RedisCluster', '1Gi'), apiVersion: 'cache.conductor.io/v1alpha1', spec: {} },
+          classOf('cache.azure.conductor.io/v1alpha1', 'RedisCache', { forProvider: { location: 'eastus', sku: 'Standard', capacity: 1 } }),
+        ),
+      amount: '100.74',
+    },
+    {
+      reason: 'azure RedisCache: no location anywhere is no price, said',
+      got: () => price(redisCacheClaims[0], claim('RedisCluster', '1Gi'), classOf('cache.azure.conductor.io/v1alpha1', 'RedisCache', {})),
+      reason_: /^no location/,
     },
   ];
   for (const c of cases) {

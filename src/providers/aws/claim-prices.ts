@@ -5,8 +5,16 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import type { MonthlyPrice, NoPrice } from '../prices.js';
-import { RDS_INSTANCE_CLASSES, RDS_STORAGE_TYPES, SQS_PRICE_NOTE, type RdsInstanceClass, type RdsStorageType } from './price-table.js';
-import { rdsMonthlyPrice, s3MonthlyPrice } from './prices.js';
+import {
+  ELASTICACHE_NODE_TYPES,
+  RDS_INSTANCE_CLASSES,
+  RDS_STORAGE_TYPES,
+  SQS_PRICE_NOTE,
+  type ElastiCacheNodeType,
+  type RdsInstanceClass,
+  type RdsStorageType,
+} from './price-table.js';
+import { elastiCacheMonthlyPrice, rdsMonthlyPrice, s3MonthlyPrice } from './prices.js';
 import { forProviderOf, regionOf, sizeOf, storageGiOf } from './settings.js';
 
 function regionOrNone(resource: KObject, provider: KObject | undefined) {
@@ -41,4 +49,12 @@ export function rdsInstancePrice(resource: KObject, provider: KObject | undefine
     storageType,
     multiAZ: fp.multiAZ === true,
   });
+}
+
+/** elastiCacheReplicationGroupPrice: node hours of the group's node type, for the primary and its replicas (defaults as the client applies them). */
+export function elastiCacheReplicationGroupPrice(resource: KObject, provider: KObject | undefined): MonthlyPrice | NoPrice {
+  const fp = forProviderOf(resource);
+  const nodeType = (ELASTICACHE_NODE_TYPES as readonly unknown[]).includes(fp.nodeType) ? (fp.nodeType as ElastiCacheNodeType) : 'cache.t4g.micro';
+  const replicas = typeof fp.replicas === 'number' && Number.isInteger(fp.replicas) ? Math.min(5, Math.max(0, fp.replicas)) : 1;
+  return elastiCacheMonthlyPrice({ region: regionOrNone(resource, provider), nodeType, nodes: replicas + 1 });
 }

@@ -11,7 +11,7 @@ import { parseQuantity } from '../../machinery/quantity/quantity.js';
 import { exactConnectionKeys } from '../connection-keys.js';
 import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
-import { rdsInstancePrice, s3BucketPrice, sqsQueuePrice } from './claim-prices.js';
+import { elastiCacheReplicationGroupPrice, rdsInstancePrice, s3BucketPrice, sqsQueuePrice } from './claim-prices.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import { doesNotFit, fits, type ClaimImplementation, type ConnectionDetails, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import {
@@ -283,6 +283,7 @@ export const elastiCacheReplicationGroupClaims: ClaimImplementation<ElastiCacheR
     connectionSecretKeys: elastiCacheReplicationGroupSecretKeys,
     match: matchElastiCacheReplicationGroup,
     configure: configureElastiCacheReplicationGroup,
+    price: pricedByConfiguring(configureElastiCacheReplicationGroup, elastiCacheReplicationGroupPrice),
     formatConnection: (details) => exactConnectionKeys('ElastiCacheReplicationGroup', elastiCacheReplicationGroupSecretKeys, details),
   },
 ];

@@ -9,7 +9,7 @@ import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../ma
 import { exactConnectionKeys } from '../connection-keys.js';
 import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
-import { blobContainerPrice, storageQueuePrice } from './claim-prices.js';
+import { blobContainerPrice, flexibleServerPrice, redisCachePrice, storageQueuePrice } from './claim-prices.js';
 import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import {
@@ -184,6 +184,7 @@ export const postgresqlFlexibleServerClaims: ClaimImplementation<PostgreSQLFlexi
     connectionSecretKeys: flexibleServerSecretKeys,
     match: matchPostgreSQLFlexibleServer,
     configure: configurePostgreSQLFlexibleServer,
+    price: pricedByConfiguring(configurePostgreSQLFlexibleServer, flexibleServerPrice('postgres')),
     formatConnection: (details) => exactConnectionKeys('PostgreSQLFlexibleServer', flexibleServerSecretKeys, details),
   },
 ];
@@ -194,6 +195,7 @@ export const mysqlFlexibleServerClaims: ClaimImplementation<MySQLFlexibleServer>
     connectionSecretKeys: flexibleServerSecretKeys,
     match: matchMySQLFlexibleServer,
     configure: configureMySQLFlexibleServer,
+    price: pricedByConfiguring(configureMySQLFlexibleServer, flexibleServerPrice('mysql')),
     formatConnection: (details) => exactConnectionKeys('MySQLFlexibleServer', flexibleServerSecretKeys, details),
   },
 ];
@@ -204,6 +206,7 @@ export const redisCacheClaims: ClaimImplementation<RedisCache>[] = [
     connectionSecretKeys: redisCacheSecretKeys,
     match: matchRedisCache,
     configure: configureRedisCache,
+    price: pricedByConfiguring(configureRedisCache, redisCachePrice),
     formatConnection: (details) => exactConnectionKeys('RedisCache', redisCacheSecretKeys, details),
   },
 ];

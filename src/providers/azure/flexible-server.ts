@@ -13,7 +13,7 @@
  * - delete is DELETE (gone or already dropping is fine).
  * Throttling, quota and invalid parameters surface as errors naming them (arm-errors.ts).
  */
-import type { KObject } from '../../machinery/object.js';
+import { isPlainObject, type KObject } from '../../machinery/object.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import { uriHost } from '../uri-host.js';
 import { adminPassword } from './admin-password.js';
@@ -95,7 +95,7 @@ export function postgresEngine(clients: ArmClients): FlexibleEngine {
     scheme: 'postgresql',
     port: 5432,
     prices: POSTGRES_FLEXIBLE_PRICES,
-    storageFor: (gb) => POSTGRES_STORAGE_SIZES_GB.find((s) => s >= gb) ?? POSTGRES_STORAGE_SIZES_GB[POSTGRES_STORAGE_SIZES_GB.length - 1],
+    storageFor: postgresStorageFor,
     getServer: async (rg, name, signal) => view(await c.servers.get(rg, name, { abortSignal: signal })),
     createServer: (rg, name, p, signal) =>
       c.servers.beginCreateOrUpdate(
@@ -135,7 +135,7 @@ export function mysqlEngine(clients: ArmClients): FlexibleEngine {
     scheme: 'mysql',
     port: 3306,
     prices: MYSQL_FLEXIBLE_PRICES,
-    storageFor: (gb) => gb,
+    storageFor: mysqlStorageFor,
     getServer: async (rg, name, signal) => view(await c.servers.get(rg, name, { abortSignal: signal })),
     createServer: (rg, name, p, signal) =>
       c.servers.beginCreate(
@@ -182,6 +182,19 @@ interface Wanted {
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** A FlexibleServerClient is the ExternalClient of one engine's servers, reached with one Provider's service principal. */
+/** flexibleServerSize is the SKU and storage a server's spec asks for, with the defaults (Standard_B1ms, 32 GB) and the engine's storage steps. */
+export function flexibleServerSize(resource: KObject, storageFor: (gb: number) => number): { skuName: string; storageSizeGB: number } {
+  const spec = isPlainObject(resource.spec) ? resource.spec : {};
+  const fp = isPlainObject(spec.forProvider) ? spec.forProvider : {};
+  const storage = typeof fp.storageSizeGB === 'number' && fp.storageSizeGB >= 32 ? fp.storageSizeGB : 32;
+  return { skuName: str(fp.skuName) ?? 'Standard_B1ms', storageSizeGB: storageFor(storage) };
+}
+
+/** postgresStorageFor rounds up to the storage sizes a PostgreSQL flexible server offers; MySQL takes any size. */
+export const postgresStorageFor = (gb: number): number =>
+  POSTGRES_STORAGE_SIZES_GB.find((s) => s >= gb) ?? POSTGRES_STORAGE_SIZES_GB[POSTGRES_STORAGE_SIZES_GB.length - 1];
+export const mysqlStorageFor = (gb: number): number => gb;
+
 export class FlexibleServerClient implements ExternalClient<FlexibleServer> {
   constructor(
     private readonly access: ArmAccess,
@@ -193,13 +206,11 @@ export class FlexibleServerClient implements ExternalClient<FlexibleServer> {
   private wanted(resource: FlexibleServer): Wanted {
     const { name, location } = armResourceSettings(resource, 'server', 'serverName', this.provider);
     const fp: Record<string, unknown> = resource.spec.forProvider ?? {};
-    const storage = typeof fp.storageSizeGB === 'number' && fp.storageSizeGB >= 32 ? fp.storageSizeGB : 32;
     return {
       name,
       ...(location ? { location } : {}),
       version: str(fp.version) ?? (this.engine.engine === 'mysql' ? '8.0.21' : '16'),
-      skuName: str(fp.skuName) ?? 'Standard_B1ms',
-      storageSizeGB: this.engine.storageFor(storage),
+      ...flexibleServerSize(resource, this.engine.storageFor),
       administratorLogin: str(fp.administratorLogin) ?? 'conductor',
       databaseName: str(fp.databaseName) ?? 'app',
     };

@@ -11,7 +11,7 @@
  *   TLS 1.2 at least;
  * - update PATCHes the SKU and capacity; delete is DELETE (gone is fine).
  */
-import type { KObject } from '../../machinery/object.js';
+import { isPlainObject, type KObject } from '../../machinery/object.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import { uriHost } from '../uri-host.js';
 import type { ArmClients } from './arm-clients.js';
@@ -44,6 +44,15 @@ interface CacheView {
 export const redisSize = (w: { family: string; capacity: number }) => `${w.family}${w.capacity}`;
 
 /** A RedisCacheClient is the ExternalClient of RedisCaches reached with one Provider's service principal. */
+/** redisCacheSku is the SKU, family and capacity a cache's spec asks for, with the defaults (Basic C0; Premium P1). */
+export function redisCacheSku(resource: KObject): { sku: RedisSku; family: 'C' | 'P'; capacity: number } {
+  const spec = isPlainObject(resource.spec) ? resource.spec : {};
+  const fp = isPlainObject(spec.forProvider) ? spec.forProvider : {};
+  const sku: RedisSku = fp.sku === 'Standard' || fp.sku === 'Premium' ? fp.sku : 'Basic';
+  const capacity = typeof fp.capacity === 'number' ? fp.capacity : sku === 'Premium' ? 1 : 0;
+  return { sku, family: sku === 'Premium' ? 'P' : 'C', capacity };
+}
+
 export class RedisCacheClient implements ExternalClient<RedisCache> {
   constructor(
     private readonly access: ArmAccess,
@@ -53,10 +62,7 @@ export class RedisCacheClient implements ExternalClient<RedisCache> {
 
   private wanted(resource: RedisCache): Wanted {
     const { name, location } = armResourceSettings(resource, 'cache', 'cacheName', this.provider);
-    const fp: Partial<NonNullable<RedisCache['spec']['forProvider']>> = resource.spec.forProvider ?? {};
-    const sku: RedisSku = fp.sku === 'Standard' || fp.sku === 'Premium' ? fp.sku : 'Basic';
-    const capacity = typeof fp.capacity === 'number' ? fp.capacity : sku === 'Premium' ? 1 : 0;
-    return { name, ...(location ? { location } : {}), sku, family: sku === 'Premium' ? 'P' : 'C', capacity };
+    return { name, ...(location ? { location } : {}), ...redisCacheSku(resource) };
   }
 
   private resourceTag(resource: KObject): string {
