@@ -35,6 +35,7 @@ export interface Reply {
   body?: unknown;
   /** A raw body (downloads), sent as it is. */
   raw?: Buffer;
+  headers?: Record<string, string>;
 }
 
 export const json = (body: unknown, status = 200): Reply => ({ status, body });
@@ -105,7 +106,7 @@ export class FakeHttpApi {
       }
     }
     if (reply.raw) {
-      res.writeHead(reply.status, { 'content-type': 'application/octet-stream' });
+      res.writeHead(reply.status, { 'content-type': 'application/octet-stream', ...reply.headers });
       res.end(reply.raw);
       return;
     }
