@@ -4,7 +4,7 @@ import { startFakeCloudSql, type FakeCloudSql } from '../../../test/support/fake
 import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 import { CloudSqlInstanceClient, cloudSqlSettings, OWNER_LABEL } from './cloudsql-instance.js';
 import { gcpCredentialsFrom } from './credentials.js';
-import { GcpError } from './errors.js';
+import type { GcpError } from './errors.js';
 import { cloudSqlInstanceKind, type CloudSQLInstance } from './kinds.js';
 
 const PASSWORD_KEY = 'a-test-password-key-0123456789';

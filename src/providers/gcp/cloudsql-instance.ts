@@ -149,7 +149,7 @@ export class CloudSqlInstanceClient implements ExternalClient<CloudSQLInstance> 
   private async instance(s: CloudSqlSettings, signal?: AbortSignal): Promise<SqlInstance | undefined> {
     try {
       const [instance] = await bounded(this.sql.instances.get({ project: this.project, instance: s.id }), CALL_MS, signal);
-      return instance as SqlInstance;
+      return instance;
     } catch (err) {
       if (grpcCodeOf(err) === GRPC.NOT_FOUND) return undefined;
       throw gcpError(err, `read Cloud SQL instance ${s.id}`);

@@ -17,7 +17,7 @@ import type { Bucket, Storage } from '@google-cloud/storage';
 import type { KObject } from '../../machinery/object.js';
 import { sharePartsHash } from '../share-names.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
-import { type GcpCredentials } from './credentials.js';
+import type { GcpCredentials } from './credentials.js';
 import { bounded, GcpError, gcpError, GRPC, grpcCodeOf } from './errors.js';
 import type { GCSBucket } from './kinds.js';
 import { bucketGcpName, checkedGcpName } from './names.js';

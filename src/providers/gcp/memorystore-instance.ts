@@ -112,7 +112,7 @@ export class MemorystoreInstanceClient implements ExternalClient<MemorystoreInst
   private async instance(s: MemorystoreSettings, signal?: AbortSignal): Promise<RedisInstance | undefined> {
     try {
       const [instance] = await bounded(this.redis.getInstance({ name: s.name }), CALL_MS, signal);
-      return instance as RedisInstance;
+      return instance;
     } catch (err) {
       if (grpcCodeOf(err) === GRPC.NOT_FOUND) return undefined;
       throw gcpError(err, `read Memorystore instance ${s.id} in ${s.region}`);
