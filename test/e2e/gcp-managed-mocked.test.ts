@@ -13,11 +13,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { Storage } from '@google-cloud/storage';
 import { createClient } from 'redis';
 import { eventually } from '../support/eventually.js';
-import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
+import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
 import { secretYaml } from '../support/target-cluster.js';
 import { freePort, startPubSubEmulator, startSpannerEmulator, type Emulator } from '../support/gcp-emulators.js';
 import { startFakeCloudSql, type FakeCloudSql } from '../support/fake-gcp-sql.js';
@@ -259,5 +261,33 @@ template: ${template}
     const passwords = sql.requests.filter((q) => q.body.includes('rootPassword')).map((q) => JSON.parse(q.body).rootPassword as string);
     for (const p of passwords) assert.ok(!odd.includes(p) && !quota.includes(p), 'no password in a condition');
     assert.ok(!quota.includes(PASSWORD_KEY));
+  });
+
+  test('mocked: examples/clouds/gcp 04 and 05 as written: a database, a cache and a bucket for namespace storefront, gone with the namespace', async () => {
+    const s = suite.server;
+    const example = (file: string) => readFileSync(join(repoRoot, 'examples', 'clouds', 'gcp', file), 'utf8');
+    await apply(example('04-managed-classes.yaml'));
+    await apply(example('05-managed-app.yaml'));
+    for (const [kind, name] of [
+      ['postgresqlinstance', 'catalog'],
+      ['rediscluster', 'carts'],
+      ['bucket', 'images'],
+    ] as const) {
+      await eventually(
+        async () => {
+          const c = await jsonOf([kind, name, '-n', 'storefront']);
+          return c.status?.phase === 'Bound' && c.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? true : undefined;
+        },
+        `${kind} storefront/${name} Bound and Ready`,
+        90_000,
+      );
+    }
+    const catalog = await secretOf('storefront', 'catalog');
+    assert.equal(catalog.database, 'catalog');
+    assert.equal(sql.instances.get(catalog.instanceId)?.databases.has('catalog'), true);
+    const images = await secretOf('storefront', 'images');
+    assert.equal(storage.buckets.has(images.bucket), true);
+    await kubectlOk(s, ['delete', 'namespace', 'storefront', '--wait=true', '--timeout=90s']);
+    await eventually(async () => !sql.instances.has(catalog.instanceId) && !storage.buckets.has(images.bucket), 'the instance and bucket deleted', 60_000);
   });
 });
