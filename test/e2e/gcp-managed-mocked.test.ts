@@ -261,6 +261,8 @@ template: ${template}
     const passwords = sql.requests.filter((q) => q.body.includes('rootPassword')).map((q) => JSON.parse(q.body).rootPassword as string);
     for (const p of passwords) assert.ok(!odd.includes(p) && !quota.includes(p), 'no password in a condition');
     assert.ok(!quota.includes(PASSWORD_KEY));
+    sql.clearFaults();
+    await kubectlOk(s, ['delete', 'cloudsqlinstances', 'odd-tier', 'no-quota', ...ns, '--wait=false']);
   });
 
   test('mocked: examples/clouds/gcp 04 and 05 as written: a database, a cache and a bucket for namespace storefront, gone with the namespace', async () => {

@@ -67,6 +67,11 @@ export class FakeHttpApi {
     this.faults.push({ ...fault, times: fault.times ?? 1 });
   }
 
+  /** clearFaults drops every fault not yet answered. */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
