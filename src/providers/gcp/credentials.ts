@@ -6,9 +6,14 @@
  *   own calls with it; it is never handed to claims. Optional only when both services point
  *   at emulators.
  * - `projectId`: the project (default: the Provider's `spec.project`, then the key's `project_id`).
- * - `pubsubEndpoint`, `spannerEndpoint`: optional per-service endpoints — `https://host[:port]`
- *   (TLS, with the key's tokens), or plain `http://` to a loopback address only: an emulator,
- *   reached without TLS and without tokens (the SDKs' emulator mode, set per client).
+ * - `pubsubEndpoint`, `spannerEndpoint`, `sqlEndpoint`, `redisEndpoint`, `storageEndpoint`:
+ *   optional per-service endpoints — `https://host[:port]` (TLS, with the key's tokens), or
+ *   plain `http://` to a loopback address only: an emulator or a test's fake, reached without
+ *   TLS and without tokens (the SDKs' emulator mode, set per client).
+ * - `masterPasswordKey`: optional, what Cloud SQL passwords are derived from (default: the
+ *   key's private_key); needed when no credentials.json is given and Cloud SQL is emulated.
+ * - `hmacAccessId`, `hmacSecret`: optional, an HMAC key (of the application service account)
+ *   published to Bucket claims as accessKeyId and secretAccessKey.
  * - `applicationCredentials.json`: optional, a second service-account key (with only the roles
  *   applications need) published to claims as their `credentials`.
  *
@@ -37,6 +42,16 @@ export interface GcpCredentials {
   key?: ServiceAccountKey;
   pubsub: ServiceEndpoint;
   spanner: ServiceEndpoint;
+  /** Cloud SQL Admin API v1 (REST). */
+  sql: ServiceEndpoint;
+  /** Memorystore for Redis API v1 (REST). */
+  redis: ServiceEndpoint;
+  /** Cloud Storage JSON API (and, on Google, its S3-compatible XML API). */
+  storage: ServiceEndpoint;
+  /** What Cloud SQL passwords are derived from: masterPasswordKey, else the key's private_key; absent: none can be made. */
+  passwordKey?: string;
+  /** The HMAC key handed to Bucket claims, when the Secret has one. */
+  hmac?: { accessId: string; secret: string };
   /** The application key as given (JSON text), published to claims; absent: claims get none. */
   applicationCredentials?: string;
   applicationEmail?: string;
@@ -50,7 +65,19 @@ export class CredentialsError extends Error {
   }
 }
 
-export const CREDENTIAL_KEYS = ['credentials.json', 'projectId', 'pubsubEndpoint', 'spannerEndpoint', 'applicationCredentials.json'] as const;
+export const CREDENTIAL_KEYS = [
+  'credentials.json',
+  'projectId',
+  'pubsubEndpoint',
+  'spannerEndpoint',
+  'sqlEndpoint',
+  'redisEndpoint',
+  'storageEndpoint',
+  'applicationCredentials.json',
+  'masterPasswordKey',
+  'hmacAccessId',
+  'hmacSecret',
+] as const;
 
 /** Google's project id rule: 6 to 30 lower-case letters, digits and hyphens, beginning with a letter, not ending with a hyphen. */
 export const PROJECT_ID_PATTERN = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
@@ -111,7 +138,14 @@ export function serviceEndpoint(value: string, where: string): ServiceEndpoint {
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port, emulator };
 }
 
-const DEFAULT_HOSTS = { pubsub: 'pubsub.googleapis.com', spanner: 'spanner.googleapis.com' } as const;
+const DEFAULT_HOSTS = {
+  pubsub: 'pubsub.googleapis.com',
+  spanner: 'spanner.googleapis.com',
+  sql: 'sqladmin.googleapis.com',
+  redis: 'redis.googleapis.com',
+  storage: 'storage.googleapis.com',
+} as const;
+type ServiceName = keyof typeof DEFAULT_HOSTS;
 
 /**
  * gcpCredentialsFrom reads the decoded data of a credentials Secret (and the Provider's
@@ -123,12 +157,15 @@ export function gcpCredentialsFrom(data: Record<string, string> | undefined, spe
       'the Provider names no credentials Secret, or it is empty: want a Secret with credentials.json (a service-account key) and projectId',
     );
   }
-  const endpoint = (name: 'pubsub' | 'spanner'): ServiceEndpoint => {
+  const endpoint = (name: ServiceName): ServiceEndpoint => {
     const given = nonEmpty(data[`${name}Endpoint`]);
     return given !== undefined ? serviceEndpoint(given, `${name}Endpoint`) : { host: DEFAULT_HOSTS[name], port: 443, emulator: false };
   };
   const pubsub = endpoint('pubsub');
   const spanner = endpoint('spanner');
+  const sql = endpoint('sql');
+  const redis = endpoint('redis');
+  const storage = endpoint('storage');
   const keyText = nonEmpty(data['credentials.json']);
   let key: ServiceAccountKey | undefined;
   if (keyText !== undefined) key = serviceAccountKey(keyText, 'credentials.json');
@@ -149,13 +186,37 @@ export function gcpCredentialsFrom(data: Record<string, string> | undefined, spe
     );
   const appText = nonEmpty(data['applicationCredentials.json']);
   const app = appText !== undefined ? serviceAccountKey(appText, 'applicationCredentials.json') : undefined;
+  const passwordKey = nonEmpty(data.masterPasswordKey) ?? key?.private_key;
+  if (passwordKey !== undefined && passwordKey.length < 16)
+    throw new CredentialsError('key masterPasswordKey is too short: want at least 16 random characters');
+  const hmacId = nonEmpty(data.hmacAccessId);
+  const hmacSecret = nonEmpty(data.hmacSecret);
+  if ((hmacId === undefined) !== (hmacSecret === undefined)) throw new CredentialsError('keys hmacAccessId and hmacSecret go together: give both or neither');
   return {
     projectId,
     ...(key ? { key } : {}),
     pubsub,
     spanner,
+    sql,
+    redis,
+    storage,
+    ...(passwordKey !== undefined ? { passwordKey } : {}),
+    ...(hmacId !== undefined && hmacSecret !== undefined ? { hmac: { accessId: hmacId, secret: hmacSecret } } : {}),
     ...(app && appText !== undefined ? { applicationCredentials: appText, applicationEmail: app.client_email } : {}),
   };
+}
+
+/**
+ * keyFor is the service-account key a client of `endpoint` signs with: none for an emulator,
+ * else the Secret's credentials.json (a CredentialsError naming the Secret key when it has none).
+ */
+export function keyFor(c: GcpCredentials, endpoint: ServiceEndpoint, secretKey: string): ServiceAccountKey | undefined {
+  if (endpoint.emulator) return undefined;
+  if (!c.key)
+    throw new CredentialsError(
+      `the credentials Secret has no credentials.json, and ${secretKey} is not an emulator on this machine: add the service-account key`,
+    );
+  return c.key;
 }
 
 /** endpointText is how an endpoint is published: `host:port`. */

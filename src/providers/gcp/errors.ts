@@ -6,7 +6,16 @@
  */
 
 export type GcpFailureReason =
-  'Unreachable' | 'AuthenticationFailed' | 'Forbidden' | 'NotFound' | 'Throttled' | 'InvalidArgument' | 'FailedPrecondition' | 'TimedOut' | 'RequestFailed';
+  | 'Unreachable'
+  | 'AuthenticationFailed'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Throttled'
+  | 'InvalidArgument'
+  | 'FailedPrecondition'
+  | 'TimedOut'
+  | 'RequestFailed';
 
 /** gRPC status codes used here (grpc/status.proto). */
 export const GRPC = {
@@ -33,10 +42,29 @@ export class GcpError extends Error {
   }
 }
 
-/** grpcCodeOf reads the gRPC status code of an SDK error, if any. */
+/** The gRPC code of an HTTP status, as Google's REST APIs map them (the Storage client reports HTTP statuses). */
+const HTTP_TO_GRPC: Record<number, number> = {
+  400: GRPC.INVALID_ARGUMENT,
+  401: GRPC.UNAUTHENTICATED,
+  403: GRPC.PERMISSION_DENIED,
+  404: GRPC.NOT_FOUND,
+  409: GRPC.ALREADY_EXISTS,
+  412: GRPC.FAILED_PRECONDITION,
+  429: GRPC.RESOURCE_EXHAUSTED,
+  503: GRPC.UNAVAILABLE,
+  504: GRPC.DEADLINE_EXCEEDED,
+};
+
+/** grpcCodeOf reads the gRPC status code of an SDK error, if any (an HTTP status is mapped to its gRPC code). */
 export function grpcCodeOf(err: unknown): number | undefined {
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-  return typeof code === 'number' ? code : undefined;
+  if (typeof code !== 'number') {
+    if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT)$/.test(code)) return GRPC.UNAVAILABLE;
+    // fetch says "fetch failed" and keeps the socket's error as its cause.
+    const cause = typeof err === 'object' && err !== null ? (err as { cause?: unknown }).cause : undefined;
+    return cause !== undefined && cause !== err ? grpcCodeOf(cause) : undefined;
+  }
+  return code >= 100 ? (HTTP_TO_GRPC[code] ?? (code >= 500 ? GRPC.UNAVAILABLE : undefined)) : code;
 }
 
 /** isAbort tells an aborted call (its signal fired): passed on unchanged. */
@@ -67,6 +95,8 @@ export function gcpError(err: unknown, what: string): Error {
       return new GcpError('Forbidden', `cannot ${what}: ${said} — grant the service account the role it needs, or enable the API`, code);
     case GRPC.NOT_FOUND:
       return new GcpError('NotFound', `cannot ${what}: ${said}`, code);
+    case GRPC.ALREADY_EXISTS:
+      return new GcpError('AlreadyExists', `cannot ${what}: ${said}`, code);
     case GRPC.RESOURCE_EXHAUSTED:
       return new GcpError('Throttled', `cannot ${what}: ${said} — a quota or rate limit; retried with backoff`, code);
     case GRPC.INVALID_ARGUMENT:

@@ -6,11 +6,20 @@
  * - Spanner instance: 2 to 64 lower-case letters, digits and hyphens, beginning with a letter
  *   and not ending with a hyphen;
  * - Spanner database: 2 to 30 lower-case letters, digits, `_` and `-`, beginning with a
- *   letter and not ending with `_` or `-`.
+ *   letter and not ending with `_` or `-`;
+ * - Cloud SQL instance: lower-case letters, digits and hyphens, beginning with a letter, not
+ *   ending with a hyphen (Google allows 98 characters with the project id; Conductor 63);
+ * - Cloud SQL database and user: 1 to 63 letters, digits and `_`, beginning with a letter (the
+ *   names need no quoting in PostgreSQL and MySQL);
+ * - Memorystore instance: 1 to 40 lower-case letters, digits and hyphens, beginning with a
+ *   letter and not ending with a hyphen;
+ * - GCS bucket: 3 to 63 lower-case letters, digits, `-` and `_`, beginning and ending with a
+ *   letter or digit, never beginning with `goog` nor holding `google` (dotted names need domain
+ *   verification: not offered). Bucket names are global across all of Google Cloud.
  */
 import { shareName } from '../share-names.js';
 
-export type GcpNameKind = 'topic' | 'subscription' | 'instance' | 'database';
+export type GcpNameKind = 'topic' | 'subscription' | 'instance' | 'database' | 'sqlInstance' | 'sqlName' | 'redisInstance' | 'bucket';
 
 interface Rule {
   readonly what: string;
@@ -43,6 +52,28 @@ const RULES: Record<GcpNameKind, Rule> = {
     pattern: /^[a-z][a-z0-9_-]*[a-z0-9]$/,
     says: 'begin with a lower-case letter, hold only lower-case letters, digits, _ and -, and not end with _ or -',
   },
+  sqlInstance: {
+    what: 'Cloud SQL instance id',
+    min: 2,
+    max: 63,
+    pattern: /^[a-z][a-z0-9-]*[a-z0-9]$/,
+    says: 'begin with a lower-case letter, hold only lower-case letters, digits and hyphens, and not end with a hyphen',
+  },
+  sqlName: { what: 'name', min: 1, max: 63, pattern: /^[A-Za-z][A-Za-z0-9_]*$/, says: 'begin with a letter and hold only letters, digits and _' },
+  redisInstance: {
+    what: 'Memorystore instance id',
+    min: 1,
+    max: 40,
+    pattern: /^[a-z]([a-z0-9-]*[a-z0-9])?$/,
+    says: 'begin with a lower-case letter, hold only lower-case letters, digits and hyphens, and not end with a hyphen',
+  },
+  bucket: {
+    what: 'bucket name',
+    min: 3,
+    max: 63,
+    pattern: /^[a-z0-9][a-z0-9_-]*[a-z0-9]$/,
+    says: 'hold only lower-case letters, digits, - and _, and begin and end with a letter or digit',
+  },
 };
 
 /** The schema patterns of the four ids (the CRDs check them at admission). */
@@ -51,6 +82,10 @@ export const GCP_NAME_PATTERNS: Record<GcpNameKind, string> = {
   subscription: '^[A-Za-z][A-Za-z0-9\\-_.~+%]{2,254}$',
   instance: '^[a-z][a-z0-9-]{0,62}[a-z0-9]$',
   database: '^[a-z][a-z0-9_-]{0,28}[a-z0-9]$',
+  sqlInstance: '^[a-z][a-z0-9-]{0,61}[a-z0-9]$',
+  sqlName: '^[A-Za-z][A-Za-z0-9_]{0,62}$',
+  redisInstance: '^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$',
+  bucket: '^[a-z0-9][a-z0-9_-]{1,61}[a-z0-9]$',
 };
 
 /** gcpNameProblem says why `name` breaks Google's rules for `kind`, or returns undefined. */
@@ -58,7 +93,9 @@ export function gcpNameProblem(kind: GcpNameKind, name: string): string | undefi
   const rule = RULES[kind];
   if (name.length < rule.min || name.length > rule.max) return `${rule.what} "${name}" has ${name.length} characters: want ${rule.min} to ${rule.max}`;
   if (!rule.pattern.test(name)) return `${rule.what} "${name}" must ${rule.says}`;
-  if ((kind === 'topic' || kind === 'subscription') && name.toLowerCase().startsWith('goog')) return `${rule.what} "${name}" must not begin with "goog"`;
+  if ((kind === 'topic' || kind === 'subscription' || kind === 'bucket') && name.toLowerCase().startsWith('goog'))
+    return `${rule.what} "${name}" must not begin with "goog"`;
+  if (kind === 'bucket' && name.includes('google')) return `${rule.what} "${name}" must not hold "google"`;
   return undefined;
 }
 
@@ -85,7 +122,17 @@ export function checkedGcpName(kind: GcpNameKind, name: string): string {
  */
 export function claimGcpName(kind: GcpNameKind, namespace: string, name: string): string {
   const limit = Math.min(RULES[kind].max, 63) - 2;
-  const base = shareName([namespace, name], limit, 'label');
+  const base = shareName([namespace, name], limit, kind === 'sqlName' ? 'identifier' : 'label');
+  return /^[a-z]/.test(base) && !base.startsWith('goog') ? base : kind === 'sqlName' ? `c_${base}` : `c-${base}`;
+}
+
+/**
+ * bucketGcpName is the name of a bucket of project `project` for `namespace/name`:
+ * `<namespace>-<name>-<16 hex>` with the project in the hash — bucket names are global, so
+ * two Conductors (two projects) with the same claim never reach for the same name.
+ */
+export function bucketGcpName(project: string, namespace: string, name: string): string {
+  const base = shareName([project, namespace, name], 61, 'label').replace(/google/g, 'g00gle');
   return /^[a-z]/.test(base) && !base.startsWith('goog') ? base : `c-${base}`;
 }
 

@@ -104,3 +104,84 @@ export const SPANNER_PRICES: SpannerPriceTable = {
 
 /** Hours in a billing month, as Google's calculator counts them. */
 export const HOURS_PER_MONTH = 730;
+
+/**
+ * Cloud SQL (Enterprise edition), by region: dedicated-core instances pay per vCPU-hour and per
+ * GB of memory-hour, shared-core tiers a flat hourly rate; SSD storage per GB-month. High
+ * availability (REGIONAL) doubles compute and storage.
+ */
+export interface CloudSqlPriceTable extends PriceSource {
+  readonly regional: Readonly<
+    Partial<
+      Record<
+        GcpRegion,
+        {
+          readonly perVcpuHour: number;
+          readonly perGbMemoryHour: number;
+          readonly ssdPerGbMonth: number;
+          readonly sharedCore: Readonly<Record<'db-f1-micro' | 'db-g1-small', number>>;
+        }
+      >
+    >
+  >;
+}
+
+export const CLOUD_SQL_PRICES: CloudSqlPriceTable = {
+  asOf: '2025-01-15',
+  currency: 'USD',
+  source: 'https://cloud.google.com/sql/pricing (Enterprise edition, per vCPU, memory and SSD storage), as quoted by secondary sources',
+  verified: false,
+  regional: {
+    'us-central1': { perVcpuHour: 0.0413, perGbMemoryHour: 0.007, ssdPerGbMonth: 0.17, sharedCore: { 'db-f1-micro': 0.0105, 'db-g1-small': 0.035 } },
+    'us-east1': { perVcpuHour: 0.0413, perGbMemoryHour: 0.007, ssdPerGbMonth: 0.17, sharedCore: { 'db-f1-micro': 0.0105, 'db-g1-small': 0.035 } },
+    'europe-west1': { perVcpuHour: 0.0454, perGbMemoryHour: 0.0077, ssdPerGbMonth: 0.187, sharedCore: { 'db-f1-micro': 0.0115, 'db-g1-small': 0.0385 } },
+  },
+};
+
+/** Memorystore for Redis service tiers. */
+export const MEMORYSTORE_TIERS = ['BASIC', 'STANDARD_HA'] as const;
+export type MemorystoreTier = (typeof MEMORYSTORE_TIERS)[number];
+
+/**
+ * Memorystore for Redis, by region and tier: per GB of provisioned capacity per hour, in
+ * capacity bands (M1 1–4 GB, M2 5–10, M3 11–35, M4 36–100, M5 above 100).
+ */
+export interface MemorystorePriceTable extends PriceSource {
+  /** The lowest GB of each band, ascending. */
+  readonly bandsFromGb: readonly number[];
+  readonly regional: Readonly<Partial<Record<GcpRegion, Readonly<Record<MemorystoreTier, readonly number[]>>>>>;
+}
+
+export const MEMORYSTORE_PRICES: MemorystorePriceTable = {
+  asOf: '2025-01-15',
+  currency: 'USD',
+  source: 'https://cloud.google.com/memorystore/docs/redis/pricing (per GB-hour by tier and capacity band), as quoted by secondary sources',
+  verified: false,
+  bandsFromGb: [1, 5, 11, 36, 101],
+  regional: {
+    'us-central1': { BASIC: [0.049, 0.027, 0.023, 0.019, 0.016], STANDARD_HA: [0.064, 0.054, 0.046, 0.038, 0.032] },
+    'us-east1': { BASIC: [0.049, 0.027, 0.023, 0.019, 0.016], STANDARD_HA: [0.064, 0.054, 0.046, 0.038, 0.032] },
+    'europe-west1': { BASIC: [0.054, 0.03, 0.025, 0.021, 0.018], STANDARD_HA: [0.07, 0.059, 0.051, 0.042, 0.035] },
+  },
+};
+
+/** Cloud Storage classes Conductor creates buckets in. */
+export const GCS_STORAGE_CLASSES = ['STANDARD', 'NEARLINE', 'COLDLINE', 'ARCHIVE'] as const;
+export type GcsStorageClass = (typeof GCS_STORAGE_CLASSES)[number];
+
+/** Cloud Storage at rest, regional buckets, per GB-month by region and storage class (operations and egress not priced). */
+export interface GcsPriceTable extends PriceSource {
+  readonly regional: Readonly<Partial<Record<GcpRegion, Readonly<Record<GcsStorageClass, number>>>>>;
+}
+
+export const GCS_PRICES: GcsPriceTable = {
+  asOf: '2025-01-15',
+  currency: 'USD',
+  source: 'https://cloud.google.com/storage/pricing (regional data storage), as quoted by secondary sources',
+  verified: false,
+  regional: {
+    'us-central1': { STANDARD: 0.02, NEARLINE: 0.01, COLDLINE: 0.004, ARCHIVE: 0.0012 },
+    'us-east1': { STANDARD: 0.02, NEARLINE: 0.01, COLDLINE: 0.004, ARCHIVE: 0.0012 },
+    'europe-west1': { STANDARD: 0.02, NEARLINE: 0.01, COLDLINE: 0.004, ARCHIVE: 0.0012 },
+  },
+};
