@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../machinery/object.js';
 import { advertisedPrice, OWN_MACHINE_PRICE, priceStatus, withOwnMachinePrice } from './prices.js';
 import { elastiCacheReplicationGroupClaims, s3BucketClaims, rdsInstanceClaims, sqsQueueClaims } from './aws/claims.js';
-import { spannerDatabaseClaims, pubSubTopicClaims } from './gcp/claims.js';
+import { cloudSqlInstanceClaims, gcsBucketClaims, memorystoreInstanceClaims, spannerDatabaseClaims, pubSubTopicClaims } from './gcp/claims.js';
 import { blobContainerClaims, mysqlFlexibleServerClaims, postgresqlFlexibleServerClaims, redisCacheClaims } from './azure/claims.js';
 import type { ClaimImplementation, ConcreteKind, MatchCandidate, PriceContext } from './spi.js';
 
@@ -130,6 +130,42 @@ describe('the cloud kinds price a class for the size a claim asks, from their ta
           classOf('cache.azure.conductor.io/v1alpha1', 'RedisCache', { forProvider: { location: 'eastus', sku: 'Standard', capacity: 1 } }),
         ),
       amount: '100.74',
+    },
+    {
+      reason: "gcp CloudSQLInstance: the tier's vCPU and memory hours plus the claim's 20Gi (22 GB) of SSD, in the Provider's region",
+      got: () =>
+        price(
+          cloudSqlInstanceClaims[0],
+          claim('PostgreSQLInstance', '20Gi'),
+          classOf('database.gcp.conductor.io/v1alpha1', 'CloudSQLInstance', { forProvider: { tier: 'db-custom-1-3840' } }),
+          { provider: provider('us-central1') },
+        ),
+      amount: '53.06',
+    },
+    {
+      reason: 'gcp MemorystoreInstance: the memory the claim asks (5Gi → 5 GB at the M2 band rate)',
+      got: () =>
+        price(
+          memorystoreInstanceClaims[0],
+          { ...claim('RedisCluster', '1Gi'), apiVersion: 'cache.conductor.io/v1alpha1', spec: { requirements: { capacity: { memory: '5Gi' } } } },
+          classOf('cache.gcp.conductor.io/v1alpha1', 'MemorystoreInstance', { forProvider: { region: 'us-central1' } }),
+        ),
+      amount: '98.55',
+    },
+    {
+      reason: 'gcp GCSBucket: 100 GB of Standard storage in the template region',
+      got: () =>
+        price(
+          gcsBucketClaims[0],
+          claim('Bucket', '100G'),
+          classOf('storage.gcp.conductor.io/v1alpha1', 'GCSBucket', { forProvider: { region: 'us-central1' } }),
+        ),
+      amount: '2.00',
+    },
+    {
+      reason: "gcp GCSBucket: no region is no price, in the client's own words",
+      got: () => price(gcsBucketClaims[0], claim('Bucket', '100G'), classOf('storage.gcp.conductor.io/v1alpha1', 'GCSBucket', {})),
+      reason_: /has no region: set spec.forProvider.region/,
     },
     {
       reason: 'azure RedisCache: no location anywhere is no price, said',

@@ -10,7 +10,7 @@ import { deepCopy, isPlainObject, type JsonObject, type KObject } from '../../ma
 import { exactConnectionKeys } from '../connection-keys.js';
 import { pricedByConfiguring } from '../prices.js';
 import { capabilitiesWithRequirements } from '../requirements.js';
-import { pubSubTopicPrice, spannerDatabasePrice } from './claim-prices.js';
+import { cloudSqlInstancePrice, gcsBucketPrice, memorystoreInstancePrice, pubSubTopicPrice, spannerDatabasePrice } from './claim-prices.js';
 import { sqlClaimSpec } from '../sql-claim.js';
 import { doesNotFit, fits, type ClaimImplementation, type MatchCandidate, type MatchResult, type ResourceTemplate } from '../spi.js';
 import {
@@ -203,6 +203,13 @@ export function matchMemorystoreInstance(claim: KObject, candidate: MatchCandida
       return doesNotFit(`Memorystore offers Redis ${MEMORYSTORE_VERSIONS.map(([, v]) => v.replace(/\.0$/, '')).join(', ')}, none within "${range}"`);
     }
   }
+  const memoryGb = memoryGbOf(claim);
+  if (Number.isNaN(memoryGb)) return doesNotFit('requirements.capacity.memory is not a quantity');
+  if (memoryGb !== undefined && memoryGb > MEMORYSTORE_MAX_GB)
+    return doesNotFit(`wants ${memoryGb} GB of memory; Memorystore for Redis offers at most ${MEMORYSTORE_MAX_GB} GB`);
+  if (candidate.type === 'resource' && memoryGb !== undefined && (candidate.resource.spec.forProvider?.memorySizeGb ?? 1) < memoryGb) {
+    return doesNotFit(`instance has ${candidate.resource.spec.forProvider?.memorySizeGb ?? 1} GB of memory, claim wants ${memoryGb} GB`);
+  }
   if (candidate.type === 'resource' && typeof spec.evictionPolicy === 'string') {
     const have = candidate.resource.spec.forProvider?.evictionPolicy;
     if (have !== undefined && have !== spec.evictionPolicy) return doesNotFit(`instance evicts ${have}, claim asks ${spec.evictionPolicy}`);
@@ -210,7 +217,7 @@ export function matchMemorystoreInstance(claim: KObject, candidate: MatchCandida
   return fits;
 }
 
-/** configureMemorystoreInstance: the instance named after the claim, the newest version in its range, its eviction policy. */
+/** configureMemorystoreInstance: the instance named after the claim, the newest version in its range, its eviction policy, the memory it asks (at least the template's). */
 export function configureMemorystoreInstance(claim: KObject, template: ResourceTemplate): JsonObject {
   const { spec, forProvider } = configured(claim, template);
   const c = claimSpec(claim);
@@ -221,7 +228,28 @@ export function configureMemorystoreInstance(claim: KObject, template: ResourceT
     if (found) forProvider.redisVersion = found[0];
   }
   if (typeof c.evictionPolicy === 'string') forProvider.evictionPolicy = c.evictionPolicy;
+  const memoryGb = memoryGbOf(claim);
+  if (memoryGb !== undefined && !Number.isNaN(memoryGb)) {
+    const templateGb = typeof forProvider.memorySizeGb === 'number' ? forProvider.memorySizeGb : 1;
+    forProvider.memorySizeGb = Math.min(MEMORYSTORE_MAX_GB, Math.max(templateGb, memoryGb));
+  }
   return spec;
+}
+
+/** The most memory a Memorystore for Redis instance has, in GB (as memorySizeGb counts, GiB). */
+const MEMORYSTORE_MAX_GB = 300;
+
+/** memoryGbOf reads a claim's requirements.capacity.memory as whole GB (GiB, rounded up): undefined when absent, NaN when not a quantity. */
+function memoryGbOf(claim: KObject): number | undefined {
+  const requirements = isPlainObject(claim.spec) && isPlainObject(claim.spec.requirements) ? claim.spec.requirements : {};
+  const capacity = isPlainObject(requirements.capacity) ? requirements.capacity : {};
+  const memory = capacity.memory;
+  if (typeof memory !== 'string' && typeof memory !== 'number') return undefined;
+  try {
+    return Math.max(1, Math.ceil(parseQuantity(String(memory)).toNumber() / 2 ** 30 - 1e-9));
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** matchGcsBucket: versioning and public read are offered; an existing bucket fits when it has what the claim asks. */
@@ -249,6 +277,7 @@ export const cloudSqlInstanceClaims: ClaimImplementation<CloudSQLInstance>[] = [
   connectionSecretKeys: cloudSqlInstanceSecretKeys,
   match: matchCloudSqlInstance,
   configure: configureCloudSqlInstance,
+  price: pricedByConfiguring(configureCloudSqlInstance, cloudSqlInstancePrice),
   formatConnection: (details) => exactConnectionKeys('CloudSQLInstance', cloudSqlInstanceSecretKeys, details),
 }));
 
@@ -258,6 +287,7 @@ export const memorystoreInstanceClaims: ClaimImplementation<MemorystoreInstance>
     connectionSecretKeys: memorystoreInstanceSecretKeys,
     match: matchMemorystoreInstance,
     configure: configureMemorystoreInstance,
+    price: pricedByConfiguring(configureMemorystoreInstance, memorystoreInstancePrice),
     formatConnection: (details) => exactConnectionKeys('MemorystoreInstance', memorystoreInstanceSecretKeys, details),
   },
 ];
@@ -268,6 +298,7 @@ export const gcsBucketClaims: ClaimImplementation<GCSBucket>[] = [
     connectionSecretKeys: gcsBucketSecretKeys,
     match: matchGcsBucket,
     configure: configureGcsBucket,
+    price: pricedByConfiguring(configureGcsBucket, gcsBucketPrice),
     formatConnection: (details) => exactConnectionKeys('GCSBucket', gcsBucketSecretKeys, details),
   },
 ];
