@@ -57,7 +57,7 @@ export interface FlexibleEngine {
   port: number;
   prices: ArmPriceTable;
   /** The storage size Azure gives for a request (PostgreSQL: the next offered size). */
-  storageFor(gb: number): number;
+  storageFor: (gb: number) => number;
   getServer(rg: string, name: string, signal?: AbortSignal): Promise<ServerView>;
   createServer(rg: string, name: string, p: ServerParameters, signal?: AbortSignal): Promise<AnyPoller>;
   updateServer(rg: string, name: string, p: { skuName: string; storageSizeGB: number }, signal?: AbortSignal): Promise<AnyPoller>;
