@@ -5,10 +5,9 @@
  * shows in `status.atProvider`.
  */
 import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
-import { isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { isPlainObject, type KObject } from '../../machinery/object.js';
 import { checkedAzureName, claimAzureName, type AzureNameKind } from './names.js';
 import { AZURE_LOCATIONS, type AzureLocation } from './price-table.js';
-import type { MonthlyPrice, NoPrice } from './prices.js';
 
 /** The tag that says which resource a server or cache was made for (`<namespace>/<name>`). */
 export const RESOURCE_TAG = 'conductor.io/resource';
@@ -22,6 +21,21 @@ const isLocation = (v: unknown): v is AzureLocation => typeof v === 'string' && 
  * AzureNameError for a name Azure refuses.
  */
 export function armResourceSettings(resource: KObject, kind: AzureNameKind, nameField: string, provider?: KObject): { name: string; location?: AzureLocation } {
+  return nameAndLocation(resource, kind, nameField, provider, (namespace, name) => claimAzureName(namespace, name));
+}
+
+/**
+ * nameAndLocation reads what every azure kind names the same way: the external-name annotation,
+ * else `forProvider[nameField]`, else `defaultName(namespace, name)` (each checked as Azure
+ * checks `kind`'s names), and the location (forProvider.location, else the Provider's region).
+ */
+export function nameAndLocation(
+  resource: KObject,
+  kind: AzureNameKind,
+  nameField: string,
+  provider: KObject | undefined,
+  defaultName: (namespace: string, name: string) => string,
+): { name: string; location?: AzureLocation } {
   const spec = isPlainObject(resource.spec) ? resource.spec : {};
   const fp = isPlainObject(spec.forProvider) ? spec.forProvider : {};
   const annotated = resource.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
@@ -31,14 +45,11 @@ export function armResourceSettings(resource: KObject, kind: AzureNameKind, name
       ? checkedAzureName(kind, annotated)
       : named !== undefined
         ? checkedAzureName(kind, named)
-        : claimAzureName(resource.metadata.namespace ?? '', resource.metadata.name ?? '');
+        : defaultName(resource.metadata.namespace ?? '', resource.metadata.name ?? '');
   const providerSpec = provider && isPlainObject(provider.spec) ? provider.spec : {};
   const location = isLocation(fp.location) ? fp.location : isLocation(providerSpec.region) ? providerSpec.region : undefined;
   return { name, ...(location ? { location } : {}) };
 }
 
-/** priceStatusOf is what `status.atProvider` says of a price: `monthlyPrice`, or `priceNote` saying why there is none. */
-export function priceStatusOf(price: MonthlyPrice | NoPrice): JsonObject {
-  if (price.amount === undefined) return { priceNote: price.reason };
-  return { monthlyPrice: { amount: price.amount, currency: price.currency, basis: price.basis, table: price.table } };
-}
+/** priceStatusOf is what `status.atProvider` says of a price (the providers' shared priceStatus). */
+export { priceStatus as priceStatusOf } from '../prices.js';

@@ -5,13 +5,13 @@
  * validity and the size a price is worked out for.
  */
 import { isPlainObject, type KObject } from '../../machinery/object.js';
-import { checkedAzureName, defaultAzureName, type AzureNameKind } from './names.js';
-import { AZURE_LOCATIONS, AZURE_REDUNDANCIES, type AzureLocation, type AzureRedundancy, type PriceTable } from './price-table.js';
+import { defaultAzureName, type AzureNameKind } from './names.js';
+import { AZURE_REDUNDANCIES, type AzureLocation, type AzureRedundancy, type PriceTable } from './price-table.js';
 import { monthlyPrice } from './prices.js';
 import { priceStatus as sharedPriceStatus } from '../prices.js';
 import { DEFAULT_SAS_VALIDITY_DAYS } from './sas.js';
 import type { JsonObject } from '../../machinery/object.js';
-import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
+import { nameAndLocation } from './arm-settings.js';
 
 /** ResourceSettings are a resource's settings, read defensively (the reconciler may hand over anything). */
 export interface ResourceSettings {
@@ -22,22 +22,11 @@ export interface ResourceSettings {
   size?: string | number;
 }
 
-const isLocation = (v: unknown): v is AzureLocation => typeof v === 'string' && (AZURE_LOCATIONS as readonly string[]).includes(v);
-
 /** resourceSettings reads `resource`; `nameField` is `containerName` or `queueName`. It throws an AzureNameError for an external name Azure refuses. */
 export function resourceSettings(resource: KObject, kind: AzureNameKind, nameField: string, provider?: KObject): ResourceSettings {
+  const { name, location } = nameAndLocation(resource, kind, nameField, provider, (namespace, resourceName) => defaultAzureName(kind, namespace, resourceName));
   const spec = isPlainObject(resource.spec) ? resource.spec : {};
   const fp = isPlainObject(spec.forProvider) ? spec.forProvider : {};
-  const annotated = resource.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
-  const named = typeof fp[nameField] === 'string' && fp[nameField] !== '' ? fp[nameField] : undefined;
-  const name =
-    annotated !== undefined && annotated !== ''
-      ? checkedAzureName(kind, annotated)
-      : named !== undefined
-        ? checkedAzureName(kind, named)
-        : defaultAzureName(kind, resource.metadata.namespace ?? '', resource.metadata.name ?? '');
-  const providerSpec = provider && isPlainObject(provider.spec) ? provider.spec : {};
-  const location = isLocation(fp.location) ? fp.location : isLocation(providerSpec.region) ? providerSpec.region : undefined;
   const redundancy = (AZURE_REDUNDANCIES as readonly unknown[]).includes(fp.redundancy) ? (fp.redundancy as AzureRedundancy) : 'LRS';
   const days = typeof fp.sasValidityDays === 'number' && fp.sasValidityDays >= 1 ? fp.sasValidityDays : DEFAULT_SAS_VALIDITY_DAYS;
   const capacity = isPlainObject(spec.capabilities) && isPlainObject(spec.capabilities.capacity) ? spec.capabilities.capacity : {};
