@@ -158,9 +158,11 @@ describe('Conductor HttpClient against the server', () => {
         namespace: 'cl',
         name: 'controller-lock',
         identity: id,
-        leaseDurationMs: 1000,
-        renewDeadlineMs: 700,
-        retryPeriodMs: 100,
+        // Long enough that a loaded machine (two test files at once on two cores) does not make
+        // the leader miss its renew deadline, which would rightly end its leadership.
+        leaseDurationMs: 3000,
+        renewDeadlineMs: 2000,
+        retryPeriodMs: 200,
         onStartedLeading: () => {
           leading.push(id);
         },
@@ -171,8 +173,8 @@ describe('Conductor HttpClient against the server', () => {
     await eventually(() => leading.length === 1, 'a leader');
     b.start();
     // Something that must NOT happen (b leading while a renews) takes a wait: longer than the
-    // lease (1000 ms), so b would have taken over had a stopped renewing.
-    await new Promise((r) => setTimeout(r, 1500));
+    // lease (3000 ms), so b would have taken over had a stopped renewing.
+    await new Promise((r) => setTimeout(r, 3500));
     assert.deepEqual(leading, ['a']);
     assert.equal(b.isLeader(), false);
     await a.stop();
