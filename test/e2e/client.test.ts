@@ -150,7 +150,7 @@ describe('Conductor HttpClient against the server', () => {
     }
   });
 
-  test('leader election: exactly one leader; the other takes over when it stops', async () => {
+  test('leader election: exactly one leader; the other takes over when it stops', async (t) => {
     const leading: string[] = [];
     const make = (id: string) =>
       new LeaderElector({
@@ -169,6 +169,11 @@ describe('Conductor HttpClient against the server', () => {
       });
     const a = make('a');
     const b = make('b');
+    // Stopped whatever happens: a running elector keeps the test process alive.
+    t.after(async () => {
+      await a.stop();
+      await b.stop();
+    });
     a.start();
     await eventually(() => leading.length === 1, 'a leader');
     b.start();
