@@ -72,6 +72,14 @@ template: {apiVersion: database.memory.conductor.io/v1alpha1, kind: MemoryDataba
     await kubectlOk(suite.server, ['get', 'postgresqlinstance', 'far', '-n', NS]);
   });
 
+  test('a region of any characters (not Latin-1) is warned about, not a 500: kubectl shows the characters as U+XXXX', async () => {
+    const r = await apply(pgClaim('tokyo', '{requirements: {region: "日本"}}'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(warnings(r.stderr), [
+      'Warning: spec.requirements.region "U+65E5U+672C": no class or resource of kind PostgreSQLInstance serves it; regions served: eu-west-1, us-east-1',
+    ]);
+  });
+
   test('a region group above a served region, and a claim naming no region or profile, get no warning', async () => {
     const group = await apply(pgClaim('near', '{requirements: {region: north-america}}'));
     assert.equal(group.code, 0, group.stderr);

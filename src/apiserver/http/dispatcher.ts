@@ -2,6 +2,7 @@
  * The HTTP front of the API server: authenticate → route → authorize → handle, writing
  * JSON, Tables, discovery documents and watch streams, and Status objects for every error.
  */
+import { warningHeaderValue } from './warning-header.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -872,7 +873,7 @@ function partialMeta(obj: KObject, version: string): object {
 
 function warningHeaders(ctx: RequestContext): Record<string, string[]> {
   if (ctx.warnings.length === 0) return {};
-  return { Warning: ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+  return { Warning: ctx.warnings.map(warningHeaderValue) };
 }
 
 export function peerCertificate(req: IncomingMessage): { cert: ReturnType<TLSSocket['getPeerCertificate']> | undefined; verified: boolean } {
