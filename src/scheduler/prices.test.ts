@@ -36,8 +36,38 @@ describe('PriceMemo', () => {
     assert.equal(memo.priceOf(big, b).amount, 10);
     assert.deepEqual(calls, ['a:2Gi', 'b:2Gi', 'c:2Gi', 'b:10Gi'], 'a second claim of the same size is priced from memory');
     assert.deepEqual(
-      memo.compared(small, a).map((p) => `${p.candidate} ${p.price.amount ?? '-'}${p.chosen ? ' chosen' : ''}`),
+      memo.compared(small, a).listed.map((p) => `${p.candidate} ${p.price.amount ?? '-'}${p.chosen ? ' chosen' : ''}`),
       ['conductor-system/a 5 chosen', 'conductor-system/c 1', 'conductor-system/b 2'],
+    );
+  });
+
+  test('compared lists the chosen and the cheapest few of many, counts the rest, and forgets them', () => {
+    const table: Record<string, CandidatePrice> = {};
+    const classes = Array.from({ length: 20 }, (_, i) => resourceClass({ name: `c${String(i).padStart(2, '0')}` }));
+    // c19 is the cheapest, c00 the dearest; c05 and c06 cost the same; c10 has no price.
+    classes.forEach((c, i) => (table[c.name] = i === 10 ? { note: 'none' } : USD(i === 6 ? 100 - 5 : 100 - i)));
+    const memo = new PriceMemo(tablePricer(table));
+    const cl = claim();
+    for (const c of classes) memo.priceOf(cl, c);
+    const { listed, total } = memo.compared(cl, classes[0]);
+    assert.equal(total, 20);
+    assert.deepEqual(
+      listed.map((p) => `${p.candidate.replace('conductor-system/', '')} ${p.price.amount ?? '-'}${p.chosen ? ' chosen' : ''}`),
+      ['c00 100 chosen', 'c19 81', 'c18 82', 'c17 83', 'c16 84', 'c15 85', 'c14 86', 'c13 87', 'c12 88'],
+    );
+    assert.match(pricesMessage(listed, undefined, total), /, 11 more$/);
+    assert.deepEqual(memo.compared(cl, classes[0]), { listed: [], total: 0 }, "a decision's prices are forgotten once listed");
+    // Of equal prices, the first priced is listed; the unpriced come last.
+    const few = claim({ name: 'few' });
+    for (const c of [classes[10], classes[6], classes[5]]) memo.priceOf(few, c);
+    assert.deepEqual(
+      memo.compared(few, undefined, 1).listed.map((p) => p.candidate),
+      ['conductor-system/c06'],
+    );
+    assert.deepEqual(
+      memo.compared(few).listed.map((p) => p.candidate),
+      [],
+      'forgotten after the first listing',
     );
   });
 

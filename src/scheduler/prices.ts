@@ -54,18 +54,35 @@ export class PriceMemo {
     return price;
   }
 
-  /** compared lists the prices asked for `claim` so far: `chosen` first, then cheapest first, unpriced last, then by name. */
-  compared(claim: ClaimInfo, chosen?: Candidate): ComparedPrice[] {
+  /**
+   * compared lists the prices asked for `claim` in this decision, and forgets them: `chosen`
+   * first, then at most `max` others, cheapest first (of equal prices, those priced first),
+   * unpriced last; the listed ones in that order, equal prices by name. `total` counts every
+   * candidate priced (a decision may price hundreds; only the listed ones get names).
+   */
+  compared(claim: ClaimInfo, chosen?: Candidate, max = MAX_LISTED_PRICES): { listed: ComparedPrice[]; total: number } {
     const mine = this.seen.get(claim);
-    if (mine === undefined) return [];
-    const out: ComparedPrice[] = [];
-    for (const [c, price] of mine) out.push({ candidate: candidateName(c), type: c.type, price, ...(c === chosen ? { chosen: true } : {}) });
-    return out.sort(
-      (a, b) =>
-        Number(b.chosen === true) - Number(a.chosen === true) ||
-        (a.price.amount ?? Infinity) - (b.price.amount ?? Infinity) ||
-        (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0),
-    );
+    this.seen.delete(claim);
+    if (mine === undefined) return { listed: [], total: 0 };
+    // The `max` cheapest others, kept sorted by amount (stable: of equal amounts, the first priced stays ahead).
+    const cheapest: [Candidate, CandidatePrice][] = [];
+    const amount = (p: CandidatePrice) => p.amount ?? Infinity;
+    for (const entry of mine) {
+      if (entry[0] === chosen || max <= 0) continue;
+      const a = amount(entry[1]);
+      if (cheapest.length === max && a >= amount(cheapest[max - 1][1])) continue;
+      let i = cheapest.length;
+      while (i > 0 && amount(cheapest[i - 1][1]) > a) i--;
+      cheapest.splice(i, 0, entry);
+      if (cheapest.length > max) cheapest.pop();
+    }
+    const others = cheapest
+      .map(([c, price]): ComparedPrice => ({ candidate: candidateName(c), type: c.type, price }))
+      .sort((x, y) => amount(x.price) - amount(y.price) || (x.candidate < y.candidate ? -1 : x.candidate > y.candidate ? 1 : 0));
+    const winner = chosen === undefined ? undefined : mine.get(chosen);
+    const listed =
+      chosen !== undefined && winner !== undefined ? [{ candidate: candidateName(chosen), type: chosen.type, price: winner, chosen: true }, ...others] : others;
+    return { listed, total: mine.size };
   }
 }
 
@@ -96,9 +113,10 @@ export function formatPrice(p: CandidatePrice): string {
 /**
  * pricesMessage is the part of a Scheduled message that lists the prices compared, e.g.
  * `monthly prices: chose conductor-system/s3-standard 0.25 USD; compared: conductor-system/local 0.00 USD, conductor-system/blob 0.20 USD (over the claim's 0.10 USD)`.
- * Empty when nothing was priced.
+ * `total` is how many were priced in all (PriceMemo.compared lists only some): the rest are
+ * summed up as `N more`. Empty when nothing was priced.
  */
-export function pricesMessage(prices: readonly ComparedPrice[], limit: Money | undefined): string {
+export function pricesMessage(prices: readonly ComparedPrice[], limit: Money | undefined, total = prices.length): string {
   if (prices.length === 0) return '';
   const word = (p: ComparedPrice) => {
     let s = `${p.candidate} ${formatPrice(p.price)}`;
@@ -109,7 +127,8 @@ export function pricesMessage(prices: readonly ComparedPrice[], limit: Money | u
   const chosen = prices[0].chosen === true ? prices[0] : undefined;
   const others = chosen === undefined ? prices : prices.slice(1);
   const listed = others.slice(0, MAX_LISTED_PRICES).map(word);
-  if (others.length > MAX_LISTED_PRICES) listed.push(`${others.length - MAX_LISTED_PRICES} more`);
+  const unlisted = Math.max(total, prices.length) - (chosen === undefined ? 0 : 1) - listed.length;
+  if (unlisted > 0) listed.push(`${unlisted} more`);
   const parts: string[] = [];
   if (chosen !== undefined) parts.push(`chose ${word(chosen)}`);
   if (listed.length > 0) parts.push(`compared: ${listed.join(', ')}`);

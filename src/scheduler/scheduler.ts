@@ -351,11 +351,11 @@ export class Scheduler {
     if (ev.feasible.length === 0) {
       const failures = ev.tally.list();
       const hints = ev.universe === 'kind' && ev.total > 0 ? fitHints(claim, this.candidatesOfKind(claim), failures, inRegionOf(p, claim)) : [];
-      const prices = this.prices.compared(claim);
+      const { listed: prices, total: priced } = this.prices.compared(claim);
       return {
         decision: { type: 'none' },
         explanation: {
-          message: withHints(withPrices(unschedulableMessage(claim, ev.universe, ev.total, failures), prices, claim), hints),
+          message: withHints(withPrices(unschedulableMessage(claim, ev.universe, ev.total, failures), prices, priced, claim), hints),
           total: ev.total,
           feasible: 0,
           failures,
@@ -393,13 +393,14 @@ export class Scheduler {
     const reserved = mine.length > 0;
     // The winner's price is in the list even when nothing else asked for it (no limit, scored by tiers).
     if (p.ctx.pricing) p.ctx.priceOf(claim, best);
-    const prices = this.prices.compared(claim, best);
+    const { listed: prices, total: priced } = this.prices.compared(claim, best);
     return {
       decision: best.type === 'resource' ? { type: 'resource', candidate: best } : { type: 'class', candidate: best },
       explanation: {
         message: withPrices(
           chosenMessage(best, ev.feasible.length, ev.total, scores, bestTotal, reserved, ev.unchecked, failures, otherTargetsOf(best, ev.feasible)),
           prices,
+          priced,
           claim,
         ),
         total: ev.total,
@@ -447,8 +448,8 @@ function inRegionOf(p: Pipeline, claim: ClaimInfo): (c: Candidate) => boolean {
 const HINT_CANDIDATES = 10_000;
 
 /** withPrices appends the prices compared (pricesMessage) to a Scheduled message, after `; `. */
-function withPrices(message: string, prices: Parameters<typeof pricesMessage>[0], claim: ClaimInfo): string {
-  const words = pricesMessage(prices, claim.requirements.maxMonthlyPrice);
+function withPrices(message: string, prices: Parameters<typeof pricesMessage>[0], total: number, claim: ClaimInfo): string {
+  const words = pricesMessage(prices, claim.requirements.maxMonthlyPrice, total);
   return words === '' ? message : `${message}; ${words}`;
 }
 

@@ -264,7 +264,8 @@ export interface Explanation {
   readonly failures: readonly FailureCount[];
   /**
    * The monthly prices compared for this claim (by the Cost filter and the LowestCost score),
-   * the chosen candidate first, then cheapest first; absent when none was priced.
+   * the chosen candidate first, then at most MAX_LISTED_PRICES others, cheapest first (the
+   * message says how many more were priced); absent when none was priced.
    */
   readonly prices?: readonly ComparedPrice[];
   /** For a decision: the winner's score per plugin, and their weighted sum. */

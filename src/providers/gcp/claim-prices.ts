@@ -5,9 +5,7 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import type { MonthlyPrice, NoPrice } from '../prices.js';
-import { cloudSqlSettings } from './cloudsql-instance.js';
-import { bucketSettings } from './gcs-bucket.js';
-import { memorystoreSettings } from './memorystore-instance.js';
+import { bucketSettings, cloudSqlSettings, memorystoreSettings } from './kind-settings.js';
 import { CLOUD_SQL_PRICES, GCS_PRICES, MEMORYSTORE_PRICES, PUBSUB_PRICES, SPANNER_PRICES } from './price-table.js';
 import { cloudSqlMonthlyPrice, gcsMonthlyPrice, memorystoreMonthlyPrice, pubSubMonthlyPrice, spannerMonthlyPrice } from './prices.js';
 import { forProviderOf, integerOr, regionOf, sizeOf } from './settings.js';

@@ -18,20 +18,17 @@
  * invalid-parameter errors become conditions (errors.ts).
  */
 import type { KObject } from '../../machinery/object.js';
-import { sharePartsHash } from '../share-names.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import { uriHost } from '../uri-host.js';
 import type { GcpCredentials } from './credentials.js';
 import { bounded, GcpError, gcpError, GRPC, grpcCodeOf } from './errors.js';
 import type { CloudSQLInstance } from './kinds.js';
-import { checkedGcpName } from './names.js';
 import { sqlPassword } from './passwords.js';
 import { pollWithBackoff } from './poll.js';
-import { CLOUD_SQL_PRICES, type GcpRegion } from './price-table.js';
+import { CLOUD_SQL_PRICES } from './price-table.js';
 import { cloudSqlMonthlyPrice, priceStatus } from './prices.js';
 import { sqlClientsOf, type SqlClients } from './rest-clients.js';
-import { externalOrNamed, forProviderOf, integerOr, regionOf } from './settings.js';
-import { cloudSqlTierOf } from './tiers.js';
+import { cloudSqlSettings, type CloudSqlSettings } from './kind-settings.js';
 
 const CALL_MS = 60_000;
 /** How long create waits for RUNNABLE before leaving the rest to the next observations. */
@@ -40,52 +37,6 @@ const OPERATION_WAIT_MS = 30_000;
 export const OWNER_LABEL = 'conductor-io-owner';
 /** The user Cloud SQL makes with a PostgreSQL instance (root for MySQL), whose password Conductor sets and never publishes. */
 const ROOT = { POSTGRES: 'postgres', MYSQL: 'root' } as const;
-
-/** A CloudSqlSettings is what a resource asks of Cloud SQL. */
-export interface CloudSqlSettings {
-  id: string;
-  region: GcpRegion;
-  engine: 'POSTGRES' | 'MYSQL';
-  databaseVersion: string;
-  tier: string;
-  storageGb: number;
-  highAvailability: boolean;
-  publicIp: boolean;
-  databaseName: string;
-  username: string;
-  owner: string;
-}
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-/** cloudSqlSettings reads a resource; a GcpError (InvalidArgument) says what Cloud SQL would refuse, before asking it. */
-export function cloudSqlSettings(resource: KObject, provider: KObject | undefined): CloudSqlSettings {
-  const fp = forProviderOf(resource);
-  const id = externalOrNamed(resource, 'sqlInstance', 'instanceId');
-  const region = regionOf(resource, provider);
-  if (!region) throw new GcpError('InvalidArgument', `Cloud SQL instance ${id} has no region: set spec.forProvider.region or the Provider's spec.region`);
-  const engine = fp.engine === 'MYSQL' ? 'MYSQL' : 'POSTGRES';
-  const databaseVersion = str(fp.databaseVersion) ?? (engine === 'MYSQL' ? 'MYSQL_8_0' : 'POSTGRES_16');
-  if (!databaseVersion.startsWith(`${engine}_`)) {
-    throw new GcpError('InvalidArgument', `spec.forProvider.databaseVersion ${databaseVersion} is not a version of engine ${engine}`);
-  }
-  const tier = str(fp.tier) ?? 'db-custom-1-3840';
-  const t = cloudSqlTierOf(tier);
-  if ('problem' in t) throw new GcpError('InvalidArgument', `spec.forProvider.tier: ${t.problem}`);
-  return {
-    id,
-    region,
-    engine,
-    databaseVersion,
-    tier,
-    storageGb: integerOr(fp.storageGb, 10, 65_536, 10),
-    highAvailability: fp.highAvailability === true,
-    publicIp: fp.publicIp !== false,
-    databaseName: checkedGcpName('sqlName', str(fp.databaseName) ?? 'app'),
-    username: checkedGcpName('sqlName', str(fp.username) ?? 'app'),
-    owner: sharePartsHash([resource.metadata.namespace ?? '', resource.metadata.name ?? '']),
-  };
-}
 
 /** The parts of an instance (as the SDK decodes it) this client reads. */
 interface SqlInstance {

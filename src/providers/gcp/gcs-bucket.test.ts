@@ -4,7 +4,8 @@ import { Storage } from '@google-cloud/storage';
 import { startFakeCloudStorage, type FakeCloudStorage } from '../../../test/support/fake-gcp-storage.js';
 import { gcpCredentialsFrom } from './credentials.js';
 import type { GcpError } from './errors.js';
-import { GcsBucketClient, bucketSettings, OWNER_LABEL } from './gcs-bucket.js';
+import { GcsBucketClient, OWNER_LABEL } from './gcs-bucket.js';
+import { bucketSettings } from './kind-settings.js';
 import { gcsBucketKind, type GCSBucket } from './kinds.js';
 
 const provider = {

@@ -15,51 +15,19 @@
  */
 import type { Bucket, Storage } from '@google-cloud/storage';
 import type { KObject } from '../../machinery/object.js';
-import { sharePartsHash } from '../share-names.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import type { GcpCredentials } from './credentials.js';
 import { bounded, GcpError, gcpError, GRPC, grpcCodeOf } from './errors.js';
 import type { GCSBucket } from './kinds.js';
-import { bucketGcpName, checkedGcpName } from './names.js';
-import { GCS_PRICES, GCS_STORAGE_CLASSES, type GcpRegion, type GcsStorageClass } from './price-table.js';
+import { GCS_PRICES } from './price-table.js';
 import { gcsMonthlyPrice, priceStatus } from './prices.js';
 import { storageOf } from './rest-clients.js';
-import { forProviderOf, regionOf, sizeOf } from './settings.js';
-import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
+import { sizeOf } from './settings.js';
+import { bucketSettings, type BucketSettings } from './kind-settings.js';
 
 const CALL_MS = 60_000;
 export const OWNER_LABEL = 'conductor-io-owner';
 const PUBLIC_READER = { role: 'roles/storage.objectViewer', members: ['allUsers'] };
-
-/** What a resource asks of Cloud Storage. */
-export interface BucketSettings {
-  name: string;
-  region: GcpRegion;
-  storageClass: GcsStorageClass;
-  versioning: boolean;
-  publicRead: boolean;
-  forceDestroy: boolean;
-  owner: string;
-}
-
-/** bucketSettings reads a resource: the name is the annotation's, else the spec's, else one derived from the project, namespace and name. */
-export function bucketSettings(resource: KObject, provider: KObject | undefined, project: string): BucketSettings {
-  const fp = forProviderOf(resource);
-  const annotated = resource.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
-  const given = annotated !== undefined && annotated !== '' ? annotated : typeof fp.bucketName === 'string' && fp.bucketName !== '' ? fp.bucketName : undefined;
-  const name = given !== undefined ? checkedGcpName('bucket', given) : bucketGcpName(project, resource.metadata.namespace ?? '', resource.metadata.name ?? '');
-  const region = regionOf(resource, provider);
-  if (!region) throw new GcpError('InvalidArgument', `bucket ${name} has no region: set spec.forProvider.region or the Provider's spec.region`);
-  return {
-    name,
-    region,
-    storageClass: (GCS_STORAGE_CLASSES as readonly unknown[]).includes(fp.storageClass) ? (fp.storageClass as GcsStorageClass) : 'STANDARD',
-    versioning: fp.versioning === true,
-    publicRead: fp.publicRead === true,
-    forceDestroy: fp.forceDestroy === true,
-    owner: sharePartsHash([resource.metadata.namespace ?? '', resource.metadata.name ?? '']),
-  };
-}
 
 interface BucketMetadata {
   location?: string;

@@ -4,7 +4,8 @@ import { startFakeMemorystore, type FakeMemorystore } from '../../../test/suppor
 import { gcpCredentialsFrom } from './credentials.js';
 import type { GcpError } from './errors.js';
 import { memorystoreInstanceKind, type MemorystoreInstance } from './kinds.js';
-import { MemorystoreInstanceClient, memorystoreSettings, OWNER_LABEL } from './memorystore-instance.js';
+import { MemorystoreInstanceClient, OWNER_LABEL } from './memorystore-instance.js';
+import { memorystoreSettings } from './kind-settings.js';
 
 const provider = {
   apiVersion: 'core.conductor.io/v1alpha1',

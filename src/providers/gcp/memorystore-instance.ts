@@ -15,62 +15,21 @@
  * - delete deletes it; a gone one is done.
  */
 import type { KObject } from '../../machinery/object.js';
-import { sharePartsHash } from '../share-names.js';
 import type { CallOptions, ConnectionDetails, ExternalClient, ExternalCreation, ExternalObservation, ExternalUpdate } from '../spi.js';
 import { uriHost } from '../uri-host.js';
 import type { GcpCredentials } from './credentials.js';
 import { bounded, GcpError, gcpError, GRPC, grpcCodeOf } from './errors.js';
 import type { MemorystoreInstance } from './kinds.js';
 import { pollWithBackoff } from './poll.js';
-import { MEMORYSTORE_PRICES, type GcpRegion, type MemorystoreTier } from './price-table.js';
+import { MEMORYSTORE_PRICES } from './price-table.js';
 import { memorystoreMonthlyPrice, priceStatus } from './prices.js';
 import { redisClientOf } from './rest-clients.js';
-import { externalOrNamed, forProviderOf, integerOr, regionOf } from './settings.js';
+import { memorystoreSettings, type MemorystoreSettings } from './kind-settings.js';
 
 const CALL_MS = 60_000;
 const OPERATION_WAIT_MS = 30_000;
 /** The label of an instance Conductor made: a hash of the namespace and name of the resource that made it. */
 export const OWNER_LABEL = 'conductor-io-owner';
-
-/** What a resource asks of Memorystore. */
-export interface MemorystoreSettings {
-  id: string;
-  region: GcpRegion;
-  /** projects/P/locations/R/instances/I */
-  name: string;
-  tier: MemorystoreTier;
-  memorySizeGb: number;
-  redisVersion?: string;
-  authEnabled: boolean;
-  transitEncryption: boolean;
-  evictionPolicy?: string;
-  owner: string;
-}
-
-/** memorystoreSettings reads a resource; a GcpError (InvalidArgument) says what Memorystore would refuse, before asking it. */
-export function memorystoreSettings(resource: KObject, provider: KObject | undefined, project: string): MemorystoreSettings {
-  const fp = forProviderOf(resource);
-  const id = externalOrNamed(resource, 'redisInstance', 'instanceId');
-  const region = regionOf(resource, provider);
-  if (!region) throw new GcpError('InvalidArgument', `Memorystore instance ${id} has no region: set spec.forProvider.region or the Provider's spec.region`);
-  const tier: MemorystoreTier = fp.tier === 'STANDARD_HA' ? 'STANDARD_HA' : 'BASIC';
-  const size = fp.memorySizeGb ?? 1;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > 300) {
-    throw new GcpError('InvalidArgument', `spec.forProvider.memorySizeGb ${JSON.stringify(size)} is not offered: Memorystore for Redis has 1 to 300 GB`);
-  }
-  return {
-    id,
-    region,
-    name: `projects/${project}/locations/${region}/instances/${id}`,
-    tier,
-    memorySizeGb: integerOr(size, 1, 300, 1),
-    ...(typeof fp.redisVersion === 'string' && fp.redisVersion !== '' ? { redisVersion: fp.redisVersion } : {}),
-    authEnabled: fp.authEnabled !== false,
-    transitEncryption: fp.transitEncryption === true,
-    ...(typeof fp.evictionPolicy === 'string' && fp.evictionPolicy !== '' ? { evictionPolicy: fp.evictionPolicy } : {}),
-    owner: sharePartsHash([resource.metadata.namespace ?? '', resource.metadata.name ?? '']),
-  };
-}
 
 interface RedisInstance {
   state?: unknown;

@@ -1,21 +1,18 @@
 /**
  * An S3Admin does the few bucket operations the provider needs — list, create, empty and
  * delete buckets — with the AWS SDK (`@aws-sdk/client-s3`: SigV4 signing, XML, errors).
- * Path-style addressing: `<endpoint>/<bucket>/<key>`.
+ * Path-style addressing: `<endpoint>/<bucket>/<key>`. The SDK loads with the first request, not
+ * with the local provider: a Conductor that serves no bucket never loads it.
  */
-import {
-  CreateBucketCommand,
-  DeleteBucketCommand,
-  DeleteObjectCommand,
-  HeadBucketCommand,
-  ListBucketsCommand,
-  ListObjectsCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Agent } from 'node:http';
 import { abortReason } from '../../../machinery/abort.js';
+import { lazyModule } from '../../lazy-module.js';
 import type { KeyPair } from './sigv4.js';
+
+/** The S3 SDK, loaded by the first request. */
+const s3Sdk = lazyModule(() => import('@aws-sdk/client-s3'));
+type S3Sdk = Awaited<ReturnType<typeof s3Sdk>>;
 
 export interface S3AdminOptions {
   /** The server's base URL, e.g. http://127.0.0.1:4568. */
@@ -46,17 +43,43 @@ export class S3Error extends Error {
  * signal's reason; each request also has its own timeout.
  */
 export class S3Admin {
-  private readonly client: S3Client;
+  private readonly options: S3AdminOptions;
+  private client: S3Client | undefined;
   private readonly timeoutMs: number;
   private readonly signal: AbortSignal | undefined;
 
   constructor(options: S3AdminOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.signal = options.signal;
-    this.client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region,
-      credentials: { accessKeyId: options.credentials.accessKeyId, secretAccessKey: options.credentials.secretAccessKey },
+    this.options = options;
+  }
+
+  /**
+   * send runs one command with the per-request timeout and the call's signal, turning S3
+   * error responses into S3Errors and an abort of the call into the signal's reason.
+   */
+  private async send<T>(what: string, run: (s3: S3Sdk, client: S3Client, abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const sdk = await s3Sdk();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    try {
+      this.signal?.throwIfAborted();
+      return await run(sdk, this.clientOf(sdk), this.signal ? AbortSignal.any([this.signal, timeout]) : timeout);
+    } catch (err) {
+      if (this.signal?.aborted) throw abortReason(this.signal);
+      if (err instanceof sdk.S3ServiceException) {
+        const status = err.$metadata.httpStatusCode ?? 0;
+        const message = err.message && err.message !== err.name && err.message !== 'UnknownError' ? `: ${err.message}` : '';
+        throw new S3Error(status, err.name, `cannot ${what}: ${err.name} (HTTP ${status})${message}`);
+      }
+      throw err;
+    }
+  }
+
+  private clientOf(sdk: S3Sdk): S3Client {
+    this.client ??= new sdk.S3Client({
+      endpoint: this.options.endpoint,
+      region: this.options.region,
+      credentials: { accessKeyId: this.options.credentials.accessKeyId, secretAccessKey: this.options.credentials.secretAccessKey },
       forcePathStyle: true,
       // No idle keep-alive sockets: an S3Admin is made per use and simply dropped.
       requestHandler: { httpAgent: new Agent({ keepAlive: false }) },
@@ -66,38 +89,19 @@ export class S3Admin {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
-  }
-
-  /**
-   * send runs one command with the per-request timeout and the call's signal, turning S3
-   * error responses into S3Errors and an abort of the call into the signal's reason.
-   */
-  private async send<T>(what: string, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    try {
-      this.signal?.throwIfAborted();
-      return await run(this.signal ? AbortSignal.any([this.signal, timeout]) : timeout);
-    } catch (err) {
-      if (this.signal?.aborted) throw abortReason(this.signal);
-      if (err instanceof S3ServiceException) {
-        const status = err.$metadata.httpStatusCode ?? 0;
-        const message = err.message && err.message !== err.name && err.message !== 'UnknownError' ? `: ${err.message}` : '';
-        throw new S3Error(status, err.name, `cannot ${what}: ${err.name} (HTTP ${status})${message}`);
-      }
-      throw err;
-    }
+    return this.client;
   }
 
   /** listBuckets returns the names of every bucket. */
   async listBuckets(): Promise<string[]> {
-    const out = await this.send('list buckets', (abortSignal) => this.client.send(new ListBucketsCommand({}), { abortSignal }));
+    const out = await this.send('list buckets', (s3, client, abortSignal) => client.send(new s3.ListBucketsCommand({}), { abortSignal }));
     return (out.Buckets ?? []).map((b) => b.Name ?? '').filter((n) => n !== '');
   }
 
   /** bucketExists says whether the bucket exists. */
   async bucketExists(bucket: string): Promise<boolean> {
     try {
-      await this.send(`look up bucket ${bucket}`, (abortSignal) => this.client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal }));
+      await this.send(`look up bucket ${bucket}`, (s3, client, abortSignal) => client.send(new s3.HeadBucketCommand({ Bucket: bucket }), { abortSignal }));
       return true;
     } catch (err) {
       if (err instanceof S3Error && err.status === 404) return false;
@@ -108,7 +112,7 @@ export class S3Admin {
   /** createBucket makes the bucket exist; one that already exists is fine. */
   async createBucket(bucket: string): Promise<void> {
     try {
-      await this.send(`create bucket ${bucket}`, (abortSignal) => this.client.send(new CreateBucketCommand({ Bucket: bucket }), { abortSignal }));
+      await this.send(`create bucket ${bucket}`, (s3, client, abortSignal) => client.send(new s3.CreateBucketCommand({ Bucket: bucket }), { abortSignal }));
     } catch (err) {
       if (!(err instanceof S3Error) || err.status !== 409) throw err;
       if (err.code === 'BucketAlreadyOwnedByYou' || (await this.bucketExists(bucket))) return;
@@ -123,8 +127,8 @@ export class S3Admin {
     for (;;) {
       let page;
       try {
-        page = await this.send(`list the objects of bucket ${bucket}`, (abortSignal) =>
-          this.client.send(new ListObjectsCommand({ Bucket: bucket, ...(marker ? { Marker: marker } : {}) }), { abortSignal }),
+        page = await this.send(`list the objects of bucket ${bucket}`, (s3, client, abortSignal) =>
+          client.send(new s3.ListObjectsCommand({ Bucket: bucket, ...(marker ? { Marker: marker } : {}) }), { abortSignal }),
         );
       } catch (err) {
         if (err instanceof S3Error && err.status === 404) return keys;
@@ -140,8 +144,8 @@ export class S3Admin {
   /** deleteObject removes one object; a missing one is fine. */
   async deleteObject(bucket: string, key: string): Promise<void> {
     try {
-      await this.send(`delete object ${key} of bucket ${bucket}`, (abortSignal) =>
-        this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal }),
+      await this.send(`delete object ${key} of bucket ${bucket}`, (s3, client, abortSignal) =>
+        client.send(new s3.DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal }),
       );
     } catch (err) {
       if (err instanceof S3Error && err.status === 404) return;
@@ -166,7 +170,7 @@ export class S3Admin {
   async deleteBucket(bucket: string): Promise<void> {
     await this.emptyBucket(bucket);
     try {
-      await this.send(`delete bucket ${bucket}`, (abortSignal) => this.client.send(new DeleteBucketCommand({ Bucket: bucket }), { abortSignal }));
+      await this.send(`delete bucket ${bucket}`, (s3, client, abortSignal) => client.send(new s3.DeleteBucketCommand({ Bucket: bucket }), { abortSignal }));
     } catch (err) {
       if (err instanceof S3Error && err.status === 404) return;
       throw err;
