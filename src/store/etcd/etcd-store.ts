@@ -374,15 +374,16 @@ export class EtcdStore implements Store {
       this.txn(
         {
           compare: [{ result: CompareResult.equal, target: CompareTarget.createRevision, key: k, create_revision: 0 }],
-          success: [{ request_put: { key: k, value } }, { request_range: { key: k } }],
+          // No read-back: a created key's create and mod revisions are the transaction's revision.
+          success: [{ request_put: { key: k, value } }],
           failure: [{ request_range: { key: k } }],
         },
         `create ${key}`,
       ),
     );
-    const current = this.rangeResult(res, res.succeeded ? 1 : 0);
-    if (!res.succeeded) throw new StoreError('exists', `cannot create ${key}: the key already exists`, current);
-    return this.written(current, key, res);
+    if (!res.succeeded) throw new StoreError('exists', `cannot create ${key}: the key already exists`, this.rangeResult(res, 0));
+    const revision = this.writeRevision(key, res);
+    return { key, value: value.toString('utf8'), createRevision: revision, modRevision: revision };
   }
 
   async update(key: string, expectedModRevision: number, encode: ValueEncoder): Promise<KeyValue> {
@@ -396,18 +397,21 @@ export class EtcdStore implements Store {
             { result: CompareResult.greater, target: CompareTarget.version, key: k, version: 0 },
             { result: CompareResult.equal, target: CompareTarget.modRevision, key: k, mod_revision: expectedModRevision },
           ],
-          success: [{ request_put: { key: k, value } }, { request_range: { key: k } }],
+          // The create revision read back without the value (the caller has it).
+          success: [{ request_put: { key: k, value } }, { request_range: { key: k, keys_only: true } }],
           failure: [{ request_range: { key: k } }],
         },
         `update ${key}`,
       ),
     );
-    const current = this.rangeResult(res, res.succeeded ? 1 : 0);
     if (!res.succeeded) {
+      const current = this.rangeResult(res, 0);
       if (!current) throw new StoreError('not-found', `cannot update ${key}: the key does not exist`);
       throw conflict('update', key, expectedModRevision, current);
     }
-    return this.written(current, key, res);
+    const written = res.responses[1]?.response_range?.kvs[0];
+    if (!written) throw new Error(`cannot update ${key}: etcd did not return the written key (revision ${res.header?.revision ?? '?'})`);
+    return { key, value: value.toString('utf8'), createRevision: written.create_revision, modRevision: written.mod_revision };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -437,9 +441,11 @@ export class EtcdStore implements Store {
     return raw ? this.keys.toKeyValue(raw) : undefined;
   }
 
-  private written(kv: KeyValue | undefined, key: string, res: TxnResponse): KeyValue {
-    if (!kv) throw new Error(`cannot write ${key}: etcd did not return the written value (revision ${res.header?.revision ?? '?'})`);
-    return kv;
+  /** writeRevision is the revision of a write transaction's put: etcd's revision after it. */
+  private writeRevision(key: string, res: TxnResponse): number {
+    const revision = res.header?.revision ?? 0;
+    if (revision <= 0) throw new Error(`cannot write ${key}: etcd acknowledged the write without its revision`);
+    return revision;
   }
 
   // ---- watch ----
