@@ -57,10 +57,12 @@ export class ObjectStore {
    * else undefined. Saves a parse and a stringify on hot read paths.
    */
   rawIfExact(rt: ResourceType, kv: KeyValue, deleted = false): string | undefined {
-    if (!this.store.embedsRevision) return undefined;
     const apiVersion = groupVersion(rt);
     // The encoder writes apiVersion first when objects are built by the server.
     if (!kv.value.startsWith(`{"apiVersion":"${apiVersion}"`)) return undefined;
+    // A backend that assigns the revision while writing (etcd) stored no resourceVersion:
+    // it is spliced into the text, which is as good as a parse, a set and a stringify.
+    if (!this.store.embedsRevision) return withResourceVersion(kv.value, apiVersion.length, kv.modRevision);
     // A live value embeds its own revision; a delete event carries the last stored text
     // but the delete's revision, so that one must be re-encoded.
     return deleted ? undefined : kv.value;
@@ -121,6 +123,26 @@ function withRevision(obj: KObject, kv: KeyValue): KObject {
   const rv = String(kv.modRevision);
   if (obj.metadata.resourceVersion !== rv) obj.metadata.resourceVersion = rv;
   return obj;
+}
+
+const kindAndMetadata = /^,"kind":"[A-Za-z0-9]+","metadata":\{/;
+
+/**
+ * withResourceVersion puts `"resourceVersion":"<revision>"` first in the metadata of `text`,
+ * a stored object that starts `{"apiVersion":"<apiVersion>","kind":"<Kind>","metadata":{` (as
+ * the encoder writes it) and holds no resourceVersion anywhere (the encoder of a backend that
+ * assigns the revision itself leaves it out); undefined for any other text (the caller then
+ * parses it). `apiVersionLength` is the length of the apiVersion `text` starts with.
+ */
+export function withResourceVersion(text: string, apiVersionLength: number, revision: number): string | undefined {
+  const from = '{"apiVersion":"'.length + apiVersionLength + 1;
+  const head = kindAndMetadata.exec(text.slice(from, from + 120));
+  if (!head) return undefined;
+  // Also inside another field (an object reference, a copy in an annotation): parse to be sure.
+  if (text.includes('"resourceVersion":')) return undefined;
+  const at = from + head[0].length;
+  const rv = `"resourceVersion":"${revision}"`;
+  return text.slice(0, at) + rv + (text[at] === '}' ? '' : ',') + text.slice(at);
 }
 
 /** Translates a StoreError into the ApiError a client should see. */

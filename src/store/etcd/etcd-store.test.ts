@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { StoreError } from '../types.js';
-import { brief, json, recorder, waitFor } from '../testing/conformance.js';
+import { StoreError, type StoreEvent } from '../types.js';
+import { brief, describeEvent, json, recorder, waitFor } from '../testing/conformance.js';
 import { openEtcdStore } from './etcd-store.js';
 
 const missing = etcdMissing();
@@ -452,6 +452,140 @@ describe('etcd store: gets from the watch cache', { skip: missing }, () => {
       } finally {
         await writer.close();
       }
+    } finally {
+      await cached.close();
+    }
+  });
+});
+
+describe('etcd store: watches served by the watch cache', { skip: missing }, () => {
+  let cluster: EtcdCluster | undefined;
+  before(async () => {
+    cluster = await startEtcdCluster(1);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+  const open = (keyPrefix: string, extra = {}) => openEtcdStore({ endpoints: cluster!.endpoints, keyPrefix, compactionIntervalMs: 0, ...extra });
+
+  test("100 watchers of one prefix share the cache's etcd watch: every event in order, decoded once, previous values from memory", async () => {
+    const keyPrefix = freshPrefix();
+    const writer = await open(keyPrefix);
+    const plain = await open(keyPrefix);
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      const start = (await writer.create('/w/before', json({ n: 0 }))).modRevision;
+      await waitFor(() => (cached.readStats().cache?.revision ?? 0) >= start, 'the cache to see the first write');
+      const recs = Array.from({ length: 100 }, () => recorder());
+      for (const rec of recs) cached.watch('/w/', start, rec);
+      const other = recorder();
+      cached.watch('/other/', start, other);
+      // The same events from an etcd watch of its own (no cache): what the cached ones must match.
+      const want = recorder();
+      await plain.latestRevision();
+      plain.watch('/w/', start, want);
+      let rev = (await writer.create('/w/a', json({ n: 1 }))).modRevision;
+      rev = (await writer.update('/w/a', rev, json({ n: 2 }))).modRevision;
+      await writer.create('/other/x', json({}));
+      await writer.create('/w/b', json({ n: 3 }));
+      const last = (await writer.delete('/w/a', rev)).modRevision;
+      await waitFor(() => recs.every((r) => r.events.length === 4) && want.events.length === 4, 'every watcher to get 4 events');
+      assert.deepEqual(
+        want.events.map((e) => `${e.type} ${e.kv.key}@${e.kv.modRevision}`),
+        [`put /w/a@${last - 4}`, `put /w/a@${last - 3}`, `put /w/b@${last - 1}`, `delete /w/a@${last}`],
+      );
+      for (const rec of recs) {
+        assert.deepEqual(rec.events.map(describeEvent), want.events.map(describeEvent), 'the same events, previous values and all');
+        // The very objects of the first watcher: decoded once for all of them.
+        rec.events.forEach((e, i) => assert.equal(e.kv, recs[0].events[i].kv));
+        assert.deepEqual(rec.errors, []);
+      }
+      await waitFor(() => other.events.length === 1, 'the other prefix to get its event');
+      assert.equal(other.events[0].kv.key, '/other/x');
+      const stats = cached.readStats();
+      assert.deepEqual(stats.watchStarts, { cache: 101, etcd: 0 }, 'no etcd watch besides the cache');
+      assert.equal(stats.cache?.watchers, 101);
+      assert.equal(cached.watcherCount(), 101);
+    } finally {
+      await cached.close();
+      await plain.close();
+      await writer.close();
+    }
+  });
+
+  test('a watch from before the history the cache keeps gets an etcd watch of its own, with the same events', async () => {
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true, watchHistoryEvents: 3 });
+    try {
+      const revs: number[] = [];
+      for (let n = 0; n < 8; n++) revs.push((await cached.create(`/k${n}`, json({ n }))).modRevision);
+      await waitFor(() => (cached.readStats().cache?.revision ?? 0) >= revs[7], 'the cache to see every write');
+      assert.equal(cached.readStats().cache?.historyFloor, revs[4], 'the history holds the last 3 events');
+      const recent = recorder();
+      cached.watch('/', revs[4], recent);
+      const old = recorder();
+      cached.watch('/', revs[1], old);
+      await waitFor(() => recent.events.length === 3 && old.events.length === 6, 'both watches to catch up');
+      assert.deepEqual(
+        recent.events.map((e) => e.kv.key),
+        ['/k5', '/k6', '/k7'],
+      );
+      assert.deepEqual(
+        old.events.map((e) => e.kv.key),
+        ['/k2', '/k3', '/k4', '/k5', '/k6', '/k7'],
+      );
+      assert.deepEqual(cached.readStats().watchStarts, { cache: 1, etcd: 1 });
+      // Both go on live, each once.
+      await cached.create('/k8', json({ n: 8 }));
+      await waitFor(() => recent.events.length === 4 && old.events.length === 7, 'the next event on both');
+      assert.equal(recent.events[3].kv.key, '/k8');
+      assert.equal(old.events[6].kv.key, '/k8');
+    } finally {
+      await cached.close();
+    }
+  });
+
+  test('a paused watcher resumes from the history, or from etcd once the history moved past it: no gap, no duplicate', async () => {
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true, watchHistoryEvents: 4 });
+    try {
+      const start = cached.currentRevision();
+      let take = 1;
+      const rec = recorder();
+      const handlers = {
+        onEvents: (events: StoreEvent[]) => {
+          const n = Math.min(take, events.length);
+          rec.onEvents(events.slice(0, n));
+          take -= n;
+          return n;
+        },
+        onError: (err: Error) => rec.onError(err),
+      };
+      const watcher = cached.watch('/', start, handlers);
+      await cached.create('/a', json({}));
+      await cached.create('/b', json({}));
+      await waitFor(() => rec.events.length === 1, 'the first event');
+      // Resumed while the history still holds what it missed: served by the cache.
+      take = 1;
+      watcher.resume();
+      await waitFor(() => rec.events.length === 2, 'the second event, from the history');
+      assert.deepEqual(cached.readStats().watchStarts, { cache: 1, etcd: 0 });
+      // Paused again (nothing to take), while more events than the history holds go by.
+      take = 0;
+      for (let n = 0; n < 6; n++) await cached.create(`/c${n}`, json({}));
+      await waitFor(() => (cached.readStats().cache?.historyFloor ?? 0) > rec.events[1].kv.modRevision, 'the history to move on');
+      take = Infinity;
+      watcher.resume();
+      await waitFor(() => rec.events.length === 8, 'every event, from etcd');
+      assert.deepEqual(
+        rec.events.map((e) => e.kv.key),
+        ['/a', '/b', '/c0', '/c1', '/c2', '/c3', '/c4', '/c5'],
+      );
+      assert.deepEqual(cached.readStats().watchStarts, { cache: 1, etcd: 1 });
+      await cached.create('/d', json({}));
+      await waitFor(() => rec.events.length === 9, 'live again');
+      assert.equal(rec.events[8].kv.key, '/d');
+      assert.deepEqual(rec.errors, []);
     } finally {
       await cached.close();
     }

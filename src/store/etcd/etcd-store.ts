@@ -8,6 +8,7 @@ import {
   type StoreWatcher,
   type ValueEncoder,
 } from '../types.js';
+import { CacheWatcher, type CacheWatchHost } from './cache-watcher.js';
 import { EtcdClient, type MemberStatus } from './client.js';
 import { FreshRevision } from './fresh-revision.js';
 import { KeyCodec } from './keys.js';
@@ -17,6 +18,7 @@ import {
   defaultCompactionIntervalMs,
   defaultMaxPausedWatchEvents,
   defaultRetention,
+  defaultWatchHistoryEvents,
   followerRetryMs,
   reachableProbeTimeoutMs,
   silentLogger,
@@ -80,7 +82,8 @@ export class EtcdStore implements Store {
   private readonly retention: RetentionPolicy;
   private readonly now: () => number;
   private readonly maxPausedEvents: number;
-  private readonly watchers = new Set<EtcdWatcher>();
+  /** Every open watch: on an etcd watch of its own, or served by the watch cache. */
+  private readonly watchers = new Set<EtcdWatcher | CacheWatcher>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly watchSource: WatchSource;
@@ -96,6 +99,10 @@ export class EtcdStore implements Store {
   private readonly readObserver: ReadObserver | undefined;
   /** Where gets were answered: the watch cache, or an etcd Range. */
   private readonly gets = { cache: 0, etcd: 0 };
+  /** Where watches started: served by the watch cache, or on an etcd watch of their own. */
+  private readonly watchStarts = { cache: 0, etcd: 0 };
+  /** What the watchers the cache serves need of it and of this store. */
+  private readonly cacheWatchHost: CacheWatchHost | undefined;
   private samples: RevisionSample[] = [];
   private state: 'open' | 'closed' = 'open';
   private head = 0;
@@ -134,7 +141,24 @@ export class EtcdStore implements Store {
         list: (o) => this.list('', o),
         logger: this.logger,
         retryMs: followerRetryMs,
+        historyEvents: options.watchHistoryEvents ?? defaultWatchHistoryEvents,
       });
+      const cache = this.cache;
+      this.cacheWatchHost = {
+        replay: (prefix, revision) => cache.replay(prefix, revision),
+        register: (watcher) => cache.register(watcher),
+        unregister: (watcher) => cache.unregister(watcher),
+        openEtcdWatch: (prefix, afterRevision, handlers) => {
+          this.watchStarts.etcd++;
+          const watcher = new EtcdWatcher({ ...this.watchSource, forget: () => undefined }, prefix, afterRevision, handlers);
+          watcher.start();
+          return watcher;
+        },
+        maxPausedEvents: () => this.maxPausedEvents,
+        forget: (watcher) => {
+          this.watchers.delete(watcher);
+        },
+      };
     }
     const interval = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
     if (interval > 0) {
@@ -350,15 +374,16 @@ export class EtcdStore implements Store {
       this.txn(
         {
           compare: [{ result: CompareResult.equal, target: CompareTarget.createRevision, key: k, create_revision: 0 }],
-          success: [{ request_put: { key: k, value } }, { request_range: { key: k } }],
+          // No read-back: a created key's create and mod revisions are the transaction's revision.
+          success: [{ request_put: { key: k, value } }],
           failure: [{ request_range: { key: k } }],
         },
         `create ${key}`,
       ),
     );
-    const current = this.rangeResult(res, res.succeeded ? 1 : 0);
-    if (!res.succeeded) throw new StoreError('exists', `cannot create ${key}: the key already exists`, current);
-    return this.written(current, key, res);
+    if (!res.succeeded) throw new StoreError('exists', `cannot create ${key}: the key already exists`, this.rangeResult(res, 0));
+    const revision = this.writeRevision(key, res);
+    return { key, value: value.toString('utf8'), createRevision: revision, modRevision: revision };
   }
 
   async update(key: string, expectedModRevision: number, encode: ValueEncoder): Promise<KeyValue> {
@@ -372,18 +397,21 @@ export class EtcdStore implements Store {
             { result: CompareResult.greater, target: CompareTarget.version, key: k, version: 0 },
             { result: CompareResult.equal, target: CompareTarget.modRevision, key: k, mod_revision: expectedModRevision },
           ],
-          success: [{ request_put: { key: k, value } }, { request_range: { key: k } }],
+          // The create revision read back without the value (the caller has it).
+          success: [{ request_put: { key: k, value } }, { request_range: { key: k, keys_only: true } }],
           failure: [{ request_range: { key: k } }],
         },
         `update ${key}`,
       ),
     );
-    const current = this.rangeResult(res, res.succeeded ? 1 : 0);
     if (!res.succeeded) {
+      const current = this.rangeResult(res, 0);
       if (!current) throw new StoreError('not-found', `cannot update ${key}: the key does not exist`);
       throw conflict('update', key, expectedModRevision, current);
     }
-    return this.written(current, key, res);
+    const written = res.responses[1]?.response_range?.kvs[0];
+    if (!written) throw new Error(`cannot update ${key}: etcd did not return the written key (revision ${res.header?.revision ?? '?'})`);
+    return { key, value: value.toString('utf8'), createRevision: written.create_revision, modRevision: written.mod_revision };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -413,9 +441,11 @@ export class EtcdStore implements Store {
     return raw ? this.keys.toKeyValue(raw) : undefined;
   }
 
-  private written(kv: KeyValue | undefined, key: string, res: TxnResponse): KeyValue {
-    if (!kv) throw new Error(`cannot write ${key}: etcd did not return the written value (revision ${res.header?.revision ?? '?'})`);
-    return kv;
+  /** writeRevision is the revision of a write transaction's put: etcd's revision after it. */
+  private writeRevision(key: string, res: TxnResponse): number {
+    const revision = res.header?.revision ?? 0;
+    if (revision <= 0) throw new Error(`cannot write ${key}: etcd acknowledged the write without its revision`);
+    return revision;
   }
 
   // ---- watch ----
@@ -432,6 +462,15 @@ export class EtcdStore implements Store {
     if (from > this.head) {
       throw new StoreError('future-revision', `cannot watch ${JSON.stringify(prefix)} after revision ${from}: the current revision is ${this.head}`);
     }
+    if (this.cache?.canServe(from) && this.cacheWatchHost) {
+      // One etcd watch per store (the cache's): events decoded once, shared by every watcher.
+      this.watchStarts.cache++;
+      const watcher = new CacheWatcher(this.cacheWatchHost, prefix, from, handlers);
+      this.watchers.add(watcher);
+      watcher.start();
+      return watcher;
+    }
+    this.watchStarts.etcd++;
     const watcher = new EtcdWatcher(this.watchSource, prefix, from, handlers);
     this.watchers.add(watcher);
     watcher.start();
@@ -442,13 +481,21 @@ export class EtcdStore implements Store {
    * readStats says where gets were answered (watch cache or etcd Range), how many revision
    * reads the cached gets shared, and the cache's state. For tests and diagnostics.
    */
-  readStats(): { cacheGets: number; etcdGets: number; revisionReads: number; cache?: { ready: boolean; keys: number; revision: number; syncs: number } } {
+  readStats(): {
+    cacheGets: number;
+    etcdGets: number;
+    revisionReads: number;
+    /** Watches started on the cache, and etcd watches opened for watches (their own, or taken over from the cache). */
+    watchStarts: { cache: number; etcd: number };
+    cache?: { ready: boolean; keys: number; revision: number; syncs: number; watchers: number; historyFloor: number };
+  } {
     const c = this.cache;
     return {
       cacheGets: this.gets.cache,
       etcdGets: this.gets.etcd,
       revisionReads: this.fresh.reads,
-      ...(c ? { cache: { ready: c.ready, keys: c.size, revision: c.revision, syncs: c.syncs } } : {}),
+      watchStarts: { ...this.watchStarts },
+      ...(c ? { cache: { ready: c.ready, keys: c.size, revision: c.revision, syncs: c.syncs, watchers: c.watcherCount, historyFloor: c.historyFloor } } : {}),
     };
   }
 

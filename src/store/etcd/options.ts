@@ -49,6 +49,12 @@ export interface EtcdStoreOptions {
    * every stored value. Off by default.
    */
   watchCache?: boolean;
+  /**
+   * With `watchCache`: how many recent events it keeps, so that watches starting that far back
+   * (a client resuming from its last resourceVersion, a paused watcher resuming) are served from
+   * memory; older starts get an etcd watch of their own. Default `defaultWatchHistoryEvents`.
+   */
+  watchHistoryEvents?: number;
   /** Hears where each get was answered: the watch cache or an etcd Range (metrics). */
   readObserver?: ReadObserver;
   /** Hears of each write transaction once etcd acknowledged it (one write each: batch size 1). */
@@ -74,5 +80,7 @@ export const followerRetryMs = 1_000;
 export const cacheFreshnessWaitMs = 3_000;
 /** How long the etcd database sizes are reused between scrapes of /metrics. */
 export const statusTtlMs = 10_000;
+/** Events the watch cache keeps for watches that start in the past (each shares its value with the cache or is a replaced one). */
+export const defaultWatchHistoryEvents = 10_000;
 /** A watch stream that cannot be reopened on any endpoint this many times in a row ends with 'unavailable'. */
 export const watchReconnectAttempts = 5;

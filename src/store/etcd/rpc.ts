@@ -25,6 +25,8 @@ export interface RangeRequest {
   range_end?: Buffer;
   limit?: number;
   revision?: number;
+  /** Keys and revisions without values. */
+  keys_only?: boolean;
   count_only?: boolean;
 }
 

@@ -11,11 +11,18 @@
  * covers): the store reads etcd's current revision R (linearizable, shared by the gets that
  * arrive together: `FreshRevision`), waits until the cache has seen R, then answers from it.
  *
+ * The same watch serves the store's watches (`CacheWatcher`): each event is decoded once,
+ * given its previous value from memory, kept in a bounded history (`EventHistory`) and handed
+ * to every watcher whose prefix it falls under, in revision order.
+ *
  * When the watch ends (etcd unreachable for longer than its reconnects, or the history it
- * needs compacted) the cache is not ready — gets read etcd — and it lists again.
+ * needs compacted) the cache is not ready — gets read etcd, its watchers go on as etcd
+ * watches of their own from their last revision — and it lists again.
  */
 import type { KeyValue, StoreEvent, StoreListOptions, StoreListResult } from '../types.js';
 import { StoreError } from '../types.js';
+import type { CacheWatcher } from './cache-watcher.js';
+import { EventHistory } from './event-history.js';
 import { KeyCodec } from './keys.js';
 import type { StoreLogger } from './options.js';
 import { EtcdWatcher, type WatchSource } from './watcher.js';
@@ -31,6 +38,8 @@ export interface WatchCacheSource {
   readonly logger: StoreLogger;
   /** The pause before listing again after the watch was lost. */
   readonly retryMs: number;
+  /** How many recent events the cache keeps for watches that start in the past. */
+  readonly historyEvents: number;
 }
 
 /**
@@ -59,10 +68,15 @@ export class WatchCache {
   private retryTimer: NodeJS.Timeout | undefined;
   /** Gets waiting for the cache to see a revision, by that revision. */
   private readonly waiters = new Map<number, Waiter>();
+  /** The watchers it serves, by prefix (events are matched once per prefix, not per watcher). */
+  private readonly watchers = new Map<string, Set<CacheWatcher>>();
+  private readonly history: EventHistory;
   /** How many times the cache listed the store (1 + the times it lost its watch). */
   syncs = 0;
 
-  constructor(private readonly source: WatchCacheSource) {}
+  constructor(private readonly source: WatchCacheSource) {
+    this.history = new EventHistory(source.historyEvents);
+  }
 
   /**
    * start lists and begins watching; it fails when the first list does (etcd lost). Later
@@ -146,13 +160,53 @@ export class WatchCache {
     return promise;
   }
 
-  /** stop ends the watch; waiting gets read etcd. */
+  /** The oldest revision a watch can start from (see EventHistory.floor); meaningful when ready. */
+  get historyFloor(): number {
+    return this.history.floor;
+  }
+
+  /** The number of watchers served now (those on an etcd watch of their own are not). */
+  get watcherCount(): number {
+    let n = 0;
+    for (const group of this.watchers.values()) n += group.size;
+    return n;
+  }
+
+  /** canServe is true when a watch from `revision` can be served from memory now. */
+  canServe(revision: number): boolean {
+    return this.state === 'ready' && revision >= this.history.floor;
+  }
+
+  /**
+   * replay lists the applied events under `prefix` after `revision` (shared objects: not to be
+   * changed), or undefined when the cache cannot serve a watch from there.
+   */
+  replay(prefix: string, revision: number): StoreEvent[] | undefined {
+    if (this.state !== 'ready') return undefined;
+    return this.history.since(revision, prefix);
+  }
+
+  register(watcher: CacheWatcher): void {
+    let group = this.watchers.get(watcher.prefix);
+    if (!group) this.watchers.set(watcher.prefix, (group = new Set()));
+    group.add(watcher);
+  }
+
+  unregister(watcher: CacheWatcher): void {
+    const group = this.watchers.get(watcher.prefix);
+    if (!group?.delete(watcher)) return;
+    if (group.size === 0) this.watchers.delete(watcher.prefix);
+  }
+
+  /** stop ends the watch; waiting gets read etcd. The store ends the watchers. */
   stop(): void {
     this.state = 'stopped';
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.watcher?.close();
     this.watcher = undefined;
     this.items = new Map();
+    this.watchers.clear();
+    this.history.reset(0);
     this.settleAll(false);
   }
 
@@ -174,6 +228,7 @@ export class WatchCache {
     if (this.state === 'stopped') return;
     this.items = items;
     this.seen = revision;
+    this.history.reset(revision);
     this.watch(revision);
     this.state = 'ready';
     this.source.logger.debug({ keys: items.size, revision }, 'watch cache ready');
@@ -214,18 +269,47 @@ export class WatchCache {
     watcher.start();
   }
 
-  private apply(events: StoreEvent[]): void {
+  /**
+   * apply takes one answer of etcd's watch: the keys change, each event under the prefix (with
+   * its previous value from memory) joins the history and goes to the watchers of its prefix,
+   * and the gets waiting for these revisions are answered.
+   */
+  private apply(raw: StoreEvent[]): void {
     const prefix = this.source.keyPrefix;
-    for (const event of events) {
-      const kv = event.kv;
-      if (!kv.key.startsWith(prefix)) continue;
-      const key = kv.key.slice(prefix.length);
-      if (event.type === 'delete') this.items.delete(key);
-      else this.items.set(key, { key, value: kv.value, createRevision: kv.createRevision, modRevision: kv.modRevision });
+    const events: StoreEvent[] = [];
+    for (const event of raw) {
+      const { key: etcdKey, modRevision } = event.kv;
+      if (!etcdKey.startsWith(prefix)) continue;
+      const key = etcdKey.slice(prefix.length);
+      const prev = this.items.get(key);
+      let applied: StoreEvent;
+      if (event.type === 'delete') {
+        this.items.delete(key);
+        // etcd sends a delete without the value (the cache's watch asks for no previous values): memory has it.
+        const kv: KeyValue = { key, value: prev?.value ?? '', createRevision: prev?.createRevision ?? 0, modRevision };
+        applied = prev ? { type: 'delete', kv, prev } : { type: 'delete', kv };
+      } else {
+        const kv: KeyValue = { key, value: event.kv.value, createRevision: event.kv.createRevision, modRevision };
+        this.items.set(key, kv);
+        applied = prev ? { type: 'put', kv, prev } : { type: 'put', kv };
+      }
+      this.history.push(applied);
+      events.push(applied);
     }
-    const last = events[events.length - 1];
+    const last = raw[raw.length - 1];
     if (last && last.kv.modRevision > this.seen) this.seen = last.kv.modRevision;
+    if (events.length > 0 && this.watchers.size > 0) this.dispatch(events);
     for (const revision of this.waiters.keys()) if (revision <= this.seen) this.settle(revision, true);
+  }
+
+  /** dispatch hands `events` to every watcher, each only those under its prefix. */
+  private dispatch(events: StoreEvent[]): void {
+    for (const [prefix, group] of [...this.watchers]) {
+      const matching = prefix === '' ? events : events.filter((e) => e.kv.key.startsWith(prefix));
+      if (matching.length === 0) continue;
+      // A copy: a handler may close watchers or open new ones (those catch up from the history).
+      for (const watcher of [...group]) watcher.offer(matching);
+    }
   }
 
   /** lost handles the end of the watch (or a failed list): not ready, list again. */
@@ -235,6 +319,10 @@ export class WatchCache {
     this.watcher = undefined;
     this.state = 'syncing';
     this.settleAll(false);
+    // Its watchers go on as etcd watches of their own from their last revision (etcd replays what they missed).
+    const served = [...this.watchers.values()].flatMap((group) => [...group]);
+    this.watchers.clear();
+    for (const watcher of served) watcher.leaveCache();
     const compacted = err instanceof StoreError && err.code === 'compacted';
     this.source.logger.warn({ err }, compacted ? 'the watch cache fell behind compaction; listing again' : 'the watch cache lost its watch; listing again');
     this.retryTimer = setTimeout(

@@ -1,0 +1,50 @@
+/**
+ * Stored text sent as is on a backend that assigns revisions while writing (etcd): the
+ * resourceVersion is spliced into the text instead of a parse and a stringify.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KeyValue, Store } from '../../store/types.js';
+import type { ResourceType } from '../registry/resource-type.js';
+import { ObjectStore, withResourceVersion } from './object-store.js';
+
+const rt = { group: 'example.io', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true } as unknown as ResourceType;
+/** Only embedsRevision is read by rawIfExact: a stand-in for the etcd store (mocked). */
+const etcdLike = new ObjectStore({ embedsRevision: false } as unknown as Store);
+const kv = (value: string, modRevision = 42): KeyValue => ({ key: '/k', value, createRevision: 7, modRevision });
+
+test('mocked store without embedded revisions: the stored text with the resourceVersion spliced in is the decoded object', () => {
+  const texts = [
+    '{"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"a","namespace":"n","uid":"u"},"spec":{"x":"é","y":[1,2]}}',
+    '{"apiVersion":"example.io/v1","kind":"Widget","metadata":{}}',
+    '{"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"b","annotations":{"last":"{\\"resourceVersion\\" is quoted\\"}"}}}',
+  ];
+  for (const text of texts) {
+    const raw = etcdLike.rawIfExact(rt, kv(text));
+    assert.ok(raw !== undefined, text);
+    assert.deepEqual(JSON.parse(raw), etcdLike.decode(rt, kv(text)));
+    assert.equal((JSON.parse(raw) as { metadata: { resourceVersion: string } }).metadata.resourceVersion, '42');
+  }
+  // A delete event: the last stored text with the delete's revision.
+  const deleted = etcdLike.rawIfExact(rt, kv(texts[0], 50), true);
+  assert.equal((JSON.parse(deleted!) as { metadata: { resourceVersion: string } }).metadata.resourceVersion, '50');
+});
+
+test('text that is not exactly as the encoder writes it is left to the parser', () => {
+  const cases = [
+    // Another version: decode sets apiVersion.
+    '{"apiVersion":"example.io/v2","kind":"Widget","metadata":{"name":"a"}}',
+    // A resourceVersion already there (written by another program, or inside a reference).
+    '{"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"a","resourceVersion":"3"}}',
+    '{"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"ref":{"resourceVersion":"3"}}}',
+    // Fields in another order.
+    '{"apiVersion":"example.io/v1","metadata":{"name":"a"},"kind":"Widget"}',
+    '{"apiVersion":"example.io/v1","kind":"Widget","spec":{},"metadata":{"name":"a"}}',
+    '{"apiVersion":"example.io/v1","kind":"Wid\\"get","metadata":{"name":"a"}}',
+  ];
+  for (const text of cases) assert.equal(etcdLike.rawIfExact(rt, kv(text)), undefined, text);
+  assert.equal(
+    withResourceVersion('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}', 2, 9),
+    '{"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"9","name":"p"}}',
+  );
+});
