@@ -71,8 +71,8 @@ export function controllersCommand(): Command {
     .option('--leader-elect-retry-period <seconds>', 'time between attempts to acquire or renew the lease', seconds, 2)
     .option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease', SYSTEM_NAMESPACE)
     .option('--leader-elect-resource-name <name>', 'name of the Lease', 'conductor-controllers')
-    .option('--health-host <host>', 'address of /healthz and /readyz', '127.0.0.1')
-    .option('--health-port <port>', 'port of /healthz and /readyz; 0 picks a free one', portNumber, 8081)
+    .option('--health-host <host>', 'address of /healthz, /readyz and /metrics', '127.0.0.1')
+    .option('--health-port <port>', 'port of /healthz, /readyz and /metrics; 0 picks a free one', portNumber, 8081)
     .option('--providers <names>', 'comma-separated providers to run (default: every provider whose resources are not on this machine)', providerNames)
     .action(async (o: ControllersFlags) => {
       const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -88,6 +88,10 @@ export function controllersCommand(): Command {
       // Loaded here, not with the `conductor` command: `conductor server` starts its controllers after it is ready.
       const { startClusterControllers } = await import('../conductor/cluster-controllers.js');
       const { startHealthServer } = await import('../conductor/health-server.js');
+      const { controllerMetrics } = await import('../conductor/metrics.js');
+      const { MetricsRegistry } = await import('../metrics/index.js');
+      // One registry for the process: controllers restarted by leader election report to the same series.
+      const registry = new MetricsRegistry();
       let running;
       let health;
       try {
@@ -107,9 +111,10 @@ export function controllersCommand(): Command {
               }
             : undefined,
           onLostLease: () => process.exit(1),
+          metrics: controllerMetrics(registry),
         });
         const r = running;
-        health = await startHealthServer(o.healthHost, o.healthPort, () => r.state());
+        health = await startHealthServer(o.healthHost, o.healthPort, () => r.state(), registry);
       } catch (err) {
         console.error(`conductor: cannot start the controllers: ${err instanceof Error ? err.message : String(err)}`);
         await running?.stop().catch(() => undefined);

@@ -15,6 +15,7 @@ import { LeaderElector } from '../client/leader-election.js';
 import { isAlreadyExists } from '../machinery/errors.js';
 import { installCrds, SYSTEM_NAMESPACE } from '../apis/index.js';
 import type { RunningConductorControllers } from '../controllers/conductor.js';
+import type { ControllerMetrics } from '../controllers/metrics.js';
 import { catalogOf, clusterProviders, type BuiltInProvider } from './catalog.js';
 import { startControllersAndProviders } from './controllers.js';
 
@@ -36,6 +37,8 @@ export interface ClusterControllersOptions {
   };
   /** Called when this process led and lost the lease (its controllers are stopped by then). */
   onLostLease?: () => void;
+  /** Where the controllers report (the command's `/metrics`); default nowhere. */
+  metrics?: ControllerMetrics;
 }
 
 /** What `/readyz` and the logs say about the process. */
@@ -86,6 +89,7 @@ export async function startClusterControllers(client: Client, opts: ClusterContr
       logger: log.child({ component: 'controllers' }),
       pollIntervalMs: opts.pollIntervalMs,
       providers,
+      metrics: opts.metrics,
     });
     log.info({ identity }, 'controllers running');
   };

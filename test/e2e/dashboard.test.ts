@@ -38,6 +38,19 @@ async function signIn(page: Page, url: string, token: string): Promise<void> {
 
 const claimRow = (page: Page, nsName: string) => page.locator(`tr[data-claim="${nsName}"]`);
 
+/** The class of the live-updates test, applied twice (made again after it is deleted). */
+const LIVE_CLASS = `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: live-class, namespace: conductor-system}
+resourceClass: live
+supportedResources: [PostgreSQLInstance.v1alpha1.storage.conductor.io]
+providerRef: {name: live-mem}
+template:
+  apiVersion: database.memory.conductor.io/v1alpha1
+  kind: MemoryDatabase
+  spec: {version: "16.4"}
+`;
+
 describe('the web dashboard in headless Chromium', () => {
   let server: ServerProcess;
   let browser: Browser;
@@ -176,6 +189,92 @@ spec: {version: "16", resourceName: shared-1, requirements: {capacity: {storage:
       await shared.locator('td.used', { hasText: 'storage: 30Gi' }).waitFor(SHOWS);
       await shared.locator('td', { hasText: 'storage: 70Gi' }).waitFor(SHOWS);
       await page.screenshot({ path: join(ARTIFACTS, 'dashboard-resources.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the claim page follows what serves the claim through watches, not polling: a Provider turning unready, its class deleted and made again', async () => {
+    await kubectlOk(server, ['create', 'namespace', 'live']);
+    await kubectlOk(server, ['apply', '-f', '-'], {
+      input: `apiVersion: core.conductor.io/v1alpha1
+kind: Provider
+metadata: {name: live-mem, namespace: conductor-system}
+spec: {type: memory}
+---
+${LIVE_CLASS}---
+apiVersion: storage.conductor.io/v1alpha1
+kind: PostgreSQLInstance
+metadata: {name: watched, namespace: live}
+spec: {version: "16", resourceClass: live}
+`,
+    });
+    await kubectlOk(server, ['wait', '--for=condition=Ready', 'postgresqlinstances.storage.conductor.io/watched', '-n', 'live', '--timeout=60s']);
+    const resource = await kubectlOk(server, ['get', 'pg', 'watched', '-n', 'live', '-o', 'jsonpath={.status.resourceRef.name}']);
+    assert.ok(resource, 'the claim is bound to a resource provisioned from the class');
+
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    // Every request the page makes, to tell the watches from plain reads.
+    const requests: URL[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'GET') requests.push(new URL(r.url()));
+    });
+    // A clock the test can move on: were the page polling, moving it past any period makes it read again.
+    await page.clock.install();
+    try {
+      await signIn(page, server.url, adminToken(server.kubeconfig));
+      await page.goto(`${server.url}/ui/#/claim/live/postgresqlinstances.storage.conductor.io/watched`);
+      const trace = page.getByTestId('trace');
+      const node = (name: string) => trace.locator('.node', { has: page.locator('.node-name', { hasText: name }) });
+      await node('Provider/live-mem').locator('.status-true').waitFor(SHOWS);
+      await node(`MemoryDatabase/${resource}`).waitFor(SHOWS);
+      await node('ResourceClass/live-class').locator('.node-status', { hasText: 'provisions MemoryDatabase' }).waitFor(SHOWS);
+
+      // The Provider's status changes (its credentials Secret does not exist): the page shows it.
+      await kubectlOk(server, [
+        'patch',
+        'provider',
+        'live-mem',
+        '-n',
+        'conductor-system',
+        '--type=merge',
+        '-p',
+        '{"spec":{"credentialsSecretRef":{"name":"no-such-secret"}}}',
+      ]);
+      await node('Provider/live-mem').locator('.node-status', { hasText: 'CredentialsNotFound' }).waitFor(SHOWS);
+      await node('Provider/live-mem').locator('.status-false').waitFor(SHOWS);
+      // The class goes, then comes back.
+      await kubectlOk(server, ['delete', 'resourceclass', 'live-class', '-n', 'conductor-system']);
+      await node('ResourceClass/live-class').locator('.node-status', { hasText: 'not found' }).waitFor(SHOWS);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-claim-live.png'), fullPage: true });
+      // Five minutes pass for the page: a timer re-reading the tree would have fired by now.
+      await page.clock.fastForward('05:00');
+      await kubectlOk(server, ['apply', '-f', '-'], { input: LIVE_CLASS });
+      await node('ResourceClass/live-class').locator('.node-status', { hasText: 'provisions MemoryDatabase' }).waitFor(SHOWS);
+
+      // Each object below the claim was read once (a list narrowed to its name) and then watched.
+      const isWatch = (u: URL) => u.searchParams.get('watch') === '1' || u.searchParams.get('watch') === 'true';
+      const about = (collection: string, name: string) =>
+        requests.filter(
+          (u) =>
+            u.pathname.endsWith(`/${collection}/${encodeURIComponent(name)}`) ||
+            (u.pathname.endsWith(`/${collection}`) && u.searchParams.get('fieldSelector') === `metadata.name=${name}`),
+        );
+      for (const [collection, name] of [
+        ['providers', 'live-mem'],
+        ['resourceclasses', 'live-class'],
+        ['memorydatabases', resource],
+      ]) {
+        const seen = about(collection, name);
+        const reads = seen.filter((u) => !isWatch(u));
+        const watches = seen.filter(isWatch);
+        assert.ok(watches.length >= 1, `the page watches ${collection}/${name} (requests: ${seen.map(String).join(', ')})`);
+        assert.ok(
+          reads.length <= 1,
+          `the page read ${collection}/${name} ${reads.length} times; once, then its watch (requests: ${seen.map(String).join(', ')})`,
+        );
+      }
     } finally {
       await context.close();
     }

@@ -58,16 +58,27 @@ export class Api implements TraceReader {
     return this.request<T>('GET', pathOf(ref, namespace, name));
   }
 
-  list(ref: ResourceRef, namespace: string | undefined, signal?: AbortSignal): Promise<KList> {
-    return this.request<KList>('GET', pathOf(ref, namespace), undefined, signal);
+  /** Lists a collection; `fieldSelector` (e.g. `metadata.name=db-1`) narrows it on the server. */
+  list(ref: ResourceRef, namespace: string | undefined, signal?: AbortSignal, fieldSelector?: string): Promise<KList> {
+    const query = fieldSelector ? `?${new URLSearchParams({ fieldSelector }).toString()}` : '';
+    return this.request<KList>('GET', `${pathOf(ref, namespace)}${query}`, undefined, signal);
   }
 
   /**
-   * Watches a collection from `resourceVersion`, calling `onEvent` for each event until the
-   * server ends the stream (resolves) or `signal` aborts (rejects with an AbortError).
+   * Watches a collection (narrowed by `fieldSelector` when given) from `resourceVersion`,
+   * calling `onEvent` for each event until the server ends the stream (resolves) or `signal`
+   * aborts (rejects with an AbortError).
    */
-  async watch(ref: ResourceRef, namespace: string | undefined, resourceVersion: string, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<void> {
+  async watch(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    resourceVersion: string,
+    onEvent: (e: WatchEvent) => void,
+    signal: AbortSignal,
+    fieldSelector?: string,
+  ): Promise<void> {
     const query = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: '600' });
+    if (fieldSelector) query.set('fieldSelector', fieldSelector);
     const res = await fetch(`${pathOf(ref, namespace)}?${query.toString()}`, {
       headers: this.headers(),
       credentials: 'same-origin',

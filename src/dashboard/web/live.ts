@@ -2,9 +2,11 @@
  * Live lists: list a collection, then watch it from the list's resourceVersion and apply each
  * event; when the watch ends, watch again from the last version seen; when the server says
  * that version is too old (410), list again. What the page shows is always the server's state
- * as this user may see it; a 403 is kept as the list's error, not thrown.
+ * as this user may see it; a 403 is kept as the list's error, not thrown. `useLive` follows
+ * whole collections; `useLiveObjects` follows single objects by name (the same list and watch,
+ * narrowed by the field selector `metadata.name`), as the claim page follows what serves it.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
@@ -30,19 +32,20 @@ const pause = (ms: number, signal: AbortSignal) =>
     });
   });
 
-/** Keeps one collection in `items` until `signal` aborts. */
+/** Keeps one collection (narrowed by `fieldSelector` when given) in `items` until `signal` aborts. */
 async function follow(
   api: Api,
   ref: ResourceRef,
   namespace: string | undefined,
   signal: AbortSignal,
   onChange: (result: { items: Map<string, KObject> } | { error: unknown }) => void,
+  fieldSelector?: string,
 ) {
   while (!signal.aborted) {
     const items = new Map<string, KObject>();
     let version: string;
     try {
-      const list = await api.list(ref, namespace, signal);
+      const list = await api.list(ref, namespace, signal, fieldSelector);
       for (const o of list.items)
         items.set(keyOf({ ...o, kind: ref.kind }), { ...o, kind: ref.kind, apiVersion: ref.group ? `${ref.group}/${ref.version}` : ref.version });
       version = list.metadata.resourceVersion ?? '';
@@ -75,6 +78,7 @@ async function follow(
             onChange({ items: new Map(items) });
           },
           signal,
+          fieldSelector,
         );
       } catch (err) {
         if (signal.aborted) return;
@@ -121,6 +125,78 @@ export function useLive(api: Api, refs: ResourceRef[], namespace: string | undef
     }
     return () => abort.abort();
   }, [api, key, namespace]); // `key` stands for `refs`, a new array on every render
+  return state;
+}
+
+/** One object, by kind, namespace and name. */
+export interface ObjectAddress {
+  readonly ref: ResourceRef;
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+export const addressKey = (a: ObjectAddress): string => `${a.ref.group}/${a.ref.resource}/${a.ref.namespaced ? (a.namespace ?? '') : ''}/${a.name}`;
+
+/** What is known of a followed object: not answered yet, the object, not there, or why it cannot be read. */
+export type Followed = { state: 'pending' } | { state: 'found'; object: KObject } | { state: 'absent' } | { state: 'failed'; error: unknown };
+
+function sameFollowed(a: Followed | undefined, b: Followed): boolean {
+  if (!a || a.state !== b.state) return false;
+  if (a.state === 'found' && b.state === 'found') return a.object.metadata.resourceVersion === b.object.metadata.resourceVersion;
+  if (a.state === 'failed' && b.state === 'failed') return a.error instanceof ApiError && b.error instanceof ApiError && a.error.code === b.error.code;
+  return true;
+}
+
+/**
+ * useLiveObjects: each object of `addresses`, kept live by a list and watch narrowed to its name
+ * (`fieldSelector=metadata.name=…`): `addressKey → Followed`. An address added later starts its
+ * own follow; one dropped is stopped; the others go on undisturbed (no list is repeated).
+ */
+export function useLiveObjects(api: Api, addresses: readonly ObjectAddress[]): ReadonlyMap<string, Followed> {
+  const [state, setState] = useState<ReadonlyMap<string, Followed>>(new Map());
+  const running = useRef(new Map<string, AbortController>());
+  const key = addresses.map(addressKey).sort().join('\n');
+  useEffect(() => {
+    const wanted = new Map(addresses.map((a) => [addressKey(a), a]));
+    for (const [k, abort] of running.current)
+      if (!wanted.has(k)) {
+        abort.abort();
+        running.current.delete(k);
+      }
+    const set = (k: string, f: Followed) =>
+      setState((prev) => {
+        if (!running.current.has(k) || sameFollowed(prev.get(k), f)) return prev;
+        return new Map(prev).set(k, f);
+      });
+    setState((prev) => new Map([...prev].filter(([k]) => wanted.has(k))));
+    for (const [k, a] of wanted) {
+      if (running.current.has(k)) continue;
+      const abort = new AbortController();
+      running.current.set(k, abort);
+      set(k, { state: 'pending' });
+      void follow(
+        api,
+        a.ref,
+        a.namespace,
+        abort.signal,
+        (result) => {
+          if (abort.signal.aborted) return;
+          if ('error' in result) return set(k, { state: 'failed', error: result.error });
+          const object = [...result.items.values()].find((o) => o.metadata.name === a.name);
+          set(k, object ? { state: 'found', object } : { state: 'absent' });
+        },
+        `metadata.name=${a.name}`,
+      ).catch((error: unknown) => set(k, { state: 'failed', error }));
+    }
+  }, [api, key]); // `key` stands for `addresses`
+  // Every follow stops with the page, or when the session (api) changes.
+  useEffect(() => {
+    const all = running.current;
+    return () => {
+      for (const abort of all.values()) abort.abort();
+      all.clear();
+    };
+  }, [api]);
   return state;
 }
 

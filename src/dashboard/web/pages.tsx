@@ -10,10 +10,10 @@ import { ApiError } from '../../machinery/errors.js';
 import { isPlainObject, type KObject } from '../../machinery/object.js';
 import { Quantity } from '../../machinery/quantity/index.js';
 import { IS_DEFAULT_CLASS_ANNOTATION } from '../../apis/well-known.js';
-import { traceClaim, traceRefs, type TraceNode } from '../../trace/trace-tree.js';
+import { traceClaim, traceRefs, type TraceNode, type TraceReader } from '../../trace/trace-tree.js';
 import { describeFailure, type Api } from './api.js';
 import { qualifiedName, type Served } from './discovery.js';
-import { conditionOf, conditionsOf, phaseOf, useLive, type Condition } from './live.js';
+import { addressKey, conditionOf, conditionsOf, phaseOf, useLive, useLiveObjects, type Condition, type Followed, type ObjectAddress } from './live.js';
 
 /** ResourceClass annotation: the monthly price of one resource from the class (apis/quota/usage.ts, MONTHLY_COST_ANNOTATION). */
 const MONTHLY_COST_ANNOTATION = 'conductor.io/monthly-cost';
@@ -197,31 +197,58 @@ function Conditions(props: { object: KObject }) {
   );
 }
 
+/**
+ * A TraceReader that answers from the objects followed live: an object not followed yet (or
+ * whose list has not answered) reads as not found and marks the tree incomplete; `asked` is
+ * every object the tree wanted, for the page to follow.
+ */
+function liveReader(objects: ReadonlyMap<string, Followed>): { reader: TraceReader; asked: () => ObjectAddress[]; complete: () => boolean } {
+  const asked = new Map<string, ObjectAddress>();
+  let complete = true;
+  const reader: TraceReader = {
+    get<T extends KObject = KObject>(ref: ResourceRef, name: string, namespace?: string): Promise<T> {
+      const address: ObjectAddress = { ref, name, ...(namespace === undefined ? {} : { namespace }) };
+      const key = addressKey(address);
+      asked.set(key, address);
+      const followed = objects.get(key);
+      if (followed?.state === 'found') return Promise.resolve(followed.object as T);
+      if (followed?.state === 'failed') return Promise.reject(followed.error);
+      if (!followed || followed.state === 'pending') complete = false;
+      return Promise.reject(new ApiError(404, 'NotFound', `${ref.resource} "${name}" not found`));
+    },
+  };
+  return { reader, asked: () => [...asked.values()], complete: () => complete };
+}
+
 export function ClaimPage(props: { api: Api; served: Served; ref_: ResourceRef; namespace: string; name: string }) {
   const { api, served, ref_, namespace, name } = props;
   const live = useLive(api, [ref_], namespace);
   const events = useLive(api, [builtinRefs.events], namespace);
   const claim = live.items.find((o) => o.metadata.name === name);
   const [trace, setTrace] = useState<{ tree?: TraceNode; error?: string }>({});
-  const version = claim?.metadata.resourceVersion;
+  // What the tree reads below the claim (class, resource, Provider, Secret), each followed live
+  // by name: a change to any of them redraws the tree, with no polling.
+  const [below, setBelow] = useState<ObjectAddress[]>([]);
+  const objects = useLiveObjects(api, below);
 
   useEffect(() => {
     if (!claim) return;
     let current = true;
-    // The tree reads the class, resource and Provider; it is read again when the claim
-    // changes, and every 10 s for what changes below it.
-    const read = () =>
-      traceClaim(api, claim, served.lookup).then(
-        (tree) => current && setTrace({ tree }),
-        (err: unknown) => current && setTrace({ error: describeFailure(err, 'you may not read everything that serves this claim') }),
-      );
-    void read();
-    const timer = setInterval(() => void read(), 10_000);
+    const { reader, asked, complete } = liveReader(objects);
+    traceClaim(reader, claim, served.lookup).then(
+      (tree) => {
+        if (!current) return;
+        // Follow what this tree read and nothing else; a tree drawn from objects not answered yet is not shown.
+        const wanted = asked();
+        if (wanted.map(addressKey).sort().join('\n') !== below.map(addressKey).sort().join('\n')) setBelow(wanted);
+        if (complete()) setTrace({ tree });
+      },
+      (err: unknown) => current && setTrace({ error: describeFailure(err, 'you may not read everything that serves this claim') }),
+    );
     return () => {
       current = false;
-      clearInterval(timer);
     };
-  }, [api, served, version]);
+  }, [served, claim, objects, below]);
 
   if (!claim) {
     return (
