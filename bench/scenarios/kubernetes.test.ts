@@ -78,7 +78,7 @@ describe('kubernetes bench: the scenario at 10 claims', () => {
       nodeArgs: [],
       log: (m) => lines.push(m),
     });
-    const d = r.details as Record<string, unknown>;
+    const d = r.details;
     assert.deepEqual(
       {
         created: d.created,

@@ -221,7 +221,7 @@ export class BenchOperator {
 
   onEvent(ev: WatchEvent): void {
     if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
-    const o = ev.object as TargetObject | undefined;
+    const o = ev.object;
     if (!o || !needsStatus(o)) return;
     const name = o.metadata!.name!;
     if (this.queued.has(name) || this.ready.timeOf(name) !== undefined) return;
