@@ -140,7 +140,7 @@ describe('the container image', () => {
         .split('\n')
         .map((l) => l.trim()),
     );
-    const importsTest = (readdirSync(join(repoRoot, 'src'), { recursive: true, encoding: 'utf8' }) as string[])
+    const importsTest = readdirSync(join(repoRoot, 'src'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
       .map((f) => `src/${f}`)
       .filter((f) => /from '(\.\.\/)+test\//.test(read(f)));
