@@ -55,7 +55,7 @@ describe('parseOnly', () => {
   test('--store etcd runs the benchmarks that measure the store, on etcd', () => {
     const o = parseBenchArgs(['--store', 'etcd', '--quick'], '/out');
     assert.equal(o.store, 'etcd');
-    assert.deepEqual(o.only, ['create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims']);
+    assert.deepEqual(o.only, ['create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims', 'kubernetes']);
     assert.equal(parseBenchArgs([], '/out').store, 'sqlite');
     assert.throws(() => parseBenchArgs(['--store', 'etcd', '--only', 'cold-start,create'], '/out'), /cold-start measure no store/);
     assert.throws(() => parseBenchArgs(['--store', 'mysql'], '/out'), /--store: expected sqlite or etcd/);

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { BenchStore } from './server-process.js';
 
 /** The benchmarks, in the order a run performs them. */
-export const BENCHMARKS = ['cold-start', 'scheduler', 'in-process', 'create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims'] as const;
+export const BENCHMARKS = ['cold-start', 'scheduler', 'in-process', 'create', 'get', 'list', 'watch', 'rss', 'watch-flood', 'claims', 'kubernetes'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 /** BenchSizes are the counts each benchmark uses. */
@@ -36,6 +36,8 @@ export interface BenchSizes {
   /** Claims per second of the steady phase and for how long it runs. */
   claimRatePerSec: number;
   claimRateSeconds: number;
+  /** Claims created in the kubernetes benchmark, each satisfied by a KubernetesObject in a target server. */
+  kubernetesClaims: number;
   /** Watch attempts by one user in the watch-flood benchmark, how many in flight, and the creates made while they are held. */
   floodAttempts: number;
   floodConcurrency: number;
@@ -60,6 +62,7 @@ export const FULL_SIZES: BenchSizes = {
   claims: 10_000,
   claimRatePerSec: 100,
   claimRateSeconds: 20,
+  kubernetesClaims: 1_000,
   floodAttempts: 10_000,
   floodConcurrency: 200,
   floodWrites: 2_000,
@@ -83,6 +86,7 @@ export const QUICK_SIZES: BenchSizes = {
   claims: 500,
   claimRatePerSec: 50,
   claimRateSeconds: 4,
+  kubernetesClaims: 100,
   floodAttempts: 1_000,
   floodConcurrency: 50,
   floodWrites: 200,
@@ -185,6 +189,7 @@ export function parseOnly(text: string): BenchmarkName[] {
     memory: 'rss',
     claim: 'claims',
     binding: 'claims',
+    k8s: 'kubernetes',
   };
   const chosen = new Set<BenchmarkName>();
   for (const n of names) {

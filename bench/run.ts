@@ -21,6 +21,7 @@ import { benchClaims } from './scenarios/claims.js';
 import { benchColdStart } from './scenarios/cold-start.js';
 import { benchCreate } from './scenarios/create.js';
 import { benchGet } from './scenarios/get.js';
+import { benchKubernetes } from './scenarios/kubernetes.js';
 import { benchInProcess } from './scenarios/in-process.js';
 import { benchList } from './scenarios/list.js';
 import { benchRss } from './scenarios/rss.js';
@@ -34,7 +35,7 @@ import { round } from './stats.js';
 const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The benchmarks that share one server; cold-start, scheduler, watch-flood and claims bring their own (or none). */
-type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'in-process' | 'watch-flood' | 'claims'>;
+type SharedServerBenchmark = Exclude<BenchmarkName, 'cold-start' | 'scheduler' | 'in-process' | 'watch-flood' | 'claims' | 'kubernetes'>;
 
 const SERVER_BENCHMARKS: Record<SharedServerBenchmark, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   create: benchCreate,
@@ -120,7 +121,8 @@ async function main(): Promise<number> {
   }
 
   const serverBenchmarks = options.only.filter(
-    (b): b is SharedServerBenchmark => b !== 'cold-start' && b !== 'scheduler' && b !== 'in-process' && b !== 'watch-flood' && b !== 'claims',
+    (b): b is SharedServerBenchmark =>
+      b !== 'cold-start' && b !== 'scheduler' && b !== 'in-process' && b !== 'watch-flood' && b !== 'claims' && b !== 'kubernetes',
   );
   let server: ServerProcess | undefined;
   let serverInfo: Record<string, unknown> | undefined;
@@ -189,6 +191,18 @@ async function main(): Promise<number> {
       for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
     } catch (err) {
       fail('claims', err);
+    }
+  }
+
+  // Claims through KubernetesObjects: a control plane and a target server of its own, after the others have stopped.
+  if (options.only.includes('kubernetes')) {
+    log('--- kubernetes');
+    try {
+      const r = await benchKubernetes({ sizes, tmpRoot, logLevel: options.logLevel, nodeArgs: serverNodeFlags(options), store: options.store, log });
+      record('kubernetes', r);
+      for (const m of r.metrics) log(`${m.label}: ${m.value === null ? 'error' : `${m.value} ${m.unit}`}`);
+    } catch (err) {
+      fail('kubernetes', err);
     }
   }
 

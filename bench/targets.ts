@@ -36,6 +36,9 @@ export const GOALS: Record<string, Goal> = {
   'claims.rss.bound': { op: '<=', value: 400, reference: '—', appliesTo: burstOf10k },
   // Issue 10, item 7: 10,000 watch attempts by one user once took the server from 100 MB to 9 GB.
   'watch-flood.peak': { op: '<=', value: 600, reference: '—', appliesTo: (s) => s.floodAttempts >= 10_000 },
+  // Issue 12: 1,000 claims satisfied through KubernetesObjects in a target Conductor server.
+  'kubernetes.claims.rate': { op: '>=', value: 200, reference: '—', appliesTo: (s) => s.concurrency === 16 && s.kubernetesClaims >= 1_000 },
+  'kubernetes.objects.rate': { op: '>=', value: 200, reference: '—', appliesTo: (s) => s.concurrency === 16 && s.kubernetesClaims >= 1_000 },
   'claims.steady.p99': { op: '<=', value: 100, reference: '—', appliesTo: (s) => s.claimRatePerSec === 100 && s.claimRateSeconds >= 20 },
 };
 

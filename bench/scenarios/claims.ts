@@ -91,7 +91,7 @@ export interface WatchEvent {
   object?: WatchedObject & { code?: number; message?: string };
 }
 
-function isReady(o: WatchedObject): boolean {
+export function isReady(o: WatchedObject): boolean {
   return (o.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
@@ -209,7 +209,7 @@ export class ClaimEvents {
  * A ResumingWatch keeps a watch open from a resourceVersion: when the server ends the stream
  * it reopens it from the last resourceVersion seen (bookmarks included), so no event is lost.
  */
-class ResumingWatch {
+export class ResumingWatch {
   private stream: WatchStream | undefined;
   private closed = false;
   private rv: string;
@@ -275,7 +275,7 @@ class ResumingWatch {
   }
 }
 
-async function currentRv(client: BenchClient, path: string): Promise<string> {
+export async function currentRv(client: BenchClient, path: string): Promise<string> {
   return (await client.json<{ metadata: { resourceVersion: string } }>('GET', `${path}?limit=1`)).value.metadata.resourceVersion;
 }
 
@@ -342,7 +342,7 @@ export interface PhaseFigures {
 }
 
 /** phaseProbe starts measuring a phase: CPU, the store revision and the server log's length. */
-async function phaseProbe(client: BenchClient, server: ServerProcess): Promise<() => Promise<PhaseFigures>> {
+export async function phaseProbe(client: BenchClient, server: ServerProcess): Promise<() => Promise<PhaseFigures>> {
   const rv0 = Number(await currentRv(client, '/api/v1/namespaces'));
   const logAt = fileSize(server.logPath);
   const meter = cpuMeter(server.pid, server.etcd?.pid);
@@ -357,13 +357,13 @@ async function phaseProbe(client: BenchClient, server: ServerProcess): Promise<(
   };
 }
 
-async function ensureNamespace(client: BenchClient, name: string): Promise<void> {
+export async function ensureNamespace(client: BenchClient, name: string): Promise<void> {
   const res = await client.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   if (res.status !== 201 && res.status !== 409)
     throw new Error(`cannot create namespace ${name}: HTTP ${res.status}, expected 201: ${res.body.toString('utf8').slice(0, 300)}`);
 }
 
-async function waitFor(done: () => boolean, deadlineMs: number): Promise<boolean> {
+export async function waitFor(done: () => boolean, deadlineMs: number): Promise<boolean> {
   const deadline = performance.now() + deadlineMs;
   while (!done()) {
     if (performance.now() > deadline) return false;
@@ -372,7 +372,7 @@ async function waitFor(done: () => boolean, deadlineMs: number): Promise<boolean
   return true;
 }
 
-async function createOk(client: BenchClient, path: string, body: string): Promise<string | undefined> {
+export async function createOk(client: BenchClient, path: string, body: string): Promise<string | undefined> {
   const res = await client.request('POST', path, body);
   return res.status === 201 ? undefined : `HTTP ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`;
 }

@@ -8,6 +8,7 @@ import { Environment, Optional, type ParseResult } from '@marcbachmann/cel-js';
 import type { ValidationRule } from '../../registry/resource-type.js';
 import type { StatusCause } from '../../../machinery/errors.js';
 import { ENV_OPTIONS, installLibrary } from './library.js';
+import { metered, PER_CALL_LIMIT, RuntimeCostMeter } from './runtime-cost.js';
 
 /** A CompiledRule is one x-kubernetes-validations entry, ready to evaluate. */
 export interface CompiledRule {
@@ -156,6 +157,8 @@ export interface RuleInput {
   readonly failurePath: string;
   /** The node's declared type, quoted in messages like Kubernetes does (`Invalid value: "object"`). */
   readonly schemaType: string;
+  /** The most the evaluation may cost at runtime (default PER_CALL_LIMIT, Kubernetes' per-call limit). */
+  readonly costLimit?: number;
 }
 
 function lowerFirst(s: string): string {
@@ -195,10 +198,21 @@ export function evaluateRule(cr: CompiledRule, input: RuleInput): StatusCause | 
   const ctx: Record<string, unknown> = { self: input.self };
   if (cr.optionalOldSelf) ctx.oldSelf = input.hasOld ? Optional.of(input.oldSelf) : Optional.none();
   else if (input.hasOld) ctx.oldSelf = input.oldSelf;
+  const program = cr.program;
+  const meter = new RuntimeCostMeter(input.costLimit ?? PER_CALL_LIMIT);
+  const outcome = metered(meter, program, ctx);
+  if (meter.exceeded) {
+    // Kubernetes stops the evaluation at its per-call limit and reports it at the node's path.
+    return {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${quote(input.schemaType)}: call cost exceeds limit for rule: ${ruleErrorString(cr.rule)}`,
+      ...(input.path ? { field: input.path } : {}),
+    };
+  }
   let result: unknown;
-  try {
-    result = cr.program(ctx);
-  } catch (err) {
+  if ('value' in outcome) result = outcome.value;
+  else {
+    const err = outcome.error;
     const text = lowerFirst((err instanceof Error ? err.message : String(err)).split('\n')[0]);
     const field = input.path ? { field: input.path } : {};
     if (/overload/i.test(text)) {
@@ -219,13 +233,12 @@ export function evaluateRule(cr: CompiledRule, input: RuleInput): StatusCause | 
 }
 
 function failureMessage(cr: CompiledRule, ctx: Record<string, unknown>): string {
-  if (cr.messageProgram) {
-    try {
-      const m: unknown = cr.messageProgram(ctx);
-      if (typeof m === 'string' && m.trim() !== '' && !/[\r\n]/.test(m) && m.length <= 5120) return m.trim();
-    } catch {
-      // fall back to the static message, as Kubernetes does
-    }
+  const messageProgram = cr.messageProgram;
+  if (messageProgram) {
+    // Metered like the rule; over the limit or failing, the static message is used, as Kubernetes does.
+    const outcome = metered(new RuntimeCostMeter(PER_CALL_LIMIT), messageProgram, ctx);
+    const m = 'value' in outcome ? outcome.value : undefined;
+    if (typeof m === 'string' && m.trim() !== '' && !/[\r\n]/.test(m) && m.length <= 5120) return m.trim();
   }
   const msg = typeof cr.rule.message === 'string' ? cr.rule.message.trim() : '';
   return msg || `failed rule: ${String(cr.rule.rule).trim()}`;
