@@ -59,6 +59,11 @@ export class Expectations {
     return left;
   }
 
+  /** outstanding says whether creates or deletes of `key` are still awaited (or not yet timed out). */
+  outstanding(key: string): boolean {
+    return this.pending.has(key);
+  }
+
   /** forget drops everything outstanding for `key`. */
   forget(key: string): void {
     this.pending.delete(key);

@@ -169,6 +169,10 @@ export class PoolController {
 
   private async reconcile(key: string): Promise<{ requeueAfterMs?: number } | void> {
     const { namespace, name } = splitClassKey(key);
+    const live = this.classes.store.get(namespace, name);
+    // A class without a pool has nothing to size (planPool of zero settings is empty): its
+    // resources, thousands perhaps and each change enqueueing the class, are not read.
+    if (live && !live.metadata.deletionTimestamp && !hasPool(poolSettingsOf(live)) && !this.expectations.outstanding(key)) return;
     const resources = this.resourcesOf(namespace, name);
     const waitMs = this.expectations.waitMs(key, {
       created: (n) => this.nameTaken(this.memberNamespace, n),
@@ -298,4 +302,9 @@ export class PoolController {
   private async event(cls: KObject, type: EventType, reason: string, message: string): Promise<void> {
     await recordEvent(this.client, cls, type, reason, message, { component: POOL_FIELD_MANAGER, logger: this.log });
   }
+}
+
+/** Whether a class asks for a pool at all (any of minFree, maxFree, maxInstances set). */
+function hasPool(settings: PoolSettings): boolean {
+  return settings.minFree > 0 || settings.maxFree > 0 || settings.maxInstances > 0;
 }
