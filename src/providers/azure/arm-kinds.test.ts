@@ -207,7 +207,7 @@ describe('azure database and cache kinds against the ARM fake (mocked ARM and En
       assert.ok(err instanceof ArmError);
       assert.equal(err.reason, 'Throttled');
       assert.equal(err.retryAfterSeconds, 17);
-      assert.match(err.message, /Azure asks to retry after 17 s/);
+      assert.match(err.message, /throttled by Azure; retrying in 17s/);
       return true;
     });
 
