@@ -265,6 +265,40 @@ template: ${template}
     await kubectlOk(s, ['delete', 'cloudsqlinstances', 'odd-tier', 'no-quota', ...ns, '--wait=false']);
   });
 
+  test('mocked: a throttling answer with Google’s RetryInfo is said in the Event ("throttled by Google Cloud; retrying in 2s"); the resource becomes Ready once it ends', async () => {
+    const s = suite.server;
+    storage.fail({
+      method: 'GET',
+      path: /^\/storage\/v1\/b\/shop-throttled-1$/,
+      status: 429,
+      grpcStatus: 'RESOURCE_EXHAUSTED',
+      message: 'The rate of change requests to the bucket is too high.',
+      retryAfterSeconds: 2,
+    });
+    await apply(
+      `apiVersion: storage.gcp.conductor.io/v1alpha1\nkind: GCSBucket\nmetadata: {name: throttled, namespace: ${NS}}\nspec: {providerRef: {name: gcp}, rebindPolicy: Delete, forProvider: {bucketName: shop-throttled-1, region: us-east1}}\n`,
+    );
+    const event = await eventually(
+      async () => {
+        const events = await jsonOf(['events', ...ns, '--field-selector', 'involvedObject.name=throttled']);
+        return events.items.find((e: any) => e.reason === 'CannotObserve');
+      },
+      'the CannotObserve Event of GCSBucket throttled',
+      60_000,
+    );
+    assert.match(event.message, /429|Too Many Requests|rate of change/);
+    assert.match(event.message, /throttled by Google Cloud; retrying in 2s$/);
+    await eventually(
+      async () => {
+        const r = await jsonOf(['gcsbucket', 'throttled', ...ns]);
+        return r.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
+      },
+      'GCSBucket throttled Ready once the throttling ends',
+      60_000,
+    );
+    await kubectlOk(s, ['delete', 'gcsbucket', 'throttled', ...ns, '--wait=true', '--timeout=60s']);
+  });
+
   test('mocked: examples/clouds/gcp 04 and 05 as written: a database, a cache and a bucket for namespace storefront, gone with the namespace', async () => {
     const s = suite.server;
     const example = (file: string) => readFileSync(join(repoRoot, 'examples', 'clouds', 'gcp', file), 'utf8');
