@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerReady, providerYaml, type ProviderSpec } from '../support/cloud-provider.js';
 
 const NS = 'conductor-system';
 const ns = ['-n', NS];
@@ -116,24 +116,30 @@ describe('cloud kinds without an emulator: bad input is a 422 or a clear conditi
   const AWS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
   const PRIVATE_KEY_BODY = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7secretbody';
   const AZURE_CLIENT = '0b9e5c2e-4b8f-4bd6-9c36-3f0c7a1d2e11';
-  const broken: { provider: string; spec: string; secret: Record<string, string>; key: RegExp; kinds: (readonly [string, keyof typeof valid, string])[] }[] = [
+  const broken: {
+    provider: string;
+    spec: ProviderSpec;
+    secret: Record<string, string>;
+    key: RegExp;
+    kinds: (readonly [string, keyof typeof valid, string])[];
+  }[] = [
     {
       provider: 'aws',
-      spec: 'region: us-east-1, ',
+      spec: { region: 'us-east-1' },
       secret: { accessKeyId: AWS_KEY_ID },
       key: /has accessKeyId but no secretAccessKey: add secretAccessKey/,
       kinds: [ELASTICACHE],
     },
     {
       provider: 'gcp',
-      spec: 'project: conductor-test, region: us-central1, ',
+      spec: { project: 'conductor-test', region: 'us-central1' },
       secret: { 'credentials.json': `{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n${PRIVATE_KEY_BODY}` },
       key: /credentials\.json does not parse as JSON/,
       kinds: [CLOUDSQL, MEMORYSTORE, GCS],
     },
     {
       provider: 'azure',
-      spec: 'region: eastus, ',
+      spec: { region: 'eastus' },
       secret: {
         tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
         clientId: AZURE_CLIENT,
@@ -150,24 +156,16 @@ describe('cloud kinds without an emulator: bad input is a 422 or a clear conditi
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: broken
         .flatMap((b) => [
-          secretYaml(NS, `${b.provider}-broken`, b.secret),
-          `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${b.provider}, namespace: ${NS}}\nspec: {type: ${b.provider}, ${b.spec}credentialsSecretRef: {name: ${b.provider}-broken}}\n`,
+          credentialsSecretYaml(`${b.provider}-broken`, b.secret),
+          providerYaml(b.provider, b.provider, `${b.provider}-broken`, b.spec),
           ...b.kinds.map(([apiVersion, kind]) => resource(apiVersion, kind, `broken-${kind.toLowerCase()}`, b.provider, valid[kind])),
         ])
         .join('\n---\n'),
     });
     for (const b of broken) {
-      const ready = await eventually(
-        async () => {
-          const p = JSON.parse(await kubectlOk(s, ['get', 'provider', b.provider, ...ns, '-o', 'json']));
-          const c = (p.status?.conditions ?? []).find((x: any) => x.type === 'Ready');
-          return c?.status === 'False' ? c : undefined;
-        },
-        `Provider ${b.provider} Ready=False`,
-        60_000,
-      );
+      const ready = await providerReady(s, b.provider, 'False');
       assert.equal(ready.reason, 'InvalidCredentials', ready.message);
-      assert.match(ready.message, b.key);
+      assert.match(ready.message ?? '', b.key);
       for (const [, kind, singular] of b.kinds) {
         const name = `broken-${kind.toLowerCase()}`;
         const synced = await eventually(

@@ -21,7 +21,7 @@ import { BlobServiceClient, ContainerClient, StorageSharedKeyCredential } from '
 import { Storage } from '@google-cloud/storage';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerReady, providerYaml } from '../support/cloud-provider.js';
 import { startS3Gateway, type S3Gateway } from '../support/s3-gateway.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { instanceRoots, killLeftovers } from '../support/leftovers.js';
@@ -138,18 +138,23 @@ describe('cross-cloud scheduling by region and monthly price (local, aws, gcp wi
     ]);
     await apply(
       [
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: local, namespace: ${NS}}\nspec: {type: local}\n`,
-        secretYaml(NS, 'aws-keys', { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey, s3Endpoint: gw.endpoint, claimCredentials: 'provider' }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: aws, namespace: ${NS}}\nspec: {type: aws, region: us-east-1, credentialsSecretRef: {name: aws-keys}}\n`,
-        secretYaml(NS, 'azure-key', {
+        providerYaml('local', 'local', undefined),
+        credentialsSecretYaml('aws-keys', {
+          accessKeyId: gw.accessKeyId,
+          secretAccessKey: gw.secretAccessKey,
+          s3Endpoint: gw.endpoint,
+          claimCredentials: 'provider',
+        }),
+        providerYaml('aws', 'aws', 'aws-keys', { region: 'us-east-1' }),
+        credentialsSecretYaml('azure-key', {
           accountName: azurite.accountName,
           accountKey: azurite.accountKey,
           blobEndpoint: azurite.blobEndpoint,
           queueEndpoint: azurite.queueEndpoint,
         }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: azure, namespace: ${NS}}\nspec: {type: azure, region: eastus, credentialsSecretRef: {name: azure-key}}\n`,
-        secretYaml(NS, 'gcp-emulated', { pubsubEndpoint: pubsub.endpoint, spannerEndpoint: spanner.endpoint, storageEndpoint: gcs.endpoint }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: gcp, namespace: ${NS}}\nspec: {type: gcp, project: conductor-test, region: us-east1, credentialsSecretRef: {name: gcp-emulated}}\n`,
+        providerYaml('azure', 'azure', 'azure-key', { region: 'eastus' }),
+        credentialsSecretYaml('gcp-emulated', { pubsubEndpoint: pubsub.endpoint, spannerEndpoint: spanner.endpoint, storageEndpoint: gcs.endpoint }),
+        providerYaml('gcp', 'gcp', 'gcp-emulated', { project: 'conductor-test', region: 'us-east1' }),
         `apiVersion: storage.local.conductor.io/v1alpha1
 kind: S3Server
 metadata: {name: local-objects, namespace: ${NS}}
@@ -191,12 +196,7 @@ template: {apiVersion: storage.gcp.conductor.io/v1alpha1, kind: GCSBucket, spec:
 `,
       ].join('---\n'),
     );
-    for (const p of ['local', 'aws', 'gcp', 'azure'])
-      await eventually(
-        async () => (await jsonpath(['provider', p, ...ns], '{.status.conditions[?(@.type=="Ready")].status}')) === 'True',
-        `Provider ${p} Ready`,
-        60_000,
-      );
+    for (const p of ['local', 'aws', 'gcp', 'azure']) await providerReady(server, p);
     await eventually(
       async () => (await jsonpath(['s3server', 'local-objects', ...ns], '{.status.phase}')) === 'Available',
       'the local S3Server Available',

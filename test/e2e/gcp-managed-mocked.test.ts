@@ -20,7 +20,7 @@ import { Storage } from '@google-cloud/storage';
 import { createClient } from 'redis';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerYaml } from '../support/cloud-provider.js';
 import { freePort, startPubSubEmulator, startSpannerEmulator, type Emulator } from '../support/gcp-emulators.js';
 import { startFakeCloudSql, type FakeCloudSql } from '../support/fake-gcp-sql.js';
 import { startFakeMemorystore, type FakeMemorystore } from '../support/fake-gcp-redis.js';
@@ -104,7 +104,7 @@ template: ${template}
     await kubectlOk(s, ['create', 'namespace', 'shop']);
     await apply(
       [
-        secretYaml(NS, 'gcp-fakes', {
+        credentialsSecretYaml('gcp-fakes', {
           pubsubEndpoint: pubsub.endpoint,
           spannerEndpoint: spanner.endpoint,
           sqlEndpoint: sql.endpoint,
@@ -114,7 +114,7 @@ template: ${template}
           hmacAccessId: 'GOOG1EXAMPLEACCESS',
           hmacSecret: 'e2e-hmac-secret-value',
         }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: gcp, namespace: ${NS}}\nspec: {type: gcp, project: ${PROJECT}, region: us-central1, credentialsSecretRef: {name: gcp-fakes}}\n`,
+        providerYaml('gcp', 'gcp', 'gcp-fakes', { project: PROJECT, region: 'us-central1' }),
         resourceClass(
           'cloudsql-delete',
           'PostgreSQLInstance.v1alpha1.storage.conductor.io',
