@@ -14,6 +14,8 @@
  */
 import { isPlainObject, type JsonObject, type KObject } from '../machinery/object.js';
 
+export { MAX_RETRY_AFTER_SECONDS, retryAfterSecondsOf, retryingIn, type RetryAfterHint } from './retry-after.js';
+
 /** A ProviderType names the family of a provider (a `Provider` object's `spec.type`). */
 export type ProviderType = 'local' | 'memory' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
 
@@ -229,7 +231,9 @@ export interface CallOptions {
 /**
  * An ExternalClient does the provider's work for one concrete resource. Every method is
  * idempotent: repeating it, or calling it after a crash interrupted an earlier call, is
- * harmless and converges. Every method takes CallOptions last.
+ * harmless and converges. Every method takes CallOptions last. An error that carries
+ * `retryAfterSeconds` (RetryAfterHint: the cloud said when to come back) is retried after that
+ * time, at most MAX_RETRY_AFTER_SECONDS, instead of after the reconciler's own backoff.
  */
 export interface ExternalClient<R extends KObject = KObject> {
   /** observe reports whether the external resource exists and is up to date; never changes it. */

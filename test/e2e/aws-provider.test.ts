@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerYaml } from '../support/cloud-provider.js';
 import { startS3Gateway, type S3Gateway } from '../support/s3-gateway.js';
 
 const NS = 'conductor-system';
@@ -69,8 +69,7 @@ describe('the aws provider against the project S3 server', () => {
       throw err;
     }
   };
-  const provider = (name: string, secret: string, region = 'us-east-1') =>
-    `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${name}, namespace: ${NS}}\nspec: {type: aws, region: ${region}, credentialsSecretRef: {name: ${secret}}}\n`;
+  const provider = (name: string, secret: string, region = 'us-east-1') => providerYaml('aws', name, secret, { region });
   const wrongSecret = 'Wrong0Secret0Key0That0Is0Forty0Chars0Abc';
 
   test('Providers of type aws: Ready when the keys authenticate, else Ready=False with the reason and no secret', async () => {
@@ -86,11 +85,11 @@ describe('the aws provider against the project S3 server', () => {
     const keys = { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey, s3Endpoint: gw.endpoint };
     await apply(
       [
-        secretYaml(NS, 'aws-keys', { ...keys, claimCredentials: 'provider' }),
-        secretYaml(NS, 'aws-federated', keys),
-        secretYaml(NS, 'aws-wrong-key', { ...keys, secretAccessKey: wrongSecret }),
-        secretYaml(NS, 'aws-no-secret', { accessKeyId: gw.accessKeyId, s3Endpoint: gw.endpoint }),
-        secretYaml(NS, 'aws-nowhere', { ...keys, s3Endpoint: 'http://127.0.0.1:1' }),
+        credentialsSecretYaml('aws-keys', { ...keys, claimCredentials: 'provider' }),
+        credentialsSecretYaml('aws-federated', keys),
+        credentialsSecretYaml('aws-wrong-key', { ...keys, secretAccessKey: wrongSecret }),
+        credentialsSecretYaml('aws-no-secret', { accessKeyId: gw.accessKeyId, s3Endpoint: gw.endpoint }),
+        credentialsSecretYaml('aws-nowhere', { ...keys, s3Endpoint: 'http://127.0.0.1:1' }),
         provider('aws', 'aws-keys'),
         provider('federated', 'aws-federated'),
         provider('wrong-key', 'aws-wrong-key'),
@@ -257,7 +256,7 @@ spec: {providerRef: {name: federated}, rebindPolicy: Delete, forProvider: {bucke
     const s = suite.server;
     await apply(
       [
-        secretYaml(NS, 'aws-cache-keys', {
+        credentialsSecretYaml('aws-cache-keys', {
           accessKeyId: gw.accessKeyId,
           secretAccessKey: gw.secretAccessKey,
           s3Endpoint: gw.endpoint,

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerYaml } from '../support/cloud-provider.js';
 import { startFakeAzureArm, type FakeAzureArm } from '../support/fake-azure-arm.js';
 
 const NS = 'conductor-system';
@@ -53,8 +53,7 @@ describe('the azure database and cache kinds against the ARM fake (mocked ARM an
       `${kind} ${namespace}/${name} Bound and Ready`,
       90_000,
     );
-  const provider = (name: string, secret: string) =>
-    `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${name}, namespace: ${NS}}\nspec: {type: azure, region: eastus, credentialsSecretRef: {name: ${secret}}}\n`;
+  const provider = (name: string, secret: string) => providerYaml('azure', name, secret, { region: 'eastus' });
   const wrongSecret = 'Wr0ng~client-secret-that-must-not-leak';
 
   test('Providers with a service principal: Ready after a token exchange and a list, else Ready=False with the reason and no secret (mocked)', async () => {
@@ -71,9 +70,9 @@ describe('the azure database and cache kinds against the ARM fake (mocked ARM an
     delete noGroup.resourceGroup;
     await apply(
       [
-        secretYaml(NS, 'azure-sp', fake.credentials()),
-        secretYaml(NS, 'azure-sp-wrong', fake.credentials({ clientSecret: wrongSecret })),
-        secretYaml(NS, 'azure-sp-no-group', noGroup),
+        credentialsSecretYaml('azure-sp', fake.credentials()),
+        credentialsSecretYaml('azure-sp-wrong', fake.credentials({ clientSecret: wrongSecret })),
+        credentialsSecretYaml('azure-sp-no-group', noGroup),
         provider('azure', 'azure-sp'),
         provider('wrong-secret', 'azure-sp-wrong'),
         provider('no-group', 'azure-sp-no-group'),

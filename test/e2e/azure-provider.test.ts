@@ -20,7 +20,7 @@ import { BlobServiceClient, ContainerClient, StorageSharedKeyCredential } from '
 import { QueueClient, QueueServiceClient, StorageSharedKeyCredential as QueueKey } from '@azure/storage-queue';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerYaml } from '../support/cloud-provider.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 
 const NS = 'conductor-system';
@@ -60,8 +60,7 @@ describe('the azure provider against Azurite', () => {
     for await (const q of queueAdmin.listQueues({ prefix: name })) if (q.name === name) return true;
     return false;
   };
-  const provider = (name: string, secret: string, region = 'eastus') =>
-    `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${name}, namespace: ${NS}}\nspec: {type: azure, region: ${region}, credentialsSecretRef: {name: ${secret}}}\n`;
+  const provider = (name: string, secret: string, region = 'eastus') => providerYaml('azure', name, secret, { region });
   const wrongKey = Buffer.alloc(64, 7).toString('base64');
 
   test('Providers of type azure: Ready when the account key authenticates, else Ready=False with the reason and no secret', async () => {
@@ -77,14 +76,14 @@ describe('the azure provider against Azurite', () => {
     const endpoints = { blobEndpoint: a.blobEndpoint, queueEndpoint: a.queueEndpoint };
     await apply(
       [
-        secretYaml(NS, 'azure-key', { accountName: a.accountName, accountKey: a.accountKey, ...endpoints }),
-        secretYaml(NS, 'azure-cs', {
+        credentialsSecretYaml('azure-key', { accountName: a.accountName, accountKey: a.accountKey, ...endpoints }),
+        credentialsSecretYaml('azure-cs', {
           connectionString: `DefaultEndpointsProtocol=http;AccountName=${a.accountName};AccountKey=${a.accountKey};BlobEndpoint=${a.blobEndpoint};QueueEndpoint=${a.queueEndpoint};`,
         }),
-        secretYaml(NS, 'azure-wrong-key', { accountName: a.accountName, accountKey: wrongKey, ...endpoints }),
-        secretYaml(NS, 'azure-no-key', { accountName: a.accountName, ...endpoints }),
+        credentialsSecretYaml('azure-wrong-key', { accountName: a.accountName, accountKey: wrongKey, ...endpoints }),
+        credentialsSecretYaml('azure-no-key', { accountName: a.accountName, ...endpoints }),
         // Port 1 on the loopback: nothing listens there.
-        secretYaml(NS, 'azure-nowhere', {
+        credentialsSecretYaml('azure-nowhere', {
           accountName: a.accountName,
           accountKey: a.accountKey,
           blobEndpoint: 'http://127.0.0.1:1/x',

@@ -1,40 +1,55 @@
 /**
  * One scheduler choosing across clouds by region and monthly price (issue 14): a local S3Server
  * (Conductor's own s3rver, 0 USD a month), an aws class (S3Bucket against the project's S3
- * server behind the SigV4 gateway) and an azure class (BlobContainer against Azurite) for the
- * same profile and claim kind, Bucket. Claims with different regions and price limits land
- * where they should; `kubectl describe` says why with the prices compared (0.25 USD for 10Gi of
- * S3 Standard in us-east-1, 0.20 USD of Hot LRS blob in eastus, from the shipped tables); a
- * claim no candidate it may use is cheap enough for stays Pending saying so; a limit that is not
- * an amount is a 422 naming the field. The emulator-backed buckets are used with the real SDKs
- * and deleting the claims deletes what the Delete class made and keeps what the Retain class
- * made. Google Cloud has no Bucket kind here yet (GCSBucket comes with its own emulator-less
- * tests), so the gcp side of "one scale" is covered by the unit tests of its price hook.
+ * server behind the SigV4 gateway), a gcp class (GCSBucket against the HTTP fake of the Cloud
+ * Storage JSON API, test/support/fake-gcp-storage.ts — mocked: no GCS emulator exists here; the
+ * gcp Provider's check asks Google's Pub/Sub and Spanner emulators) and an azure class
+ * (BlobContainer against Azurite) for the same profile and claim kind, Bucket. Claims with
+ * different regions and price limits land where they should; `kubectl describe` says why with
+ * the prices compared (for 10Gi: 0.20 USD of Hot LRS blob in eastus, 0.22 USD of GCS Standard in
+ * us-east1, 0.25 USD of S3 Standard in us-east-1, from the shipped tables); a claim no candidate
+ * it may use is cheap enough for stays Pending saying so; a limit that is not an amount is a 422
+ * naming the field. The buckets are used with the real SDKs (@aws-sdk/client-s3,
+ * @google-cloud/storage, @azure/storage-blob) through the claims' Secrets, and deleting the
+ * claims deletes what the Delete classes (aws, gcp) made and keeps what the Retain class (azure)
+ * made.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BlobServiceClient, ContainerClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { Storage } from '@google-cloud/storage';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, removeDir, startServer, type ServerProcess } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerReady, providerYaml } from '../support/cloud-provider.js';
 import { startS3Gateway, type S3Gateway } from '../support/s3-gateway.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { instanceRoots, killLeftovers } from '../support/leftovers.js';
+import { startPubSubEmulator, startSpannerEmulator, type Emulator } from '../support/gcp-emulators.js';
+import { startFakeCloudStorage, type FakeCloudStorage } from '../support/fake-gcp-storage.js';
 
 const NS = 'conductor-system';
 const ns = ['-n', NS];
 const BUCKET = 'Bucket.v1alpha1.storage.conductor.io';
 
-describe('cross-cloud scheduling by region and monthly price (local, aws, azure)', () => {
+describe('cross-cloud scheduling by region and monthly price (local, aws, gcp with GCS mocked, azure)', () => {
   let gw: S3Gateway;
   let azurite: Azurite;
+  let pubsub: Emulator;
+  let spanner: Emulator;
+  let gcs: FakeCloudStorage;
   let server: ServerProcess;
   let s3Admin: S3Client;
   let blobAdmin: BlobServiceClient;
 
   before(async () => {
-    [gw, azurite] = await Promise.all([startS3Gateway(), startAzurite()]);
+    [gw, azurite, pubsub, spanner, gcs] = await Promise.all([
+      startS3Gateway(),
+      startAzurite(),
+      startPubSubEmulator(),
+      startSpannerEmulator(),
+      startFakeCloudStorage(),
+    ]);
     s3Admin = new S3Client({
       endpoint: gw.endpoint,
       region: 'us-east-1',
@@ -52,7 +67,7 @@ describe('cross-cloud scheduling by region and monthly price (local, aws, azure)
       removeDir(instanceRoots(server.dataDir, 's3')[1]);
       removeDir(server.dataDir);
     }
-    await Promise.all([gw?.stop(), azurite?.stop()]);
+    await Promise.all([gw?.stop(), azurite?.stop(), pubsub?.stop(), spanner?.stop(), gcs?.stop()]);
   });
 
   const apply = (yaml: string) => kubectlOk(server, ['apply', '-f', '-'], { input: yaml });
@@ -95,16 +110,18 @@ describe('cross-cloud scheduling by region and monthly price (local, aws, azure)
   const claim = (name: string, requirements: string) =>
     `apiVersion: storage.conductor.io/v1alpha1\nkind: Bucket\nmetadata: {name: ${name}, namespace: shop}\nspec: {resourceClass: bucket, requirements: {capacity: {storage: 10Gi}${requirements}}}\n`;
 
-  test('setup: a local S3Server, an aws and an azure Provider, an aws class (Delete) and an azure class (Retain) for profile bucket', async () => {
+  test('setup: a local S3Server, aws, gcp and azure Providers, an aws and a gcp class (Delete) and an azure class (Retain) for profile bucket', async () => {
     await kubectlOk(server, [
       'wait',
       '--for=condition=Established',
       'crd/s3buckets.storage.aws.conductor.io',
       'crd/blobcontainers.storage.azure.conductor.io',
+      'crd/gcsbuckets.storage.gcp.conductor.io',
       'crd/s3servers.storage.local.conductor.io',
       '--timeout=60s',
     ]);
-    // Both cloud regions under north-america; the local server is on-prem.
+    // The three cloud regions under north-america, the two on the US east coast (us-east-1 of aws,
+    // us-east1 of gcp) also under us-east-coast; the local server is on-prem.
     await eventually(async () => (await kubectl(server, ['get', 'schedulerprofile', 'default', ...ns])).code === 0, 'the default SchedulerProfile made');
     await kubectlOk(server, [
       'patch',
@@ -113,20 +130,31 @@ describe('cross-cloud scheduling by region and monthly price (local, aws, azure)
       ...ns,
       '--type=merge',
       '-p',
-      JSON.stringify({ spec: { regionHierarchy: { 'north-america': ['us-east-1', 'eastus'], 'on-prem': ['rack-1'] } } }),
+      JSON.stringify({
+        spec: {
+          regionHierarchy: { 'north-america': ['us-east-1', 'eastus', 'us-east1'], 'us-east-coast': ['us-east-1', 'us-east1'], 'on-prem': ['rack-1'] },
+        },
+      }),
     ]);
     await apply(
       [
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: local, namespace: ${NS}}\nspec: {type: local}\n`,
-        secretYaml(NS, 'aws-keys', { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey, s3Endpoint: gw.endpoint, claimCredentials: 'provider' }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: aws, namespace: ${NS}}\nspec: {type: aws, region: us-east-1, credentialsSecretRef: {name: aws-keys}}\n`,
-        secretYaml(NS, 'azure-key', {
+        providerYaml('local', 'local', undefined),
+        credentialsSecretYaml('aws-keys', {
+          accessKeyId: gw.accessKeyId,
+          secretAccessKey: gw.secretAccessKey,
+          s3Endpoint: gw.endpoint,
+          claimCredentials: 'provider',
+        }),
+        providerYaml('aws', 'aws', 'aws-keys', { region: 'us-east-1' }),
+        credentialsSecretYaml('azure-key', {
           accountName: azurite.accountName,
           accountKey: azurite.accountKey,
           blobEndpoint: azurite.blobEndpoint,
           queueEndpoint: azurite.queueEndpoint,
         }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: azure, namespace: ${NS}}\nspec: {type: azure, region: eastus, credentialsSecretRef: {name: azure-key}}\n`,
+        providerYaml('azure', 'azure', 'azure-key', { region: 'eastus' }),
+        credentialsSecretYaml('gcp-emulated', { pubsubEndpoint: pubsub.endpoint, spannerEndpoint: spanner.endpoint, storageEndpoint: gcs.endpoint }),
+        providerYaml('gcp', 'gcp', 'gcp-emulated', { project: 'conductor-test', region: 'us-east1' }),
         `apiVersion: storage.local.conductor.io/v1alpha1
 kind: S3Server
 metadata: {name: local-objects, namespace: ${NS}}
@@ -156,14 +184,19 @@ providerRef: {name: azure}
 capabilities: {region: eastus}
 template: {apiVersion: storage.azure.conductor.io/v1alpha1, kind: BlobContainer, spec: {forProvider: {location: eastus}}}
 `,
+        `apiVersion: core.conductor.io/v1alpha1
+kind: ResourceClass
+metadata: {name: gcs-carolina, namespace: ${NS}}
+resourceClass: bucket
+supportedResources: [${BUCKET}]
+rebindPolicy: Delete
+providerRef: {name: gcp}
+capabilities: {region: us-east1}
+template: {apiVersion: storage.gcp.conductor.io/v1alpha1, kind: GCSBucket, spec: {forProvider: {region: us-east1, forceDestroy: true}}}
+`,
       ].join('---\n'),
     );
-    for (const p of ['local', 'aws', 'azure'])
-      await eventually(
-        async () => (await jsonpath(['provider', p, ...ns], '{.status.conditions[?(@.type=="Ready")].status}')) === 'True',
-        `Provider ${p} Ready`,
-        60_000,
-      );
+    for (const p of ['local', 'aws', 'gcp', 'azure']) await providerReady(server, p);
     await eventually(
       async () => (await jsonpath(['s3server', 'local-objects', ...ns], '{.status.phase}')) === 'Available',
       'the local S3Server Available',
@@ -176,29 +209,43 @@ template: {apiVersion: storage.azure.conductor.io/v1alpha1, kind: BlobContainer,
     await apply(
       [
         claim('anywhere', ''), // every candidate: the local server, free and existing
-        claim('nearby', ', region: north-america'), // the clouds: azure is cheaper (0.20 < 0.25 USD)
+        claim('nearby', ', region: north-america'), // the clouds: azure is the cheapest (0.20 < 0.22 < 0.25 USD)
         claim('virginia', ', region: us-east-1'), // only aws is there
-        claim('budget', ', region: north-america, maxMonthlyPrice: "0.22"'), // s3 is over the limit: azure
+        claim('carolina', ', region: us-east1'), // only gcp is there
+        claim('coast', ', region: us-east-coast'), // aws or gcp: gcp is cheaper (0.22 < 0.25 USD)
+        claim('budget', ', region: north-america, maxMonthlyPrice: "0.21"'), // gcs and s3 are over the limit: azure
         claim('too-tight', ', region: north-america, maxMonthlyPrice: "0.10 USD"'), // nothing that cheap in north-america
       ].join('---\n'),
     );
-    const [anywhere, nearby, virginia, budget] = await Promise.all(['anywhere', 'nearby', 'virginia', 'budget'].map(boundAndReady));
+    const [anywhere, nearby, virginia, carolina, coast, budget] = await Promise.all(
+      ['anywhere', 'nearby', 'virginia', 'carolina', 'coast', 'budget'].map(boundAndReady),
+    );
     assert.equal(anywhere.status.resourceRef.name, 'local-objects');
     assert.equal(nearby.status.resourceRef.kind, 'BlobContainer');
     assert.equal(virginia.status.resourceRef.kind, 'S3Bucket');
+    assert.equal(carolina.status.resourceRef.kind, 'GCSBucket');
+    assert.equal(coast.status.resourceRef.kind, 'GCSBucket');
     assert.equal(budget.status.resourceRef.kind, 'BlobContainer');
 
     assert.match(
       scheduled(anywhere)!.message,
-      /chose S3Server conductor-system\/local-objects: .*; monthly prices: chose S3Server conductor-system\/local-objects 0\.00 USD; compared: conductor-system\/blob-eastus 0\.20 USD, conductor-system\/s3-virginia 0\.25 USD$/,
+      /chose S3Server conductor-system\/local-objects: .*; monthly prices: chose S3Server conductor-system\/local-objects 0\.00 USD; compared: conductor-system\/blob-eastus 0\.20 USD, conductor-system\/gcs-carolina 0\.22 USD, conductor-system\/s3-virginia 0\.25 USD$/,
     );
     assert.match(
       scheduled(nearby)!.message,
-      /monthly prices: chose conductor-system\/blob-eastus 0\.20 USD; compared: conductor-system\/s3-virginia 0\.25 USD$/,
+      /monthly prices: chose conductor-system\/blob-eastus 0\.20 USD; compared: conductor-system\/gcs-carolina 0\.22 USD, conductor-system\/s3-virginia 0\.25 USD$/,
     );
+    assert.match(
+      scheduled(coast)!.message,
+      /monthly prices: chose conductor-system\/gcs-carolina 0\.22 USD; compared: conductor-system\/s3-virginia 0\.25 USD$/,
+    );
+    assert.doesNotMatch(scheduled(coast)!.message, /blob-eastus/, 'eastus is not on the US east coast of this profile');
     // (The other claims' new resources may be counted too, as bound to another claim.)
-    assert.match(scheduled(budget)!.message, /rejected: .*1 monthly price above 0\.22 USD/);
-    assert.match(scheduled(budget)!.message, /compared: conductor-system\/s3-virginia 0\.25 USD \(over the claim's 0\.22 USD\)/);
+    assert.match(scheduled(budget)!.message, /rejected: .*2 monthly price above 0\.21 USD/);
+    assert.match(
+      scheduled(budget)!.message,
+      /compared: conductor-system\/gcs-carolina 0\.22 USD \(over the claim's 0\.21 USD\), conductor-system\/s3-virginia 0\.25 USD \(over the claim's 0\.21 USD\)/,
+    );
 
     // The claim nothing affordable fits stays Pending, saying why with the prices.
     const tight = await eventually(async () => {
@@ -206,18 +253,22 @@ template: {apiVersion: storage.azure.conductor.io/v1alpha1, kind: BlobContainer,
       return scheduled(c)?.status === 'False' ? c : undefined;
     }, 'too-tight unschedulable');
     assert.equal(tight.status.phase, 'Pending');
-    assert.match(scheduled(tight)!.message, /^0\/\d+ candidates: .*2 monthly price above 0\.10 USD/);
+    assert.match(scheduled(tight)!.message, /^0\/\d+ candidates: .*3 monthly price above 0\.10 USD/);
 
     // kubectl describe shows the prices compared (the Scheduled condition and the FailedScheduling Event).
     const described = await kubectlOk(server, ['describe', 'bucket', 'nearby', '-n', 'shop']);
-    assert.match(described, /compared: conductor-system\/s3-virginia 0\.25 USD/);
+    assert.match(described, /compared: conductor-system\/gcs-carolina 0\.22 USD, conductor-system\/s3-virginia 0\.25 USD/);
+    const describedCoast = await kubectlOk(server, ['describe', 'bucket', 'coast', '-n', 'shop']);
+    assert.match(describedCoast, /chose conductor-system\/gcs-carolina 0\.22 USD; compared: conductor-system\/s3-virginia 0\.25 USD/);
     const describedTight = await kubectlOk(server, ['describe', 'bucket', 'too-tight', '-n', 'shop']);
     assert.match(describedTight, /FailedScheduling/);
     assert.match(describedTight, /conductor-system\/blob-eastus 0\.20 USD \(over the claim's 0\.10 USD\)/);
+    assert.match(describedTight, /conductor-system\/gcs-carolina 0\.22 USD \(over the claim's 0\.10 USD\)/);
 
     // The resources made advertise the price the scheduler compared.
     assert.equal(await jsonpath(['blobcontainer', nearby.status.resourceRef.name, ...ns], '{.status.atProvider.monthlyPrice.amount}'), '0.20');
     assert.equal(await jsonpath(['s3bucket', virginia.status.resourceRef.name, ...ns], '{.status.atProvider.monthlyPrice.amount}'), '0.25');
+    assert.equal(await jsonpath(['gcsbucket', carolina.status.resourceRef.name, ...ns], '{.status.atProvider.monthlyPrice.amount}'), '0.22');
   });
 
   test('a price limit that is not an amount is refused with a 422 naming the field', async () => {
@@ -227,12 +278,21 @@ template: {apiVersion: storage.azure.conductor.io/v1alpha1, kind: BlobContainer,
     assert.match(r.stderr, /must be an amount with at most two decimals/);
   });
 
-  test('the emulator-backed buckets work with the real SDKs; deleting the claims honours Delete (aws) and Retain (azure)', async () => {
+  test('the buckets work with the real SDKs through the claims’ Secrets; deleting the claims honours Delete (aws, gcp) and Retain (azure)', async () => {
     const aws = await secretOf('virginia');
     const s3 = s3Of(aws);
     await s3.send(new PutObjectCommand({ Bucket: aws.bucket, Key: 'hello.txt', Body: 'from aws' }));
     assert.equal(await (await s3.send(new GetObjectCommand({ Bucket: aws.bucket, Key: 'hello.txt' }))).Body!.transformToString(), 'from aws');
     s3.destroy();
+
+    const gcp = await secretOf('carolina');
+    assert.equal(gcp.emulated, 'true');
+    assert.equal(gcp.region, 'us-east1');
+    const app = new Storage({ projectId: gcp.projectId, apiEndpoint: gcp.storageEndpoint });
+    await app.bucket(gcp.bucket).file('hello.txt').save('from gcp', { resumable: false, validation: 'md5' });
+    assert.equal((await app.bucket(gcp.bucket).file('hello.txt').download({ validation: 'md5' }))[0].toString(), 'from gcp');
+    const coastBucket = (await secretOf('coast')).bucket;
+    assert.ok(gcs.buckets.has(coastBucket));
 
     const az = await secretOf('nearby');
     const container = new ContainerClient(az.sasUrl);
@@ -246,8 +306,27 @@ template: {apiVersion: storage.azure.conductor.io/v1alpha1, kind: BlobContainer,
     ls3.destroy();
 
     const azureContainer = (await claimJson('nearby')).status.resourceRef.name as string;
-    await kubectlOk(server, ['delete', 'bucket', 'virginia', 'nearby', 'budget', 'anywhere', 'too-tight', '-n', 'shop', '--wait=true', '--timeout=60s']);
+    await kubectlOk(server, [
+      'delete',
+      'bucket',
+      'virginia',
+      'carolina',
+      'coast',
+      'nearby',
+      'budget',
+      'anywhere',
+      'too-tight',
+      '-n',
+      'shop',
+      '--wait=true',
+      '--timeout=60s',
+    ]);
     await eventually(async () => !(await bucketExists(aws.bucket)), 'the Delete class’s S3 bucket gone', 60_000);
+    await eventually(
+      async () => !gcs.buckets.has(gcp.bucket) && !gcs.buckets.has(coastBucket),
+      'the Delete class’s GCS buckets gone (forceDestroy: with the object)',
+      60_000,
+    );
     assert.equal(await blobAdmin.getContainerClient(az.containerName).exists(), true, 'the Retain class’s container stays');
     assert.equal(await jsonpath(['blobcontainer', azureContainer, ...ns], '{.status.phase}'), 'Released');
   });

@@ -20,7 +20,7 @@ import { Storage } from '@google-cloud/storage';
 import { createClient } from 'redis';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerYaml } from '../support/cloud-provider.js';
 import { freePort, startPubSubEmulator, startSpannerEmulator, type Emulator } from '../support/gcp-emulators.js';
 import { startFakeCloudSql, type FakeCloudSql } from '../support/fake-gcp-sql.js';
 import { startFakeMemorystore, type FakeMemorystore } from '../support/fake-gcp-redis.js';
@@ -104,7 +104,7 @@ template: ${template}
     await kubectlOk(s, ['create', 'namespace', 'shop']);
     await apply(
       [
-        secretYaml(NS, 'gcp-fakes', {
+        credentialsSecretYaml('gcp-fakes', {
           pubsubEndpoint: pubsub.endpoint,
           spannerEndpoint: spanner.endpoint,
           sqlEndpoint: sql.endpoint,
@@ -114,7 +114,7 @@ template: ${template}
           hmacAccessId: 'GOOG1EXAMPLEACCESS',
           hmacSecret: 'e2e-hmac-secret-value',
         }),
-        `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: gcp, namespace: ${NS}}\nspec: {type: gcp, project: ${PROJECT}, region: us-central1, credentialsSecretRef: {name: gcp-fakes}}\n`,
+        providerYaml('gcp', 'gcp', 'gcp-fakes', { project: PROJECT, region: 'us-central1' }),
         resourceClass(
           'cloudsql-delete',
           'PostgreSQLInstance.v1alpha1.storage.conductor.io',
@@ -263,6 +263,40 @@ template: ${template}
     assert.ok(!quota.includes(PASSWORD_KEY));
     sql.clearFaults();
     await kubectlOk(s, ['delete', 'cloudsqlinstances', 'odd-tier', 'no-quota', ...ns, '--wait=false']);
+  });
+
+  test('mocked: a throttling answer with Google’s RetryInfo is said in the Event ("throttled by Google Cloud; retrying in 2s"); the resource becomes Ready once it ends', async () => {
+    const s = suite.server;
+    storage.fail({
+      method: 'GET',
+      path: /^\/storage\/v1\/b\/shop-throttled-1$/,
+      status: 429,
+      grpcStatus: 'RESOURCE_EXHAUSTED',
+      message: 'The rate of change requests to the bucket is too high.',
+      retryAfterSeconds: 2,
+    });
+    await apply(
+      `apiVersion: storage.gcp.conductor.io/v1alpha1\nkind: GCSBucket\nmetadata: {name: throttled, namespace: ${NS}}\nspec: {providerRef: {name: gcp}, rebindPolicy: Delete, forProvider: {bucketName: shop-throttled-1, region: us-east1}}\n`,
+    );
+    const event = await eventually(
+      async () => {
+        const events = await jsonOf(['events', ...ns, '--field-selector', 'involvedObject.name=throttled']);
+        return events.items.find((e: any) => e.reason === 'CannotObserve');
+      },
+      'the CannotObserve Event of GCSBucket throttled',
+      60_000,
+    );
+    assert.match(event.message, /429|Too Many Requests|rate of change/);
+    assert.match(event.message, /throttled by Google Cloud; retrying in 2s$/);
+    await eventually(
+      async () => {
+        const r = await jsonOf(['gcsbucket', 'throttled', ...ns]);
+        return r.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
+      },
+      'GCSBucket throttled Ready once the throttling ends',
+      60_000,
+    );
+    await kubectlOk(s, ['delete', 'gcsbucket', 'throttled', ...ns, '--wait=true', '--timeout=60s']);
   });
 
   test('mocked: examples/clouds/gcp 04 and 05 as written: a database, a cache and a bucket for namespace storefront, gone with the namespace', async () => {

@@ -23,7 +23,7 @@ import { Spanner } from '@google-cloud/spanner';
 import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml } from '../support/target-cluster.js';
+import { credentialsSecretYaml, providerYaml } from '../support/cloud-provider.js';
 import { startPubSubEmulator, startSpannerEmulator, type Emulator } from '../support/gcp-emulators.js';
 
 const NS = 'conductor-system';
@@ -129,8 +129,7 @@ describe('the gcp provider against the Pub/Sub and Spanner emulators', () => {
   const databaseExists = async (instance: string, id: string) => (await spannerAdmin.instance(instance).database(id).exists())[0];
   const instanceExists = async (id: string) => (await spannerAdmin.instance(id).exists())[0];
   const emulators = () => ({ pubsubEndpoint: pubsubEmulator.endpoint, spannerEndpoint: spannerEmulator.endpoint });
-  const provider = (name: string, secret: string, region = 'us-central1') =>
-    `apiVersion: core.conductor.io/v1alpha1\nkind: Provider\nmetadata: {name: ${name}, namespace: ${NS}}\nspec: {type: gcp, project: ${PROJECT}, region: ${region}, credentialsSecretRef: {name: ${secret}}}\n`;
+  const provider = (name: string, secret: string, region = 'us-central1') => providerYaml('gcp', name, secret, { project: PROJECT, region });
   const brokenKey = '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7 SECRETBITS';
 
   test('Providers of type gcp: Ready when both emulators answer, else Ready=False with the reason and no secret', async () => {
@@ -144,11 +143,11 @@ describe('the gcp provider against the Pub/Sub and Spanner emulators', () => {
     ]);
     await apply(
       [
-        secretYaml(NS, 'gcp-emulators', emulators()),
-        secretYaml(NS, 'gcp-no-key', { pubsubEndpoint: 'https://pubsub.googleapis.com' }),
-        secretYaml(NS, 'gcp-broken-key', { 'credentials.json': brokenKey }),
+        credentialsSecretYaml('gcp-emulators', emulators()),
+        credentialsSecretYaml('gcp-no-key', { pubsubEndpoint: 'https://pubsub.googleapis.com' }),
+        credentialsSecretYaml('gcp-broken-key', { 'credentials.json': brokenKey }),
         // Port 1 on the loopback: nothing listens there.
-        secretYaml(NS, 'gcp-nowhere', { pubsubEndpoint: 'http://127.0.0.1:1', spannerEndpoint: 'http://127.0.0.1:1' }),
+        credentialsSecretYaml('gcp-nowhere', { pubsubEndpoint: 'http://127.0.0.1:1', spannerEndpoint: 'http://127.0.0.1:1' }),
         provider('gcp', 'gcp-emulators'),
         provider('no-key', 'gcp-no-key'),
         provider('broken-key', 'gcp-broken-key'),

@@ -71,6 +71,14 @@ const meta = (status: number) => ({ $metadata: { httpStatusCode: status } });
 /** rdsError is an RDS error as the SDK raises it for a code it has no class for (Throttling, InvalidParameterValue). */
 export const rdsError = (name: string, message: string, status = 400) => new RDSServiceException({ name, $fault: 'client', message, ...meta(status) });
 
+/**
+ * withResponseHeaders gives an SDK error the HTTP response the SDK attaches to it (`$response`,
+ * not enumerable), with `headers` — e.g. a throttling answer's `Retry-After` or `x-amz-retry-after`.
+ */
+export function withResponseHeaders<E extends Error>(err: E, headers: Record<string, string>, statusCode = 400): E {
+  return Object.defineProperty(err, '$response', { value: { statusCode, headers, body: undefined }, enumerable: false });
+}
+
 /** A FakeInstance is what the fake RDS keeps per instance (the password too, so tests can compare). */
 export interface FakeInstance {
   input: CreateDBInstanceCommandInput;

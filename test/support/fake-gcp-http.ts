@@ -4,6 +4,8 @@
  * (`{"error": {"code", "message", "status", "errors": [{"reason"}]}}`), injected faults
  * ("the next request matching X answers 429 RESOURCE_EXHAUSTED") and a log of the requests
  * (method, path, body) so tests can say what was asked and that no request carried a token.
+ * A throttling fault may say when to come back as Google does: a `Retry-After` header and a
+ * `google.rpc.RetryInfo` detail in the error body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -27,6 +29,8 @@ export interface Fault {
   reason?: string;
   /** How many matching requests answer the fault (default 1). */
   times?: number;
+  /** When to come back: sent as `Retry-After: <seconds>` and as a google.rpc.RetryInfo detail (`retryDelay: "<seconds>s"`). */
+  retryAfterSeconds?: number;
 }
 
 /** A Reply is what a route answers. */
@@ -41,9 +45,18 @@ export interface Reply {
 export const json = (body: unknown, status = 200): Reply => ({ status, body });
 
 /** googleError is Google's error body for `status` (HTTP) and `grpcStatus` (e.g. ALREADY_EXISTS). */
-export const googleError = (status: number, grpcStatus: string, message: string, reason?: string): Reply => ({
+export const googleError = (status: number, grpcStatus: string, message: string, reason?: string, retryAfterSeconds?: number): Reply => ({
   status,
-  body: { error: { code: status, message, status: grpcStatus, errors: [{ message, domain: 'global', reason: reason ?? grpcStatus.toLowerCase() }] } },
+  body: {
+    error: {
+      code: status,
+      message,
+      status: grpcStatus,
+      errors: [{ message, domain: 'global', reason: reason ?? grpcStatus.toLowerCase() }],
+      ...(retryAfterSeconds !== undefined ? { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfterSeconds}s` }] } : {}),
+    },
+  },
+  ...(retryAfterSeconds !== undefined ? { headers: { 'retry-after': String(retryAfterSeconds) } } : {}),
 });
 
 export type Route = (req: SeenRequest) => Reply | undefined;
@@ -102,7 +115,7 @@ export class FakeHttpApi {
     const fault = this.faults.find((f) => f.method === seen.method && f.path.test(seen.path) && (f.times ?? 0) > 0);
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
-      reply = googleError(fault.status, fault.grpcStatus, fault.message, fault.reason);
+      reply = googleError(fault.status, fault.grpcStatus, fault.message, fault.reason, fault.retryAfterSeconds);
     } else {
       try {
         reply = this.route(seen) ?? googleError(404, 'NOT_FOUND', `the fake has no route for ${seen.method} ${seen.path}`);
@@ -115,7 +128,7 @@ export class FakeHttpApi {
       res.end(reply.raw);
       return;
     }
-    res.writeHead(reply.status, { 'content-type': 'application/json' });
+    res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
   }
 }

@@ -498,6 +498,30 @@ describe('ManagedReconciler', () => {
     assert.equal(condition(await h.get('backoff'), 'Synced')?.status, 'True');
   });
 
+  test('a provider error carrying retryAfterSeconds (the cloud’s Retry-After) is retried after that time, not after the backoff', async () => {
+    const h = await harness({}, { backoff: { baseDelayMs: 20, maxDelayMs: 2000 } });
+    let failures = 2;
+    const observe = h.external.observe;
+    h.external.observe = async (resource) => {
+      if (failures-- > 0) throw Object.assign(new Error('throttled by Fake Cloud; retrying in 1s'), { retryAfterSeconds: 1 });
+      return observe(resource);
+    };
+    await h.create('throttled', {}, undefined, [MANAGED_PROTECTION_FINALIZER]);
+    const notSynced = await until('Synced=False', async () => {
+      const o = await h.get('throttled');
+      return condition(o, 'Synced')?.status === 'False' ? o : undefined;
+    });
+    assert.equal(condition(notSynced, 'Synced')?.reason, 'CannotObserve');
+    assert.match(condition(notSynced, 'Synced')!.message, /throttled by Fake Cloud; retrying in 1s/);
+    await readyObject(h, 'throttled');
+    const times = h.external.callsOf('observe').map((c) => c.at);
+    assert.ok(times.length >= 3);
+    for (let i = 1; i <= 2; i++) {
+      const gap = times[i] - times[i - 1];
+      assert.ok(gap >= 990, `retry ${i} waited ${gap} ms, want the 1 s the provider asked for (the backoff would wait ${20 * 2 ** (i - 1)} ms)`);
+    }
+  });
+
   test('the poll-interval annotation overrides the default interval', async () => {
     const h = await harness({}, { pollIntervalMs: 60_000 });
     await h.create('fast', {}, { [POLL_INTERVAL_ANNOTATION]: '100ms' });

@@ -12,7 +12,8 @@
  *               (a Provider that does not exist never blocks it)
  *
  * Successful reconciles come back after the poll interval to notice drift; failures come
- * back with per-resource exponential backoff. Every transition a human cares about is an
+ * back with per-resource exponential backoff — or, when the provider's error says when the
+ * cloud asks to be called again (Retry-After of a throttling answer), after that time. Every transition a human cares about is an
  * Event on the resource, and the Synced condition carries the last error.
  */
 import { cacheInformer, type CacheInformer } from '../../client/shared-informers.js';
@@ -25,7 +26,14 @@ import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual } from '../../machinery/object.js';
-import type { ConcreteKind, ConnectContext, ConnectionDetails, ExternalClient, ExternalObservation } from '../../providers/spi.js';
+import {
+  retryAfterSecondsOf,
+  type ConcreteKind,
+  type ConnectContext,
+  type ConnectionDetails,
+  type ExternalClient,
+  type ExternalObservation,
+} from '../../providers/spi.js';
 import { recordEvent, type EventType } from '../events.js';
 import { concreteFields, type ConcreteFields } from './concrete-fields.js';
 import { findCondition, readConditions } from './conditions.js';
@@ -166,7 +174,8 @@ export class ManagedReconciler<R extends KObject = KObject> {
   /**
    * reconcile brings one resource (`namespace/name`) a step closer to its desired state. It
    * throws when the step failed (the queue retries with backoff) and otherwise says when to
-   * look again. A 409 Conflict on one of its own writes only asks to look again at once.
+   * look again. A 409 Conflict on one of its own writes only asks to look again at once; a
+   * failed step whose provider error carries a Retry-After is looked at again after it.
    */
   async reconcile(key: string): Promise<WorkResult> {
     const { namespace, name } = splitKey(key);
@@ -183,6 +192,11 @@ export class ManagedReconciler<R extends KObject = KObject> {
       if (isConflict(err)) {
         this.logFor(mr).debug({ err: errorMessage(err) }, 'resource changed while reconciling; looking again');
         return { requeueAfterMs: 0 };
+      }
+      const retryAfter = err instanceof ManagedReconcileError ? retryAfterSecondsOf(err.cause) : undefined;
+      if (retryAfter !== undefined) {
+        this.logFor(mr).debug({ err: errorMessage(err), retryAfterSeconds: retryAfter }, 'the provider asks to retry later; retrying then');
+        return { requeueAfterMs: retryAfter * 1000 };
       }
       throw err;
     }

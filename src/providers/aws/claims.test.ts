@@ -107,6 +107,13 @@ describe('aws claims', () => {
     assert.equal(matchRDSInstance(claim('PostgreSQLInstance', { version: '>= 15' }), { type: 'resource', resource: r }).fits, false);
   });
 
+  test('RDSInstance: storage above 65536 GiB does not fit, said in GiB (never cut down in silence)', () => {
+    const asking = (storage: string) => claim('PostgreSQLInstance', { requirements: { capacity: { storage } } });
+    assert.equal(matchRDSInstance(asking('64Ti'), cls()).fits, true);
+    assert.equal(why(matchRDSInstance(asking('65Ti'), cls())), 'wants 66560 GiB of storage; an RDS instance offers at most 65536 GiB');
+    assert.equal(why(matchRDSInstance(asking('lots'), cls())), 'requirements.capacity.storage is not a quantity');
+  });
+
   test('names: AWS rules, claim-derived names valid for each', () => {
     assert.equal(awsNameProblem('bucket', 'ok-bucket.1'), undefined);
     assert.match(awsNameProblem('bucket', '192.168.1.1') ?? '', /looks like an IP address/);

@@ -90,12 +90,26 @@ export function rdsVersionFor(engine: RdsEngine, range: string | undefined): { v
 
 const engineOf = (claim: KObject): RdsEngine => (claim.kind === 'MySQLInstance' ? 'mysql' : 'postgres');
 
+/** The most gp2/gp3 storage an RDS instance has, in GiB. */
+export const RDS_MAX_STORAGE_GI = 65_536;
+
 /** matchRDSInstance: the engine follows the claim kind; the version must be one RDS offers in the claim's range. */
 export function matchRDSInstance(claim: KObject, candidate: MatchCandidate<RDSInstance>): MatchResult {
   const engine = engineOf(claim);
   const spec = sqlClaimSpec(claim);
   const { problem } = rdsVersionFor(engine, spec.version);
   if (problem) return doesNotFit(problem);
+  const requirements = claimSpec(claim).requirements;
+  const capacity = isPlainObject(requirements) && isPlainObject(requirements.capacity) ? requirements.capacity : {};
+  if (typeof capacity.storage === 'string' || typeof capacity.storage === 'number') {
+    let gi: number;
+    try {
+      gi = Math.ceil(parseQuantity(String(capacity.storage)).toNumber() / 2 ** 30 - 1e-9);
+    } catch {
+      return doesNotFit('requirements.capacity.storage is not a quantity');
+    }
+    if (gi > RDS_MAX_STORAGE_GI) return doesNotFit(`wants ${gi} GiB of storage; an RDS instance offers at most ${RDS_MAX_STORAGE_GI} GiB`);
+  }
   const offeredEngine = candidate.type === 'class' ? forProviderOf(candidate.template.spec).engine : candidate.resource.spec.forProvider?.engine;
   if (offeredEngine !== undefined && offeredEngine !== engine) return doesNotFit(`instance engine is ${String(offeredEngine)}, claim wants ${engine}`);
   if (candidate.type === 'resource' && spec.version) {
@@ -156,7 +170,7 @@ export function configureRDSInstance(claim: KObject, template: ResourceTemplate)
   const capacity = isPlainObject(spec.capabilities) && isPlainObject(spec.capabilities.capacity) ? spec.capabilities.capacity : {};
   const size = typeof capacity.storage === 'string' || typeof capacity.storage === 'number' ? capacity.storage : undefined;
   const fallback = typeof forProvider.allocatedStorageGi === 'number' ? forProvider.allocatedStorageGi : 20;
-  forProvider.allocatedStorageGi = Math.min(65_536, storageGiOf(size, fallback));
+  forProvider.allocatedStorageGi = Math.min(RDS_MAX_STORAGE_GI, storageGiOf(size, fallback));
   return spec;
 }
 

@@ -206,7 +206,7 @@ describe('ElastiCacheReplicationGroup (mocked ElastiCache)', () => {
       [elastiCacheErrors.insufficientCapacity(), 'InsufficientCapacity', /InsufficientCacheClusterCapacity.*no capacity for this node type/],
       [elastiCacheErrors.nodeQuota(), 'QuotaExceeded', /NodeQuotaForCustomerExceeded.*quota is reached/],
       [elastiCacheErrors.clusterQuota(), 'QuotaExceeded', /ClusterQuotaForCustomerExceeded.*quota is reached/],
-      [elastiCacheErrors.throttling(), 'Throttled', /throttling; retried with backoff/],
+      [elastiCacheErrors.throttling(), 'Throttled', /throttled by AWS; retried with backoff/],
       [
         elastiCacheErrors.invalidParameter('Cache node type cache.r7g.xlarge is not supported in this region.'),
         'InvalidParameter',

@@ -2,8 +2,11 @@
  * What a failed AWS call means, for conditions and the Provider's Ready reason. SDK v3 errors
  * carry the service's error code as `name` and the HTTP status in `$metadata`; a request
  * that got no answer carries a network code. Messages keep the first line of AWS's message
- * and never hold a key: the SDK signs requests and never puts credentials in an error.
+ * and never hold a key: the SDK signs requests and never puts credentials in an error. A
+ * throttling answer's wait (`Retry-After`, or `x-amz-retry-after` in milliseconds, on the
+ * error's `$response`) becomes `retryAfterSeconds`: the reconciler retries then.
  */
+import { boundedRetryAfter, headerOf, retryAfterHeaderSeconds, retryingIn } from '../retry-after.js';
 
 /** The reasons a Provider's Ready condition or a resource's message may give. */
 export type AwsFailureReason =
@@ -18,13 +21,14 @@ export type AwsFailureReason =
   | 'NotFound'
   | 'RequestFailed';
 
-/** An AwsError is a failed AWS call, classified. */
+/** An AwsError is a failed AWS call, classified; `retryAfterSeconds` is AWS's Retry-After (bounded) when it sent one. */
 export class AwsError extends Error {
   constructor(
     readonly reason: AwsFailureReason,
     message: string,
     readonly code?: string,
     readonly statusCode?: number,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AwsError';
@@ -37,6 +41,7 @@ interface SdkErrorLike {
   code?: string;
   Code?: string;
   $metadata?: { httpStatusCode?: number };
+  $response?: { headers?: unknown };
 }
 
 const AUTH = new Set([
@@ -126,6 +131,15 @@ export function statusOf(err: unknown): number | undefined {
   return typeof status === 'number' && status > 0 ? status : undefined;
 }
 
+/** retryAfterOf is how long an answer asks to wait, bounded: `x-amz-retry-after` (ms) or `Retry-After` (seconds or a date) of the error's response. */
+export function retryAfterOf(err: unknown): number | undefined {
+  const headers = typeof err === 'object' && err !== null ? (err as SdkErrorLike).$response?.headers : undefined;
+  const amz = headerOf(headers, 'x-amz-retry-after');
+  const ms = amz !== undefined && amz !== null && String(amz).trim() !== '' ? Number(amz) : Number.NaN;
+  if (Number.isFinite(ms) && ms >= 0) return boundedRetryAfter(ms / 1000);
+  return boundedRetryAfter(retryAfterHeaderSeconds(headerOf(headers, 'retry-after')));
+}
+
 /** isAbort tells an aborted call (its signal fired): passed on unchanged. */
 export function isAbort(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as SdkErrorLike).name === 'AbortError';
@@ -156,8 +170,16 @@ export function awsError(err: unknown, what: string): Error {
     );
   if (code !== undefined && FORBIDDEN.has(code))
     return new AwsError('Forbidden', `cannot ${what}: ${said} — the IAM identity lacks a permission this needs`, code, status);
-  if ((code !== undefined && THROTTLED.has(code)) || status === 429 || status === 503)
-    return new AwsError('Throttled', `cannot ${what}: ${said} — AWS is throttling; retried with backoff`, code, status);
+  if ((code !== undefined && THROTTLED.has(code)) || status === 429 || status === 503) {
+    const wait = retryAfterOf(err);
+    return new AwsError(
+      'Throttled',
+      `cannot ${what}: ${said} — throttled by AWS; ${wait !== undefined ? retryingIn(wait) : 'retried with backoff'}`,
+      code,
+      status,
+      wait,
+    );
+  }
   if (code !== undefined && QUOTA.has(code))
     return new AwsError('QuotaExceeded', `cannot ${what}: ${said} — an account quota is reached: raise it in Service Quotas or remove something`, code, status);
   if (code !== undefined && CAPACITY.has(code))

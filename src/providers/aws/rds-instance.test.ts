@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InstanceQuotaExceededFault } from '@aws-sdk/client-rds';
-import { FakeRds, rdsError } from '../../../test/support/aws-fakes.js';
+import { FakeRds, rdsError, withResponseHeaders } from '../../../test/support/aws-fakes.js';
 import type { KObject } from '../../machinery/object.js';
 import { fixture } from '../testing.js';
 import { awsCredentialsFrom } from './credentials.js';
@@ -159,7 +159,8 @@ describe('RDSInstance (mocked RDS)', () => {
     const password = masterPassword(credentials.masterPasswordKey, 'us-east-1', 'orders-db');
     const cases: [Error, string, RegExp][] = [
       [new InstanceQuotaExceededFault({ message: 'Instance quota exceeded', $metadata: { httpStatusCode: 400 } }), 'QuotaExceeded', /quota is reached/],
-      [rdsError('Throttling', 'Rate exceeded'), 'Throttled', /throttling; retried with backoff/],
+      [rdsError('Throttling', 'Rate exceeded'), 'Throttled', /throttled by AWS; retried with backoff/],
+      [withResponseHeaders(rdsError('Throttling', 'Rate exceeded'), { 'Retry-After': '30' }), 'Throttled', /throttled by AWS; retrying in 30s$/],
       [rdsError('InvalidParameterValue', 'Invalid DB instance class: db.t4g.micro for engine postgres 9.6'), 'InvalidParameter', /Invalid DB instance class/],
     ];
     for (const [err, reason, message] of cases) {
@@ -175,6 +176,25 @@ describe('RDSInstance (mocked RDS)', () => {
     assert.equal(rds.instances.size, 0);
     await client.create(r);
     assert.equal(rds.instances.size, 1, 'created once the errors pass');
+  });
+
+  test('a throttling answer’s wait (Retry-After, x-amz-retry-after in ms) is kept for the reconciler, at most 5 minutes (mocked)', async () => {
+    const r = instance('busy', { instanceIdentifier: 'busy-db' });
+    const cases: [Record<string, string>, number | undefined][] = [
+      [{ 'retry-after': '30' }, 30],
+      [{ 'x-amz-retry-after': '1500' }, 2],
+      [{ 'Retry-After': '7200' }, 300],
+      [{}, undefined],
+    ];
+    for (const [headers, want] of cases) {
+      rds.failNext('DescribeDBInstances', withResponseHeaders(rdsError('Throttling', 'Rate exceeded'), headers));
+      await assert.rejects(client.observe(r), (e: unknown) => {
+        assert.ok(e instanceof AwsError, String(e));
+        assert.equal(e.reason, 'Throttled');
+        assert.equal(e.retryAfterSeconds, want, JSON.stringify(headers));
+        return true;
+      });
+    }
   });
 
   test('a failed instance is reported for an administrator; a delete while creating is retried (mocked)', async () => {

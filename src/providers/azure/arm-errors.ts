@@ -6,6 +6,7 @@
  * Azure's message (300 characters at most) and never hold a secret: the SDKs never put the
  * client secret, a token or a request body in an error.
  */
+import { boundedRetryAfter, headerOf, retryAfterHeaderSeconds, retryingIn } from '../retry-after.js';
 import { isAbort } from './errors.js';
 
 /** The reasons a Provider's Ready condition or a resource's condition may give. */
@@ -23,7 +24,7 @@ export type ArmFailureReason =
   | 'OperationFailed'
   | 'RequestFailed';
 
-/** An ArmError is a failed ARM call, classified; `retryAfterSeconds` is Azure's Retry-After when it sent one. */
+/** An ArmError is a failed ARM call, classified; `retryAfterSeconds` is Azure's Retry-After (bounded) when it sent one: the reconciler retries then. */
 export class ArmError extends Error {
   constructor(
     readonly reason: ArmFailureReason,
@@ -80,11 +81,9 @@ function firstLine(text: string | undefined): string {
   return line === '' ? 'no message' : line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
-/** retryAfterOf reads a Retry-After header (seconds) off a RestError's response. */
-function retryAfterOf(err: ErrorLike): number | undefined {
-  const raw = typeof err.response?.headers?.get === 'function' ? err.response.headers.get('retry-after') : undefined;
-  const seconds = raw !== undefined ? Number(raw) : NaN;
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+/** retryAfterOf reads a Retry-After header (seconds or a date) off a RestError's response, bounded. */
+export function retryAfterOf(err: ErrorLike): number | undefined {
+  return boundedRetryAfter(retryAfterHeaderSeconds(headerOf(err.response?.headers, 'retry-after')));
 }
 
 /**
@@ -119,8 +118,8 @@ export function armError(err: unknown, what: string): Error {
   const said = `Azure answered ${status}${code ? ` ${code}` : ''}: ${message}`;
   const retryAfter = retryAfterOf(e);
   if (status === 429 || code === 'TooManyRequests' || code === 'ServerBusy' || status === 503) {
-    const wait = retryAfter !== undefined ? `Azure asks to retry after ${retryAfter} s` : 'retried with backoff';
-    return new ArmError('Throttled', `cannot ${what}: ${said} — Azure is throttling (Throttled); ${wait}`, status, code, retryAfter);
+    const wait = retryAfter !== undefined ? retryingIn(retryAfter) : 'retried with backoff';
+    return new ArmError('Throttled', `cannot ${what}: ${said} — throttled by Azure; ${wait}`, status, code, retryAfter);
   }
   if (status === 401 || (code !== undefined && AUTH.has(code)))
     return new ArmError('AuthenticationFailed', `cannot ${what}: ${said} — check tenantId, clientId and clientSecret in the credentials Secret`, status, code);

@@ -207,7 +207,7 @@ describe('azure database and cache kinds against the ARM fake (mocked ARM and En
       assert.ok(err instanceof ArmError);
       assert.equal(err.reason, 'Throttled');
       assert.equal(err.retryAfterSeconds, 17);
-      assert.match(err.message, /Azure asks to retry after 17 s/);
+      assert.match(err.message, /throttled by Azure; retrying in 17s/);
       return true;
     });
 
@@ -232,6 +232,55 @@ describe('azure database and cache kinds against the ARM fake (mocked ARM and En
       (err: Error) => err instanceof ArmError && err.reason === 'InvalidParameter',
     );
   });
+
+  // While a flexible server is being created ARM answers its GET 404, so a repeated create sends
+  // the PUT again — idempotent by name: the same operation, the same server, the same derived
+  // password. A Redis cache is visible while it is created, so create finds it by its tag.
+  const repeated: { kind: string; name: string; make: () => KObject; stored: () => unknown; putsAgain: boolean }[] = [
+    {
+      kind: 'PostgreSQLFlexibleServer',
+      name: 'again-pg',
+      make: () => pg('again', { serverName: 'again-pg', location: 'eastus' }),
+      stored: () => fake.servers.get('Microsoft.DBforPostgreSQL/again-pg'),
+      putsAgain: true,
+    },
+    {
+      kind: 'MySQLFlexibleServer',
+      name: 'again-mysql',
+      make: () => mysql('again', { serverName: 'again-mysql', location: 'eastus' }),
+      stored: () => fake.servers.get('Microsoft.DBforMySQL/again-mysql'),
+      putsAgain: true,
+    },
+    {
+      kind: 'RedisCache',
+      name: 'again-cache',
+      make: () => redis('again', { cacheName: 'again-cache', location: 'eastus', sku: 'Basic', capacity: 0 }),
+      stored: () => fake.caches.get('again-cache'),
+      putsAgain: false,
+    },
+  ];
+  for (const c of repeated) {
+    test(`${c.kind}: a create repeated after a crash (a new client, the first create still running) makes nothing twice (mocked)`, async () => {
+      const r = c.make();
+      const puts = () => fake.requests.filter((q) => q.startsWith('PUT ') && q.endsWith(`/${c.name}`)).length;
+      const first = await clientOf(c.kind, r);
+      assert.equal((await first.create(r)).externalName, c.name);
+      const made = c.stored();
+      assert.ok(made, 'the first create made it');
+      // The controller stopped before it recorded the outcome: a new process connects again and repeats create.
+      const afterCrash = await clientOf(c.kind, c.make());
+      assert.equal((await afterCrash.create(c.make())).externalName, c.name);
+      assert.equal(c.stored(), made, 'still the one made first');
+      assert.equal(puts(), c.putsAgain ? 2 : 1);
+      if (c.putsAgain) {
+        assert.equal((made as { state: string }).state, 'Creating', 'the second PUT joined the running create');
+      }
+      const ready = await observeUntil(afterCrash, r, (o) => o.exists && !o.notReady);
+      assert.equal(ready.exists, true);
+      await afterCrash.delete(r);
+      await observeUntil(afterCrash, r, (o) => !o.exists);
+    });
+  }
 
   test("a create operation that ends Failed is a condition with Azure's error, and the next create tries again (mocked)", async () => {
     const r = pg('doomed', { serverName: 'doomed-pg', location: 'eastus' });

@@ -18,7 +18,7 @@ import {
   matchStorageQueue,
   storageQueueClaims,
 } from './claims.js';
-import type { BlobContainer, PostgreSQLFlexibleServer, StorageQueue } from './kinds.js';
+import type { BlobContainer, PostgreSQLFlexibleServer, RedisCache, StorageQueue } from './kinds.js';
 
 const claim = (kind: string, spec: Record<string, unknown> = {}): KObject => ({
   apiVersion: kind === 'Bucket' ? 'storage.conductor.io/v1alpha1' : 'messaging.conductor.io/v1alpha1',
@@ -178,6 +178,92 @@ describe('PostgreSQLFlexibleServer, MySQLFlexibleServer and RedisCache for SQL a
       String((matchRedisCache(claim('RedisCluster', { evictionPolicy: 'allkeys-lru' }), anyClass('RedisCache')) as { reason?: string }).reason),
       /keeps Azure's maxmemory-policy volatile-lru/,
     );
+  });
+
+  // A size the service does not offer: said by the matcher (the claim stays Pending naming it), never clamped in silence.
+  const redisClass = (forProvider: Record<string, unknown>): MatchCandidate<RedisCache> => ({
+    type: 'class',
+    resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'c' } },
+    template: { apiVersion: 'cache.azure.conductor.io/v1alpha1', kind: 'RedisCache', spec: { forProvider } as never },
+  });
+  const redisCache = (forProvider: Record<string, unknown>): MatchCandidate<RedisCache> => ({
+    type: 'resource',
+    resource: { apiVersion: 'cache.azure.conductor.io/v1alpha1', kind: 'RedisCache', metadata: { name: 'r' }, spec: { forProvider } } as unknown as RedisCache,
+  });
+  const memory = (m: string) => claim('RedisCluster', { requirements: { capacity: { memory: m } } });
+  const storage = (kind: 'PostgreSQLInstance' | 'MySQLInstance', st: string) => sqlClaim(kind, { requirements: { capacity: { storage: st } } });
+  const sizes: { reason: string; got: () => { fits: boolean; reason?: string }; want: true | RegExp }[] = [
+    {
+      reason: 'PostgreSQL storage within 16384 GB',
+      got: () => matchPostgreSQLFlexibleServer(storage('PostgreSQLInstance', '16000G'), anyClass('PostgreSQLFlexibleServer')),
+      want: true,
+    },
+    {
+      reason: 'PostgreSQL storage above 16384 GB',
+      got: () => matchPostgreSQLFlexibleServer(storage('PostgreSQLInstance', '20Ti'), anyClass('PostgreSQLFlexibleServer')),
+      want: /wants 21991 GB of storage; a flexible server offers at most 16384 GB/,
+    },
+    {
+      reason: 'MySQL storage above 16384 GB',
+      got: () => matchMySQLFlexibleServer(storage('MySQLInstance', '17T'), anyClass('MySQLFlexibleServer')),
+      want: /offers at most 16384 GB/,
+    },
+    {
+      reason: 'a storage that is no quantity',
+      got: () => matchMySQLFlexibleServer(storage('MySQLInstance', 'lots'), anyClass('MySQLFlexibleServer')),
+      want: /requirements\.capacity\.storage is not a quantity/,
+    },
+    {
+      reason: 'Redis memory a Standard class grows to (C4)',
+      got: () => matchRedisCache(memory('10Gi'), redisClass({ sku: 'Standard', capacity: 1 })),
+      want: true,
+    },
+    {
+      reason: 'Redis memory above the largest Standard size',
+      got: () => matchRedisCache(memory('60Gi'), redisClass({ sku: 'Standard' })),
+      want: /wants 60 GB of memory; a Standard cache holds at most 53 GB \(C6\) — use a Premium class/,
+    },
+    { reason: 'Redis memory a Premium class holds', got: () => matchRedisCache(memory('100Gi'), redisClass({ sku: 'Premium', capacity: 1 })), want: true },
+    {
+      reason: 'Redis memory above anything Azure offers',
+      got: () => matchRedisCache(memory('200Gi'), redisClass({ sku: 'Premium' })),
+      want: /wants 200 GB of memory; Azure Cache for Redis offers at most 120 GB \(Premium P5\)/,
+    },
+    {
+      reason: 'an existing cache too small',
+      got: () => matchRedisCache(memory('2Gi'), redisCache({ sku: 'Basic', capacity: 1 })),
+      want: /cache is Basic C1 with 1 GB of memory, claim wants 2 GB/,
+    },
+    { reason: 'an existing cache large enough', got: () => matchRedisCache(memory('2Gi'), redisCache({ sku: 'Standard', capacity: 2 })), want: true },
+    {
+      reason: 'Redis memory that is no quantity',
+      got: () => matchRedisCache(memory('lots'), redisClass({})),
+      want: /requirements\.capacity\.memory is not a quantity/,
+    },
+  ];
+  for (const c of sizes) {
+    test(`sizes: ${c.reason}`, () => {
+      const got = c.got();
+      if (c.want === true) assert.deepEqual(got, { fits: true });
+      else {
+        assert.equal(got.fits, false);
+        assert.match(got.reason ?? '', c.want);
+      }
+    });
+  }
+
+  test('configure grows a Redis class’s size to the smallest of its SKU that holds the memory asked, never shrinks it', () => {
+    const fp = (m: string | undefined, forProvider: Record<string, unknown>) =>
+      configureRedisCache(m === undefined ? claim('RedisCluster') : memory(m), {
+        apiVersion: 'cache.azure.conductor.io/v1alpha1',
+        kind: 'RedisCache',
+        spec: { forProvider } as never,
+      }).forProvider as Record<string, unknown>;
+    assert.equal(fp('10Gi', { sku: 'Standard', capacity: 1 }).capacity, 4);
+    assert.equal(fp('1Gi', { sku: 'Standard', capacity: 3 }).capacity, 3);
+    assert.equal(fp('7Gi', { sku: 'Premium' }).capacity, 2);
+    assert.equal(fp('200Mi', {}).capacity, undefined, 'C0 (the default) holds it');
+    assert.equal(fp(undefined, { sku: 'Basic', capacity: 2 }).capacity, 2);
   });
 
   test('configurators: the claim names the server, version, login, database and storage; the template its location', () => {

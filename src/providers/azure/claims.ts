@@ -110,10 +110,30 @@ export function flexibleVersionFor(engine: 'postgres' | 'mysql', range: string |
 /** The administrator logins Azure refuses. */
 const RESERVED_LOGINS = new Set(['admin', 'administrator', 'root', 'guest', 'public', 'azure_superuser', 'azure_pg_admin', 'sa']);
 
+/** The most storage a flexible server has, in GB. */
+export const FLEXIBLE_SERVER_MAX_STORAGE_GB = 16384;
+
+/** claimCapacity reads a claim's requirements.capacity[key] in bytes: undefined when absent, NaN when not a quantity. */
+function claimCapacity(claim: KObject, key: 'storage' | 'memory'): number | undefined {
+  const requirements = claimSpec(claim).requirements;
+  const capacity = isPlainObject(requirements) && isPlainObject(requirements.capacity) ? requirements.capacity : {};
+  const value = capacity[key];
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  try {
+    return parseQuantity(String(value)).toNumber();
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function matchFlexible(engine: 'postgres' | 'mysql', claim: KObject, candidate: MatchCandidate<PostgreSQLFlexibleServer | MySQLFlexibleServer>): MatchResult {
   const spec = sqlClaimSpec(claim);
   const { problem } = flexibleVersionFor(engine, spec.version);
   if (problem) return doesNotFit(problem);
+  const storage = claimCapacity(claim, 'storage');
+  if (storage !== undefined && Number.isNaN(storage)) return doesNotFit('requirements.capacity.storage is not a quantity');
+  if (storage !== undefined && Math.ceil(storage / 1e9) > FLEXIBLE_SERVER_MAX_STORAGE_GB)
+    return doesNotFit(`wants ${Math.ceil(storage / 1e9)} GB of storage; a flexible server offers at most ${FLEXIBLE_SERVER_MAX_STORAGE_GB} GB`);
   if (candidate.type === 'resource' && spec.version) {
     const have = candidate.resource.spec.forProvider?.version;
     const coerced = have ? (semver.coerce(have)?.version ?? have) : undefined;
@@ -161,8 +181,36 @@ export const AZURE_REDIS_VERSION = '6.0.0';
 /** Azure Cache for Redis's default maxmemory-policy (the only one Conductor offers: it does not set redisConfiguration). */
 export const AZURE_REDIS_EVICTION_POLICY = 'volatile-lru';
 
-/** matchRedisCache: the claim's version range must hold Redis 6; an eviction policy other than Azure's default does not fit. */
-export function matchRedisCache(claim: KObject, _candidate: MatchCandidate<RedisCache>): MatchResult {
+/** The memory of each Azure Cache for Redis size, in GB (GiB): C0 to C6 (Basic, Standard) and P1 to P5 (Premium). */
+export const REDIS_CACHE_MEMORY_GB: Readonly<Record<'C' | 'P', readonly number[]>> = {
+  C: [0.25, 1, 2.5, 6, 13, 26, 53],
+  P: [0, 6, 13, 26, 53, 120],
+};
+
+/** The SKU, family and size a cache spec asks for (schema defaults: Basic C0, Premium P1). */
+function redisSizeOf(forProvider: JsonObject): { sku: string; family: 'C' | 'P'; capacity: number; gb: number } {
+  const sku = typeof forProvider.sku === 'string' ? forProvider.sku : 'Basic';
+  const family = sku === 'Premium' ? 'P' : 'C';
+  const capacity = typeof forProvider.capacity === 'number' ? forProvider.capacity : family === 'P' ? 1 : 0;
+  return { sku, family, capacity, gb: REDIS_CACHE_MEMORY_GB[family][capacity] ?? 0 };
+}
+
+/** The smallest size of `family` from `from` up that holds `bytes`, or undefined when none does. */
+function redisCapacityFor(family: 'C' | 'P', from: number, bytes: number): number | undefined {
+  const sizes = REDIS_CACHE_MEMORY_GB[family];
+  for (let c = Math.max(from, family === 'P' ? 1 : 0); c < sizes.length; c++) if (sizes[c] * 2 ** 30 >= bytes - 1e-6) return c;
+  return undefined;
+}
+
+const gbOf = (bytes: number) => Math.round((bytes / 2 ** 30) * 100) / 100;
+
+/**
+ * matchRedisCache: the claim's version range must hold Redis 6; an eviction policy other than
+ * Azure's default does not fit; the memory asked must fit the cache (an existing one) or a size
+ * of the class's SKU (configure grows the template's size to it) — at most 53 GB for Basic and
+ * Standard, 120 GB for Premium.
+ */
+export function matchRedisCache(claim: KObject, candidate: MatchCandidate<RedisCache>): MatchResult {
   const spec = claimSpec(claim);
   const range = typeof spec.version === 'string' && spec.version !== '' ? spec.version : undefined;
   if (range !== undefined) {
@@ -171,11 +219,37 @@ export function matchRedisCache(claim: KObject, _candidate: MatchCandidate<Redis
   }
   if (typeof spec.evictionPolicy === 'string' && spec.evictionPolicy !== AZURE_REDIS_EVICTION_POLICY)
     return doesNotFit(`RedisCache keeps Azure's maxmemory-policy ${AZURE_REDIS_EVICTION_POLICY}, claim asks ${spec.evictionPolicy}`);
+  const memory = claimCapacity(claim, 'memory');
+  if (memory === undefined) return fits;
+  if (Number.isNaN(memory)) return doesNotFit('requirements.capacity.memory is not a quantity');
+  if (memory > REDIS_CACHE_MEMORY_GB.P[5] * 2 ** 30)
+    return doesNotFit(`wants ${gbOf(memory)} GB of memory; Azure Cache for Redis offers at most ${REDIS_CACHE_MEMORY_GB.P[5]} GB (Premium P5)`);
+  if (candidate.type === 'resource') {
+    const have = redisSizeOf(forProviderOf(candidate.resource.spec));
+    if (have.gb * 2 ** 30 < memory)
+      return doesNotFit(`cache is ${have.sku} ${have.family}${have.capacity} with ${have.gb} GB of memory, claim wants ${gbOf(memory)} GB`);
+    return fits;
+  }
+  const size = redisSizeOf(forProviderOf(candidate.template.spec));
+  if (redisCapacityFor(size.family, size.capacity, memory) === undefined) {
+    const largest = REDIS_CACHE_MEMORY_GB[size.family].length - 1;
+    return doesNotFit(
+      `wants ${gbOf(memory)} GB of memory; a ${size.sku} cache holds at most ${REDIS_CACHE_MEMORY_GB[size.family][largest]} GB (${size.family}${largest}) — use a Premium class`,
+    );
+  }
   return fits;
 }
 
+/** configureRedisCache: named after the claim; the template's size grown to the smallest of its SKU that holds the memory asked. */
 export function configureRedisCache(claim: KObject, template: ResourceTemplate): JsonObject {
-  return configured(claim, template, 'cacheName').spec;
+  const { spec, forProvider } = configured(claim, template, 'cacheName');
+  const memory = claimCapacity(claim, 'memory');
+  if (memory !== undefined && !Number.isNaN(memory)) {
+    const size = redisSizeOf(forProvider);
+    const capacity = redisCapacityFor(size.family, size.capacity, memory);
+    if (capacity !== undefined && capacity !== size.capacity) forProvider.capacity = capacity;
+  }
+  return spec;
 }
 
 export const postgresqlFlexibleServerClaims: ClaimImplementation<PostgreSQLFlexibleServer>[] = [

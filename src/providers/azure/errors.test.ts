@@ -30,7 +30,16 @@ describe('azureError', () => {
       err: rest(403, 'AuthorizationFailure', 'This request is not authorized to perform this operation.'),
       want: { reason: 'Forbidden', message: /403 AuthorizationFailure: This request/ },
     },
-    { reason: 'throttled', err: rest(503, 'ServerBusy', 'The server is busy.'), want: { reason: 'Throttled', message: /throttling; retried with backoff/ } },
+    {
+      reason: 'throttled',
+      err: rest(503, 'ServerBusy', 'The server is busy.'),
+      want: { reason: 'Throttled', message: /throttled by Azure; retried with backoff/ },
+    },
+    {
+      reason: 'throttled with Retry-After',
+      err: Object.assign(rest(503, 'ServerBusy', 'The server is busy.'), { response: { headers: new Headers({ 'retry-after': '30' }) } }),
+      want: { reason: 'Throttled', message: /throttled by Azure; retrying in 30s$/ },
+    },
     { reason: 'anything else', err: rest(400, 'InvalidHeaderValue', 'bad'), want: { reason: 'RequestFailed', message: /400 InvalidHeaderValue: bad/ } },
   ];
   for (const c of cases) {
@@ -42,6 +51,14 @@ describe('azureError', () => {
       assert.ok(!got.message.includes('RequestId'), "only the first line of Azure's message");
     });
   }
+  test('a Retry-After is kept as retryAfterSeconds, at most 5 minutes; none without one', () => {
+    const throttled = (after?: string) =>
+      azureError(Object.assign(rest(429, 'TooManyRequests', 'slow down'), after ? { response: { headers: new Headers({ 'retry-after': after }) } } : {}), 'x');
+    assert.equal((throttled('30') as AzureError).retryAfterSeconds, 30);
+    assert.equal((throttled('86400') as AzureError).retryAfterSeconds, 300);
+    assert.match(throttled('86400').message, /retrying in 5m$/);
+    assert.equal((throttled() as AzureError).retryAfterSeconds, undefined);
+  });
   test('an abort is passed on as it is', () => {
     const abort = Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
     assert.equal(azureError(abort, 'x'), abort);

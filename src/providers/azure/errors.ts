@@ -3,19 +3,22 @@
  * The SDK throws a RestError with the HTTP status and Azure's error code (`x-ms-error-code`),
  * or, when no answer came, a network error code. Messages keep Azure's first line only (its
  * RequestId and Time lines are noise) and never hold the key: the SDK signs requests with it
- * and never puts it in an error.
+ * and never puts it in an error. A throttling answer's Retry-After becomes `retryAfterSeconds`:
+ * the reconciler retries then.
  */
+import { boundedRetryAfter, headerOf, retryAfterHeaderSeconds, retryingIn } from '../retry-after.js';
 
 /** The reasons a Provider's Ready condition or a resource's message may give. */
 export type AzureFailureReason = 'Unreachable' | 'AuthenticationFailed' | 'Forbidden' | 'AccountNotFound' | 'Throttled' | 'RequestFailed';
 
-/** An AzureError is a failed Azure Storage call, classified. */
+/** An AzureError is a failed Azure Storage call, classified; `retryAfterSeconds` is Azure's Retry-After (bounded) when it sent one. */
 export class AzureError extends Error {
   constructor(
     readonly reason: AzureFailureReason,
     message: string,
     readonly statusCode?: number,
     readonly code?: string,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AzureError';
@@ -27,6 +30,7 @@ interface RestErrorLike {
   message?: string;
   code?: string;
   statusCode?: number;
+  response?: { headers?: unknown };
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'REQUEST_SEND_ERROR']);
@@ -74,6 +78,10 @@ export function azureError(err: unknown, what: string): Error {
   if (status === 404 && (code === 'ResourceNotFound' || code === 'AccountNotFound' || code === undefined)) {
     return new AzureError('AccountNotFound', `cannot ${what}: ${said} — check the account name and the endpoints`, status, code);
   }
-  if (status === 429 || status === 503) return new AzureError('Throttled', `cannot ${what}: ${said} — Azure is throttling; retried with backoff`, status, code);
+  if (status === 429 || status === 503) {
+    const wait = boundedRetryAfter(retryAfterHeaderSeconds(headerOf((err as RestErrorLike).response?.headers, 'retry-after')));
+    const then = wait !== undefined ? retryingIn(wait) : 'retried with backoff';
+    return new AzureError('Throttled', `cannot ${what}: ${said} — throttled by Azure; ${then}`, status, code, wait);
+  }
   return new AzureError('RequestFailed', `cannot ${what}: ${said}`, status, code);
 }

@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../machinery/object.js';
 import type { MatchCandidate, ResourceTemplate } from '../spi.js';
-import type { MemorystoreInstance } from './kinds.js';
-import { configureMemorystoreInstance, matchMemorystoreInstance } from './claims.js';
+import type { CloudSQLInstance, MemorystoreInstance } from './kinds.js';
+import { configureMemorystoreInstance, matchCloudSqlInstance, matchMemorystoreInstance } from './claims.js';
 
 const redisClaim = (memory?: string): KObject => ({
   apiVersion: 'cache.conductor.io/v1alpha1',
@@ -48,5 +48,27 @@ describe("MemorystoreInstance and a RedisCluster claim's memory", () => {
     assert.deepEqual(matchMemorystoreInstance(redisClaim('5Gi'), instance(2)), { fits: false, reason: 'instance has 2 GB of memory, claim wants 5 GB' });
     assert.equal(matchMemorystoreInstance(redisClaim('5Gi'), instance(8)).fits, true);
     assert.equal(matchMemorystoreInstance(redisClaim('lots'), asClass(template({}))).fits, false);
+  });
+});
+
+describe("CloudSQLInstance and a SQL claim's storage", () => {
+  const sqlClass: MatchCandidate<CloudSQLInstance> = {
+    type: 'class',
+    resourceClass: { apiVersion: 'core.conductor.io/v1alpha1', kind: 'ResourceClass', metadata: { name: 'sql', namespace: 'conductor-system' } },
+    template: { apiVersion: 'database.gcp.conductor.io/v1alpha1', kind: 'CloudSQLInstance', spec: { forProvider: { engine: 'POSTGRES' } } },
+  };
+  const asking = (storage: string): KObject => ({
+    apiVersion: 'storage.conductor.io/v1alpha1',
+    kind: 'PostgreSQLInstance',
+    metadata: { name: 'orders', namespace: 'shop', uid: 'u' },
+    spec: { requirements: { capacity: { storage } } },
+  });
+  test('more than Cloud SQL offers (65536 GB) does not fit, said in GB; a storage that is no quantity neither', () => {
+    assert.deepEqual(matchCloudSqlInstance(asking('60T'), sqlClass), { fits: true });
+    assert.deepEqual(matchCloudSqlInstance(asking('70T'), sqlClass), {
+      fits: false,
+      reason: 'wants 70000 GB of storage; a Cloud SQL instance offers at most 65536 GB',
+    });
+    assert.deepEqual(matchCloudSqlInstance(asking('lots'), sqlClass), { fits: false, reason: 'requirements.capacity.storage is not a quantity' });
   });
 });

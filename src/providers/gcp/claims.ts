@@ -139,6 +139,10 @@ export function matchCloudSqlInstance(claim: KObject, candidate: MatchCandidate<
   const spec = sqlClaimSpec(claim);
   const { problem } = cloudSqlVersionFor(engine, spec.version);
   if (problem) return doesNotFit(problem);
+  const storageGb = claimStorageGb(claim);
+  if (Number.isNaN(storageGb)) return doesNotFit('requirements.capacity.storage is not a quantity');
+  if (storageGb !== undefined && storageGb > CLOUD_SQL_MAX_STORAGE_GB)
+    return doesNotFit(`wants ${storageGb} GB of storage; a Cloud SQL instance offers at most ${CLOUD_SQL_MAX_STORAGE_GB} GB`);
   if (spec.masterUsername !== undefined && !/^[A-Za-z][A-Za-z0-9_]{0,31}$/.test(spec.masterUsername)) {
     return doesNotFit(`Cloud SQL user names here are a letter, then letters, digits and _ (at most 32): claim asks "${spec.masterUsername}"`);
   }
@@ -160,6 +164,22 @@ export function matchCloudSqlInstance(claim: KObject, candidate: MatchCandidate<
   return fits;
 }
 
+/** The most SSD storage a Cloud SQL instance has, in GB. */
+export const CLOUD_SQL_MAX_STORAGE_GB = 65_536;
+
+/** claimStorageGb reads a claim's requirements.capacity.storage in whole GB: undefined when absent, NaN when not a quantity. */
+function claimStorageGb(claim: KObject): number | undefined {
+  const requirements = claimSpec(claim).requirements;
+  const capacity = isPlainObject(requirements) && isPlainObject(requirements.capacity) ? requirements.capacity : {};
+  const size = capacity.storage;
+  if (typeof size !== 'string' && typeof size !== 'number') return undefined;
+  try {
+    return Math.ceil(parseQuantity(String(size)).toNumber() / 1e9);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** configureCloudSqlInstance: the instance named after the claim, the engine from its kind, the version from its range, user and database from it, storage from its capacity. */
 export function configureCloudSqlInstance(claim: KObject, template: ResourceTemplate): JsonObject {
   const { spec, forProvider } = configured(claim, template);
@@ -177,7 +197,7 @@ export function configureCloudSqlInstance(claim: KObject, template: ResourceTemp
   if (size !== undefined) {
     try {
       const gb = Math.ceil(parseQuantity(String(size)).toNumber() / 1e9);
-      forProvider.storageGb = Math.min(65_536, Math.max(10, gb));
+      forProvider.storageGb = Math.min(CLOUD_SQL_MAX_STORAGE_GB, Math.max(10, gb));
     } catch {
       // Not a quantity: the template's storageGb (or the default) stands.
     }

@@ -137,6 +137,31 @@ describe('CloudSQLInstance against a fake of the Cloud SQL Admin REST API (mocke
     assert.throws(() => cloudSqlSettings(resource('odd', { databaseVersion: 'MYSQL_8_0' }), provider), /not a version of engine POSTGRES/);
   });
 
+  test('mocked: a throttling answer with Google’s RetryInfo (and Retry-After) says when to retry; kept for the reconciler, at most 5 minutes', async () => {
+    const r = resource('busy');
+    for (const [asked, want] of [
+      [30, 30],
+      [3600, 300],
+    ] as const) {
+      fake.fail({
+        method: 'GET',
+        path: /\/instances\/busy$/,
+        status: 429,
+        grpcStatus: 'RESOURCE_EXHAUSTED',
+        message: 'Rate exceeded.',
+        retryAfterSeconds: asked,
+      });
+      await assert.rejects(client.observe(r), (err: GcpError) => {
+        assert.equal(err.reason, 'Throttled');
+        assert.equal(err.retryAfterSeconds, want);
+        assert.match(err.message, want === 30 ? /throttled by Google Cloud; retrying in 30s$/ : /retrying in 5m$/);
+        return true;
+      });
+    }
+    fake.fail({ method: 'GET', path: /\/instances\/busy$/, status: 429, grpcStatus: 'RESOURCE_EXHAUSTED', message: 'Rate exceeded.' });
+    await assert.rejects(client.observe(r), (err: GcpError) => err.retryAfterSeconds === undefined && /retried with backoff$/.test(err.message));
+  });
+
   test('mocked: a tier change is drift; update patches it (MAINTENANCE, then RUNNABLE); delete goes through PENDING_DELETE', async () => {
     fake.creatingLooks = 1;
     const r = resource('grow');

@@ -2,8 +2,11 @@
  * What a failed Google Cloud call means, for conditions and the Provider's Ready reason. The
  * SDKs (gRPC through google-gax) throw errors with a numeric gRPC status `code` and `details`;
  * messages keep the first line of Google's and never hold the key (the SDKs sign with it and
- * never put it in an error).
+ * never put it in an error). A throttling answer's wait — a google.rpc.RetryInfo detail
+ * (gRPC and REST through gax) or the Retry-After header (the Storage client's response) —
+ * becomes `retryAfterSeconds`: the reconciler retries then.
  */
+import { boundedRetryAfter, headerOf, retryAfterHeaderSeconds, retryDelaySeconds, retryingIn } from '../retry-after.js';
 
 export type GcpFailureReason =
   | 'Unreachable'
@@ -30,12 +33,13 @@ export const GRPC = {
   UNAUTHENTICATED: 16,
 } as const;
 
-/** A GcpError is a failed Google Cloud call, classified. */
+/** A GcpError is a failed Google Cloud call, classified; `retryAfterSeconds` is Google's RetryInfo or Retry-After (bounded) when it sent one. */
 export class GcpError extends Error {
   constructor(
     readonly reason: GcpFailureReason,
     message: string,
     readonly code?: number,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'GcpError';
@@ -65,6 +69,25 @@ export function grpcCodeOf(err: unknown): number | undefined {
     return cause !== undefined && cause !== err ? grpcCodeOf(cause) : undefined;
   }
   return code >= 100 ? (HTTP_TO_GRPC[code] ?? (code >= 500 ? GRPC.UNAVAILABLE : undefined)) : code;
+}
+
+/**
+ * retryAfterOf is how long Google asks to wait, bounded: a RetryInfo among the error's
+ * decoded `statusDetails` or raw `details` (`retryDelay`), else the Retry-After header of its
+ * `response`.
+ */
+export function retryAfterOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { statusDetails?: unknown; details?: unknown; response?: { headers?: unknown } };
+  for (const list of [e.statusDetails, e.details]) {
+    if (!Array.isArray(list)) continue;
+    for (const d of list as unknown[]) {
+      const delay = typeof d === 'object' && d !== null ? (d as { retryDelay?: unknown }).retryDelay : undefined;
+      const seconds = retryDelaySeconds(delay);
+      if (seconds !== undefined) return boundedRetryAfter(seconds);
+    }
+  }
+  return boundedRetryAfter(retryAfterHeaderSeconds(headerOf(e.response?.headers, 'retry-after')));
 }
 
 /** isAbort tells an aborted call (its signal fired): passed on unchanged. */
@@ -97,8 +120,11 @@ export function gcpError(err: unknown, what: string): Error {
       return new GcpError('NotFound', `cannot ${what}: ${said}`, code);
     case GRPC.ALREADY_EXISTS:
       return new GcpError('AlreadyExists', `cannot ${what}: ${said}`, code);
-    case GRPC.RESOURCE_EXHAUSTED:
-      return new GcpError('Throttled', `cannot ${what}: ${said} — a quota or rate limit; retried with backoff`, code);
+    case GRPC.RESOURCE_EXHAUSTED: {
+      const wait = retryAfterOf(err);
+      const then = wait !== undefined ? `throttled by Google Cloud; ${retryingIn(wait)}` : 'retried with backoff';
+      return new GcpError('Throttled', `cannot ${what}: ${said} — a quota or rate limit; ${then}`, code, wait);
+    }
     case GRPC.INVALID_ARGUMENT:
       return new GcpError('InvalidArgument', `cannot ${what}: ${said}`, code);
     case GRPC.FAILED_PRECONDITION:

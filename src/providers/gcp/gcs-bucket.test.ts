@@ -112,6 +112,20 @@ describe('GCSBucket against a fake of the Cloud Storage JSON API (mocked)', () =
       message: 'The project exceeded the rate limit for creating and deleting buckets.',
     });
     await assert.rejects(client.create(resource('q', { bucketName: 'shop-quota-1' })), (err: GcpError) => err.reason === 'Throttled');
+    fake.fail({
+      method: 'GET',
+      path: /^\/storage\/v1\/b\/shop-busy-1$/,
+      status: 429,
+      grpcStatus: 'RESOURCE_EXHAUSTED',
+      message: 'The rate of change requests to the bucket is too high.',
+      retryAfterSeconds: 12,
+    });
+    await assert.rejects(client.observe(resource('busy', { bucketName: 'shop-busy-1' })), (err: GcpError) => {
+      assert.equal(err.reason, 'Throttled');
+      assert.equal(err.retryAfterSeconds, 12);
+      assert.match(err.message, /throttled by Google Cloud; retrying in 12s$/);
+      return true;
+    });
     await assert.rejects(client.create(resource('far', { bucketName: 'shop-far-1', region: 'me-west1' })), (err: GcpError) => err.reason === 'InvalidArgument');
     assert.throws(() => bucketSettings(resource('bad', { bucketName: 'my-google-bucket' }), provider, 'p'), /must not hold "google"/);
   });
