@@ -47,10 +47,9 @@ import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReco
 import { ResourceWrites } from './resource-writes.js';
 import { IN_USE, READY, type ConditionState, type StatusChange } from './status.js';
 import { describeBrokenShares, withBrokenShares } from './broken-shares.js';
+import { notReadyRecheckMs } from './not-ready-recheck.js';
 
 /** The reasons of the reconciler's conditions and Events. */
-/** How soon a resource that exists but is not ready yet is observed again (at most; the poll interval when shorter). */
-export const NOT_READY_RECHECK_MS = 5_000;
 
 export const reasons = {
   // Synced
@@ -382,14 +381,17 @@ export class ManagedReconciler<R extends KObject = KObject> {
     }
 
     if (observation.notReady) {
-      // Exists and matches, but not usable yet (or no longer): say why, and look again soon.
+      // Exists and matches, but not usable yet (or no longer): say why, and look again soon —
+      // the sooner the more recently it became not ready.
+      const before = findCondition(readConditions(statusOf(mr).conditions), READY);
+      const since = before?.status === 'False' && before.lastTransitionTime ? Date.parse(before.lastTransitionTime) : undefined;
       const reason = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/.test(observation.notReady.reason) ? observation.notReady.reason : reasons.notReady;
       await this.managed.writeStatus(mr, {
         ready: { status: 'False', reason, message: observation.notReady.message },
         synced,
         ...(observation.atProvider ? { atProvider: observation.atProvider } : {}),
       });
-      return { requeueAfterMs: Math.min(pollMs, NOT_READY_RECHECK_MS) };
+      return { requeueAfterMs: notReadyRecheckMs(since, this.options.now().getTime(), pollMs) };
     }
     await this.publish(mr, fields, observation.connectionDetails);
     const wasReady = findCondition(readConditions(statusOf(mr).conditions), READY)?.status === 'True';
