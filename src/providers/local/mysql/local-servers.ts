@@ -10,6 +10,7 @@
  *     data/mariadbd.pid  the same, written by the server
  *     mariadbd.log    the server's error log and output
  *     init.sql        while a server starts: makes Conductor's admin account exist
+ *     tmp/            the server's temporary files (--tmpdir; of mariadb-install-db's too)
  *
  * Conductor administers an instance as `conductor`@`127.0.0.1` over TCP; the account is
  * (re)made by the init file at every start, so an instance whose admin account was dropped
@@ -139,6 +140,10 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
       serverPid: join(dir, 'data', 'mariadbd.pid'),
       log: join(dir, 'mariadbd.log'),
       init: join(dir, 'init.sql'),
+      // The server's own temporary files (--tmpdir), not the shared /tmp: mariadbd names its
+      // temporary tables there by pid and thread, and concurrent bootstraps of mariadb-install-db
+      // in one /tmp were seen to lose each other's (ERROR 1051 Unknown table 'mysql.tmp_user_sys').
+      tmp: join(dir, 'tmp'),
       socket: inDir.length <= maxSocketPath ? inDir : join(tmpdir(), `conductor-mariadb-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sock`),
     };
   }
@@ -250,10 +255,11 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     await rm(files.dataInit, { recursive: true, force: true });
     await mkdir(files.dataInit, { mode: 0o700 });
     await giveTo(files.dataInit, this.runAs);
+    await this.ensureTmpDir(files.tmp);
     this.logger.info({ dir, installDb: this.binaries.installDb }, 'initializing a MariaDB data directory');
     await runProgram({
       program: this.binaries.installDb,
-      args: ['--no-defaults', `--datadir=${files.dataInit}`, '--auth-root-authentication-method=socket', '--skip-test-db'],
+      args: ['--no-defaults', `--datadir=${files.dataInit}`, `--tmpdir=${files.tmp}`, '--auth-root-authentication-method=socket', '--skip-test-db'],
       cwd: dir,
       env: daemonEnv(),
       runAs: this.runAs,
@@ -307,6 +313,12 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     });
   }
 
+  /** ensureTmpDir makes the server's temporary directory (private to the server user) if it is missing. */
+  private async ensureTmpDir(tmp: string): Promise<void> {
+    await mkdir(tmp, { mode: 0o700, recursive: true });
+    await giveTo(tmp, this.runAs);
+  }
+
   private async startProcess(dir: string, state: MariaDbInstanceState, port: number, signal?: AbortSignal): Promise<StartOutcome> {
     const files = this.files(dir);
     await writeFileAtomic(files.init, initSql(state), 0o600);
@@ -314,9 +326,11 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
     // The server opens its log itself (--log-error): made here so it is the server user's.
     await (await open(files.log, 'a', 0o600)).close();
     await giveTo(files.log, this.runAs);
+    await this.ensureTmpDir(files.tmp);
     const args = [
       '--no-defaults',
       `--datadir=${files.data}`,
+      `--tmpdir=${files.tmp}`,
       `--port=${port}`,
       '--bind-address=127.0.0.1',
       `--socket=${files.socket}`,

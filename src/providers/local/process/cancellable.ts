@@ -76,7 +76,7 @@ export async function runProgram(run: ProgramRun): Promise<void> {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`${run.program} ${run.args.join(' ')} failed (${signal ?? `exit ${code}`}): ${output.trim().split('\n').slice(-5).join(' | ')}`));
+      else reject(new Error(`${run.program} ${run.args.join(' ')} failed (${signal ?? `exit ${code}`}): ${failureLines(output).join(' | ')}`));
     });
   });
   await untilAborted(
@@ -86,6 +86,17 @@ export async function runProgram(run: ProgramRun): Promise<void> {
       if (child.pid !== undefined) await killGroup(child.pid);
     },
   );
+}
+
+/** What a failure message quotes of a program's output: its last lines naming an error, else its last lines. */
+export function failureLines(output: string, max = 5): string[] {
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  // mariadb-install-db ends a failure with twenty lines of advice; the error is above them.
+  const errors = lines.filter((l) => /\b(error|fatal|failed|cannot|can't|denied)\b/i.test(l));
+  return (errors.length > 0 ? errors : lines).slice(-max);
 }
 
 /**
