@@ -149,7 +149,8 @@ interface Estimate {
 type Node = { op: string; args: unknown };
 const isNode = (x: unknown): x is Node => typeof x === 'object' && x !== null && typeof (x as Node).op === 'string';
 
-const TRAVERSING_STRING_METHODS = new Set([
+/** String methods whose cost grows with the receiver's length (the runtime meter charges these too). */
+export const TRAVERSING_STRING_METHODS: ReadonlySet<string> = new Set([
   'lowerAscii',
   'upperAscii',
   'trim',
@@ -162,7 +163,20 @@ const TRAVERSING_STRING_METHODS = new Set([
   'lastIndexOf',
   'reverse',
 ]);
-const TRAVERSING_LIST_METHODS = new Set(['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'sort', 'distinct', 'reverse', 'flatten', 'slice']);
+/** List methods whose cost grows with the list's length (the runtime meter charges these too). */
+export const TRAVERSING_LIST_METHODS: ReadonlySet<string> = new Set([
+  'isSorted',
+  'sum',
+  'min',
+  'max',
+  'indexOf',
+  'lastIndexOf',
+  'sort',
+  'distinct',
+  'reverse',
+  'flatten',
+  'slice',
+]);
 
 /**
  * Estimates the worst-case cost of a parsed expression, given the shapes of its variables

@@ -18,6 +18,7 @@
  * absorb errors of one branch.
  */
 import { Environment } from '@marcbachmann/cel-js';
+import { TRAVERSING_LIST_METHODS as ESTIMATED_LIST_METHODS, TRAVERSING_STRING_METHODS as ESTIMATED_STRING_METHODS } from './cost.js';
 
 /** Kubernetes' per-call limit: the most one rule evaluation may cost at runtime. */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -49,24 +50,11 @@ export class RuntimeCostMeter {
   }
 }
 
-const TRAVERSING_STRING_METHODS = new Set([
-  'contains',
-  'startsWith',
-  'endsWith',
-  'lowerAscii',
-  'upperAscii',
-  'trim',
-  'replace',
-  'split',
-  'join',
-  'substring',
-  'charAt',
-  'indexOf',
-  'lastIndexOf',
-  'reverse',
-]);
+// The estimator's traversing methods (cost.ts), and those it prices in its own way but that
+// walk their receiver at run time too.
+const TRAVERSING_STRING_METHODS = new Set([...ESTIMATED_STRING_METHODS, 'contains', 'startsWith', 'endsWith']);
 const REGEX_METHODS = new Set(['matches', 'find', 'findAll']);
-const TRAVERSING_LIST_METHODS = new Set(['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'sort', 'distinct', 'reverse', 'flatten', 'slice', 'join']);
+const TRAVERSING_LIST_METHODS = new Set([...ESTIMATED_LIST_METHODS, 'join']);
 const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=']);
 
 /** The size a value has for cost: characters of a string, bytes, items of a list, entries of a map. */
