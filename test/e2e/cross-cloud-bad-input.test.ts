@@ -197,12 +197,15 @@ describe('cloud kinds without an emulator: bad input is a 422 or a clear conditi
     }[];
     for (const b of broken) {
       for (const [, kind] of b.kinds) {
-        const released = events.find((e) => e.reason === 'ReleasedWithoutProvider' && e.involvedObject?.kind === kind && e.involvedObject.name === `broken-${kind.toLowerCase()}`);
+        const released = events.find(
+          (e) => e.reason === 'ReleasedWithoutProvider' && e.involvedObject?.kind === kind && e.involvedObject.name === `broken-${kind.toLowerCase()}`,
+        );
         assert.ok(released, `${kind}: a ReleasedWithoutProvider Event`);
         assert.equal(released.type, 'Normal');
         assert.match(released.message ?? '', /no create was ever recorded for this resource, so nothing external was made: deleted the object/);
         assert.match(released.message ?? '', b.key, `${kind}: the Event says why the provider cannot be reached`);
-        for (const value of [AWS_KEY_ID, PRIVATE_KEY_BODY, AZURE_CLIENT]) assert.ok(!(released.message ?? '').includes(value), `${kind}'s Event quotes a value of its Secret`);
+        for (const value of [AWS_KEY_ID, PRIVATE_KEY_BODY, AZURE_CLIENT])
+          assert.ok(!(released.message ?? '').includes(value), `${kind}'s Event quotes a value of its Secret`);
       }
     }
     await kubectlOk(s, ['delete', 'provider', ...broken.map((b) => b.provider), ...ns, '--wait=true', '--timeout=60s']);

@@ -63,7 +63,10 @@ export async function startUnavailableGrpc(): Promise<UnavailableServer> {
   server.on('stream', (stream) => {
     n++;
     stream.on('error', () => undefined);
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'unavailable (test server)' }, { endStream: true });
+    stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'unavailable (test server)' },
+      { endStream: true },
+    );
     stream.resume();
   });
   const started = await listen(server, () => n);

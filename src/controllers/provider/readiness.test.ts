@@ -82,14 +82,26 @@ describe('providerReadiness', () => {
     {
       reason: 'a verdict that already says its wait keeps its message',
       provider: provider('gcp'),
-      modules: [module('gcp', async () => ({ ready: false, reason: 'Throttled', message: 'a quota or rate limit; throttled by Google Cloud; retrying in 30s', retryAfterSeconds: 30 }))],
+      modules: [
+        module('gcp', async () => ({
+          ready: false,
+          reason: 'Throttled',
+          message: 'a quota or rate limit; throttled by Google Cloud; retrying in 30s',
+          retryAfterSeconds: 30,
+        })),
+      ],
       want: { ready: false, reason: 'Throttled', message: 'a quota or rate limit; throttled by Google Cloud; retrying in 30s', retryAfterSeconds: 30 },
     },
     {
       reason: 'a check that throws an error carrying a Retry-After is Throttled, not CheckFailed',
       provider: provider('azure'),
       modules: [module('azure', async () => Promise.reject(Object.assign(new Error('429 Too Many Requests'), { retryAfterSeconds: 0.2 })))],
-      want: { ready: false, reason: 'Throttled', message: "the azure provider's check was throttled: 429 Too Many Requests; retrying in 1s (the cloud's Retry-After)", retryAfterSeconds: 1 },
+      want: {
+        ready: false,
+        reason: 'Throttled',
+        message: "the azure provider's check was throttled: 429 Too Many Requests; retrying in 1s (the cloud's Retry-After)",
+        retryAfterSeconds: 1,
+      },
     },
     {
       reason: 'a check never quotes a credential',

@@ -98,7 +98,13 @@ async function decide(
       );
     } catch (err) {
       const wait = retryAfterSecondsOf(err);
-      if (wait !== undefined) return throttled({ ready: false, reason: providerReasons.throttled, message: `the ${type} provider's check was throttled: ${errorMessage(err)}`, retryAfterSeconds: wait });
+      if (wait !== undefined)
+        return throttled({
+          ready: false,
+          reason: providerReasons.throttled,
+          message: `the ${type} provider's check was throttled: ${errorMessage(err)}`,
+          retryAfterSeconds: wait,
+        });
       return { ready: false, reason: providerReasons.checkFailed, message: `the ${type} provider's check failed: ${errorMessage(err)}` };
     }
     if (!verdict.ready) return throttled(verdict);

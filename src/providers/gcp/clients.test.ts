@@ -19,10 +19,7 @@ describe('gcp clients: one attempt per call (mocked: local servers answer "unava
   before(async () => {
     grpc = await startUnavailableGrpc();
     http = await startUnavailableHttp();
-    credentials = gcpCredentialsFrom(
-      { pubsubEndpoint: grpc.url, spannerEndpoint: grpc.url, sqlEndpoint: http.url, redisEndpoint: http.url },
-      'conductor-test',
-    );
+    credentials = gcpCredentialsFrom({ pubsubEndpoint: grpc.url, spannerEndpoint: grpc.url, sqlEndpoint: http.url, redisEndpoint: http.url }, 'conductor-test');
   });
   after(async () => {
     await grpc?.stop();
