@@ -14,7 +14,7 @@
  */
 import { isPlainObject, type JsonObject, type KObject } from '../machinery/object.js';
 
-export { MAX_RETRY_AFTER_SECONDS, retryAfterSecondsOf, retryingIn, type RetryAfterHint } from './retry-after.js';
+export { boundedRetryAfter, MAX_RETRY_AFTER_SECONDS, retryAfterSecondsOf, retryingIn, type RetryAfterHint } from './retry-after.js';
 
 /** A ProviderType names the family of a provider (a `Provider` object's `spec.type`). */
 export type ProviderType = 'local' | 'memory' | 'kubernetes' | 'gcp' | 'azure' | 'aws';
@@ -420,9 +420,22 @@ export interface ProviderCheckContext {
 /**
  * A ProviderCheck is the verdict of `check`: ready (with an optional message, e.g. what was
  * found), or not ready with a CamelCase reason and a message saying what is wrong and what
- * to do.
+ * to do. A not-ready verdict caused by a throttling answer that said when to come back carries
+ * `retryAfterSeconds` (the cloud's Retry-After, bounded to MAX_RETRY_AFTER_SECONDS): the
+ * Provider is then Ready=False `Throttled` and checked again after that time, not at the
+ * controller's usual cadence.
  */
-export type ProviderCheck = { ready: true; message?: string } | { ready: false; reason: string; message: string };
+export type ProviderCheck = { ready: true; message?: string } | { ready: false; reason: string; message: string; retryAfterSeconds?: number };
+
+/** failedCheck is the not-ready ProviderCheck of a classified provider error (reason, message, and its Retry-After if any). */
+export function failedCheck(err: { reason: string; message: string; retryAfterSeconds?: number }): ProviderCheck {
+  return {
+    ready: false,
+    reason: err.reason,
+    message: err.message,
+    ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
+  };
+}
 
 /** A Logger is the structured logging surface providers write to (a pino logger fits). */
 export interface ProviderLogger {

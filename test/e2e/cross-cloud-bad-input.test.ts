@@ -8,7 +8,8 @@
  * - a credentials Secret missing a key or malformed (a service-account key JSON that does not
  *   parse) leaves the Provider Ready=False (InvalidCredentials) and each kind's resource
  *   Synced=False (CannotConnect) naming the key — no crash, and no value of the Secret in any
- *   condition or Event.
+ *   condition or Event; deleting those resources under rebindPolicy Delete is not blocked by
+ *   the broken credentials (nothing was ever created: Event ReleasedWithoutProvider).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -183,12 +184,30 @@ describe('cloud kinds without an emulator: bad input is a 422 or a clear conditi
         for (const value of [AWS_KEY_ID, PRIVATE_KEY_BODY, AZURE_CLIENT]) assert.ok(!said.includes(value), `${kind} quotes a value of its Secret`);
       }
     }
-    // Nothing crashed: the server still answers. Deleting under Delete waits for a Provider that
-    // can connect (the reconciler does not guess what an unreachable cloud holds); under Retain
-    // no provider call is made, so the objects go at once.
+    // Nothing crashed: the server still answers. Deleting them under rebindPolicy Delete is not
+    // blocked by the broken credentials: none ever connected, so none recorded a create, and
+    // each goes with a Normal ReleasedWithoutProvider Event (quoting no value of its Secret).
     const objects = broken.flatMap((b) => b.kinds.map(([, kind, singular]) => `${singular}/broken-${kind.toLowerCase()}`));
-    for (const o of objects) await kubectlOk(s, ['patch', o, ...ns, '--type=merge', '-p', '{"spec":{"rebindPolicy":"Retain"}}']);
     await kubectlOk(s, ['delete', ...objects, ...ns, '--wait=true', '--timeout=60s']);
+    const events = JSON.parse(await kubectlOk(s, ['get', 'events', ...ns, '-o', 'json'])).items as {
+      reason?: string;
+      type?: string;
+      message?: string;
+      involvedObject?: { kind?: string; name?: string };
+    }[];
+    for (const b of broken) {
+      for (const [, kind] of b.kinds) {
+        const released = events.find(
+          (e) => e.reason === 'ReleasedWithoutProvider' && e.involvedObject?.kind === kind && e.involvedObject.name === `broken-${kind.toLowerCase()}`,
+        );
+        assert.ok(released, `${kind}: a ReleasedWithoutProvider Event`);
+        assert.equal(released.type, 'Normal');
+        assert.match(released.message ?? '', /no create was ever recorded for this resource, so nothing external was made: deleted the object/);
+        assert.match(released.message ?? '', b.key, `${kind}: the Event says why the provider cannot be reached`);
+        for (const value of [AWS_KEY_ID, PRIVATE_KEY_BODY, AZURE_CLIENT])
+          assert.ok(!(released.message ?? '').includes(value), `${kind}'s Event quotes a value of its Secret`);
+      }
+    }
     await kubectlOk(s, ['delete', 'provider', ...broken.map((b) => b.provider), ...ns, '--wait=true', '--timeout=60s']);
   });
 });

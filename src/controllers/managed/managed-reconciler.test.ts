@@ -661,6 +661,83 @@ describe('ManagedReconciler', () => {
     assert.ok(h.external.resources.has(h.key('stranded')), 'what could not be reached is left (and said so)');
   });
 
+  // Broken credentials: the Provider exists but its connector refuses to connect (a key missing from its Secret).
+  const brokenCredentialsCases: { reason: string; annotations: Record<string, string> | undefined; connectsAtFirst: boolean; wantReleased: boolean }[] = [
+    {
+      reason: 'never created (connect failed from the start): the object goes with a Normal ReleasedWithoutProvider, no provider call',
+      annotations: undefined,
+      connectsAtFirst: false,
+      wantReleased: true,
+    },
+    {
+      reason: 'only a failed create recorded: nothing was made, the object goes',
+      annotations: { [EXTERNAL_CREATE_PENDING_ANNOTATION]: '2026-01-01T00:00:00.000Z', [EXTERNAL_CREATE_FAILED_ANNOTATION]: '2026-01-01T00:00:01.000Z' },
+      connectsAtFirst: false,
+      wantReleased: true,
+    },
+    {
+      reason: 'created before the credentials broke: the deletion waits with CannotConnect saying what to fix, and finishes once they are fixed',
+      annotations: undefined,
+      connectsAtFirst: true,
+      wantReleased: false,
+    },
+    {
+      reason: 'imported (an external name set by an administrator): the deletion waits likewise',
+      annotations: { [EXTERNAL_NAME_ANNOTATION]: 'imported-1' },
+      connectsAtFirst: false,
+      wantReleased: false,
+    },
+    {
+      reason: 'a create started whose outcome is unknown: the deletion waits likewise',
+      annotations: { [EXTERNAL_CREATE_PENDING_ANNOTATION]: '2026-01-01T00:00:00.000Z' },
+      connectsAtFirst: false,
+      wantReleased: false,
+    },
+  ];
+  for (const c of brokenCredentialsCases) {
+    test(`deletion with credentials the provider refuses — ${c.reason}`, async () => {
+      const h = await harness();
+      await server.client.create(providerKind.ref, providerKind.make({ metadata: { name: 'p', namespace: h.ns }, spec: { type: 'local' } }));
+      let broken = !c.connectsAtFirst;
+      h.external.connect = async () => {
+        if (broken) throw new Error('the credentials Secret has accessKeyId but no secretAccessKey: add secretAccessKey');
+      };
+      await h.create('r', { providerRef: { name: 'p' }, rebindPolicy: 'Delete' }, c.annotations);
+      if (c.connectsAtFirst) {
+        await readyObject(h, 'r');
+        broken = true;
+      } else {
+        await eventWithReason(h, 'r', 'CannotConnect');
+      }
+      const callsBefore = h.external.calls.filter((x) => x.method !== 'connect').length;
+      await server.client.delete(ref, 'r', { namespace: h.ns });
+      if (c.wantReleased) {
+        await until('r gone', async () => ((await h.get('r')) ? undefined : true));
+        const ev = await eventWithReason(h, 'r', 'ReleasedWithoutProvider');
+        assert.equal(ev.type, 'Normal');
+        assert.match(String(ev.message), /no secretAccessKey.*no create was ever recorded for this resource, so nothing external was made: deleted the object/);
+        assert.equal(h.external.calls.filter((x) => x.method !== 'connect').length, callsBefore, 'no provider call but connect');
+        return;
+      }
+      const waiting = await until('Synced=False naming what to fix', async () => {
+        const o = await h.get('r');
+        const synced = condition(o, 'Synced');
+        return o?.metadata.deletionTimestamp && synced?.status === 'False' && /deletion waits/.test(synced.message ?? '') ? synced : undefined;
+      });
+      assert.equal(waiting.reason, 'CannotConnect');
+      assert.match(
+        waiting.message ?? '',
+        /cannot connect to the provider: .*no secretAccessKey.*records an external resource \(created or imported\), so the deletion waits .*fix what stops Provider p from connecting — usually its credentials Secret/,
+      );
+      await sleep(200); // several backoffs
+      assert.ok(await h.get('r'), 'what may hold an external resource is not released');
+      assert.equal((await h.events('r')).filter((e) => e.reason === 'ReleasedWithoutProvider').length, 0);
+      broken = false;
+      await until('r gone once the credentials work', async () => ((await h.get('r')) ? undefined : true), 10_000);
+      assert.equal(h.external.resources.has(h.key('r')), false);
+    });
+  }
+
   test('a connection Secret owned by something else is not taken over', async () => {
     const h = await harness();
     await server.client.create(builtinRefs.secrets, {

@@ -9,7 +9,8 @@
  *   deleting:   wait while a claim uses it (kept serving) →
  *               Retain / ObserveOnly: finalizer removed, external resource left in place
  *               Delete / Recycle: delete → observe until gone → finalizer removed
- *               (a Provider that does not exist never blocks it)
+ *               (a Provider that does not exist, or cannot connect, never blocks
+ *               it when nothing external was made)
  *
  * Successful reconciles come back after the poll interval to notice drift; failures come
  * back with per-resource exponential backoff — or, when the provider's error says when the
@@ -79,6 +80,8 @@ export const reasons = {
   deletedExternalResource: 'DeletedExternalResource',
   releasedExternalResource: 'ReleasedExternalResource',
   retainedExternalResource: 'RetainedExternalResource',
+  /** Deleting a resource whose provider cannot be reached, and that records no create: nothing external to wait for. */
+  releasedWithoutProvider: 'ReleasedWithoutProvider',
   dependencyNotFound: 'DependencyNotFound',
   externalResourceLeft: 'ExternalResourceLeft',
   externalResourceReady: 'ExternalResourceReady',
@@ -563,20 +566,38 @@ export class ManagedReconciler<R extends KObject = KObject> {
    * or the Provider was deleted in a race with the provider-in-use check), the connector is
    * tried without the Provider, and if that fails too the finalizer goes with a Warning Event
    * naming what may be left. A missing credentials Secret of a created resource keeps the
-   * deletion waiting (restoring the Secret lets it finish). Returns undefined when the
-   * finalizer is gone.
+   * deletion waiting (restoring the Secret lets it finish). Any other failure to connect
+   * (credentials the connector refuses, an unreachable cloud) releases a Managed resource that
+   * records nothing external (Event ReleasedWithoutProvider) and keeps one that does waiting,
+   * with Synced=False CannotConnect saying what to fix. Returns undefined when the finalizer is
+   * gone.
    */
   private async connectForDeletion(mr: R, fields: ConcreteFields): Promise<ExternalClient<R> | undefined> {
+    const attempt = lastCreateAttempt(mr.metadata.annotations);
+    const nothingMade = nothingExternalRecorded(mr);
     try {
       const context = await connectContext(this.client, this.kind, mr, fields.providerName);
       return await this.connectWithDeadline(mr, context);
     } catch (err) {
       if (!(err instanceof DependencyNotFoundError)) {
-        return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
+        if (this.kind.lifecycle === 'Managed' && nothingMade) {
+          // Broken credentials (or an unreachable cloud) cannot hold what was never made.
+          await this.managed.removeFinalizer(mr);
+          await this.event(
+            mr,
+            'Normal',
+            reasons.releasedWithoutProvider,
+            `the provider cannot be reached (${errorMessage(err)}), but no create was ever recorded for this resource, so nothing external was made: deleted the object`,
+          );
+          return undefined;
+        }
+        return this.fail(
+          mr,
+          reasons.cannotConnect,
+          `cannot delete ${this.describe(mr)}: cannot connect to the provider: ${errorMessage(err)}; ${fixToDelete(fields.providerName)}`,
+          err,
+        );
       }
-      const attempt = lastCreateAttempt(mr.metadata.annotations);
-      const externalName = mr.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
-      const nothingMade = (attempt.state === 'None' || attempt.state === 'Failed') && !externalName;
       if (this.kind.lifecycle === 'Registered' || nothingMade) {
         await this.managed.removeFinalizer(mr);
         const why =
@@ -617,6 +638,31 @@ export class ManagedReconciler<R extends KObject = KObject> {
       await this.fail(mr, reasons.cannotDelete, `cannot delete ${this.describe(mr)}: ${errorMessage(err)}`, err);
     }
   }
+}
+
+/**
+ * nothingExternalRecorded tells whether the resource records that nothing external was made
+ * for it: no create started (or only failed ones), no external name (set by a successful
+ * create, or by an administrator importing an existing resource) and no observation of an
+ * existing one (`status.atProvider`, written only by the controller). Annotations of a
+ * concrete resource are written by this controller and by infrastructure admins only (tenants
+ * cannot write concrete resources); an unreadable create mark counts as a create.
+ */
+export function nothingExternalRecorded(mr: KObject): boolean {
+  const attempt = lastCreateAttempt(mr.metadata.annotations);
+  if (attempt.state !== 'None' && attempt.state !== 'Failed') return false;
+  if (mr.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION]) return false;
+  const atProvider = statusOf(mr).atProvider;
+  return !(typeof atProvider === 'object' && atProvider !== null && Object.keys(atProvider).length > 0);
+}
+
+/** fixToDelete says what lets the deletion of a resource that records an external one finish when the provider cannot be reached. */
+function fixToDelete(providerName: string | undefined): string {
+  const provider = providerName ? `Provider ${providerName}` : 'the provider';
+  return (
+    `this resource records an external resource (created or imported), so the deletion waits to delete it: fix what stops ${provider} ` +
+    `from connecting — usually its credentials Secret (spec.credentialsSecretRef); the Provider's Ready condition says what is wrong — and the deletion finishes`
+  );
 }
 
 function statusOf(obj: KObject): Record<string, unknown> {

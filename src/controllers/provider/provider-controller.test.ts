@@ -183,6 +183,53 @@ describe('ProviderController', () => {
     await statusWhere(fake, 'p', 'checked at least three times', (_s, r) => counting.of('p') >= 3 && r?.message === `check ${counting.of('p')}`);
   });
 
+  test('a check throttled with a Retry-After is Throttled, says the wait, and runs again after it, not at recheckMs', async () => {
+    const fake = new FakeClient();
+    // The first check of each Provider is throttled: 'soon' asks for 1 s, 'later' for 300 s.
+    const waits: Record<string, number> = { soon: 1, later: 300 };
+    const counting = new CountingModule((p, _c, n) =>
+      n === 1
+        ? {
+            ready: false,
+            reason: 'Throttled',
+            message: 'cannot call STS GetCallerIdentity: AWS answered 400 Throttling: Rate exceeded',
+            retryAfterSeconds: waits[p.metadata.name ?? ''],
+          }
+        : { ready: true, message: `check ${n}` },
+    );
+    await fake.create(providers, provider('soon'));
+    start(fake, counting); // recheckMs: an hour
+    await statusWhere(
+      fake,
+      'soon',
+      'Throttled, saying the wait',
+      (_s, r) => r?.reason === 'Throttled' && /; retrying in 1s \(the cloud's Retry-After\)$/.test(r.message ?? ''),
+    );
+    await statusWhere(
+      fake,
+      'soon',
+      'checked again after the Retry-After, though recheckMs is an hour',
+      (_s, r) => r?.status === 'True' && r.message === 'check 2',
+    );
+
+    // A Retry-After longer than recheckMs is honoured too: no check at the usual cadence meanwhile.
+    const fake2 = new FakeClient();
+    const counting2 = new CountingModule((p, _c, n) =>
+      n === 1 ? { ready: false, reason: 'Throttled', message: 'throttled', retryAfterSeconds: waits[p.metadata.name ?? ''] } : { ready: true },
+    );
+    await fake2.create(providers, provider('later'));
+    start(fake2, counting2, { recheckMs: 20 });
+    await statusWhere(
+      fake2,
+      'later',
+      'Throttled for 5 minutes',
+      (_s, r) => r?.reason === 'Throttled' && r.message === "throttled; retrying in 5m (the cloud's Retry-After)",
+    );
+    await new Promise((r) => setTimeout(r, 300)); // 15 × recheckMs
+    assert.equal(counting2.of('later'), 1, 'not checked again before the Retry-After');
+    assert.equal(readyOf(fake2, 'later')?.reason, 'Throttled');
+  });
+
   test('a Provider deleted and created again under the same name is checked again', async () => {
     const fake = new FakeClient();
     const counting = new CountingModule();

@@ -7,7 +7,9 @@
  * The two are kept apart because they cost very different amounts. The check (for `local`,
  * five child processes) runs when the Provider changes (a new generation, labels or
  * annotations), when its credentials Secret appears, changes or goes, and again every
- * `recheckMs` (programs get installed or removed, credentials expire). A concrete resource
+ * `recheckMs` (programs get installed or removed, credentials expire) — or, when the cloud
+ * throttled the check and said when to come back, after that wait (Ready=False Throttled,
+ * at most 5 minutes). A concrete resource
  * naming the Provider appearing, going or changing its providerRef only recounts
  * `resources` from the informer caches and rewrites the last verdict. Providers and
  * concrete resources are read from informer caches; Secrets are watched by name only (their
@@ -59,7 +61,7 @@ interface LastCheck {
   uid: string | undefined;
   generation: number | undefined;
   ready: ReadyVerdict;
-  /** Date.now() at which the periodic check is due. */
+  /** Date.now() at which the next check is due: after `recheckMs`, or after the cloud's Retry-After when it throttled the check. */
   dueAt: number;
 }
 
@@ -238,7 +240,9 @@ export class ProviderController {
     const ready: ReadyVerdict = verdict.ready
       ? { status: 'True', reason: providerReasons.checkPassed, message: verdict.message ?? '' }
       : { status: 'False', reason: verdict.reason, message: verdict.message };
-    const last = { uid: provider.metadata.uid, generation: provider.metadata.generation, ready, dueAt: Date.now() + this.recheckMs };
+    // A throttled check comes back when the cloud asked (bounded to 5 minutes), not at the usual cadence.
+    const waitMs = !verdict.ready && verdict.retryAfterSeconds !== undefined ? verdict.retryAfterSeconds * 1000 : this.recheckMs;
+    const last = { uid: provider.metadata.uid, generation: provider.metadata.generation, ready, dueAt: Date.now() + waitMs };
     this.lastChecks.set(key, last);
     return last;
   }

@@ -74,6 +74,36 @@ describe('providerReadiness', () => {
       want: /CheckFailed: the local provider's check failed: boom/,
     },
     {
+      reason: 'a verdict with a Retry-After is Throttled, its wait bounded to 5 minutes and said in the message',
+      provider: provider('aws'),
+      modules: [module('aws', async () => ({ ready: false, reason: 'RequestFailed', message: 'AWS answered 503', retryAfterSeconds: 3600 }))],
+      want: { ready: false, reason: 'Throttled', message: "AWS answered 503; retrying in 5m (the cloud's Retry-After)", retryAfterSeconds: 300 },
+    },
+    {
+      reason: 'a verdict that already says its wait keeps its message',
+      provider: provider('gcp'),
+      modules: [
+        module('gcp', async () => ({
+          ready: false,
+          reason: 'Throttled',
+          message: 'a quota or rate limit; throttled by Google Cloud; retrying in 30s',
+          retryAfterSeconds: 30,
+        })),
+      ],
+      want: { ready: false, reason: 'Throttled', message: 'a quota or rate limit; throttled by Google Cloud; retrying in 30s', retryAfterSeconds: 30 },
+    },
+    {
+      reason: 'a check that throws an error carrying a Retry-After is Throttled, not CheckFailed',
+      provider: provider('azure'),
+      modules: [module('azure', async () => Promise.reject(Object.assign(new Error('429 Too Many Requests'), { retryAfterSeconds: 0.2 })))],
+      want: {
+        ready: false,
+        reason: 'Throttled',
+        message: "the azure provider's check was throttled: 429 Too Many Requests; retrying in 1s (the cloud's Retry-After)",
+        retryAfterSeconds: 1,
+      },
+    },
+    {
       reason: 'a check never quotes a credential',
       provider: provider('local'),
       modules: [module('local', async (_p, c) => ({ ready: false, reason: 'Unauthenticated', message: `key ${c.credentials?.key} was refused` }))],

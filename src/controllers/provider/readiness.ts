@@ -7,7 +7,7 @@ import { errorMessage } from '../../client/logger.js';
 import { PROVIDER_TYPES } from '../../apis/core/kinds.js';
 import type { KObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
-import type { ProviderCheck, ProviderModule } from '../../providers/spi.js';
+import { boundedRetryAfter, retryAfterSecondsOf, retryingIn, type ProviderCheck, type ProviderModule } from '../../providers/spi.js';
 import { withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
 import { Redactor } from '../managed/secret-redaction.js';
 
@@ -19,6 +19,8 @@ export const providerReasons = {
   credentialsNotFound: 'CredentialsNotFound',
   cannotReadCredentials: 'CannotReadCredentials',
   checkFailed: 'CheckFailed',
+  /** The cloud throttled the check and said when to come back (Retry-After): checked again then. */
+  throttled: 'Throttled',
 } as const;
 
 /** What `credentials` found: the decoded Secret, none named, or why it could not be read. */
@@ -95,10 +97,36 @@ async function decide(
         module.check!(provider, { ...(credentials.kind === 'found' ? { credentials: credentials.data } : {}), signal }),
       );
     } catch (err) {
+      const wait = retryAfterSecondsOf(err);
+      if (wait !== undefined)
+        return throttled({
+          ready: false,
+          reason: providerReasons.throttled,
+          message: `the ${type} provider's check was throttled: ${errorMessage(err)}`,
+          retryAfterSeconds: wait,
+        });
       return { ready: false, reason: providerReasons.checkFailed, message: `the ${type} provider's check failed: ${errorMessage(err)}` };
     }
-    if (!verdict.ready) return verdict;
+    if (!verdict.ready) return throttled(verdict);
     if (verdict.message) found.push(verdict.message);
   }
   return { ready: true, message: found.length > 0 ? found.join('; ') : `the ${type} provider is installed and needs nothing more` };
+}
+
+/**
+ * throttled makes a not-ready verdict that carries the cloud's Retry-After a `Throttled` one:
+ * the wait bounded (1 s to 5 min) and said in the message ("retrying in 30s"), so the
+ * Provider's condition tells when it is checked again. Other verdicts pass unchanged.
+ */
+function throttled(verdict: ProviderCheck): ProviderCheck {
+  if (verdict.ready) return verdict;
+  const wait = boundedRetryAfter(verdict.retryAfterSeconds);
+  if (wait === undefined) return { ready: false, reason: verdict.reason, message: verdict.message };
+  const said = retryingIn(wait);
+  return {
+    ready: false,
+    reason: providerReasons.throttled,
+    message: verdict.message.includes(said) ? verdict.message : `${verdict.message}; ${said} (the cloud's Retry-After)`,
+    retryAfterSeconds: wait,
+  };
 }

@@ -2,13 +2,20 @@
  * The keys a claim gets (claimKeys), with STS mocked at the SDK's request level: federated keys
  * scoped by a session policy to one bucket, from GetFederationToken or AssumeRole of roleArn;
  * the same keys re-published until a third of their life has passed, then new ones; what
- * cannot federate says what to do; `provider` hands out the Provider's keys.
+ * cannot federate says what to do; `provider` hands out the Provider's keys. And every SDK
+ * client makes one attempt per call (the reconciler retries), against a local server answering
+ * 503 to everything (mocked: it stands in for an AWS endpoint that is down).
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
+import { ListBucketsCommand } from '@aws-sdk/client-s3';
+import { DescribeDBInstancesCommand, RDSClient } from '@aws-sdk/client-rds';
 import { FakeSts, FAKE_ACCOUNT } from '../../../test/support/aws-fakes.js';
-import { bucketPolicy, claimKeys, FEDERATION_TOKEN_SECONDS, forgetCachedKeys, ROLE_SESSION_SECONDS } from './aws-clients.js';
+import { startUnavailableHttp } from '../../../test/support/unavailable-servers.js';
+import { bucketPolicy, claimKeys, clientConfig, FEDERATION_TOKEN_SECONDS, forgetCachedKeys, ROLE_SESSION_SECONDS, stsClient } from './aws-clients.js';
 import { awsCredentialsFrom } from './credentials.js';
+import { s3ClientFor } from './s3-bucket.js';
 
 const secret = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 const scope = { what: 'bucket shop-photos', policy: bucketPolicy('shop-photos') };
@@ -73,5 +80,27 @@ describe('claim keys (mocked STS)', () => {
       expiresAt: '',
     });
     assert.equal(sts.calls.length, 0);
+  });
+});
+
+describe('one attempt per call: no SDK retry inside the call deadline (mocked: a local server answers 503)', () => {
+  test('S3, STS and RDS clients send one request for a call AWS answers 503 (the SDK default would send 3)', async () => {
+    const down = await startUnavailableHttp();
+    try {
+      const c = awsCredentialsFrom({ ...secret, s3Endpoint: down.url, stsEndpoint: down.url, rdsEndpoint: down.url });
+      assert.equal(clientConfig(c, 'us-east-1', 'rds').maxAttempts, 1);
+      const calls: [string, () => Promise<unknown>][] = [
+        ['S3 ListBuckets', () => s3ClientFor(c, 'us-east-1').send(new ListBucketsCommand({}))],
+        ['STS GetCallerIdentity', () => stsClient(c, 'us-east-1').send(new GetCallerIdentityCommand({}))],
+        ['RDS DescribeDBInstances', () => new RDSClient(clientConfig(c, 'us-east-1', 'rds')).send(new DescribeDBInstancesCommand({}))],
+      ];
+      for (const [what, call] of calls) {
+        const before = down.requests();
+        await assert.rejects(call(), (err: { $metadata?: { httpStatusCode?: number; attempts?: number } }) => err.$metadata?.httpStatusCode === 503, what);
+        assert.equal(down.requests() - before, 1, `${what}: one request`);
+      }
+    } finally {
+      await down.stop();
+    }
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The options every AWS SDK client of the provider shares, the identity its calls are made
  * as, and the temporary keys handed to claims:
- * - a client's region, endpoint override (from the credentials Secret), few tries (the
- *   reconciler retries with its own backoff) and bounded connect and request times;
+ * - a client's region, endpoint override (from the credentials Secret), one attempt per call
+ *   (the reconciler retries with its own backoff) and bounded connect and request times;
  * - with `roleArn`, calls are made as that role: STS AssumeRole with the Secret's keys, the
  *   result kept until 5 minutes before it expires;
  * - `claimKeys`: what a claim's Secret gets — in `federated` mode temporary keys whose session
@@ -27,13 +27,20 @@ export interface AwsKeys {
 
 const DEFAULT_REGION_FOR_STS = 'us-east-1';
 
+/**
+ * Every SDK call makes one attempt: the managed reconciler retries with its own backoff (or
+ * the cloud's Retry-After) and bounds each call with its deadline, so a retry hidden inside the
+ * SDK would only spend that deadline and hide a throttling answer's wait.
+ */
+export const ONE_ATTEMPT = 1;
+
 /** clientConfig is the configuration of an SDK client of `service` in `region`. */
 export function clientConfig(credentials: AwsCredentials, region: string, service: AwsService) {
   const endpoint = credentials.endpoints[service];
   return {
     region,
     credentials: identityOf(credentials, region),
-    maxAttempts: 2,
+    maxAttempts: ONE_ATTEMPT,
     ...(endpoint !== undefined ? { endpoint } : {}),
     // Made per reconcile and dropped: no idle keep-alive sockets left behind.
     requestHandler: {
@@ -51,7 +58,7 @@ export function stsClient(credentials: AwsCredentials, region: string): STSClien
   return new STSClient({
     region: region || DEFAULT_REGION_FOR_STS,
     credentials: baseKeys(credentials),
-    maxAttempts: 2,
+    maxAttempts: ONE_ATTEMPT,
     ...(endpoint !== undefined ? { endpoint } : {}),
     requestHandler: {
       connectionTimeout: 5_000,

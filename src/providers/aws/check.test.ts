@@ -1,8 +1,8 @@
 /**
  * The aws Provider check with STS mocked at the SDK's request level: Ready from
  * GetCallerIdentity (as the role, with roleArn), and Ready=False with the reason — InvalidSpec,
- * InvalidCredentials naming the key, AuthenticationFailed, WrongAccount, Throttled — never
- * quoting a value of the Secret.
+ * InvalidCredentials naming the key, AuthenticationFailed, WrongAccount, Throttled (with AWS's
+ * Retry-After as `retryAfterSeconds`) — never quoting a value of the Secret.
  */
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,5 +73,17 @@ describe('the aws Provider check (mocked STS)', () => {
     );
     const throttled = await checkAws(provider(), { credentials: secret });
     assert.equal(throttled.ready ? '' : throttled.reason, 'Throttled');
+    assert.equal(throttled.ready ? 0 : throttled.retryAfterSeconds, undefined, 'no Retry-After, no wait');
+
+    // With AWS's Retry-After the verdict carries the wait: the Provider controller checks again after it.
+    sts.failNext(
+      'GetCallerIdentity',
+      Object.assign(new STSServiceException({ name: 'Throttling', $fault: 'client', message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }), {
+        $response: { headers: { 'retry-after': '30' } },
+      }),
+    );
+    const waiting = await checkAws(provider(), { credentials: secret });
+    assert.deepEqual(waiting.ready ? undefined : [waiting.reason, waiting.retryAfterSeconds], ['Throttled', 30]);
+    assert.match(waiting.ready ? '' : waiting.message, /throttled by AWS; retrying in 30s/);
   });
 });

@@ -10,7 +10,7 @@
  * the spec and the Secret have passed.
  */
 import { isPlainObject, type KObject } from '../../machinery/object.js';
-import type { ProviderCheck, ProviderCheckContext } from '../spi.js';
+import { failedCheck, type ProviderCheck, type ProviderCheckContext } from '../spi.js';
 import { awsCredentialsFrom, checksWithoutSts, CredentialsError, type AwsCredentials } from './credentials.js';
 import { AwsError } from './errors.js';
 import { AWS_REGIONS } from './price-table.js';
@@ -64,7 +64,7 @@ export async function checkAws(provider: KObject, context: ProviderCheckContext)
     }
     return { ready: true, message: `STS GetCallerIdentity: the keys authenticate as ${identity.arn} in account ${identity.account}` };
   } catch (err) {
-    if (err instanceof AwsError) return { ready: false, reason: err.reason, message: err.message };
+    if (err instanceof AwsError) return failedCheck(err);
     throw err;
   }
 }

@@ -4,7 +4,7 @@
  * read permission (the first page of the PostgreSQL flexible servers of the resource group).
  * A failure is Ready=False with ArmError's reason; messages never quote a secret.
  */
-import type { ProviderCheck } from '../spi.js';
+import { failedCheck, type ProviderCheck } from '../spi.js';
 import { armClientsOf, type ArmClientOptions } from './arm-clients.js';
 import { ArmError, armError } from './arm-errors.js';
 import type { ArmAccess } from './credentials.js';
@@ -25,7 +25,7 @@ export async function checkArm(access: ArmAccess, options: ArmClientOptions & { 
       throw armError(err, `list the flexible servers of resource group ${access.resourceGroup}`);
     }
   } catch (err) {
-    if (err instanceof ArmError) return { ready: false, reason: err.reason, message: err.message };
+    if (err instanceof ArmError) return failedCheck(err);
     throw err;
   }
   return undefined;

@@ -11,7 +11,7 @@
  * the Secret have passed.
  */
 import { isPlainObject, type KObject } from '../../machinery/object.js';
-import type { ProviderCheck, ProviderCheckContext } from '../spi.js';
+import { failedCheck, type ProviderCheck, type ProviderCheckContext } from '../spi.js';
 import { azureCredentialsFrom, CredentialsError, type AzureCredentials } from './credentials.js';
 import { AzureError, azureError } from './errors.js';
 import { AZURE_LOCATIONS } from './price-table.js';
@@ -61,7 +61,7 @@ export async function checkAzure(provider: KObject, context: ProviderCheckContex
         throw azureError(err, 'reach the queue service of the storage account');
       }
     } catch (err) {
-      if (err instanceof AzureError) return { ready: false, reason: err.reason, message: err.message };
+      if (err instanceof AzureError) return failedCheck(err);
       throw err;
     }
     passed.push('the blob and queue services of the storage account answer and the account key authenticates');

@@ -8,7 +8,7 @@
  * the Secret. The SDKs are loaded only once the spec and the Secret have passed.
  */
 import { isPlainObject, type KObject } from '../../machinery/object.js';
-import type { ProviderCheck, ProviderCheckContext } from '../spi.js';
+import { failedCheck, type ProviderCheck, type ProviderCheckContext } from '../spi.js';
 import { CredentialsError, gcpCredentialsFrom, type GcpCredentials } from './credentials.js';
 import { bounded, GcpError, gcpError } from './errors.js';
 import { isGcpRegion } from './price-table.js';
@@ -66,7 +66,7 @@ export async function checkGcp(provider: KObject, context: ProviderCheckContext)
       throw gcpError(err, `list the Spanner instance configurations of project ${credentials.projectId}`);
     }
   } catch (err) {
-    if (err instanceof GcpError) return { ready: false, reason: err.reason, message: err.message };
+    if (err instanceof GcpError) return failedCheck(err);
     throw err;
   } finally {
     await pubsub.close().catch(() => undefined);

@@ -3,12 +3,14 @@
  * this machine) each client is put in emulator mode through its own options — insecure gRPC
  * channel, no tokens, the universe domain given so that no credentials or metadata server are
  * looked for — never through process.env, which would change every client in the process.
- * For Google's endpoints the clients sign with the service-account key of the Secret.
+ * For Google's endpoints the clients sign with the service-account key of the Secret. Every
+ * call makes one attempt (`ONE_ATTEMPT_OPTIONS`): the reconciler retries.
  */
 import { PubSub, type ClientConfig } from '@google-cloud/pubsub';
 import { Spanner, type SpannerOptions } from '@google-cloud/spanner';
 import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import type { GcpCredentials } from './credentials.js';
+import { ONE_ATTEMPT_OPTIONS } from './one-attempt.js';
 
 const keyOptions = (c: GcpCredentials) => (c.key ? { credentials: { client_email: c.key.client_email, private_key: c.key.private_key } } : {});
 /** Stops google-auth-library asking the metadata server which universe it is in. */
@@ -21,6 +23,7 @@ export function pubSubOf(c: GcpCredentials): PubSub {
     projectId: c.projectId,
     apiEndpoint: `${e.host}:${e.port}`,
     emulatorMode: e.emulator,
+    ...ONE_ATTEMPT_OPTIONS,
     ...universe,
     ...(e.emulator ? {} : keyOptions(c)),
   };
@@ -36,6 +39,7 @@ export function spannerOf(c: GcpCredentials): Spanner {
     port: e.port,
     // Conductor's admin calls export no metrics to Cloud Monitoring.
     disableBuiltInMetrics: true,
+    ...ONE_ATTEMPT_OPTIONS,
     ...universe,
     ...(e.emulator ? { sslCreds: grpcCredentials.createInsecure() } : keyOptions(c)),
   };

@@ -11,6 +11,7 @@ import { v1 as sqlV1 } from '@google-cloud/sql';
 import type { ClientOptions } from 'google-gax';
 import { Storage } from '@google-cloud/storage';
 import { keyFor, type GcpCredentials, type ServiceEndpoint } from './credentials.js';
+import { ONE_ATTEMPT } from './one-attempt.js';
 
 /** What google-gax's REST transport asks of an auth client: headers and a fetch. */
 interface RestAuth {
@@ -40,6 +41,8 @@ function gaxOptions(c: GcpCredentials, e: ServiceEndpoint, secretKey: string): C
     port: e.port,
     protocol: e.emulator ? 'http' : 'https',
     universeDomain: 'googleapis.com',
+    // One attempt per call: the reconciler retries.
+    clientConfig: ONE_ATTEMPT,
     ...(key
       ? { credentials: { client_email: key.client_email, private_key: key.private_key }, projectId: c.projectId }
       : { authClient: noTokens as unknown as ClientOptions['authClient'] }),
