@@ -201,16 +201,28 @@ export async function startWatch(
 }
 
 /**
- * Every watcher of a resource receives the same store event; they share one LazyObject so
- * the object is parsed and serialised at most once however many watchers there are.
+ * Every watcher of a resource receives the same store event, all of them in one turn of the
+ * event loop (the store hands one event to each watcher in turn); they share one LazyObject so
+ * the object is parsed and serialised at most once however many watchers there are. The
+ * sharing ends with that turn: a store that keeps its events (etcd's watch cache keeps recent
+ * ones for watches that start in the past) would otherwise keep each one's parsed object and
+ * serialized text beside its value. A watcher given the event later (a replay) makes its own.
  */
-const shared = new WeakMap<KeyValue, { rt: ResourceType; lazy: LazyObject }>();
+let shared = new WeakMap<KeyValue, { rt: ResourceType; lazy: LazyObject }>();
+let forgetting = false;
 
 function sharedLazy(objects: ObjectStore, rt: ResourceType, kv: KeyValue, deleted: boolean): LazyObject {
   const hit = shared.get(kv);
   if (hit && hit.rt === rt) return hit.lazy;
   const lazy = LazyObject.fromStore(objects, rt, kv, deleted);
   shared.set(kv, { rt, lazy });
+  if (!forgetting) {
+    forgetting = true;
+    queueMicrotask(() => {
+      shared = new WeakMap();
+      forgetting = false;
+    });
+  }
   return lazy;
 }
 

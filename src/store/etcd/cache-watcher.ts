@@ -11,7 +11,8 @@
  * it misses (past `maxPausedEvents`: 'too-far-behind'); `resume()` replays from the history,
  * or from etcd when the history has moved on.
  */
-import { StoreError, type StoreEvent, type StoreWatchHandlers, type StoreWatcher } from '../types.js';
+import type { StoreEvent, StoreWatchHandlers, StoreWatcher } from '../types.js';
+import { Delivery } from './delivery.js';
 
 /** What a CacheWatcher needs of the watch cache and its store. */
 export interface CacheWatchHost {
@@ -33,7 +34,8 @@ export interface CacheWatchHost {
 export class CacheWatcher implements StoreWatcher {
   /** starting: registered at the next microtask, after the history it missed. */
   private state: 'starting' | 'live' | 'paused' | 'closed' = 'starting';
-  private missed = 0;
+  /** The last revision delivered, the handler's pauses and what it missed. */
+  private readonly delivery: Delivery;
   /** The etcd watch that serves this watcher once the cache could not. */
   private delegate: StoreWatcher | undefined;
 
@@ -41,9 +43,11 @@ export class CacheWatcher implements StoreWatcher {
     private readonly host: CacheWatchHost,
     readonly prefix: string,
     /** The last revision delivered (or known to hold nothing for this prefix). */
-    private lastRevision: number,
+    lastRevision: number,
     private readonly handlers: StoreWatchHandlers,
-  ) {}
+  ) {
+    this.delivery = new Delivery(this, handlers, lastRevision, () => host.maxPausedEvents());
+  }
 
   /** start delivers the history after the start revision, then live events; call once. */
   start(): void {
@@ -60,6 +64,10 @@ export class CacheWatcher implements StoreWatcher {
     return this.state === 'paused';
   }
 
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
   resume(): void {
     if (this.delegate) {
       this.delegate.resume();
@@ -68,7 +76,7 @@ export class CacheWatcher implements StoreWatcher {
     if (this.state !== 'paused') return;
     this.host.unregister(this);
     this.state = 'starting';
-    this.missed = 0;
+    this.delivery.resumed();
     queueMicrotask(() => this.catchUp());
   }
 
@@ -100,17 +108,7 @@ export class CacheWatcher implements StoreWatcher {
       this.deliver(events);
       return;
     }
-    if (this.state !== 'paused') return;
-    const last = this.lastRevision;
-    for (const event of events) if (event.kv.modRevision > last) this.missed++;
-    if (this.missed > this.host.maxPausedEvents()) {
-      this.fail(
-        new StoreError(
-          'too-far-behind',
-          `the watcher of ${JSON.stringify(this.prefix)} stopped taking events after revision ${this.lastRevision} and missed more than ${this.host.maxPausedEvents()} since`,
-        ),
-      );
-    }
+    if (this.state === 'paused') this.delivery.miss(events);
   }
 
   /** leaveCache moves a watcher the cache can no longer serve to an etcd watch of its own (a paused one on resume). */
@@ -121,7 +119,7 @@ export class CacheWatcher implements StoreWatcher {
 
   private catchUp(): void {
     if (this.state !== 'starting') return;
-    const missed = this.host.replay(this.prefix, this.lastRevision);
+    const missed = this.host.replay(this.prefix, this.delivery.lastRevision);
     if (!missed) {
       this.toEtcd();
       return;
@@ -134,7 +132,7 @@ export class CacheWatcher implements StoreWatcher {
   private toEtcd(): void {
     this.state = 'live';
     this.host.unregister(this);
-    const delegate = this.host.openEtcdWatch(this.prefix, this.lastRevision, {
+    const delegate = this.host.openEtcdWatch(this.prefix, this.delivery.lastRevision, {
       onEvents: (events) => this.handlers.onEvents(events),
       // Also when it fails before it is returned (no endpoint): fail is once only.
       onError: (err) => this.fail(err),
@@ -143,25 +141,7 @@ export class CacheWatcher implements StoreWatcher {
     else this.delegate = delegate;
   }
 
-  private deliver(offered: StoreEvent[]): void {
-    const last = this.lastRevision;
-    const events = (offered[0]?.kv.modRevision ?? Infinity) <= last ? offered.filter((e) => e.kv.modRevision > last) : offered;
-    if (events.length === 0) return;
-    let taken: number | void;
-    try {
-      taken = this.handlers.onEvents(events);
-    } catch (err) {
-      this.fail(new Error(`watch handler for ${JSON.stringify(this.prefix)} failed: ${(err as Error).message}`, { cause: err }));
-      return;
-    }
-    if ((this.state as string) === 'closed') return; // the handler closed the watcher
-    if (typeof taken === 'number' && taken < events.length) {
-      if (taken > 0) this.lastRevision = Math.max(this.lastRevision, events[taken - 1]?.kv.modRevision ?? 0);
-      this.state = 'paused';
-      // The events it refused are missed too (as the etcd watcher counts them).
-      this.missed = events.length - Math.max(0, taken);
-      return;
-    }
-    this.lastRevision = Math.max(this.lastRevision, events[events.length - 1]?.kv.modRevision ?? 0);
+  private deliver(events: StoreEvent[]): void {
+    if (this.delivery.hand(events) === 'paused') this.state = 'paused';
   }
 }

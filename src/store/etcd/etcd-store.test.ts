@@ -408,6 +408,20 @@ describe('etcd store: gets from the watch cache', { skip: missing }, () => {
       const after = await cached.list('/l/');
       assert.ok(!after.items.some((kv) => kv.key === '/l/b'), 'the delete acknowledged before the list is reflected');
       assert.ok(after.revision >= last.modRevision);
+      // Keys created and deleted after the prefix was first listed take their places in etcd's order.
+      for (const n of ['aa', '\ufffe', '😁', '0']) await writer.create(`/l/${n}`, json({ n }));
+      await writer.delete('/l/z');
+      await writer.update('/l/a', (await writer.get('/l/a'))!.modRevision, json({ n: 'a again' }));
+      for (const limit of [0, 2]) {
+        const want = await writer.list('/l/', { limit });
+        const got = await cached.list('/l/', { limit });
+        assert.deepEqual(
+          got.items.map((kv) => brief(kv)),
+          want.items.map((kv) => brief(kv)),
+          `limit ${limit} after later writes`,
+        );
+        assert.equal(got.remaining, want.remaining);
+      }
       assert.equal(cached.readStats().etcdGets, reads);
     } finally {
       await cached.close();
@@ -415,17 +429,29 @@ describe('etcd store: gets from the watch cache', { skip: missing }, () => {
     }
   });
 
-  test('gets that arrive together share one read of the revision', async () => {
+  test('gets that arrive together share one read of the revision, sent after they came', async () => {
     const keyPrefix = freshPrefix();
     const cached = await open(keyPrefix, { watchCache: true });
+    const writer = await open(keyPrefix);
     try {
       await cached.create('/a', json({}));
       const reads = cached.readStats().revisionReads;
       const got = await Promise.all(Array.from({ length: 50 }, () => cached.get('/a')));
       assert.ok(got.every((kv) => kv?.key === '/a'));
-      // The first starts a read; the 49 that came while it was on its way share the next one.
-      assert.equal(cached.readStats().revisionReads - reads, 2);
+      // The 50 came in one turn of the event loop: one read, sent once they had all asked.
+      assert.equal(cached.readStats().revisionReads - reads, 1);
+      // A get that comes after another client's write was acknowledged sees it, with other
+      // gets' reads on their way.
+      const pending: Promise<unknown>[] = [];
+      for (let n = 0; n < 20; n++) {
+        pending.push(cached.get('/a'));
+        const written = await writer.update('/a', (await writer.get('/a'))!.modRevision, json({ n }));
+        const seen = await cached.get('/a');
+        assert.equal(seen?.modRevision, written.modRevision, `round ${n}`);
+      }
+      await Promise.all(pending);
     } finally {
+      await writer.close();
       await cached.close();
     }
   });
@@ -510,6 +536,63 @@ describe('etcd store: watches served by the watch cache', { skip: missing }, () 
       await cached.close();
       await plain.close();
       await writer.close();
+    }
+  });
+
+  test("what the cache hands out cannot be changed: events, their values, gets and lists are frozen; the value held is not the event's object", async () => {
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      const start = cached.currentRevision();
+      const rec = recorder();
+      cached.watch('/f/', start, rec);
+      const created = await cached.create('/f/a', json({ n: 1 }));
+      await waitFor(() => rec.events.length === 1, 'the event');
+      const [event] = rec.events;
+      assert.ok(Object.isFrozen(event) && Object.isFrozen(event.kv), 'the event and its KeyValue');
+      assert.throws(() => {
+        (event.kv as { value: string }).value = 'changed by a consumer';
+      }, TypeError);
+      const got = await cached.get('/f/a');
+      assert.ok(got && Object.isFrozen(got));
+      assert.equal(got.value, created.value, 'the value held is intact');
+      assert.notEqual(got, event.kv, 'what a consumer keeps per event object goes with the event, not with the key');
+      const listed = await cached.list('/f/');
+      assert.ok(listed.items.every((kv) => Object.isFrozen(kv)));
+      assert.equal(cached.readStats().cacheGets, 1);
+      // A watcher that starts later is given the same frozen event from the history.
+      const late = recorder();
+      cached.watch('/f/', start, late);
+      await waitFor(() => late.events.length === 1, 'the history');
+      assert.equal(late.events[0], event);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  test('the history is bounded by bytes too (watchHistoryBytes): a watch from before what it holds goes to etcd, with the same events', async () => {
+    const keyPrefix = freshPrefix();
+    // Room for about two of these events (1 KB values), not three.
+    const cached = await open(keyPrefix, { watchCache: true, watchHistoryBytes: 2_500 });
+    try {
+      const revs: number[] = [];
+      const big = 'x'.repeat(1_000);
+      for (let n = 0; n < 5; n++) revs.push((await cached.create(`/k${n}`, json({ big }))).modRevision);
+      await waitFor(() => (cached.readStats().cache?.revision ?? 0) >= revs[4], 'the cache to see every write');
+      const stats = cached.readStats().cache!;
+      assert.equal(stats.history.events, 2);
+      assert.ok(stats.history.bytes <= 2_500, `${stats.history.bytes} bytes held`);
+      assert.equal(stats.historyFloor, revs[2]);
+      const old = recorder();
+      cached.watch('/', revs[0], old);
+      await waitFor(() => old.events.length === 4, 'the watch to catch up');
+      assert.deepEqual(
+        old.events.map((e) => e.kv.key),
+        ['/k1', '/k2', '/k3', '/k4'],
+      );
+      assert.deepEqual(cached.readStats().watchStarts, { cache: 0, etcd: 1 });
+    } finally {
+      await cached.close();
     }
   });
 

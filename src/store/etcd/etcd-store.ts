@@ -18,6 +18,7 @@ import {
   defaultCompactionIntervalMs,
   defaultMaxPausedWatchEvents,
   defaultRetention,
+  defaultWatchHistoryBytes,
   defaultWatchHistoryEvents,
   followerRetryMs,
   reachableProbeTimeoutMs,
@@ -141,7 +142,10 @@ export class EtcdStore implements Store {
         list: (o) => this.list('', o),
         logger: this.logger,
         retryMs: followerRetryMs,
-        historyEvents: options.watchHistoryEvents ?? defaultWatchHistoryEvents,
+        history: {
+          maxEvents: options.watchHistoryEvents ?? defaultWatchHistoryEvents,
+          maxBytes: options.watchHistoryBytes ?? defaultWatchHistoryBytes,
+        },
       });
       const cache = this.cache;
       this.cacheWatchHost = {
@@ -368,7 +372,8 @@ export class EtcdStore implements Store {
 
   async create(key: string, encode: ValueEncoder): Promise<KeyValue> {
     this.assertWritable('create', key);
-    const value = encodeValue(encode, key);
+    const text = encodeValue(encode, key);
+    const value = Buffer.from(text, 'utf8');
     const k = this.keys.encode(key);
     const res = await this.track(
       this.txn(
@@ -383,12 +388,13 @@ export class EtcdStore implements Store {
     );
     if (!res.succeeded) throw new StoreError('exists', `cannot create ${key}: the key already exists`, this.rangeResult(res, 0));
     const revision = this.writeRevision(key, res);
-    return { key, value: value.toString('utf8'), createRevision: revision, modRevision: revision };
+    return { key, value: text, createRevision: revision, modRevision: revision };
   }
 
   async update(key: string, expectedModRevision: number, encode: ValueEncoder): Promise<KeyValue> {
     this.assertWritable('update', key);
-    const value = encodeValue(encode, key);
+    const text = encodeValue(encode, key);
+    const value = Buffer.from(text, 'utf8');
     const k = this.keys.encode(key);
     const res = await this.track(
       this.txn(
@@ -411,7 +417,7 @@ export class EtcdStore implements Store {
     }
     const written = res.responses[1]?.response_range?.kvs[0];
     if (!written) throw new Error(`cannot update ${key}: etcd did not return the written key (revision ${res.header?.revision ?? '?'})`);
-    return { key, value: value.toString('utf8'), createRevision: written.create_revision, modRevision: written.mod_revision };
+    return { key, value: text, createRevision: written.create_revision, modRevision: written.mod_revision };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -487,7 +493,15 @@ export class EtcdStore implements Store {
     revisionReads: number;
     /** Watches started on the cache, and etcd watches opened for watches (their own, or taken over from the cache). */
     watchStarts: { cache: number; etcd: number };
-    cache?: { ready: boolean; keys: number; revision: number; syncs: number; watchers: number; historyFloor: number };
+    cache?: {
+      ready: boolean;
+      keys: number;
+      revision: number;
+      syncs: number;
+      watchers: number;
+      historyFloor: number;
+      history: { events: number; bytes: number };
+    };
   } {
     const c = this.cache;
     return {
@@ -495,7 +509,19 @@ export class EtcdStore implements Store {
       etcdGets: this.gets.etcd,
       revisionReads: this.fresh.reads,
       watchStarts: { ...this.watchStarts },
-      ...(c ? { cache: { ready: c.ready, keys: c.size, revision: c.revision, syncs: c.syncs, watchers: c.watcherCount, historyFloor: c.historyFloor } } : {}),
+      ...(c
+        ? {
+            cache: {
+              ready: c.ready,
+              keys: c.size,
+              revision: c.revision,
+              syncs: c.syncs,
+              watchers: c.watcherCount,
+              historyFloor: c.historyFloor,
+              history: c.historySize,
+            },
+          }
+        : {}),
     };
   }
 
@@ -653,7 +679,7 @@ function conflict(what: 'update' | 'delete', key: string, expected: number, curr
 }
 
 /** encodeValue calls the caller's encoder with 0 (etcd assigns the revision); its failure fails only that write. */
-function encodeValue(encode: ValueEncoder, key: string): Buffer {
+function encodeValue(encode: ValueEncoder, key: string): string {
   let value: unknown;
   try {
     value = encode(0);
@@ -663,5 +689,5 @@ function encodeValue(encode: ValueEncoder, key: string): Buffer {
   if (typeof value !== 'string') {
     throw new TypeError(`cannot store the value of ${key}: the encoder returned ${typeof value}, expected a string`);
   }
-  return Buffer.from(value, 'utf8');
+  return value;
 }

@@ -55,6 +55,12 @@ export interface EtcdStoreOptions {
    * memory; older starts get an etcd watch of their own. Default `defaultWatchHistoryEvents`.
    */
   watchHistoryEvents?: number;
+  /**
+   * With `watchCache`: at most this many bytes of keys, values and previous values in those
+   * events (whole revisions go first; `watchHistoryEvents` still bounds their number). Default
+   * `defaultWatchHistoryBytes`.
+   */
+  watchHistoryBytes?: number;
   /** Hears where each get was answered: the watch cache or an etcd Range (metrics). */
   readObserver?: ReadObserver;
   /** Hears of each write transaction once etcd acknowledged it (one write each: batch size 1). */
@@ -82,5 +88,7 @@ export const cacheFreshnessWaitMs = 3_000;
 export const statusTtlMs = 10_000;
 /** Events the watch cache keeps for watches that start in the past (each shares its value with the cache or is a replaced one). */
 export const defaultWatchHistoryEvents = 10_000;
+/** Bytes of keys and values the watch cache's history may hold (32 MiB): 10,000 events of up to about 3 KB. */
+export const defaultWatchHistoryBytes = 32 * 1024 * 1024;
 /** A watch stream that cannot be reopened on any endpoint this many times in a row ends with 'unavailable'. */
 export const watchReconnectAttempts = 5;

@@ -15,6 +15,15 @@
  * given its previous value from memory, kept in a bounded history (`EventHistory`) and handed
  * to every watcher whose prefix it falls under, in revision order.
  *
+ * What it hands out cannot be changed: the values it holds, the events and their KeyValues
+ * are frozen (a consumer that tries gets a TypeError instead of corrupting what every other
+ * reader sees). An event's KeyValue is an object of its own, sharing only its strings with the
+ * value held: whatever a consumer keeps per event object (a parsed or serialized copy in a
+ * WeakMap) goes when the event leaves the history, not when the key changes.
+ *
+ * Lists of the latest state come from the sorted keys of the prefixes listed recently
+ * (`ListedPrefixes`), kept current as keys are created and deleted.
+ *
  * When the watch ends (etcd unreachable for longer than its reconnects, or the history it
  * needs compacted) the cache is not ready — gets read etcd, its watchers go on as etcd
  * watches of their own from their last revision — and it lists again.
@@ -22,9 +31,10 @@
 import type { KeyValue, StoreEvent, StoreListOptions, StoreListResult } from '../types.js';
 import { StoreError } from '../types.js';
 import type { CacheWatcher } from './cache-watcher.js';
-import { EventHistory } from './event-history.js';
+import { EventHistory, type HistoryLimits } from './event-history.js';
 import { KeyCodec } from './keys.js';
 import type { StoreLogger } from './options.js';
+import { ListedPrefixes } from './sorted-keys.js';
 import { EtcdWatcher, type WatchSource } from './watcher.js';
 
 /** What the cache needs of its store. */
@@ -38,20 +48,14 @@ export interface WatchCacheSource {
   readonly logger: StoreLogger;
   /** The pause before listing again after the watch was lost. */
   readonly retryMs: number;
-  /** How many recent events the cache keeps for watches that start in the past. */
-  readonly historyEvents: number;
+  /** How many recent events (and bytes of them) the cache keeps for watches that start in the past. */
+  readonly history: HistoryLimits;
 }
-
-/**
- * Strings whose characters are all below the UTF-16 surrogates sort the same by code unit (JS's
- * `<`) as by UTF-8 byte (etcd's order); others are compared as UTF-8.
- */
-const fromSurrogates = /[\ud800-\uffff]/;
-const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const compareUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /** Keys per Range while the cache lists. */
 const listPageSize = 5_000;
+/** The prefixes whose sorted keys are kept for lists. */
+const listedPrefixes = 32;
 
 interface Waiter {
   promise: Promise<boolean>;
@@ -60,7 +64,8 @@ interface Waiter {
 }
 
 export class WatchCache {
-  private items = new Map<string, KeyValue>();
+  /** Every key under the prefix and its value (frozen). */
+  private items = new Map<string, Readonly<KeyValue>>();
   private state: 'syncing' | 'ready' | 'stopped' = 'syncing';
   /** Every event up to this revision (the whole keyspace) is applied. */
   private seen = 0;
@@ -71,11 +76,12 @@ export class WatchCache {
   /** The watchers it serves, by prefix (events are matched once per prefix, not per watcher). */
   private readonly watchers = new Map<string, Set<CacheWatcher>>();
   private readonly history: EventHistory;
+  private readonly listed = new ListedPrefixes(listedPrefixes);
   /** How many times the cache listed the store (1 + the times it lost its watch). */
   syncs = 0;
 
   constructor(private readonly source: WatchCacheSource) {
-    this.history = new EventHistory(source.historyEvents);
+    this.history = new EventHistory(source.history);
   }
 
   /**
@@ -108,38 +114,24 @@ export class WatchCache {
 
   /**
    * read answers a get at least as fresh as `revision`: `{ kv }` (undefined kv: no such key),
-   * or undefined when the cache is not that fresh now. The value is a copy.
+   * or undefined when the cache is not that fresh now. The value is the one held (frozen).
    */
   read(key: string, revision: number): { kv: KeyValue | undefined } | undefined {
     if (!this.freshAt(revision)) return undefined;
-    const kv = this.items.get(key);
-    return { kv: kv ? { ...kv } : undefined };
+    return { kv: this.items.get(key) };
   }
 
   /**
    * list answers a list of the latest state at least as fresh as `revision` — the keys under
    * `prefix` after `startAfter`, in etcd's (byte) order, at most `limit` (0: all) — at the
-   * revision the cache has seen; undefined when the cache is not that fresh now. Values are copies.
+   * revision the cache has seen; undefined when the cache is not that fresh now. Values are the
+   * ones held (frozen).
    */
   list(prefix: string, startAfter: string | undefined, limit: number, revision: number): StoreListResult | undefined {
     if (!this.freshAt(revision)) return undefined;
-    const keys: string[] = [];
-    let bmpOnly = true;
-    for (const key of this.items.keys()) {
-      if (!key.startsWith(prefix)) continue;
-      if (bmpOnly && fromSurrogates.test(key)) bmpOnly = false;
-      keys.push(key);
-    }
-    const order = bmpOnly ? compareCodeUnits : compareUtf8;
-    keys.sort(order);
-    let from = 0;
-    if (startAfter !== undefined) {
-      while (from < keys.length && order(keys[from], startAfter) <= 0) from++;
-    }
-    const end = limit > 0 ? Math.min(keys.length, from + limit) : keys.length;
-    const items: KeyValue[] = [];
-    for (let i = from; i < end; i++) items.push({ ...this.items.get(keys[i])! });
-    const remaining = keys.length - end;
+    const { keys, remaining } = this.listed.sorted(prefix, () => this.items.keys()).page(startAfter, limit);
+    const items: KeyValue[] = new Array<KeyValue>(keys.length);
+    for (let i = 0; i < keys.length; i++) items[i] = this.items.get(keys[i])!;
     return { items, revision: this.seen, more: remaining > 0, remaining };
   }
 
@@ -163,6 +155,11 @@ export class WatchCache {
   /** The oldest revision a watch can start from (see EventHistory.floor); meaningful when ready. */
   get historyFloor(): number {
     return this.history.floor;
+  }
+
+  /** The events the history holds, and the bytes they count for. */
+  get historySize(): { events: number; bytes: number } {
+    return { events: this.history.size, bytes: this.history.bytes };
   }
 
   /** The number of watchers served now (those on an etcd watch of their own are not). */
@@ -205,6 +202,7 @@ export class WatchCache {
     this.watcher?.close();
     this.watcher = undefined;
     this.items = new Map();
+    this.listed.clear();
     this.watchers.clear();
     this.history.reset(0);
     this.settleAll(false);
@@ -224,9 +222,10 @@ export class WatchCache {
   }
 
   /** install takes a list's keys and watches every revision after it. */
-  private install({ items, revision }: { items: Map<string, KeyValue>; revision: number }): void {
+  private install({ items, revision }: { items: Map<string, Readonly<KeyValue>>; revision: number }): void {
     if (this.state === 'stopped') return;
     this.items = items;
+    this.listed.clear();
     this.seen = revision;
     this.history.reset(revision);
     this.watch(revision);
@@ -234,14 +233,14 @@ export class WatchCache {
     this.source.logger.debug({ keys: items.size, revision }, 'watch cache ready');
   }
 
-  private async listAll(): Promise<{ items: Map<string, KeyValue>; revision: number }> {
-    const items = new Map<string, KeyValue>();
+  private async listAll(): Promise<{ items: Map<string, Readonly<KeyValue>>; revision: number }> {
+    const items = new Map<string, Readonly<KeyValue>>();
     let revision = 0;
     let startAfter: string | undefined;
     for (;;) {
       const page = await this.source.list({ limit: listPageSize, startAfter, revision });
       revision = page.revision;
-      for (const kv of page.items) items.set(kv.key, kv);
+      for (const kv of page.items) items.set(kv.key, Object.freeze(kv));
       const last = page.items[page.items.length - 1];
       if (!page.more || !last) return { items, revision };
       startAfter = last.key;
@@ -284,28 +283,31 @@ export class WatchCache {
       const prev = this.items.get(key);
       let applied: StoreEvent;
       if (event.type === 'delete') {
-        this.items.delete(key);
+        if (this.items.delete(key)) this.listed.removed(key);
         // etcd sends a delete without the value (the cache's watch asks for no previous values): memory has it.
-        const kv: KeyValue = { key, value: prev?.value ?? '', createRevision: prev?.createRevision ?? 0, modRevision };
-        applied = prev ? { type: 'delete', kv, prev } : { type: 'delete', kv };
+        const kv: KeyValue = Object.freeze({ key, value: prev?.value ?? '', createRevision: prev?.createRevision ?? 0, modRevision });
+        applied = Object.freeze(prev ? { type: 'delete', kv, prev } : { type: 'delete', kv });
       } else {
-        const kv: KeyValue = { key, value: event.kv.value, createRevision: event.kv.createRevision, modRevision };
-        this.items.set(key, kv);
-        applied = prev ? { type: 'put', kv, prev } : { type: 'put', kv };
+        const { value, createRevision } = event.kv;
+        this.items.set(key, Object.freeze({ key, value, createRevision, modRevision }));
+        if (!prev) this.listed.added(key);
+        // The event's own KeyValue (the strings are shared): see the class comment.
+        const kv: KeyValue = Object.freeze({ key, value, createRevision, modRevision });
+        applied = Object.freeze(prev ? { type: 'put', kv, prev } : { type: 'put', kv });
       }
       this.history.push(applied);
       events.push(applied);
     }
     const last = raw[raw.length - 1];
     if (last && last.kv.modRevision > this.seen) this.seen = last.kv.modRevision;
-    if (events.length > 0 && this.watchers.size > 0) this.dispatch(events);
+    if (events.length > 0 && this.watchers.size > 0) this.dispatch(Object.freeze(events) as StoreEvent[]);
     for (const revision of this.waiters.keys()) if (revision <= this.seen) this.settle(revision, true);
   }
 
   /** dispatch hands `events` to every watcher, each only those under its prefix. */
   private dispatch(events: StoreEvent[]): void {
     for (const [prefix, group] of [...this.watchers]) {
-      const matching = prefix === '' ? events : events.filter((e) => e.kv.key.startsWith(prefix));
+      const matching = prefix === '' ? events : (Object.freeze(events.filter((e) => e.kv.key.startsWith(prefix))) as StoreEvent[]);
       if (matching.length === 0) continue;
       // A copy: a handler may close watchers or open new ones (those catch up from the history).
       for (const watcher of [...group]) watcher.offer(matching);

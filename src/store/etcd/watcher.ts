@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { StoreError, type KeyValue, type StoreEvent, type StoreWatchHandlers, type StoreWatcher } from '../types.js';
 import { isUnreachable, reason, type EtcdClient, type Endpoint } from './client.js';
 import type { KeyCodec } from './keys.js';
+import { Delivery } from './delivery.js';
 import { EventType, type RpcEvent, type WatchRequest, type WatchResponse } from './rpc.js';
 import { watchReconnectAttempts } from './options.js';
 
@@ -34,7 +35,8 @@ export class EtcdWatcher implements StoreWatcher {
   private state: 'live' | 'paused' | 'closed' = 'live';
   private stream: Stream | undefined;
   private endpoint: Endpoint | undefined;
-  private missed = 0;
+  /** The last revision delivered, the handler's pauses and what it missed. */
+  private readonly delivery: Delivery;
   /** Streams that broke in a row without etcd confirming a new watch. */
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -43,11 +45,13 @@ export class EtcdWatcher implements StoreWatcher {
     private readonly source: WatchSource,
     readonly prefix: string,
     /** The last revision delivered (or known to hold nothing for this prefix). */
-    private lastRevision: number,
+    lastRevision: number,
     private readonly handlers: StoreWatchHandlers,
     /** Ask etcd for each event's previous value (the Store's watches need it; the watch cache does not). */
     private readonly prevKv = true,
-  ) {}
+  ) {
+    this.delivery = new Delivery(this, handlers, lastRevision, () => source.maxPausedEvents());
+  }
 
   /** start opens the stream; call once. */
   start(): void {
@@ -58,10 +62,19 @@ export class EtcdWatcher implements StoreWatcher {
     return this.state === 'paused';
   }
 
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** The last revision delivered (or known to hold nothing for this prefix). */
+  get lastRevision(): number {
+    return this.delivery.lastRevision;
+  }
+
   resume(): void {
     if (this.state !== 'paused') return;
     this.state = 'live';
-    this.missed = 0;
+    this.delivery.resumed();
     this.open();
   }
 
@@ -134,44 +147,11 @@ export class EtcdWatcher implements StoreWatcher {
     }
     if (res.created) this.failures = 0;
     if (res.events.length === 0) return;
-    let events = res.events.map((e) => this.toStoreEvent(e));
-    const last = this.lastRevision;
-    if ((events[0]?.kv.modRevision ?? Infinity) <= last) events = events.filter((e) => e.kv.modRevision > last);
+    const events = this.delivery.after(res.events.map((e) => this.toStoreEvent(e)));
     if (events.length === 0) return;
     this.source.noteRevision(events[events.length - 1].kv.modRevision);
-    this.deliver(events);
-  }
-
-  private deliver(events: StoreEvent[]): void {
-    if (this.state === 'paused') {
-      this.missed += events.length;
-      if (this.missed > this.source.maxPausedEvents()) {
-        this.fail(
-          new StoreError(
-            'too-far-behind',
-            `the watcher of ${JSON.stringify(this.prefix)} stopped taking events after revision ${this.lastRevision} and missed more than ${this.source.maxPausedEvents()} since`,
-          ),
-        );
-      }
-      return;
-    }
-    let taken: number | void;
-    try {
-      taken = this.handlers.onEvents(events);
-    } catch (err) {
-      this.fail(new Error(`watch handler for ${JSON.stringify(this.prefix)} failed: ${(err as Error).message}`, { cause: err }));
-      return;
-    }
-    if ((this.state as string) === 'closed') return; // the handler closed the watcher
-    if (typeof taken === 'number' && taken < events.length) {
-      if (taken > 0) this.lastRevision = Math.max(this.lastRevision, events[taken - 1]?.kv.modRevision ?? 0);
-      this.state = 'paused';
-      // The events it refused are missed too: etcd may bring several revisions in one
-      // answer, so counting only later answers would let a paused watcher miss more.
-      this.missed = events.length - Math.max(0, taken);
-      return;
-    }
-    this.lastRevision = Math.max(this.lastRevision, events[events.length - 1]?.kv.modRevision ?? 0);
+    if (this.state === 'paused') this.delivery.miss(events);
+    else if (this.delivery.hand(events) === 'paused') this.state = 'paused';
   }
 
   /** broken handles the end of a stream: a new one on the next endpoint, or the end of the watch. */
