@@ -78,7 +78,12 @@ interface H2Answer {
 }
 
 /** One request on `session`; the bearer token goes in unless `token` is null. */
-function h2request(session: ClientHttp2Session, method: string, path: string, o: { token?: string | null; body?: unknown; headers?: Record<string, string | string[]> } = {}): Promise<H2Answer> {
+function h2request(
+  session: ClientHttp2Session,
+  method: string,
+  path: string,
+  o: { token?: string | null; body?: unknown; headers?: Record<string, string | string[]> } = {},
+): Promise<H2Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | string[]> = { ':method': method, ':path': path, accept: 'application/json', ...o.headers };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -168,7 +173,7 @@ function sendRawH2(url: string, ca: string, bytes: Buffer): Promise<number | 'cl
     socket.on('data', (d: Buffer) => {
       got = Buffer.concat([got, d]);
       // Frames: length (3 bytes), type, flags, stream id (4); a GOAWAY (type 7) carries the last stream id, then the error code.
-      for (let at = 0; at + 9 <= got.length; ) {
+      for (let at = 0; at + 9 <= got.length;) {
         const length = got.readUIntBE(at, 3);
         if (got[at + 3] === 0x7 && at + 9 + 8 <= got.length) {
           resolve(got.readUInt32BE(at + 9 + 4));
@@ -279,7 +284,19 @@ describe('HTTP/2 and HTTP/1.1 on the API port', () => {
     const curl = async (flag: string) => {
       const { stdout } = await promisify(execFile)(
         'curl',
-        ['-sS', flag, '--cacert', caFile, '-H', `Authorization: Bearer ${admin.token}`, '-o', '/dev/null', '-w', '%{http_version} %{http_code}', `${t.server.url}/version`],
+        [
+          '-sS',
+          flag,
+          '--cacert',
+          caFile,
+          '-H',
+          `Authorization: Bearer ${admin.token}`,
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_version} %{http_code}',
+          `${t.server.url}/version`,
+        ],
         { timeout: 30_000 },
       );
       return stdout.trim();
@@ -309,7 +326,10 @@ describe('HTTP/2 and HTTP/1.1 on the API port', () => {
       });
       assert.equal(as.status, 201, as.text);
       assert.equal(as.json().status.userInfo.username, 'someone');
-      assert.deepEqual(as.json().status.userInfo.groups.filter((g: string) => g.startsWith('team-')), ['team-a', 'team-b']);
+      assert.deepEqual(
+        as.json().status.userInfo.groups.filter((g: string) => g.startsWith('team-')),
+        ['team-a', 'team-b'],
+      );
 
       const none = await h2request(plain, 'GET', CMS, { token: null });
       assert.equal(none.status, 401);
@@ -334,7 +354,10 @@ describe('HTTP/2 and HTTP/1.1 on the API port', () => {
       constants.NGHTTP2_COMPRESSION_ERROR,
     );
     const noPreface = await sendRawH2(t.server.url, admin.ca, Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
-    assert.ok(noPreface === 'closed' || noPreface !== constants.NGHTTP2_NO_ERROR, `no preface: a GOAWAY with an error or a closed connection (got ${noPreface})`);
+    assert.ok(
+      noPreface === 'closed' || noPreface !== constants.NGHTTP2_NO_ERROR,
+      `no preface: a GOAWAY with an error or a closed connection (got ${noPreface})`,
+    );
 
     // The user may hold 3 watches: held on one connection, then the connection dropped without a GOAWAY.
     const first = await h2session(t.server.url, { ca: admin.ca });
