@@ -1,10 +1,9 @@
 /**
  * Assembles and runs the generic API server: store, registry (built-ins + CRDs), REST
- * handlers, admission, authentication, RBAC, HTTPS. What is Conductor's (its admission
+ * handlers, admission, authentication, RBAC, HTTPS (HTTP/2 and HTTP/1.1 on one port). What is Conductor's (its admission
  * plugins, its kinds, the controllers) comes through `ServerOptions.extend`: Conductor's
  * composition root (`src/conductor`) is what starts a whole Conductor.
  */
-import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -35,7 +34,8 @@ import { ObjectStore } from './storage/object-store.js';
 import { EncryptingStore, ensureKeySet, reencryptAll } from './encryption/index.js';
 import { AuditLog, RequestAuditor } from './audit/index.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.js';
-import { installClientErrorHandler, SERVER_TIMEOUTS } from './http/hardening.js';
+import { createApiListener, type ApiListener } from './http/listener.js';
+import { headersDistinct } from './http/protocol.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams.js';
 import { VERSION } from '../version.js';
 import { prepareDataDir } from './data-dir.js';
@@ -235,7 +235,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
     readSubresources: extension.readSubresources,
-    impersonate: (req, user) => impersonatedUser(req.headersDistinct, user, authorizer),
+    impersonate: (req, user) => impersonatedUser(headersDistinct(req), user, authorizer),
     testOnlyRoutes: opts.testOnlyRoutes,
     metrics: { api: apiMetrics, registry: metrics },
     site: opts.dashboardDir ? new StaticSite('/ui/', opts.dashboardDir) : undefined,
@@ -270,7 +270,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await auditLog?.close();
     await store.close();
   };
-  let server: Server;
+  let listener: ApiListener;
   let tls: { pki: Pki; admin: AdminCredentials };
   try {
     waitingFor('the core controllers and the CRDs to be established');
@@ -283,25 +283,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     tls = await credentials;
     step('keys and certificates');
     waitingFor(`the listener on ${opts.host}:${opts.port}`);
-    server = createServer(
-      { ...tlsServerOptions(tls.pki), minVersion: 'TLSv1.2', keepAlive: true, maxHeaderSize: SERVER_TIMEOUTS.maxHeaderBytes },
-      dispatcher.handle,
-    );
-    // Receiving a request (headers, then body) is bounded; handling is bounded in the
-    // dispatcher (watches by timeoutSeconds); idle keep-alive connections are closed.
-    server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveMs;
-    server.headersTimeout = SERVER_TIMEOUTS.headersMs;
-    server.requestTimeout = SERVER_TIMEOUTS.receiveMs;
-    installClientErrorHandler(server);
-    await new Promise<void>((resolveListen, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port, opts.host, () => resolveListen());
-    });
+    // HTTP/2 and HTTP/1.1 by ALPN. Receiving a request (headers, then body) is bounded;
+    // handling is bounded in the dispatcher (watches by timeoutSeconds); idle connections are closed.
+    listener = createApiListener({ tls: tlsServerOptions(tls.pki), handler: dispatcher.handle, logger: log.child({ component: 'http' }) });
+    await listener.listen(opts.port, opts.host);
   } catch (err) {
     await abandon();
     throw err;
   }
-  const port = (server.address() as AddressInfo).port;
+  const port = (listener.server.address() as AddressInfo).port;
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   serverUrl = `https://${hostForUrl}:${port}`;
   const kubeconfigPath = await writeKubeconfig(dataDir, {
@@ -347,10 +337,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       if (closed) return;
       closed = true;
       ready = false;
-      // No new connections; every open watch ends with its terminating chunk, so clients see
-      // a normal end of stream rather than a cut connection.
-      const listenerClosed = new Promise<void>((r) => server.close(() => r()));
-      server.closeIdleConnections?.();
+      // No new connections, a GOAWAY on every HTTP/2 connection; every open watch ends with
+      // its terminating chunk (or the end of its stream), so clients see a normal end of
+      // stream rather than a cut connection.
+      const listenerClosed = listener.close();
+      listener.closeIdle();
       await watchStreams.stop();
       migration.abort();
       closing.abort();
@@ -360,9 +351,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       authz.stop();
       crds.stop();
       namespaceCache.stop();
-      server.closeIdleConnections?.();
+      listener.closeIdle();
       // Requests still being answered get a moment; then every connection goes.
-      const cut = setTimeout(() => server.closeAllConnections?.(), 200);
+      const cut = setTimeout(() => listener.destroyAll(), 200);
       cut.unref();
       await listenerClosed;
       clearTimeout(cut);

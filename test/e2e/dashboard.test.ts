@@ -194,6 +194,58 @@ spec: {version: "16", resourceName: shared-1, requirements: {capacity: {storage:
     }
   });
 
+  test('the Claims page holds a watch per claim kind, more than a browser’s 6 connections to a server, over HTTP/2; a later request from the page completes', async () => {
+    const kinds = (await kubectlOk(server, ['api-resources', '--categories=claim', '-o', 'name'])).split('\n').filter(Boolean);
+    assert.ok(kinds.length > 6, `more claim kinds than Chromium's 6 HTTP/1.1 connections per server: ${kinds.join(', ')}`);
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    // The watches the page opened (by resource) and the status each was answered, from the page's own events.
+    const watches = new Map<string, number>();
+    const watchesFinished: string[] = [];
+    const resourceOf = (url: string) => {
+      const u = new URL(url);
+      return u.searchParams.get('watch') === '1' ? u.pathname.split('/').pop() : undefined;
+    };
+    page.on('response', (r) => {
+      const resource = resourceOf(r.url());
+      if (resource) watches.set(resource, r.status());
+    });
+    page.on('requestfinished', (r) => {
+      const resource = resourceOf(r.url());
+      if (resource) watchesFinished.push(resource);
+    });
+    try {
+      const token = adminToken(server.kubeconfig);
+      await signIn(page, server.url, token);
+      await page.getByRole('link', { name: 'Claims' }).click();
+      const resources = kinds.map((k) => k.split('.')[0]);
+      const deadline = Date.now() + SHOWS.timeout;
+      while (!resources.every((r) => watches.get(r) === 200) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(
+        resources.filter((r) => watches.get(r) !== 200),
+        [],
+        `every claim kind's watch is answered 200 (answered: ${JSON.stringify([...watches])})`,
+      );
+      // While those watches stay open, the page asks for something else: over HTTP/1.1 it would
+      // wait for one of them to end; over HTTP/2 it is one more stream on the same connection.
+      const later = await page.evaluate(async (bearer) => {
+        const res = await fetch('/version', { headers: { Authorization: `Bearer ${bearer}` }, signal: AbortSignal.timeout(20_000) });
+        const body = await res.text();
+        const entry = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/version')) as PerformanceResourceTiming | undefined;
+        return { status: res.status, body, protocol: entry?.nextHopProtocol };
+      }, token);
+      assert.equal(later.status, 200, later.body);
+      assert.equal(later.protocol, 'h2', 'the page speaks HTTP/2 to the server');
+      assert.deepEqual(
+        resources.filter((r) => watchesFinished.includes(r)),
+        [],
+        'the watches were still open when the later request completed',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   test('the claim page follows what serves the claim through watches, not polling: a Provider turning unready, its class deleted and made again', async () => {
     await kubectlOk(server, ['create', 'namespace', 'live']);
     await kubectlOk(server, ['apply', '-f', '-'], {

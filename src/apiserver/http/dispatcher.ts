@@ -3,6 +3,7 @@
  * JSON, Tables, discovery documents and watch streams, and Status objects for every error.
  */
 import { warningHeaderValue } from './warning-header.js';
+import { closeConnectionHeaders, streamingHeaders } from './protocol.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -236,7 +237,12 @@ export class Dispatcher {
       if (!res.headersSent) {
         const status = errors.internal(err instanceof Error ? err.message : String(err)).status;
         const body = JSON.stringify(status);
-        res.writeHead(500, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private', Connection: 'close' });
+        res.writeHead(500, {
+          'Content-Type': JSON_TYPE,
+          'Content-Length': Buffer.byteLength(body),
+          'Cache-Control': 'no-cache, private',
+          ...closeConnectionHeaders(req),
+        });
         res.end(body);
       } else if (!res.writableEnded) {
         res.end();
@@ -580,7 +586,7 @@ export class Dispatcher {
     // Takes one of the user's watch slots (429 past the limit) until the stream ends.
     const counts = this.o.metrics?.api.watches(rt);
     const stream = this.watchStreams.start(ctx.user, req, res, () => {
-      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', ...streamingHeaders(req) });
       res.flushHeaders();
       this.o.audit?.started(req, res);
     });

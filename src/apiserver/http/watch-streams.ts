@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, errors } from '../../machinery/errors.js';
+import { endConnectionAfter, needsDrain, responseTransport } from './protocol.js';
 import type { UserInfo } from '../rest/context.js';
 
 export interface WatchStreamsOptions {
@@ -66,13 +67,13 @@ export class WatchResponse {
     this.res.write(line);
   }
 
-  /** False while the socket holds more than its high-water mark of unsent bytes. */
+  /** False while the response holds more than its high-water mark of unsent bytes. */
   flowing(): boolean {
-    return this.ended || !this.res.writableNeedDrain;
+    return this.ended || !needsDrain(this.res);
   }
 
   onDrain(cb: () => void): void {
-    if (this.ended || !this.res.writableNeedDrain) {
+    if (this.ended || !needsDrain(this.res)) {
       queueMicrotask(cb);
       return;
     }
@@ -94,18 +95,20 @@ export class WatchResponse {
       }
       res.end();
     }
-    const socket = res.socket;
-    if (socket && !socket.destroyed) {
+    // What holds the unsent bytes: the connection (HTTP/1.1) or this response's stream (HTTP/2).
+    const transport = responseTransport(res);
+    if (transport && !transport.bytes.destroyed) {
+      const bytes = transport.bytes;
       const linger = setTimeout(() => {
-        if (socket.writableLength > 0 || !res.writableFinished) socket.destroy();
+        if (bytes.writableLength > 0 || !res.writableFinished) transport.cut();
       }, this.lingerMs);
       linger.unref();
       const done = () => clearTimeout(linger);
       res.once('finish', () => {
-        if (socket.writableLength === 0) done();
-        else socket.once('drain', done);
+        if (bytes.writableLength === 0) done();
+        else bytes.once('drain', done);
       });
-      socket.once('close', done);
+      bytes.once('close', done);
     }
     this.wake();
     const fns = this.onEnd;
@@ -139,10 +142,12 @@ export class WatchResponse {
     });
   }
 
-  /** Closes the connection gracefully once the response went out (used when the server stops). */
+  /**
+   * Closes the connection gracefully once the response went out (used when the server stops);
+   * over HTTP/2 the listener's GOAWAY does it.
+   */
   closeConnection(): void {
-    const socket = this.res.socket;
-    if (socket && !socket.destroyed) socket.end();
+    endConnectionAfter(this.res);
   }
 
   private wake(): void {
