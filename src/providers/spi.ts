@@ -422,7 +422,14 @@ export interface ProviderCheckContext {
  * found), or not ready with a CamelCase reason and a message saying what is wrong and what
  * to do.
  */
-export type ProviderCheck = { ready: true; message?: string } | { ready: false; reason: string; message: string };
+export type ProviderCheck =
+  | {
+      ready: true;
+      message?: string;
+      /** What the check found of the provider (a server's version, what its credentials may do), written to the Provider's `status.atProvider`. */
+      atProvider?: JsonObject;
+    }
+  | { ready: false; reason: string; message: string };
 
 /** A Logger is the structured logging surface providers write to (a pino logger fits). */
 export interface ProviderLogger {
