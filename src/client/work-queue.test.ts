@@ -30,6 +30,36 @@ describe('WorkQueue', () => {
     q.shutDown();
   });
 
+  test('urgent keys are handed out before ordinary ones; a waiting key moves to the urgent lane once, counted once', async () => {
+    const q = new WorkQueue();
+    for (const k of ['a', 'b', 'c']) q.add(k);
+    q.addUrgent('x');
+    q.addUrgent('c');
+    q.addUrgent('c');
+    assert.equal(q.len(), 4);
+    assert.deepEqual([await q.get(), await q.get(), await q.get(), await q.get()], ['x', 'c', 'a', 'b']);
+    assert.equal(q.len(), 0, "c's ordinary entry is stale, not waiting");
+    for (const k of ['x', 'c', 'a', 'b']) q.done(k);
+    q.add('c');
+    assert.equal(await q.get(), 'c', 'added again after done: handed out once more');
+    q.done('c');
+    q.add('d');
+    assert.equal(q.len(), 1);
+    assert.equal(await q.get(), 'd', 'stale entries are skipped');
+    q.shutDown();
+  });
+
+  test('an urgent add of a key being processed queues it again after done, like add', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    assert.equal(await q.get(), 'a');
+    q.addUrgent('a');
+    assert.equal(q.len(), 0);
+    q.done('a');
+    assert.equal(await q.get(), 'a');
+    q.shutDown();
+  });
+
   test('a key added while processing is handed out again only after done', async () => {
     const q = new WorkQueue();
     q.add('a');

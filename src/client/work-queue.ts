@@ -53,6 +53,8 @@ export interface RunWorkersOptions {
  * - A key added while it waits in the queue is not added twice.
  * - A key added while a worker processes it is queued again only when that worker calls
  *   `done(key)`, so no key is processed by two workers at once.
+ * - `addUrgent` puts a key in a lane served before the others (FIFO within each lane); a key
+ *   already waiting in the ordinary lane moves to the urgent one.
  * - `addAfter` delays a key (the earliest pending time wins); `addRateLimited` delays it by
  *   the rate limiter (per-key exponential backoff, max'ed with a global token bucket);
  *   `forget` resets the key's backoff.
@@ -65,6 +67,13 @@ export class WorkQueue {
   private readonly log: Logger;
   private queue: string[] = [];
   private head = 0;
+  /** The urgent lane, served before `queue`. Either lane may hold stale entries (a key taken through the other), skipped when met. */
+  private urgent: string[] = [];
+  private urgentHead = 0;
+  /** Keys waiting in the urgent lane. */
+  private readonly urgentKeys = new Set<string>();
+  /** Keys waiting to be handed out (either lane). */
+  private waiting = 0;
   /** Keys that need processing: queued, or re-added while processing. */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
@@ -86,7 +95,28 @@ export class WorkQueue {
     this.series?.added();
     this.dirty.add(key);
     if (this.processing.has(key)) return;
-    this.enqueue(key);
+    this.enqueue(key, false);
+  }
+
+  /**
+   * addUrgent adds `key` to the urgent lane, served before every key added with `add` (a
+   * watch saying an external resource changed, not to wait behind a burst of creates). A key
+   * already waiting in the ordinary lane moves; a key being processed is queued (ordinarily)
+   * again by `done`, as with `add`.
+   */
+  addUrgent(key: string): void {
+    if (this.shutdown || this.urgentKeys.has(key)) return;
+    if (this.dirty.has(key)) {
+      if (this.processing.has(key)) return;
+      // Waiting in the ordinary lane: its entry there goes stale.
+      this.urgentKeys.add(key);
+      this.urgent.push(key);
+      return;
+    }
+    this.series?.added();
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    this.enqueue(key, true);
   }
 
   /** Adds `key` after `delayMs`. A key already delayed keeps the earlier of the two times. */
@@ -131,7 +161,10 @@ export class WorkQueue {
    * is queued; resolves undefined once the queue is shut down. Call `done(key)` afterwards.
    */
   get(): Promise<string | undefined> {
-    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.waiting > 0) {
+      const key = this.take();
+      if (key !== undefined) return Promise.resolve(key);
+    }
     if (this.shutdown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -139,12 +172,12 @@ export class WorkQueue {
   /** Marks `key` as processed; if it was added meanwhile it is queued again. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.has(key) && !this.shutdown) this.enqueue(key);
+    if (this.dirty.has(key) && !this.shutdown) this.enqueue(key, false);
   }
 
   /** Number of keys waiting to be handed out (not counting delayed or in-process keys). */
   len(): number {
-    return this.queue.length - this.head;
+    return this.waiting;
   }
 
   /** True while `key` is handed out and not yet done. */
@@ -164,6 +197,10 @@ export class WorkQueue {
     this.delayed.clear();
     this.queue = [];
     this.head = 0;
+    this.urgent = [];
+    this.urgentHead = 0;
+    this.urgentKeys.clear();
+    this.waiting = 0;
     this.dirty.clear();
     const waiters = this.waiters;
     this.waiters = [];
@@ -204,7 +241,7 @@ export class WorkQueue {
     await Promise.all(Array.from({ length: Math.max(1, n) }, () => worker()));
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: string, urgent: boolean): void {
     const waiter = this.waiters.shift();
     if (waiter) {
       this.dirty.delete(key);
@@ -212,17 +249,41 @@ export class WorkQueue {
       waiter(key);
       return;
     }
-    this.queue.push(key);
+    this.waiting++;
+    if (urgent) {
+      this.urgentKeys.add(key);
+      this.urgent.push(key);
+    } else this.queue.push(key);
   }
 
-  private take(): string {
-    const key = this.queue[this.head++];
+  /** take hands out the next waiting key: the urgent lane first, stale entries skipped; undefined when none is left. */
+  private take(): string | undefined {
+    for (;;) {
+      const fromUrgent = this.urgentHead < this.urgent.length;
+      if (!fromUrgent && this.head >= this.queue.length) {
+        this.waiting = 0;
+        return undefined;
+      }
+      const key = fromUrgent ? this.urgent[this.urgentHead++] : this.queue[this.head++];
+      this.compact();
+      // Stale: taken through the other lane already (no longer waiting, or being processed now).
+      if (!this.dirty.has(key) || this.processing.has(key)) continue;
+      this.waiting--;
+      this.dirty.delete(key);
+      this.urgentKeys.delete(key);
+      this.processing.add(key);
+      return key;
+    }
+  }
+
+  private compact(): void {
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
-    this.dirty.delete(key);
-    this.processing.add(key);
-    return key;
+    if (this.urgentHead > 1024 && this.urgentHead * 2 > this.urgent.length) {
+      this.urgent = this.urgent.slice(this.urgentHead);
+      this.urgentHead = 0;
+    }
   }
 }

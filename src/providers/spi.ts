@@ -425,7 +425,14 @@ export interface ProviderCheckContext {
  * Provider is then Ready=False `Throttled` and checked again after that time, not at the
  * controller's usual cadence.
  */
-export type ProviderCheck = { ready: true; message?: string } | { ready: false; reason: string; message: string; retryAfterSeconds?: number };
+export type ProviderCheck =
+  | {
+      ready: true;
+      message?: string;
+      /** What the check found of the provider (a server's version, what its credentials may do), written to the Provider's `status.atProvider`. */
+      atProvider?: JsonObject;
+    }
+  | { ready: false; reason: string; message: string; retryAfterSeconds?: number };
 
 /** failedCheck is the not-ready ProviderCheck of a classified provider error (reason, message, and its Retry-After if any). */
 export function failedCheck(err: { reason: string; message: string; retryAfterSeconds?: number }): ProviderCheck {

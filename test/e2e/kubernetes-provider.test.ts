@@ -1,7 +1,8 @@
 /**
  * The kubernetes provider against a real target: a second Conductor API server process (its
  * own CA, token and client certificate). A Provider of type kubernetes is Ready with the
- * target's version (credentials as fields, or as a kubeconfig with a client certificate), and
+ * target's version (credentials as fields, or as a kubeconfig with a client certificate) —
+ * status.atProvider giving the version and what the credentials may do — and
  * Ready=False with the reason for a wrong CA or a token the target refuses. A
  * KubernetesObject whose manifest is a ConfigMap is created in the target by server-side
  * apply (field manager conductor), becomes Ready and publishes connection details from a
@@ -81,11 +82,17 @@ describe('the kubernetes provider', () => {
       await condition('provider', 'target-kc', 'message'),
       `${c.endpoint} answers as Kubernetes ${target.version}, and the credentials authenticate`,
     );
+    // status.atProvider: the target's version and what the credentials may do in the default namespace.
+    const atProvider = JSON.parse(await kubectlOk(s, ['get', 'provider', 'target', ...ns, '-o', 'jsonpath={.status.atProvider}']));
+    assert.equal(atProvider.serverVersion.gitVersion, target.version);
+    assert.equal(atProvider.permissions.namespace, 'default');
+    assert.deepEqual(atProvider.permissions.verbs['*'], ['*'], `the admin token may do everything: ${JSON.stringify(atProvider.permissions)}`);
     await eventually(async () => (await condition('provider', 'wrong-ca', 'status')) === 'False', 'Provider wrong-ca not Ready');
     assert.equal(await condition('provider', 'wrong-ca', 'reason'), 'UntrustedServerCertificate');
     assert.match(await condition('provider', 'wrong-ca', 'message'), /cannot be verified .*verification is never skipped/);
     await eventually(async () => (await condition('provider', 'bad-token', 'status')) === 'False', 'Provider bad-token not Ready');
     assert.equal(await condition('provider', 'bad-token', 'reason'), 'Unauthorized');
+    assert.equal(await kubectlOk(s, ['get', 'provider', 'bad-token', ...ns, '-o', 'jsonpath={.status.atProvider}']), '', 'nothing found, nothing shown');
     await eventually(async () => (await condition('provider', 'nowhere', 'status')) === 'False', 'Provider nowhere not Ready');
     assert.equal(await condition('provider', 'nowhere', 'reason'), 'Unreachable');
     assert.match(await condition('provider', 'nowhere', 'message'), /ECONNREFUSED/);

@@ -122,6 +122,10 @@ export const providerKind = defineKind({
         conditions: conditions().optional(),
         observedGeneration: s.integer({ minimum: 0, format: 'int64' }).describe('The metadata.generation the status describes.').optional(),
         resources: s.integer({ minimum: 0, format: 'int64' }).describe('How many concrete resources name this Provider in spec.providerRef.').optional(),
+        atProvider: s
+          .freeform()
+          .describe("What the provider's check found, when Ready: e.g. a kubernetes target's server version and what its credentials may do.")
+          .optional(),
       })
       .describe('Ready is True when the type is installed and the credentials and dependencies check out; it is checked on every change and periodically.')
       .optional(),

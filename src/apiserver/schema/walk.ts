@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../machinery/errors.js';
 import { isObject, type SchemaNode } from './node.js';
 import { childPath, duplicate, indexPath, invalid, keyPath, required } from './causes.js';
-import { evaluateRule, ValueConverter, type NodeRule } from './cel/index.js';
+import { CostBudget, evaluateRule, ValueConverter, type NodeRule } from './cel/index.js';
 
 /** Stable identity of a JSON value, for set/map-list uniqueness. */
 function identity(v: unknown, depth = 0): string {
@@ -78,9 +78,14 @@ function checkEmbedded(value: Record<string, unknown>, path: string, out: Status
   }
 }
 
-/** A Walker runs the structural or the rule checks over one object. */
+/**
+ * A Walker runs the structural or the rule checks over one object. In rules mode it carries
+ * one CostBudget through the walk: the rules of the object together may cost at most
+ * Kubernetes' per-object budget; once one evaluation does not fit, no further rule is run.
+ */
 export class Walker {
   private readonly converter = new ValueConverter();
+  private readonly budget = new CostBudget();
 
   constructor(
     private readonly mode: 'structure' | 'rules',
@@ -89,7 +94,7 @@ export class Walker {
   ) {}
 
   walk(node: SchemaNode, value: unknown, path: string, old: unknown, hasOld: boolean, depth = 0): void {
-    if (value === undefined || value === null || depth > 200) return;
+    if (value === undefined || value === null || depth > 200 || this.budget.exhausted) return;
     if (this.mode === 'structure') this.structure(node, value, path);
     else this.evaluate(node, value, path, old, hasOld);
 
@@ -142,6 +147,7 @@ export class Walker {
     const oldSelf = hasOld ? this.converter.convert(node, old) : undefined;
     const withOld = hasOld && old !== null && old !== undefined;
     for (const rule of rules) {
+      if (this.budget.exhausted) return;
       const cause = evaluateRule(rule, {
         self,
         oldSelf,
@@ -149,6 +155,7 @@ export class Walker {
         path,
         failurePath: rule.relocate ? rule.relocate(path) : path,
         schemaType: node.type,
+        budget: this.budget,
       });
       if (cause) this.out.push(cause);
     }

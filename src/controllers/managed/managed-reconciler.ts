@@ -174,6 +174,15 @@ export class ManagedReconciler<R extends KObject = KObject> {
   }
 
   /**
+   * enqueueChanged asks for `namespace/name` to be reconciled before the resources merely
+   * queued (its kind's watch saw the external resource change): an observation a watch
+   * triggered does not wait behind a burst of creates.
+   */
+  enqueueChanged(key: string): void {
+    this.queue.addUrgent(key);
+  }
+
+  /**
    * reconcile brings one resource (`namespace/name`) a step closer to its desired state. It
    * throws when the step failed (the queue retries with backoff) and otherwise says when to
    * look again. A 409 Conflict on one of its own writes only asks to look again at once; a

@@ -38,8 +38,8 @@ export function startManagedReconcilers(
   }
   const log = resolveOptions(options).logger;
   const reconcilers = providers.flatMap((p) => p.kinds.map((kind) => new ManagedReconciler(client, kind, { ...options, provider: p.type }).start()));
-  // A kind that can tell when an external resource changed on its own asks for a reconcile at once.
-  for (const reconciler of reconcilers) reconciler.kind.watch?.((namespace, name) => reconciler.enqueue(`${namespace}/${name}`));
+  // A kind that can tell when an external resource changed on its own asks for a reconcile at once, ahead of the queue.
+  for (const reconciler of reconcilers) reconciler.kind.watch?.((namespace, name) => reconciler.enqueueChanged(`${namespace}/${name}`));
   let stopping: Promise<void> | undefined;
   return {
     reconcilers,

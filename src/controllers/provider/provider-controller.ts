@@ -25,7 +25,7 @@ import { builtinRefs, resourceRef, type Client } from '../../client/types.js';
 import { WorkQueue, type WorkResult } from '../../client/work-queue.js';
 import { providerKind } from '../../apis/core/kinds.js';
 import { isNotFound } from '../../machinery/errors.js';
-import type { KObject } from '../../machinery/object.js';
+import type { JsonObject, KObject } from '../../machinery/object.js';
 import { deepEqual, isPlainObject } from '../../machinery/object.js';
 import type { ProviderModule } from '../../providers/spi.js';
 import { decodeSecretData } from '../managed/connect-context.js';
@@ -61,6 +61,8 @@ interface LastCheck {
   uid: string | undefined;
   generation: number | undefined;
   ready: ReadyVerdict;
+  /** What a passing check found, for status.atProvider. */
+  atProvider: JsonObject | undefined;
   /** Date.now() at which the next check is due: after `recheckMs`, or after the cloud's Retry-After when it throttled the check. */
   dueAt: number;
 }
@@ -242,7 +244,8 @@ export class ProviderController {
       : { status: 'False', reason: verdict.reason, message: verdict.message };
     // A throttled check comes back when the cloud asked (bounded to 5 minutes), not at the usual cadence.
     const waitMs = !verdict.ready && verdict.retryAfterSeconds !== undefined ? verdict.retryAfterSeconds * 1000 : this.recheckMs;
-    const last = { uid: provider.metadata.uid, generation: provider.metadata.generation, ready, dueAt: Date.now() + waitMs };
+    const atProvider = verdict.ready ? verdict.atProvider : undefined;
+    const last = { uid: provider.metadata.uid, generation: provider.metadata.generation, ready, atProvider, dueAt: Date.now() + waitMs };
     this.lastChecks.set(key, last);
     return last;
   }
@@ -267,7 +270,10 @@ export class ProviderController {
     const ready = { type: READY, ...last.ready, observedGeneration: last.generation };
     const status = isPlainObject(provider.status) ? provider.status : {};
     const conditions = setCondition(readConditions(status.conditions), ready, this.now());
-    const next = { ...status, conditions, observedGeneration: last.generation, resources: this.resourcesOf(key, namespace) };
+    const next: Record<string, unknown> = { ...status, conditions, observedGeneration: last.generation, resources: this.resourcesOf(key, namespace) };
+    // What the last passing check found; nothing once a check fails.
+    if (last.atProvider) next.atProvider = last.atProvider;
+    else delete next.atProvider;
     if (!deepEqual(status, next)) {
       // A conflict (the cache behind the server) is retried with backoff; the verdict is kept, so the check does not run again.
       await this.client.updateStatus(providerKind.ref, { ...provider, status: next }, { fieldManager: FIELD_MANAGER });

@@ -6,7 +6,7 @@
 import { errorMessage } from '../../client/logger.js';
 import { PROVIDER_TYPES } from '../../apis/core/kinds.js';
 import type { KObject } from '../../machinery/object.js';
-import { isPlainObject } from '../../machinery/object.js';
+import { isPlainObject, type JsonObject } from '../../machinery/object.js';
 import { boundedRetryAfter, retryAfterSecondsOf, retryingIn, type ProviderCheck, type ProviderModule } from '../../providers/spi.js';
 import { withDeadline, type DeadlineOptions } from '../managed/call-deadline.js';
 import { Redactor } from '../managed/secret-redaction.js';
@@ -52,7 +52,11 @@ export async function providerReadiness(
   // A check's message goes to status: it never quotes a credential.
   const redactor = new Redactor(Object.values(credentials.data));
   return verdict.ready
-    ? { ready: true, ...(verdict.message !== undefined ? { message: redactor.redact(verdict.message) } : {}) }
+    ? {
+        ready: true,
+        ...(verdict.message !== undefined ? { message: redactor.redact(verdict.message) } : {}),
+        ...(verdict.atProvider !== undefined ? { atProvider: verdict.atProvider } : {}),
+      }
     : { ...verdict, message: redactor.redact(verdict.message) };
 }
 
@@ -89,6 +93,7 @@ async function decide(
     };
   }
   const found: string[] = [];
+  let atProvider: JsonObject | undefined;
   for (const module of ofType) {
     if (!module.check) continue;
     let verdict: ProviderCheck;
@@ -109,8 +114,13 @@ async function decide(
     }
     if (!verdict.ready) return throttled(verdict);
     if (verdict.message) found.push(verdict.message);
+    if (verdict.atProvider) atProvider = { ...atProvider, ...verdict.atProvider };
   }
-  return { ready: true, message: found.length > 0 ? found.join('; ') : `the ${type} provider is installed and needs nothing more` };
+  return {
+    ready: true,
+    message: found.length > 0 ? found.join('; ') : `the ${type} provider is installed and needs nothing more`,
+    ...(atProvider ? { atProvider } : {}),
+  };
 }
 
 /**

@@ -18,6 +18,17 @@ import { checkedManifest, ManifestError, type Desired } from './manifest.js';
 export { checkedManifest, ManifestError, type Desired } from './manifest.js';
 import { readinessOf } from './readiness.js';
 import { describeKey, TargetError, UnresolvableObjectError, type ObjectKey, type TargetClient } from './target-client.js';
+import type { ObservedBy } from './target-watch.js';
+
+/**
+ * An ObjectTracker tells the target watches (target-watch.ts) which object a KubernetesObject
+ * keeps, so a change there has it observed at once; `track` says how it is observed.
+ */
+export interface ObjectTracker {
+  track(key: ObjectKey): ObservedBy;
+  /** untrack: the KubernetesObject is gone (deleted, its object with it). */
+  untrack(): void;
+}
 
 /** The reason (Ready=False) of a KubernetesObject whose target cannot be reached. */
 export const UNREACHABLE_REASON = 'TargetUnreachable';
@@ -62,7 +73,7 @@ export function externalNameOf(key: ObjectKey): string {
   return [key.apiVersion, key.kind, ...(key.namespace ? [key.namespace] : []), key.name].join('/');
 }
 
-function atProviderOf(key: ObjectKey, live: JsonObject): JsonObject {
+function atProviderOf(key: ObjectKey, live: JsonObject, observedBy: ObservedBy): JsonObject {
   const meta = isPlainObject(live.metadata) ? live.metadata : {};
   const pick = (k: string) => (typeof meta[k] === 'string' || typeof meta[k] === 'number' ? { [k]: meta[k] } : {});
   return {
@@ -74,12 +85,16 @@ function atProviderOf(key: ObjectKey, live: JsonObject): JsonObject {
     ...pick('resourceVersion'),
     ...pick('generation'),
     ...pick('deletionTimestamp'),
+    observedBy,
   };
 }
 
 /** A KubernetesObjectClient is the external client of KubernetesObjects whose Provider reaches one target. */
 export class KubernetesObjectClient implements ExternalClient<KubernetesObject> {
-  constructor(private readonly target: TargetClient) {}
+  constructor(
+    private readonly target: TargetClient,
+    private readonly tracker?: ObjectTracker,
+  ) {}
 
   /** resolve fills in the namespace a namespaced kind defaults to, and checks a cluster-scoped kind names none. */
   private async resolve(resource: KubernetesObject, signal: AbortSignal | undefined): Promise<Desired> {
@@ -134,8 +149,14 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
       throw err;
     }
     const { key, manifest } = desired;
+    // Watched from before the read, so a change right after it is not missed (while deleting
+    // too: its going is seen at once); forgotten once deleted and gone.
+    const observedBy: ObservedBy = this.tracker?.track(key) ?? 'poll';
     const live = await this.target.get(key, options.signal);
-    if (!live) return { exists: false, upToDate: false };
+    if (!live) {
+      if (resource.metadata.deletionTimestamp) this.tracker?.untrack();
+      return { exists: false, upToDate: false };
+    }
     const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
     if (!ownership.owned) {
       // Another's object (or nobody's): being deleted, there is nothing of ours to delete; otherwise
@@ -144,7 +165,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
       if (resource.metadata.deletionTimestamp) return { exists: false, upToDate: false };
       return { exists: true, upToDate: true, notReady: { reason: OWNED_ELSEWHERE_REASON, message: ownedElsewhereMessage(describeKey(key), ownership.why) } };
     }
-    const atProvider = atProviderOf(key, live);
+    const atProvider = atProviderOf(key, live, observedBy);
     // Deleting (here or in the target): only existence matters.
     const liveMeta = isPlainObject(live.metadata) ? live.metadata : {};
     if (resource.metadata.deletionTimestamp || liveMeta.deletionTimestamp) return { exists: true, upToDate: true, atProvider };

@@ -3,7 +3,8 @@
  * the server is verified against the credentials' CA (or the system roots) — a TLS error is
  * reported, never worked around — and every request takes an AbortSignal. It knows the few
  * calls the provider makes: /version, discovery (which resource serves a kind, and its
- * scope), get, server-side apply and delete.
+ * scope), get, server-side apply and delete, and the list and watch a target watch makes
+ * (on connections of their own, so a long-running watch never holds one the calls need).
  */
 import { Agent, request } from 'node:https';
 import type { JsonObject } from '../../machinery/object.js';
@@ -79,6 +80,12 @@ export interface ObjectKey {
   name: string;
 }
 
+/** A WatchEvent is one event of a watch stream: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR (its object a Status). */
+export interface WatchEvent {
+  type: string;
+  object: JsonObject;
+}
+
 /** The field manager of Conductor's server-side applies. */
 export const FIELD_MANAGER = 'conductor';
 
@@ -89,19 +96,21 @@ function statusMessage(body: unknown): string | undefined {
 /** A TargetClient is an HTTPS client of one target cluster; `close` releases its connections. */
 export class TargetClient {
   private readonly agent: Agent;
+  /** Watches' connections: each holds one for as long as it runs. */
+  private readonly watchAgent: Agent;
   private readonly base: URL;
   private readonly discovery = new Map<string, Map<string, ApiResource>>();
 
   constructor(readonly cluster: TargetCluster) {
     this.base = new URL(cluster.server);
     // The CA given, or the system roots; rejectUnauthorized is Node's default (true) and stays so.
-    this.agent = new Agent({
-      keepAlive: true,
-      maxSockets: 8,
+    const tls = {
       ...(cluster.ca ? { ca: cluster.ca } : {}),
       ...(cluster.clientCert && cluster.clientKey ? { cert: cluster.clientCert, key: cluster.clientKey } : {}),
       ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
-    });
+    };
+    this.agent = new Agent({ keepAlive: true, maxSockets: 8, ...tls });
+    this.watchAgent = new Agent({ keepAlive: false, ...tls });
   }
 
   /** The server, for messages. */
@@ -111,6 +120,7 @@ export class TargetClient {
 
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 
   private authorization(): string | undefined {
@@ -124,7 +134,11 @@ export class TargetClient {
    * rejects with a TargetError when the server cannot be reached or its certificate is not
    * trusted, or with `signal.reason` when aborted.
    */
-  request(method: string, path: string, opts: { body?: unknown; contentType?: string; signal?: AbortSignal | undefined } = {}): Promise<TargetResponse> {
+  request(
+    method: string,
+    path: string,
+    opts: { body?: unknown; contentType?: string; signal?: AbortSignal | undefined; agent?: Agent } = {},
+  ): Promise<TargetResponse> {
     const signal = opts.signal;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
@@ -135,7 +149,7 @@ export class TargetClient {
         url,
         {
           method,
-          agent: this.agent,
+          agent: opts.agent ?? this.agent,
           headers: {
             Accept: 'application/json',
             ...(auth ? { Authorization: auth } : {}),
@@ -247,6 +261,110 @@ export class TargetClient {
     }
     const namespace = key.namespace ?? 'default';
     return { path: `${prefix}/namespaces/${encodeURIComponent(namespace)}/${r.plural}/${name}`, namespace };
+  }
+
+  /** collectionPathOf is the URL path of a kind's objects: in `namespace` for a namespaced kind, else cluster-wide. */
+  async collectionPathOf(apiVersion: string, kind: string, namespace: string | undefined, signal?: AbortSignal): Promise<string> {
+    const r = await this.resourceFor(apiVersion, kind, signal);
+    const prefix = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    return r.namespaced ? `${prefix}/namespaces/${encodeURIComponent(namespace ?? 'default')}/${r.plural}` : `${prefix}/${r.plural}`;
+  }
+
+  /**
+   * listVersion lists a collection for its resourceVersion only — the point a watch starts
+   * from — asking for one item, since the watch keeps no copy of the objects.
+   */
+  async listVersion(path: string, signal?: AbortSignal): Promise<string> {
+    const res = this.ok(await this.request('GET', `${path}?limit=1`, { signal, agent: this.watchAgent }), `list ${path}`);
+    const meta = isPlainObject(res.body) && isPlainObject(res.body.metadata) ? res.body.metadata : {};
+    if (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') {
+      throw new TargetError('RequestFailed', `${this.server} answered the list of ${path} without a resourceVersion`);
+    }
+    return meta.resourceVersion;
+  }
+
+  /**
+   * watch streams the events of a collection after `resourceVersion` to `onEvent`, one JSON
+   * object a line, and resolves when the server ends the stream (its timeout); an HTTP
+   * failure rejects with a TargetError (403 Forbidden, 410 Expired …), an abort with
+   * `signal.reason`. When `onEvent` returns an Error the stream is closed and the watch
+   * rejects with it.
+   */
+  watch(path: string, resourceVersion: string, onEvent: (event: WatchEvent) => Error | undefined, signal: AbortSignal, timeoutSeconds = 300): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const query = `?watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}&timeoutSeconds=${timeoutSeconds}`;
+    const auth = this.authorization();
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (err === undefined) resolve();
+        else reject(err instanceof Error ? err : new Error(String(err)));
+      };
+      const req = request(
+        targetUrl(this.base, path + query),
+        { method: 'GET', agent: this.watchAgent, headers: { Accept: 'application/json', ...(auth ? { Authorization: auth } : {}) } },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          const chunks: Buffer[] = [];
+          let pending = '';
+          res.on('data', (d: Buffer) => {
+            if (status !== 200) {
+              chunks.push(d);
+              return;
+            }
+            pending += d.toString('utf8');
+            let nl: number;
+            while ((nl = pending.indexOf('\n')) >= 0) {
+              const line = pending.slice(0, nl).trim();
+              pending = pending.slice(nl + 1);
+              if (line === '') continue;
+              let event: unknown;
+              try {
+                event = JSON.parse(line);
+              } catch {
+                req.destroy();
+                settle(new TargetError('RequestFailed', `${this.server} sent a watch event of ${path} that is not JSON`));
+                return;
+              }
+              if (isPlainObject(event) && typeof event.type === 'string' && isPlainObject(event.object)) {
+                const stop = onEvent({ type: event.type, object: event.object as JsonObject });
+                if (stop) {
+                  req.destroy();
+                  settle(stop);
+                  return;
+                }
+              }
+            }
+          });
+          res.on('error', (err) => settle(signal.aborted ? signal.reason : this.failure(err)));
+          res.on('end', () => {
+            if (status === 200) return settle();
+            let body: unknown;
+            try {
+              body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            } catch {
+              body = undefined;
+            }
+            try {
+              this.ok({ status, body }, `watch ${path}`);
+              settle();
+            } catch (err) {
+              settle(err);
+            }
+          });
+        },
+      );
+      const onAbort = () => {
+        req.destroy();
+        settle(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (err) => settle(signal.aborted ? signal.reason : this.failure(err)));
+      req.end();
+    });
   }
 
   /** get reads an object; undefined when it does not exist. */

@@ -8,7 +8,7 @@ import { Environment, Optional, type ParseResult } from '@marcbachmann/cel-js';
 import type { ValidationRule } from '../../registry/resource-type.js';
 import type { StatusCause } from '../../../machinery/errors.js';
 import { ENV_OPTIONS, installLibrary } from './library.js';
-import { metered, PER_CALL_LIMIT, RuntimeCostMeter } from './runtime-cost.js';
+import { type CostBudget, metered, PER_CALL_LIMIT, RuntimeCostMeter } from './runtime-cost.js';
 
 /** A CompiledRule is one x-kubernetes-validations entry, ready to evaluate. */
 export interface CompiledRule {
@@ -159,7 +159,17 @@ export interface RuleInput {
   readonly schemaType: string;
   /** The most the evaluation may cost at runtime (default PER_CALL_LIMIT, Kubernetes' per-call limit). */
   readonly costLimit?: number;
+  /**
+   * What remains of the per-object budget (Kubernetes' RuntimeCELCostBudget), shared by all
+   * rule evaluations of one object; each evaluation's cost (and its messageExpression's) is
+   * spent from it. Without it only the per-call limit applies.
+   */
+  readonly budget?: CostBudget;
 }
+
+/** Kubernetes' detail when the rules of one object together cost more than the per-object budget. */
+export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+const MESSAGE_OUT_OF_BUDGET = 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run';
 
 function lowerFirst(s: string): string {
   return s.length > 0 ? s[0].toLowerCase() + s.slice(1) : s;
@@ -202,10 +212,20 @@ export function evaluateRule(cr: CompiledRule, input: RuleInput): StatusCause | 
   const meter = new RuntimeCostMeter(input.costLimit ?? PER_CALL_LIMIT);
   const outcome = metered(meter, program, ctx);
   if (meter.exceeded) {
+    input.budget?.spend(meter.cost);
     // Kubernetes stops the evaluation at its per-call limit and reports it at the node's path.
     return {
       reason: 'FieldValueInvalid',
       message: `Invalid value: ${quote(input.schemaType)}: call cost exceeds limit for rule: ${ruleErrorString(cr.rule)}`,
+      ...(input.path ? { field: input.path } : {}),
+    };
+  }
+  if (input.budget && !input.budget.spend(meter.cost)) {
+    // The rule fitted its per-call limit but not what remains of the object's budget: Kubernetes
+    // reports it at the node's path and runs no further rule on the object.
+    return {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${quote(input.schemaType)}: ${OUT_OF_BUDGET}`,
       ...(input.path ? { field: input.path } : {}),
     };
   }
@@ -229,14 +249,22 @@ export function evaluateRule(cr: CompiledRule, input: RuleInput): StatusCause | 
     };
   }
   if (result === true) return undefined;
-  return failureCause(cr.rule, input.failurePath, input.schemaType, failureMessage(cr, ctx));
+  const message = failureMessage(cr, ctx, input.budget);
+  if (message === undefined) {
+    const field = input.failurePath ? { field: input.failurePath } : {};
+    return { reason: 'FieldValueInvalid', message: `Invalid value: ${quote(input.schemaType)}: ${MESSAGE_OUT_OF_BUDGET}`, ...field };
+  }
+  return failureCause(cr.rule, input.failurePath, input.schemaType, message);
 }
 
-function failureMessage(cr: CompiledRule, ctx: Record<string, unknown>): string {
+/** The failure's detail; undefined when the messageExpression's cost did not fit what remains of the object's budget. */
+function failureMessage(cr: CompiledRule, ctx: Record<string, unknown>, budget: CostBudget | undefined): string | undefined {
   const messageProgram = cr.messageProgram;
   if (messageProgram) {
     // Metered like the rule; over the limit or failing, the static message is used, as Kubernetes does.
-    const outcome = metered(new RuntimeCostMeter(PER_CALL_LIMIT), messageProgram, ctx);
+    const meter = new RuntimeCostMeter(PER_CALL_LIMIT);
+    const outcome = metered(meter, messageProgram, ctx);
+    if (budget && !meter.exceeded && !budget.spend(meter.cost)) return undefined;
     const m = 'value' in outcome ? outcome.value : undefined;
     if (typeof m === 'string' && m.trim() !== '' && !/[\r\n]/.test(m) && m.length <= 5120) return m.trim();
   }

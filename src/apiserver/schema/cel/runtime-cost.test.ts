@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Environment } from '@marcbachmann/cel-js';
 import type { JSONSchemaProps } from '../../registry/resource-type.js';
 import { compileSchema, validateStructuralSchema } from '../index.js';
-import { CostLimitExceeded, metered, PER_CALL_LIMIT, RuntimeCostMeter, sizeCost } from './runtime-cost.js';
+import { CostBudget, CostLimitExceeded, metered, PER_CALL_LIMIT, PER_OBJECT_BUDGET, RuntimeCostMeter, sizeCost } from './runtime-cost.js';
 
 const env = new Environment().registerVariable('self', 'dyn');
 
@@ -99,5 +99,71 @@ describe('a rule cheap by estimate that exceeds the per-call limit at runtime', 
     assert.deepEqual(validate(700), [
       { reason: 'FieldValueInvalid', field: 'spec.values', message: `Invalid value: "array": call cost exceeds limit for rule: ${rule}` },
     ]);
+  });
+});
+
+describe('CostBudget', () => {
+  test('spends while an evaluation fits what remains; the first that does not exhausts it for good', () => {
+    const budget = new CostBudget(100);
+    assert.equal(budget.spend(60), true);
+    assert.equal(budget.spend(40), true);
+    assert.equal(budget.remaining, 0);
+    assert.equal(budget.spend(1), false);
+    assert.equal(budget.exhausted, true);
+    assert.equal(budget.spend(0), false, 'nothing runs after exhaustion');
+  });
+});
+
+describe('the per-object budget: rules each under the per-call limit whose sum is over 10,000,000', () => {
+  // Three rules on each item's list of at most 200 integers, each costing a few hundred
+  // thousand per item: every evaluation is under the per-call limit (1,000,000) and the CRD
+  // passes the static estimate, but on 20 items their sum is over the per-object budget.
+  const rules = ['x <= y || x > y', 'x < y || x >= y', 'x == y || x != y'].map((body) => ({ rule: `self.all(x, self.all(y, ${body}))` }));
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec: {
+        type: 'object',
+        properties: {
+          items: {
+            type: 'array',
+            maxItems: 20,
+            items: {
+              type: 'object',
+              properties: { values: { type: 'array', maxItems: 200, items: { type: 'integer' }, 'x-kubernetes-validations': rules } },
+            },
+          },
+        },
+      },
+    },
+  };
+  const validate = (items: number) =>
+    compileSchema(schema, { group: 'example.com', kind: 'Grid' }).validate({
+      apiVersion: 'example.com/v1',
+      kind: 'Grid',
+      metadata: { name: 'g' },
+      spec: { items: Array.from({ length: items }, () => ({ values: Array.from({ length: 200 }, (_, i) => i) })) },
+    });
+
+  test('one evaluation is under the per-call limit', () => {
+    const one = costOf(rules[0].rule, range(200)).cost;
+    assert.ok(one < PER_CALL_LIMIT, `${one}`);
+    assert.ok(20 * 3 * one > PER_OBJECT_BUDGET, `20 items × 3 rules × ${one} is over the per-object budget`);
+  });
+  test('the CRD is accepted by the static estimate', () => {
+    assert.deepEqual(validateStructuralSchema(schema, 'spec.versions[0].schema.openAPIV3Schema'), []);
+  });
+  test('a few items pass', () => {
+    assert.deepEqual(validate(4), []);
+  });
+  test('20 items: refused once the budget runs out, at the field of the evaluation that did not fit, and no further rule runs', () => {
+    const causes = validate(20);
+    assert.equal(causes.length, 1, JSON.stringify(causes));
+    assert.equal(causes[0].reason, 'FieldValueInvalid');
+    assert.match(causes[0].field ?? '', /^spec\.items\[\d+\]\.values$/);
+    assert.equal(causes[0].message, 'Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run');
   });
 });

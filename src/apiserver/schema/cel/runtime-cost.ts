@@ -26,6 +26,36 @@ export const PER_CALL_LIMIT = 1_000_000;
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
 
+/**
+ * Kubernetes' per-object budget (RuntimeCELCostBudget): the most all rule evaluations of one
+ * object may cost together, each evaluation also being held to PER_CALL_LIMIT.
+ */
+export const PER_OBJECT_BUDGET = 10_000_000;
+
+/**
+ * A CostBudget is what remains of the per-object budget while the rules of one object are
+ * evaluated; `spend` takes an evaluation's cost and says whether it still fitted. Once an
+ * evaluation did not fit the budget is exhausted and no further rule is run.
+ */
+export class CostBudget {
+  remaining: number;
+  exhausted = false;
+  constructor(readonly total: number = PER_OBJECT_BUDGET) {
+    this.remaining = total;
+  }
+
+  spend(cost: number): boolean {
+    if (this.exhausted) return false;
+    if (cost > this.remaining) {
+      this.exhausted = true;
+      this.remaining = -1;
+      return false;
+    }
+    this.remaining -= cost;
+    return true;
+  }
+}
+
 /** CostLimitExceeded is thrown inside an evaluation that went over its meter's limit. */
 export class CostLimitExceeded extends Error {
   constructor(readonly limit: number) {
