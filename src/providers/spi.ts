@@ -316,6 +316,12 @@ export interface ConcreteKind<R extends KObject = KObject> {
   credentialsSecretRef?(resource: R): SecretRef | undefined;
   readonly connector: Connector<R>;
   /**
+   * workers, for a kind whose calls mostly wait on another server (a cluster's API server, a
+   * cloud) rather than on this machine: how many of its resources are reconciled at once. Without
+   * it the reconciler's default (4) applies; a `workers` option given to the reconcilers wins.
+   */
+  readonly workers?: number;
+  /**
    * watch, for a kind that can tell at once when an external resource changed on its own (a
    * supervised server process exited), registers `changed`: it is called with the managed
    * resource's namespace and name so the reconciler looks at it now rather than at its next

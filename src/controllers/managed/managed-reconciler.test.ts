@@ -755,6 +755,30 @@ describe('ManagedReconciler', () => {
 });
 
 describe('startManagedReconcilers', () => {
+  test("a kind's own workers apply unless the options set them", async () => {
+    const external = new FakeExternal();
+    const busy: ConcreteKind = { ...fakeKind(external, kindNames), workers: 16 };
+    const plain = fakeKind(external, {
+      group: postgresqlServerKind.group,
+      version: postgresqlServerKind.version,
+      kind: postgresqlServerKind.kind,
+      plural: postgresqlServerKind.plural,
+      sharing: 'Shared',
+    });
+    const provider: ProviderModule = { type: 'local', kinds: [busy, plain] };
+    const ns = `managed-${++namespaces}`;
+    const byKind = async (options: ManagedReconcilerOptions) => {
+      const started = startManagedReconcilers(server.client, [provider], { namespace: ns, ...options });
+      try {
+        return Object.fromEntries(started.reconcilers.map((r) => [r.kind.kind, r.options.workers]));
+      } finally {
+        await started.stop();
+      }
+    };
+    assert.deepEqual(await byKind({}), { [kindNames.kind]: 16, [postgresqlServerKind.kind]: 4 });
+    assert.deepEqual(await byKind({ workers: 2 }), { [kindNames.kind]: 2, [postgresqlServerKind.kind]: 2 });
+  });
+
   test('starts one reconciler per concrete kind and stops the providers with them', async () => {
     const external = new FakeExternal();
     let stopped = 0;

@@ -18,7 +18,7 @@ export interface RunningManagedReconcilers {
 
 /**
  * startManagedReconcilers starts one reconciler per concrete kind of `providers`, all with
- * `options`. It throws, starting nothing, when two providers contribute the same kind.
+ * `options` (a kind's own `workers` unless `options` sets them). It throws, starting nothing, when two providers contribute the same kind.
  */
 export function startManagedReconcilers(
   client: Client,
@@ -37,7 +37,9 @@ export function startManagedReconcilers(
     }
   }
   const log = resolveOptions(options).logger;
-  const reconcilers = providers.flatMap((p) => p.kinds.map((kind) => new ManagedReconciler(client, kind, { ...options, provider: p.type }).start()));
+  const reconcilers = providers.flatMap((p) =>
+    p.kinds.map((kind) => new ManagedReconciler(client, kind, { ...options, provider: p.type, workers: options.workers ?? kind.workers }).start()),
+  );
   // A kind that can tell when an external resource changed on its own asks for a reconcile at once, ahead of the queue.
   for (const reconciler of reconcilers) reconciler.kind.watch?.((namespace, name) => reconciler.enqueueChanged(`${namespace}/${name}`));
   let stopping: Promise<void> | undefined;

@@ -20,6 +20,9 @@ export interface KubernetesProvider extends ProviderModule {
   readonly type: 'kubernetes';
 }
 
+/** How many KubernetesObjects are reconciled at once (the managed reconciler's default is 4). */
+export const KUBERNETES_OBJECT_WORKERS = 16;
+
 /**
  * kubernetesObjectConcreteKind builds the KubernetesObject kind over a set of target clients
  * and, when given, the watches of the targets (without them every object is polled).
@@ -30,6 +33,9 @@ export function kubernetesObjectConcreteKind(clients: TargetClients, watches?: T
     // The object's identity is its manifest's apiVersion, kind, namespace and name.
     deterministicExternalNames: true,
     implements: kubernetesObjectClaims,
+    // Observing or creating an object is a few requests to the target, each mostly waiting on it:
+    // four at once left a target's operator hundreds of objects ahead (bench/README.md).
+    workers: KUBERNETES_OBJECT_WORKERS,
     connector: {
       async connect(resource, context) {
         context.signal?.throwIfAborted();
