@@ -5,6 +5,7 @@
  */
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
+import { pauseUnlessAborted } from '../machinery/abort.js';
 
 const CHUNK = 64 * 1024;
 
@@ -79,7 +80,7 @@ export async function streamLog(file: string, o: LogReadOptions): Promise<void> 
     if (!o.follow) return;
     const pollMs = o.pollMs ?? 250;
     while (!o.signal.aborted) {
-      await sleep(pollMs, o.signal);
+      await pauseUnlessAborted(pollMs, o.signal);
       if (o.signal.aborted) return;
       const now = (await stat(file).catch(() => undefined))?.size;
       if (now === undefined) continue;
@@ -101,16 +102,4 @@ async function copyRange(fh: FileHandle, from: number, to: number, o: LogReadOpt
     pos += bytesRead;
   }
   return pos;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

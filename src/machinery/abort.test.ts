@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { abortReason } from './abort.js';
+import { abortReason, pauseUnlessAborted } from './abort.js';
 
 describe('abortReason', () => {
   test('is the Error given to abort()', () => {
@@ -22,5 +22,26 @@ describe('abortReason', () => {
     const err = abortReason(c.signal);
     assert.ok(err instanceof Error);
     assert.equal(err.name, 'AbortError');
+  });
+});
+
+describe('pauseUnlessAborted', () => {
+  test('resolves when the signal aborts, without waiting the whole time or rejecting', async () => {
+    const c = new AbortController();
+    let resolved = false;
+    const paused = pauseUnlessAborted(3_600_000, c.signal).then(() => (resolved = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(resolved, false, 'still waiting before the abort');
+    c.abort(new Error('stop'));
+    await paused;
+    assert.equal(resolved, true);
+  });
+  test('resolves at once for a signal already aborted, and after the time otherwise', async () => {
+    const aborted = AbortSignal.abort();
+    await pauseUnlessAborted(3_600_000, aborted);
+    const c = new AbortController();
+    let resolved = false;
+    await pauseUnlessAborted(5, c.signal).then(() => (resolved = true));
+    assert.equal(resolved, true);
   });
 });

@@ -8,3 +8,20 @@ export function abortReason(signal: AbortSignal): Error {
   if (reason instanceof Error) return reason;
   return new Error(reason === undefined ? 'the operation was aborted' : `the operation was aborted: ${String(reason)}`);
 }
+
+/**
+ * pauseUnlessAborted waits `ms`, or less when `signal` aborts meanwhile (or has already): it
+ * never rejects, for loops that check the signal themselves after each pause.
+ */
+export function pauseUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

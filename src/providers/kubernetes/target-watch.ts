@@ -11,6 +11,7 @@
  * when the last KubernetesObject using it goes, when its Provider's credentials change, and
  * with the provider.
  */
+import { pauseUnlessAborted } from '../../machinery/abort.js';
 import { isPlainObject } from '../../machinery/object.js';
 import { TargetError, type ObjectKey, type TargetClient, type WatchEvent } from './target-client.js';
 
@@ -121,7 +122,7 @@ class KindWatch {
         // Owners say how they are observed: tell them it changed.
         if (before === 'watching' || (before === 'starting' && this.state === 'forbidden')) this.notify(this.allOwners());
       }
-      if (wait > 0) await sleep(wait, signal);
+      if (wait > 0) await pauseUnlessAborted(wait, signal);
     }
   }
 
@@ -145,18 +146,6 @@ class KindWatch {
 
 /** An ExpiredError is a watch's 410: its resourceVersion is too old, so it lists again. */
 class ExpiredError extends Error {}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Where one KubernetesObject's target object is tracked. */
 interface Tracked {
