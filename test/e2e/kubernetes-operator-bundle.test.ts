@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { startTargetCluster, targetProviderYaml, type TargetCluster } from '../support/target-cluster.js';
+import { startTargetCluster, targetProviderYaml, type TargetCluster, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 
@@ -71,13 +71,7 @@ describe('operator bundles', () => {
 
   test('the operator is installed in the target on first use, and the object made once its CRD is Established', async () => {
     const s = suite.server;
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     await kubectlOk(s, ['apply', '-f', '-'], { input: targetProviderYaml(NS, 'target', target.credentials) });
     assert.equal(await inTarget(['crd', 'widgets.toys.example.com']), false, 'the target has no Widget CRD at first');
 

@@ -21,7 +21,7 @@ import pg from 'pg';
 import { nameFor } from '../../src/providers/kubernetes/claims.js';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, repoRoot, serverForSuite } from '../support/server.js';
-import { secretYaml, startTargetCluster, type TargetCluster } from '../support/target-cluster.js';
+import { secretYaml, startTargetCluster, type TargetCluster, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 /** The default names of the claims' objects in the target: <namespace>-<name>-<hash>. */
@@ -69,13 +69,7 @@ describe('claims satisfied by operators in a target cluster', () => {
   before(async () => {
     const s = suite.server;
     const c = target.credentials;
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     // The example's Provider as written, with its Secret filled in for this target.
     const provider = example('01-provider.yaml').split(/^---$/m)[1];
     await kubectlOk(s, ['apply', '-f', '-'], {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { startTargetCluster, targetProviderYaml, type TargetCluster } from '../support/target-cluster.js';
+import { startTargetCluster, targetProviderYaml, type TargetCluster, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 
@@ -48,13 +48,7 @@ describe('clusters as scheduling targets', () => {
 
   test('each claim lands on the cluster of its region, and says which; one asking more than any offers waits, saying so', async () => {
     const s = suite.server;
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     await kubectlOk(s, ['create', 'namespace', 'shop']);
     const offers = { capacity: { storage: '500Gi' } };
     await kubectlOk(s, ['apply', '-f', '-'], {

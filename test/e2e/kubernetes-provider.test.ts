@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { nameFor } from '../../src/providers/kubernetes/claims.js';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { readTargetCredentials, secretYaml, startTargetCluster, type TargetCluster } from '../support/target-cluster.js';
+import { readTargetCredentials, secretYaml, startTargetCluster, type TargetCluster, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 /** The default names of the claims' objects in the target: <namespace>-<name>-<hash>. */
@@ -44,13 +44,7 @@ describe('the kubernetes provider', () => {
     const s = suite.server;
     const c = target.credentials;
     const wrongCA = readTargetCredentials(s.kubeconfig).clusterCA;
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     const secrets = [
       secretYaml(NS, 'target-fields', { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }),
       secretYaml(NS, 'target-kubeconfig', { kubeconfig: target.certKubeconfig() }),

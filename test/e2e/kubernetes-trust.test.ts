@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { secretYaml, startTargetCluster, targetProviderYaml, type TargetCluster } from '../support/target-cluster.js';
+import { secretYaml, startTargetCluster, targetProviderYaml, type TargetCluster, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 const OWNER = 'kubernetes.conductor.io/owner-uid';
@@ -58,13 +58,7 @@ describe('the kubernetes provider with hostile tenants', () => {
   before(async () => {
     const s = suite.server;
     const c = target.credentials;
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     for (const ns of ['team-a', 'team-b', 'team-c', 'team-d']) await kubectlOk(s, ['create', 'namespace', ns]);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: [

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, removeDir, serverForSuite, startServer, type ServerProcess } from '../support/server.js';
-import { readTargetCredentials, targetProviderYaml } from '../support/target-cluster.js';
+import { readTargetCredentials, targetProviderYaml, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 const OWNER = 'kubernetes.conductor.io/owner-uid';
@@ -64,13 +64,7 @@ describe('an unreachable target cluster', () => {
   test('claims say the target is unreachable; nothing is deleted or made twice; all converges when it is back', async () => {
     const s = suite.server;
     const c = readTargetCredentials(target.kubeconfig);
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     await kubectlOk(s, ['create', 'namespace', 'shop']);
     await kubectlOk(s, ['apply', '-f', '-'], {
       input: [

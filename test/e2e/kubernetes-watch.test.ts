@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { kubectl, kubectlOk, serverForSuite } from '../support/server.js';
-import { startTargetCluster, targetProviderYaml, type TargetCluster } from '../support/target-cluster.js';
+import { startTargetCluster, targetProviderYaml, type TargetCluster, kubernetesProviderKindsEstablished } from '../support/target-cluster.js';
 
 const NS = 'conductor-system';
 const ns = ['-n', NS];
@@ -57,13 +57,7 @@ describe('the kubernetes provider watches the target', () => {
 
   test('an object made ready, edited or deleted in the target is seen at once, by the watch', async () => {
     const s = suite.server;
-    await kubectlOk(s, [
-      'wait',
-      '--for=condition=Established',
-      'crd/providers.core.conductor.io',
-      'crd/kubernetesobjects.kubernetes.conductor.io',
-      '--timeout=60s',
-    ]);
+    await kubernetesProviderKindsEstablished(s);
     await kubectlOk(s, ['apply', '-f', '-'], { input: targetProviderYaml(NS, 'target', target.credentials) });
     await kubectlOk(s, ['apply', '-f', '-'], { input: kubernetesObject('watched', 'target') });
 

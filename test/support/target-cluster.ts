@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { removeDir, startServer, type ServerProcess, type StartOptions } from './server.js';
+import { kubectlOk, removeDir, startServer, type ServerProcess, type StartOptions } from './server.js';
 
 /** The credentials of a target cluster, as PEM text and strings. */
 export interface TargetCredentials {
@@ -75,6 +75,17 @@ export async function startTargetCluster(opts: StartOptions = {}): Promise<Targe
       removeDir(server.dataDir);
     },
   };
+}
+
+/** kubernetesProviderKindsEstablished waits until `server` serves Providers and KubernetesObjects (their CRDs Established). */
+export async function kubernetesProviderKindsEstablished(server: ServerProcess): Promise<void> {
+  await kubectlOk(server, [
+    'wait',
+    '--for=condition=Established',
+    'crd/providers.core.conductor.io',
+    'crd/kubernetesobjects.kubernetes.conductor.io',
+    '--timeout=60s',
+  ]);
 }
 
 /** secretYaml writes a Secret manifest with `stringData` (kubectl apply takes it). */
