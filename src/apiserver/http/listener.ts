@@ -68,6 +68,10 @@ export function createApiListener(o: ApiListenerOptions): ApiListener {
     allowHTTP1: true,
     // TCP keep-alive probes on every connection (as node:https's keepAlive).
     keepAlive: true,
+    // No Nagle: a watch event (or any small write) goes out at once instead of waiting up to
+    // the client's delayed ACK (~40 ms on Linux) behind the previous one. node:http's Server
+    // does this by default; net.Server (under tls and http2) does not.
+    noDelay: true,
     maxSessionMemory: HTTP2_LIMITS.maxSessionMemoryMb,
     settings: {
       maxConcurrentStreams: HTTP2_LIMITS.maxConcurrentStreams,
