@@ -173,6 +173,92 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
     }
   });
 
+  test('a checkpoint syncs the database file off the event loop, and no batch commits (starting the WAL over) until that sync is done', async () => {
+    const held = heldSync();
+    const temp = tempStore({ sync: held.sync });
+    try {
+      const store = temp.store;
+      const big = 'x'.repeat(64 * 1024);
+      let walFd: number | undefined;
+      let databaseSync: { fd: number; done: (err: Error | null) => void } | undefined;
+      // ~20 MB of values, one write at a time, each sync released, until a sync of another file
+      // than the WAL is asked for: the database file's, after the checkpoint copied the WAL in.
+      for (let i = 0; i < 400 && !databaseSync; i++) {
+        const write = store.create(`/big/${i}`, json({ big }));
+        await nextTurn();
+        for (;;) {
+          const next = held.pending[0];
+          if (!next) break;
+          walFd ??= next.fd;
+          if (next.fd !== walFd) {
+            databaseSync = held.pending.shift();
+            break;
+          }
+          await held.release();
+        }
+        if (!databaseSync) await write;
+      }
+      assert.ok(databaseSync, 'a checkpoint asked for a sync of the database file');
+      assert.ok(statSync(temp.path).size > 8 * 1024 * 1024, 'the checkpoint copied the WAL into the database file');
+      const before = store.currentRevision();
+      const held1 = observe(store.create('/after-checkpoint', json({ v: 1 })));
+      await nextTurn();
+      await nextTurn();
+      assert.equal(store.currentRevision(), before, 'no batch commits while the database file syncs');
+      assert.equal(held.pending.length, 0, 'so no WAL sync is asked for either');
+      assert.equal(held1.settled(), false);
+      // The sync really runs, then completes: the held write commits and is acknowledged.
+      await new Promise<void>((resolve, reject) => fdatasync(databaseSync.fd, (err) => (err ? reject(err) : resolve())));
+      databaseSync.done(null);
+      await nextTurn();
+      await nextTurn();
+      assert.equal(store.currentRevision(), before + 1, 'the held write commits once the database file is synced');
+      while (held.pending.length) await held.release();
+      assert.equal((await held1.result).modRevision, before + 1);
+      await temp.reopen();
+      assert.equal((await temp.store.get('/after-checkpoint'))?.modRevision, before + 1);
+      assert.equal((await temp.store.list('/big/')).items.length, before);
+    } finally {
+      while (held.pending.length) await held.release();
+      await temp.cleanup();
+    }
+  });
+
+  test('a failed database sync after a checkpoint fails what waits and every later write, with a message saying to restart', async () => {
+    const held = heldSync();
+    const temp = tempStore({ sync: held.sync });
+    try {
+      const store = temp.store;
+      const big = 'x'.repeat(64 * 1024);
+      let walFd: number | undefined;
+      let databaseSync: { fd: number; done: (err: Error | null) => void } | undefined;
+      for (let i = 0; i < 400 && !databaseSync; i++) {
+        const write = store.create(`/big/${i}`, json({ big }));
+        await nextTurn();
+        for (;;) {
+          const next = held.pending[0];
+          if (!next) break;
+          walFd ??= next.fd;
+          if (next.fd !== walFd) {
+            databaseSync = held.pending.shift();
+            break;
+          }
+          await held.release();
+        }
+        if (!databaseSync) await write;
+      }
+      assert.ok(databaseSync, 'a checkpoint asked for a sync of the database file');
+      const waiting = store.create('/waiting', json({}));
+      await nextTurn();
+      databaseSync.done(new Error('EIO: i/o error'));
+      await assert.rejects(waiting, /database file sync after a checkpoint failed: EIO.*restart the server/);
+      await assert.rejects(store.create('/later', json({})), /restart the server/);
+    } finally {
+      while (held.pending.length) await held.release();
+      await temp.cleanup();
+    }
+  });
+
   test('the WAL is copied into the database file once it is large, and stays bounded', async () => {
     const temp = tempStore();
     try {

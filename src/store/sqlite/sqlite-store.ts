@@ -118,8 +118,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
  * Nobody hears of a batch before its sync: its promises settle and its watch events go out
  * (in revision order) only then, and reads that may have seen it wait for it too. So no write
  * is acknowledged, watched or read before it is on disk, exactly as with `synchronous=FULL`,
- * without blocking the event loop on the disk. Checkpoints (WAL → database file) run with
- * `synchronous=FULL`, so the database file is synced before the WAL is reused.
+ * without blocking the event loop on the disk. Checkpoints (WAL → database file) do not block
+ * it either: once the WAL is large, new batches wait until every batch in it is synced, the
+ * WAL's pages are copied into the database file (no sync on the loop), and one `fdatasync` of
+ * the database file on the thread pool makes them durable; only then do batches commit again
+ * (the first one starts the WAL over), so the WAL is never written over before the database
+ * file holds what it held.
  *
  * A watch from revision 0 starts at the current revision (live events only); the API layer
  * lists first and then watches from the list's revision.
@@ -157,7 +161,12 @@ export class SqliteStore implements Store {
   private syncing = false;
   private syncs = 0;
   private walBytesSinceCheckpoint = 0;
+  /** The WAL is large: new batches wait until it is checkpointed. */
+  private checkpointDue = false;
+  /** The database file is being synced after a checkpoint: no batch may commit (and start the WAL over) until it is. */
+  private databaseSyncing = false;
   private walFd: number | undefined;
+  private databaseFd: number | undefined;
   private failure: Error | undefined;
   private readonly syncFile: FileSync;
   private readonly inMemory: boolean;
@@ -321,6 +330,8 @@ export class SqliteStore implements Store {
   private flush(): void {
     this.flushScheduled = false;
     if (this.state !== 'open' || this.queue.length === 0) return;
+    // Held while a checkpoint waits or its database sync runs: its end flushes again.
+    if (this.checkpointDue || this.databaseSyncing) return;
     this.commit(this.takeBatch());
     if (this.queue.length > 0) {
       this.flushScheduled = true;
@@ -418,6 +429,13 @@ export class SqliteStore implements Store {
     this.requestSync();
   }
 
+  /** scheduleFlush flushes the queue on the next turn, unless a flush is scheduled already. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.queue.length === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
   /**
    * durable resolves once `revision` is on disk: a read that saw it answers only then, so
    * nobody reads a write that a crash could still take back.
@@ -441,10 +459,10 @@ export class SqliteStore implements Store {
    * committed since the last good sync may be acknowledged: those writes, and every read and
    * write after them, fail; a restart recovers what the file holds.
    */
-  private failDurability(err: Error): void {
-    const error = new StoreError('closed', `the store can no longer make writes durable (WAL sync failed: ${err.message}); restart the server`);
+  private failDurability(err: Error, what = 'WAL sync'): void {
+    const error = new StoreError('closed', `the store can no longer make writes durable (${what} failed: ${err.message}); restart the server`);
     this.failure = error;
-    this.logger.error({ err, path: this.path, unacknowledged: this.unsynced.reduce((n, b) => n + b.outcomes.length, 0) }, 'store WAL sync failed');
+    this.logger.error({ err, path: this.path, unacknowledged: this.unsynced.reduce((n, b) => n + b.outcomes.length, 0) }, `store ${what} failed`);
     const lost = this.unsynced;
     this.unsynced = [];
     for (const batch of lost) for (const outcome of batch.outcomes) outcome.op.reject(error);
@@ -469,24 +487,49 @@ export class SqliteStore implements Store {
     return fd;
   }
 
+  /** database opens the database file once, for the syncs that follow checkpoints. */
+  private database(): number {
+    this.databaseFd ??= openSync(this.path, 'r+');
+    return this.databaseFd;
+  }
+
   /**
    * checkpointWhenLarge copies the WAL into the database file once about `checkpointBytes`
-   * were written to it since the last checkpoint, with `synchronous=FULL` so the database file is on disk before the WAL
-   * is written over. It runs between syncs, so every batch committed so far is durable first.
+   * were written to it since the last checkpoint, without holding the event loop on the disk:
+   * it waits (new batches held) until every committed batch is synced, copies the WAL's pages
+   * with no sync (`synchronous=OFF`), then syncs the database file on the thread pool. Batches
+   * commit again only after that sync, so the WAL is never written over before the database
+   * file durably holds what the WAL did.
    */
   private checkpointWhenLarge(): void {
     // The WAL file keeps its size when it is reused from the start, so what was written since
     // the last checkpoint is estimated from the writes rather than read from the file.
-    if (this.inMemory || this.walFd === undefined || this.walBytesSinceCheckpoint < checkpointBytes) return;
+    if (this.inMemory || this.walFd === undefined) return;
+    if (!this.checkpointDue && this.walBytesSinceCheckpoint < checkpointBytes) return;
+    this.checkpointDue = true;
+    if (this.unsynced.length > 0 || this.syncing || this.databaseSyncing || this.failure) return; // the sync under way comes back here
+    this.checkpointDue = false;
     this.walBytesSinceCheckpoint = 0;
+    let fd: number;
     try {
-      this.db.pragma('synchronous = FULL');
       this.db.pragma('wal_checkpoint(PASSIVE)');
+      fd = this.database();
     } catch (err) {
       this.logger.warn({ err, path: this.path }, 'store checkpoint failed; the WAL keeps growing until one succeeds');
-    } finally {
-      this.db.pragma('synchronous = OFF');
+      this.scheduleFlush();
+      return;
     }
+    this.databaseSyncing = true;
+    this.syncFile(fd, (err) => {
+      this.databaseSyncing = false;
+      if (err) {
+        // The checkpoint's pages may not be on disk while the WAL still holds them: it must not
+        // be written over. Nothing more can be made durable safely.
+        this.failDurability(err, 'database file sync after a checkpoint');
+        return;
+      }
+      this.scheduleFlush();
+    });
   }
 
   /** apply runs inside the batch transaction; it returns the new head revision. */
@@ -736,7 +779,15 @@ export class SqliteStore implements Store {
    */
   async close(): Promise<void> {
     if (this.state !== 'open') return;
-    while (this.queue.length > 0) this.commit(this.takeBatch());
+    // A checkpoint's database sync still under way: finish it before a commit may start the WAL over.
+    if (this.databaseSyncing && this.databaseFd !== undefined && !this.failure) {
+      try {
+        fdatasyncSync(this.databaseFd);
+      } catch (err) {
+        this.failDurability(err as Error, 'database file sync after a checkpoint');
+      }
+    }
+    if (!this.failure) while (this.queue.length > 0) this.commit(this.takeBatch());
     this.state = 'closed';
     // Make the last batches durable now (no other sync can start: the store is closed).
     if (this.unsynced.length > 0 && !this.failure) {
@@ -758,6 +809,7 @@ export class SqliteStore implements Store {
     for (const waiter of waiters) waiter.reject(closed(`cannot compact to revision ${waiter.revision}`));
     for (const watcher of [...this.watchers]) watcher.fail(closed(`watch of ${JSON.stringify(watcher.prefix)} ended`));
     if (this.walFd !== undefined) closeSync(this.walFd);
+    if (this.databaseFd !== undefined) closeSync(this.databaseFd);
     if (!this.inMemory && !this.failure) this.db.pragma('synchronous = FULL'); // the closing checkpoint syncs the database file
     this.db.close();
     this.logger.info({ path: this.path, revision: this.head }, 'store closed');
