@@ -57,6 +57,23 @@ describe('ObjectCache', () => {
     );
   });
 
+  test('countByIndex counts what an index files under a value, following updates and deletes', () => {
+    const cache = new ObjectCache();
+    cache.addIndexer('app', (o) => (o.metadata.labels?.app ? [o.metadata.labels.app] : []));
+    cache.set(obj('a', 'x', { app: 'db' }));
+    cache.set(obj('a', 'y', { app: 'db' }));
+    cache.set(obj('b', 'z', { app: 'web' }));
+    assert.equal(cache.countByIndex('app', 'db'), 2);
+    assert.equal(cache.countByIndex('app', 'web'), 1);
+    assert.equal(cache.countByIndex('app', 'none'), 0);
+    cache.set(obj('a', 'y', { app: 'web' }));
+    assert.equal(cache.countByIndex('app', 'db'), 1);
+    assert.equal(cache.countByIndex('app', 'web'), 2);
+    cache.delete('b/z');
+    assert.equal(cache.countByIndex('app', 'web'), 1);
+    assert.throws(() => cache.countByIndex('nope', 'x'), /unknown index "nope"/);
+  });
+
   test('an indexer added later indexes what is cached', () => {
     const cache = new ObjectCache();
     cache.set(obj('a', 'x', { tier: 'gold' }));

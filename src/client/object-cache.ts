@@ -113,6 +113,13 @@ export class ObjectCache<T extends KObject = KObject> {
     return this.indexKeys(name, value).map((key) => this.items.get(key) as T);
   }
 
+  /** How many objects the index files under `value` (without listing them). Throws for an unknown index. */
+  countByIndex(name: string, value: string): number {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`unknown index ${JSON.stringify(name)}; known: ${[...this.indexes.keys()].join(', ')}`);
+    return index.byValue.get(value)?.size ?? 0;
+  }
+
   /** The keys the index files under `value`. Throws for an unknown index. */
   indexKeys(name: string, value: string): string[] {
     const index = this.indexes.get(name);

@@ -67,6 +67,8 @@ export function claimUidsMentioned(resource: ConcreteResource): string[] {
 const CLAIM_UID_INDEX = 'uid';
 /** Index of concrete resources by the uids of the claims their record binds. */
 const BOUND_CLAIM_UID_INDEX = 'claim-uid';
+/** Index of concrete resources by the class that provisioned them (their CLASS_LABEL value). */
+const CLASS_LABEL_INDEX = 'class-label';
 
 export class ClaimCaches {
   /** Claim kinds by `kindKey`. */
@@ -138,6 +140,12 @@ export class ClaimCaches {
   addConcreteKind(kind: ConcreteKind, ref: ResourceRef, outOfProcess: boolean): ConcreteKindEntry {
     const informer = cacheInformer<ConcreteResource>(this.client, this.informers, ref);
     if (!informer.store.hasIndexer(BOUND_CLAIM_UID_INDEX)) informer.addIndexer(BOUND_CLAIM_UID_INDEX, (o) => claimUidsMentioned(o));
+    if (!informer.store.hasIndexer(CLASS_LABEL_INDEX)) {
+      informer.addIndexer(CLASS_LABEL_INDEX, (o) => {
+        const label = o.metadata.labels?.[CLASS_LABEL];
+        return label ? [label] : [];
+      });
+    }
     const entry = { kind, ref, informer, implements: kind.implements.map((i) => i.claimKind), outOfProcess };
     this.concretes.set(kindKey(kind.group, kind.kind), entry);
     return entry;
@@ -196,11 +204,11 @@ export class ClaimCaches {
     return cls ? this.classes.store.get(cls.namespace, cls.name) : undefined;
   }
 
-  /** How many resources of every served kind a class has provisioned. */
+  /** How many resources of every served kind a class has provisioned (counted by index, not by reading them). */
   instanceCount(cls: KObject): number {
     const label = `${cls.metadata.namespace}.${cls.metadata.name}`;
     let n = 0;
-    for (const e of this.concretes.values()) for (const r of e.informer.store.list()) if (r.metadata.labels?.[CLASS_LABEL] === label) n++;
+    for (const e of this.concretes.values()) n += e.informer.store.countByIndex(CLASS_LABEL_INDEX, label);
     return n;
   }
 }

@@ -159,14 +159,20 @@ export class SchedulerFeed {
     return true;
   }
 
-  /** A resource of a class came or went: the class's instance count is read again. True when the class is known. */
-  classCountChanged(resource: KObject): boolean {
-    const label = resource.metadata.labels?.[CLASS_LABEL];
-    const ref = classOfLabel(label);
-    const cls = ref ? this.caches.classes.store.get(ref.namespace, ref.name) : undefined;
-    if (!cls) return false;
-    this.class(cls);
-    return true;
+  /**
+   * A resource of a class came or went (or moved from the class of `previous` to its own): the
+   * instance count of each class concerned is read again. True when one of them is known.
+   */
+  classCountChanged(resource: KObject, previous?: KObject): boolean {
+    let known = false;
+    for (const r of previous ? [resource, previous] : [resource]) {
+      const ref = classOfLabel(r.metadata.labels?.[CLASS_LABEL]);
+      const cls = ref ? this.caches.classes.store.get(ref.namespace, ref.name) : undefined;
+      if (!cls) continue;
+      this.class(cls);
+      known = true;
+    }
+    return known;
   }
 
   /** A SchedulerProfile changed: true when it is the default one and its configuration was taken. */
