@@ -4,7 +4,16 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { StoreError } from '../types.js';
-import { etcdServices, etcdUnaryMethods, type EtcdUnaryMethods, type StatusRequest, type StatusResponse, type WatchClient, type WatchRequest, type WatchResponse } from './rpc.js';
+import {
+  etcdServices,
+  etcdUnaryMethods,
+  type EtcdUnaryMethods,
+  type StatusRequest,
+  type StatusResponse,
+  type WatchClient,
+  type WatchRequest,
+  type WatchResponse,
+} from './rpc.js';
 import type { EtcdTlsOptions } from './options.js';
 import { UnarySession, type UnaryMethod } from './unary-session.js';
 

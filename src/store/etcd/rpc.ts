@@ -192,7 +192,7 @@ function load(): void {
   services = loaded.etcdserverpb;
   const method = (service: string, name: string): UnaryMethodDefinition => {
     const m = (definition[`etcdserverpb.${service}`] as protoLoader.ServiceDefinition)[name];
-    return { path: m.path, serialize: m.requestSerialize as (request: never) => Buffer, deserialize: m.responseDeserialize };
+    return { path: m.path, serialize: m.requestSerialize, deserialize: m.responseDeserialize };
   };
   unaryMethods = { Range: method('KV', 'Range'), Txn: method('KV', 'Txn'), Compact: method('KV', 'Compact'), Status: method('Maintenance', 'Status') };
 }

@@ -99,7 +99,7 @@ export class UnarySession {
         // A trailers-only answer (an error) carries its status in the headers.
         if (headers['grpc-status'] !== undefined) status = headers;
       });
-      stream.on('trailers', (trailers) => {
+      stream.on('trailers', (trailers: http2.IncomingHttpHeaders) => {
         status = trailers;
       });
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -107,8 +107,8 @@ export class UnarySession {
         if (done) return;
         // No status: the stream was cut (its close says how).
         if (!status) return;
-        const code = Number(status['grpc-status']);
-        if (code !== grpc.status.OK) {
+        const code: number = Number(status['grpc-status']);
+        if (code !== (grpc.status.OK as number)) {
           const details = status['grpc-message'] === undefined ? '' : decodeMessage(String(status['grpc-message']));
           return finish(serviceError(Number.isInteger(code) ? code : grpc.status.UNKNOWN, details));
         }
@@ -118,7 +118,7 @@ export class UnarySession {
           finish(serviceError(grpc.status.INTERNAL, `cannot decode etcd's answer: ${(err as Error).message}`));
         }
       });
-      stream.on('error', (err) => finish(unreachable(err, this.connected.has(session))));
+      stream.on('error', (err: Error) => finish(unreachable(err, this.connected.has(session))));
       stream.on('close', () => {
         if (done) return;
         const code = stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
