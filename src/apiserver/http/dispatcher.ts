@@ -456,8 +456,8 @@ export class Dispatcher {
       case 'create': {
         const params = parseWriteParams(q, userAgent);
         const body = await this.body(req, limit);
-        const obj = await rest.create(ctx, rt, ns, body, params);
-        return this.sendKObject(res, ctx, params.dryRun ? 200 : 201, rt, obj, shape, q);
+        const item = await rest.createForResponse(ctx, rt, ns, body, params);
+        return this.sendObject(res, ctx, params.dryRun ? 200 : 201, rt, item, shape, q);
       }
       case 'update': {
         const params = parseWriteParams(q, userAgent);

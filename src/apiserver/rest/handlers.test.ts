@@ -637,6 +637,25 @@ describe('RestHandlers: a status update changes status only', () => {
   }
 });
 
+describe("RestHandlers: a create's answer is the text the store wrote", () => {
+  test('createForResponse: its JSON is the stored object (resourceVersion included), its object the one written', () =>
+    withHarness(async (h) => {
+      const answer = await h.rest.createForResponse(ctx(), widgets, NS, widget('w'), write());
+      const s = await stored(h, 'w');
+      assert.equal(answer.obj().metadata.resourceVersion, String(h.store.currentRevision()));
+      assert.deepEqual(JSON.parse(answer.json()), s);
+      assert.deepEqual(answer.obj(), s);
+    }));
+
+  test('a dry run answers the object that would be written, and writes nothing', () =>
+    withHarness(async (h) => {
+      const revision = h.store.currentRevision();
+      const answer = await h.rest.createForResponse(ctx(), widgets, NS, widget('w'), { ...write(), dryRun: true });
+      assert.equal(JSON.parse(answer.json()).metadata.name, 'w');
+      assert.equal(h.store.currentRevision(), revision, 'nothing was written');
+    }));
+});
+
 describe('RestHandlers: a write that changes nothing returns the stored object unchanged', () => {
   const cases: { reason: string; write: (h: Harness, cur: KObject) => Promise<KObject> }[] = [
     { reason: 'PUT of the object as read', write: (h, cur) => h.rest.update(ctx(), widgets, NS, 'w', cur, '', write()) },

@@ -158,7 +158,16 @@ export class RestHandlers {
     p: WriteParams,
     presetManagedFields?: ManagedFieldsEntry[],
   ): Promise<KObject> {
-    return this.createDecoded(ctx, rt, this.decodeBody(rt, body, namespace), p, presetManagedFields);
+    return (await this.createDecoded(ctx, rt, this.decodeBody(rt, body, namespace), p, presetManagedFields)).obj();
+  }
+
+  /**
+   * createForResponse creates like `create` and returns the object as a LazyObject whose JSON
+   * is the text the store wrote (its resourceVersion spliced in): the response needs no second
+   * serialization of what was just serialized for the store.
+   */
+  async createForResponse(ctx: RequestContext, rt: ResourceType, namespace: string | undefined, body: unknown, p: WriteParams): Promise<LazyObject> {
+    return this.createDecoded(ctx, rt, this.decodeBody(rt, body, namespace), p);
   }
 
   /** Creates `obj`, a decoded body the handler owns (it is changed in place and returned). */
@@ -168,7 +177,7 @@ export class RestHandlers {
     obj: KObject,
     p: WriteParams,
     presetManagedFields?: ManagedFieldsEntry[],
-  ): Promise<KObject> {
+  ): Promise<LazyObject> {
     const now = this.now();
     const meta = obj.metadata;
     if (!meta.name) {
@@ -197,8 +206,9 @@ export class RestHandlers {
     if (meta.managedFields.length === 0) delete meta.managedFields;
 
     const final = normalizeKeyOrder(obj);
-    if (p.dryRun) return final;
-    return this.objects.create(rt, final);
+    if (p.dryRun) return LazyObject.of(final);
+    const written = await this.objects.createStored(rt, final);
+    return LazyObject.written(this.objects, rt, written.obj, written.kv);
   }
 
   // ---------------------------------------------------------------- update
@@ -338,8 +348,8 @@ export class RestHandlers {
   }
 
   /** Creates an object already merged by apply (its managedFields are set); `obj` is the handler's own. */
-  private createPrepared(ctx: RequestContext, rt: ResourceType, namespace: string | undefined, obj: KObject, p: PatchParams): Promise<KObject> {
-    return this.createDecoded(ctx, rt, this.decodeBody(rt, obj, namespace, false), p, obj.metadata.managedFields ?? []);
+  private async createPrepared(ctx: RequestContext, rt: ResourceType, namespace: string | undefined, obj: KObject, p: PatchParams): Promise<KObject> {
+    return (await this.createDecoded(ctx, rt, this.decodeBody(rt, obj, namespace, false), p, obj.metadata.managedFields ?? [])).obj();
   }
 
   // ---------------------------------------------------------------- delete

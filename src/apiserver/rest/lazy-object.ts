@@ -29,6 +29,14 @@ export class LazyObject {
     return new LazyObject(undefined, objects.rawIfExact(rt, kv, deleted), () => objects.decode(rt, kv));
   }
 
+  /**
+   * An object just written: `obj` as the handler holds it (its resourceVersion set) and `kv`
+   * what the store wrote; its JSON is the written text when that is exact (see rawIfExact).
+   */
+  static written(objects: ObjectStore, rt: ResourceType, obj: KObject, kv: KeyValue): LazyObject {
+    return new LazyObject(obj, objects.rawIfExact(rt, kv));
+  }
+
   obj(): KObject {
     if (!this.parsed) this.parsed = this.decodeFn ? this.decodeFn() : (JSON.parse(this.text!) as KObject);
     return this.parsed;

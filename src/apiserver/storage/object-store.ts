@@ -88,10 +88,15 @@ export class ObjectStore {
   }
 
   async create(rt: ResourceType, obj: KObject): Promise<KObject> {
+    return (await this.createStored(rt, obj)).obj;
+  }
+
+  /** createStored creates like `create` and also returns what the store wrote (its text, its revisions). */
+  async createStored(rt: ResourceType, obj: KObject): Promise<StoredObject> {
     const name = obj.metadata.name!;
     try {
       const kv = await this.store.create(this.key(rt, obj.metadata.namespace, name), this.encoder(obj));
-      return withRevision(obj, kv);
+      return { obj: withRevision(obj, kv), kv };
     } catch (err) {
       throw mapStoreError(err, rt, name);
     }

@@ -4,15 +4,27 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { StoreError } from '../types.js';
-import { etcdServices, type KvClient, type MaintenanceClient, type StatusResponse, type WatchClient, type WatchRequest, type WatchResponse } from './rpc.js';
+import {
+  etcdServices,
+  etcdUnaryMethods,
+  type EtcdUnaryMethods,
+  type StatusRequest,
+  type StatusResponse,
+  type WatchClient,
+  type WatchRequest,
+  type WatchResponse,
+} from './rpc.js';
 import type { EtcdTlsOptions } from './options.js';
+import { UnarySession, type UnaryMethod } from './unary-session.js';
 
-/** An Endpoint is one etcd member's client URL and its clients (sharing one channel). */
+/**
+ * An Endpoint is one etcd member's client URL and its two connections: the watch streams on a
+ * grpc-js channel, the unary calls (KV, Status) on an HTTP/2 session of their own.
+ */
 export interface Endpoint {
   readonly url: string;
-  readonly kv: KvClient;
   readonly watch: WatchClient;
-  readonly maintenance: MaintenanceClient;
+  readonly unary: UnarySession;
 }
 
 /** One member's answer to Status, or why it gave none. */
@@ -53,6 +65,7 @@ export class EtcdClient {
   private readonly endpoints: Endpoint[];
   /** The endpoint calls go to first: the last one that answered. */
   private active = 0;
+  private readonly methods: EtcdUnaryMethods;
 
   constructor(
     urls: readonly string[],
@@ -61,7 +74,8 @@ export class EtcdClient {
     private readonly callTimeoutMs: number,
   ) {
     if (urls.length === 0) throw new TypeError('no etcd endpoints given: expected at least one http://host:port or https://host:port');
-    const { KV, Watch, Maintenance } = etcdServices();
+    const { Watch } = etcdServices();
+    this.methods = etcdUnaryMethods();
     this.endpoints = urls.map((url) => {
       const { target, tls: secure } = parseEndpoint(url);
       if (!secure && (tls?.cert || tls?.key || tls?.ca)) {
@@ -71,11 +85,11 @@ export class EtcdClient {
         throw new TypeError('an etcd client certificate needs both the certificate and its key');
       }
       const credentials = secure ? grpc.credentials.createSsl(tls?.ca ?? null, tls?.key ?? null, tls?.cert ?? null) : grpc.credentials.createInsecure();
-      // Values and watch events can be large (a list of 10,000 objects): no gRPC message limit.
-      const kv = new KV(target, credentials, { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 });
-      const watch = new Watch(target, credentials, { channelOverride: kv.getChannel() });
-      const maintenance = new Maintenance(target, credentials, { channelOverride: kv.getChannel() });
-      return { url, kv, watch, maintenance };
+      // Watch events can be large (a burst of big values): no gRPC message limit.
+      const watch = new Watch(target, credentials, { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 });
+      // The unary calls without grpc-js's per-call layers (unary-session.ts); no message limit either.
+      const unary = new UnarySession(`${secure ? 'https' : 'http'}://${target}`, secure ? { ca: tls?.ca, cert: tls?.cert, key: tls?.key } : undefined);
+      return { url, watch, unary };
     });
   }
 
@@ -126,17 +140,7 @@ export class EtcdClient {
   }
 
   private unary<Req, Res>(endpoint: Endpoint, method: KvMethod, request: Req, deadline: number): Promise<Res> {
-    const fn = endpoint.kv[method] as unknown as (
-      req: Req,
-      options: grpc.CallOptions,
-      callback: (err: grpc.ServiceError | null, res?: Res) => void,
-    ) => grpc.ClientUnaryCall;
-    return new Promise<Res>((resolve, reject) => {
-      fn.call(endpoint.kv, request, { deadline }, (err, res) => {
-        if (err) reject(err);
-        else resolve(res as Res);
-      });
-    });
+    return endpoint.unary.call(this.methods[method] as unknown as UnaryMethod<Req, Res>, request, deadline);
   }
 
   /** openWatch opens a Watch stream on the active endpoint, or the one after `failed`. */
@@ -148,24 +152,21 @@ export class EtcdClient {
 
   /** statuses asks every member for its Status (one call each, no failover: each member speaks for itself). */
   statuses(timeoutMs: number): Promise<MemberStatus[]> {
+    const status = this.methods.Status as unknown as UnaryMethod<StatusRequest, StatusResponse>;
     return Promise.all(
-      this.endpoints.map(
-        (endpoint) =>
-          new Promise<MemberStatus>((resolve) => {
-            endpoint.maintenance.Status({}, { deadline: Date.now() + timeoutMs }, (err, res) => {
-              if (err || !res) resolve({ url: endpoint.url, error: err ? reason(err) : 'no answer' });
-              else resolve({ url: endpoint.url, status: res });
-            });
-          }),
+      this.endpoints.map((endpoint) =>
+        endpoint.unary.call(status, {}, Date.now() + timeoutMs).then(
+          (res): MemberStatus => ({ url: endpoint.url, status: res }),
+          (err: grpc.ServiceError): MemberStatus => ({ url: endpoint.url, error: reason(err) }),
+        ),
       ),
     );
   }
 
   close(): void {
     for (const e of this.endpoints) {
-      e.maintenance.close();
+      e.unary.close();
       e.watch.close();
-      e.kv.close();
     }
   }
 }

@@ -155,16 +155,46 @@ export interface EtcdServices {
   Maintenance: ClientConstructor<MaintenanceClient>;
 }
 
+/** A unary method's path and message codec, for calls made without grpc-js (`unary-session.ts`). */
+export interface UnaryMethodDefinition {
+  path: string;
+  serialize: (request: never) => Buffer;
+  deserialize: (bytes: Buffer) => unknown;
+}
+
+/** The unary methods called without grpc-js: KV's and Maintenance's. */
+export interface EtcdUnaryMethods {
+  Range: UnaryMethodDefinition;
+  Txn: UnaryMethodDefinition;
+  Compact: UnaryMethodDefinition;
+  Status: UnaryMethodDefinition;
+}
+
 const protoFile = 'etcd-rpc.proto';
 let services: EtcdServices | undefined;
+let unaryMethods: EtcdUnaryMethods | undefined;
 
 /** etcdServices loads etcd-rpc.proto on first use and returns the service client constructors. */
 export function etcdServices(): EtcdServices {
-  if (services) return services;
+  if (!services) load();
+  return services!;
+}
+
+/** etcdUnaryMethods returns the unary methods' paths and codecs (the same as the service clients use). */
+export function etcdUnaryMethods(): EtcdUnaryMethods {
+  if (!unaryMethods) load();
+  return unaryMethods!;
+}
+
+function load(): void {
   const definition = protoLoader.loadSync(findProtoFile(), { keepCase: true, longs: Number, enums: Number, defaults: true, oneofs: true });
   const loaded = grpc.loadPackageDefinition(definition) as unknown as { etcdserverpb: EtcdServices };
   services = loaded.etcdserverpb;
-  return services;
+  const method = (service: string, name: string): UnaryMethodDefinition => {
+    const m = (definition[`etcdserverpb.${service}`] as protoLoader.ServiceDefinition)[name];
+    return { path: m.path, serialize: m.requestSerialize, deserialize: m.responseDeserialize };
+  };
+  unaryMethods = { Range: method('KV', 'Range'), Txn: method('KV', 'Txn'), Compact: method('KV', 'Compact'), Status: method('Maintenance', 'Status') };
 }
 
 /**

@@ -75,6 +75,8 @@ export class WatchCache {
   private readonly waiters = new Map<number, Waiter>();
   /** The watchers it serves, by prefix (events are matched once per prefix, not per watcher). */
   private readonly watchers = new Map<string, Set<CacheWatcher>>();
+  /** `watchers` as an array, for dispatch; undefined when a prefix was added or removed since. */
+  private groups: [string, Set<CacheWatcher>][] | undefined;
   private readonly history: EventHistory;
   private readonly listed = new ListedPrefixes(listedPrefixes);
   /** How many times the cache listed the store (1 + the times it lost its watch). */
@@ -185,14 +187,20 @@ export class WatchCache {
 
   register(watcher: CacheWatcher): void {
     let group = this.watchers.get(watcher.prefix);
-    if (!group) this.watchers.set(watcher.prefix, (group = new Set()));
+    if (!group) {
+      this.watchers.set(watcher.prefix, (group = new Set()));
+      this.groups = undefined;
+    }
     group.add(watcher);
   }
 
   unregister(watcher: CacheWatcher): void {
     const group = this.watchers.get(watcher.prefix);
     if (!group?.delete(watcher)) return;
-    if (group.size === 0) this.watchers.delete(watcher.prefix);
+    if (group.size === 0) {
+      this.watchers.delete(watcher.prefix);
+      this.groups = undefined;
+    }
   }
 
   /** stop ends the watch; waiting gets read etcd. The store ends the watchers. */
@@ -204,6 +212,7 @@ export class WatchCache {
     this.items = new Map();
     this.listed.clear();
     this.watchers.clear();
+    this.groups = undefined;
     this.history.reset(0);
     this.settleAll(false);
   }
@@ -306,9 +315,13 @@ export class WatchCache {
 
   /** dispatch hands `events` to every watcher, each only those under its prefix. */
   private dispatch(events: StoreEvent[]): void {
-    for (const [prefix, group] of [...this.watchers]) {
-      const matching = prefix === '' ? events : (Object.freeze(events.filter((e) => e.kv.key.startsWith(prefix))) as StoreEvent[]);
-      if (matching.length === 0) continue;
+    // The groups as they were when dispatch began (a handler may open or close watchers); kept
+    // between dispatches until a prefix is added or removed.
+    const groups = (this.groups ??= [...this.watchers]);
+    for (let g = 0; g < groups.length; g++) {
+      const [prefix, group] = groups[g];
+      const matching = prefix === '' ? events : underPrefix(events, prefix);
+      if (!matching) continue;
       // A copy: a handler may close watchers or open new ones (those catch up from the history).
       for (const watcher of [...group]) watcher.offer(matching);
     }
@@ -324,6 +337,7 @@ export class WatchCache {
     // Its watchers go on as etcd watches of their own from their last revision (etcd replays what they missed).
     const served = [...this.watchers.values()].flatMap((group) => [...group]);
     this.watchers.clear();
+    this.groups = undefined;
     for (const watcher of served) watcher.leaveCache();
     const compacted = err instanceof StoreError && err.code === 'compacted';
     this.source.logger.warn({ err }, compacted ? 'the watch cache fell behind compaction; listing again' : 'the watch cache lost its watch; listing again');
@@ -348,4 +362,15 @@ export class WatchCache {
   private settleAll(fresh: boolean): void {
     for (const revision of [...this.waiters.keys()]) this.settle(revision, fresh);
   }
+}
+
+/** underPrefix returns the events whose key starts with `prefix` (frozen), or undefined when none does. */
+function underPrefix(events: StoreEvent[], prefix: string): StoreEvent[] | undefined {
+  let matching: StoreEvent[] | undefined;
+  for (let i = 0; i < events.length; i++) {
+    if (events[i].kv.key.startsWith(prefix)) (matching ??= []).push(events[i]);
+  }
+  if (!matching) return undefined;
+  // Every event matched: the batch itself (already frozen) is shared.
+  return matching.length === events.length ? events : (Object.freeze(matching) as StoreEvent[]);
 }
