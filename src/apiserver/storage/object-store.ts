@@ -58,14 +58,16 @@ export class ObjectStore {
    */
   rawIfExact(rt: ResourceType, kv: KeyValue, deleted = false): string | undefined {
     const apiVersion = groupVersion(rt);
+    // Read once: a store may decode the value on each read (the etcd watch cache keeps bytes).
+    const text = kv.value;
     // The encoder writes apiVersion first when objects are built by the server.
-    if (!kv.value.startsWith(`{"apiVersion":"${apiVersion}"`)) return undefined;
+    if (!text.startsWith(`{"apiVersion":"${apiVersion}"`)) return undefined;
     // A backend that assigns the revision while writing (etcd) stored no resourceVersion:
     // it is spliced into the text, which is as good as a parse, a set and a stringify.
-    if (!this.store.embedsRevision) return withResourceVersion(kv.value, apiVersion.length, kv.modRevision);
+    if (!this.store.embedsRevision) return withResourceVersion(text, apiVersion.length, kv.modRevision);
     // A live value embeds its own revision; a delete event carries the last stored text
     // but the delete's revision, so that one must be re-encoded.
-    return deleted ? undefined : kv.value;
+    return deleted ? undefined : text;
   }
 
   async get(rt: ResourceType, namespace: string | undefined, name: string): Promise<StoredObject | undefined> {

@@ -570,6 +570,42 @@ describe('etcd store: watches served by the watch cache', { skip: missing }, () 
     }
   });
 
+  test("values that are not ASCII come through the cache as they were written: gets, lists, watch events and a delete's last value", async () => {
+    const keyPrefix = freshPrefix();
+    const cached = await open(keyPrefix, { watchCache: true });
+    try {
+      const start = cached.currentRevision();
+      const rec = recorder();
+      cached.watch('/u/', start, rec);
+      // Two-, three- and four-byte UTF-8 characters (the last a surrogate pair in a JS string).
+      const text = JSON.stringify({ note: 'naïve café – 東京 🚀' });
+      const created = await cached.create('/u/a', () => text);
+      const updated = await cached.update('/u/a', created.modRevision, () => text.replace('café', 'thé'));
+      await cached.delete('/u/a', updated.modRevision);
+      const again = await cached.create('/u/b', () => text);
+      await waitFor(() => rec.events.length === 4, 'the events');
+      assert.deepEqual(
+        rec.events.map((e) => [e.type, e.kv.key, e.kv.value, e.prev?.value]),
+        [
+          ['put', '/u/a', text, undefined],
+          ['put', '/u/a', text.replace('café', 'thé'), text],
+          ['delete', '/u/a', text.replace('café', 'thé'), text.replace('café', 'thé')],
+          ['put', '/u/b', text, undefined],
+        ],
+      );
+      const got = await cached.get('/u/b');
+      assert.equal(got?.value, text);
+      assert.equal(got?.modRevision, again.modRevision);
+      assert.deepEqual(
+        (await cached.list('/u/')).items.map((kv) => [kv.key, kv.value]),
+        [['/u/b', text]],
+      );
+      assert.ok(cached.readStats().cacheGets >= 1, 'answered by the cache');
+    } finally {
+      await cached.close();
+    }
+  });
+
   test('the history is bounded by bytes too (watchHistoryBytes): a watch from before what it holds goes to etcd, with the same events', async () => {
     const keyPrefix = freshPrefix();
     // Room for about two of these events (1 KB values), not three.

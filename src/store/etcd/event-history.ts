@@ -12,6 +12,7 @@
  * complete.
  */
 import type { StoreEvent } from '../types.js';
+import { valueSize } from './cached-key-value.js';
 
 export interface HistoryLimits {
   /** At most this many events. */
@@ -25,7 +26,7 @@ const eventOverheadBytes = 96;
 
 /** eventBytes estimates what holding `event` costs: its key, value and previous value, and its objects. */
 export function eventBytes(event: StoreEvent): number {
-  return eventOverheadBytes + event.kv.key.length + event.kv.value.length + (event.prev ? event.prev.value.length : 0);
+  return eventOverheadBytes + event.kv.key.length + valueSize(event.kv) + (event.prev ? valueSize(event.prev) : 0);
 }
 
 export class EventHistory {

@@ -15,11 +15,14 @@
  * given its previous value from memory, kept in a bounded history (`EventHistory`) and handed
  * to every watcher whose prefix it falls under, in revision order.
  *
+ * The values are held as UTF-8 bytes off the V8 heap (`CachedKeyValue`, decoded on each read
+ * of `value`), so the heap holds the keys and small objects, not ~1.4 KB per stored object.
+ *
  * What it hands out cannot be changed: the values it holds, the events and their KeyValues
  * are frozen (a consumer that tries gets a TypeError instead of corrupting what every other
- * reader sees). An event's KeyValue is an object of its own, sharing only its strings with the
- * value held: whatever a consumer keeps per event object (a parsed or serialized copy in a
- * WeakMap) goes when the event leaves the history, not when the key changes.
+ * reader sees). An event's KeyValue is an object of its own, sharing only its key and bytes
+ * with the value held: whatever a consumer keeps per event object (a parsed or serialized copy
+ * in a WeakMap) goes when the event leaves the history, not when the key changes.
  *
  * Lists of the latest state come from the sorted keys of the prefixes listed recently
  * (`ListedPrefixes`), kept current as keys are created and deleted.
@@ -30,6 +33,7 @@
  */
 import type { KeyValue, StoreEvent, StoreListOptions, StoreListResult } from '../types.js';
 import { StoreError } from '../types.js';
+import { CachedKeyValue } from './cached-key-value.js';
 import type { CacheWatcher } from './cache-watcher.js';
 import { EventHistory, type HistoryLimits } from './event-history.js';
 import { KeyCodec } from './keys.js';
@@ -64,8 +68,8 @@ interface Waiter {
 }
 
 export class WatchCache {
-  /** Every key under the prefix and its value (frozen). */
-  private items = new Map<string, Readonly<KeyValue>>();
+  /** Every key under the prefix and its value (frozen; the value as bytes off the V8 heap). */
+  private items = new Map<string, CachedKeyValue>();
   private state: 'syncing' | 'ready' | 'stopped' = 'syncing';
   /** Every event up to this revision (the whole keyspace) is applied. */
   private seen = 0;
@@ -231,7 +235,7 @@ export class WatchCache {
   }
 
   /** install takes a list's keys and watches every revision after it. */
-  private install({ items, revision }: { items: Map<string, Readonly<KeyValue>>; revision: number }): void {
+  private install({ items, revision }: { items: Map<string, CachedKeyValue>; revision: number }): void {
     if (this.state === 'stopped') return;
     this.items = items;
     this.listed.clear();
@@ -242,14 +246,14 @@ export class WatchCache {
     this.source.logger.debug({ keys: items.size, revision }, 'watch cache ready');
   }
 
-  private async listAll(): Promise<{ items: Map<string, Readonly<KeyValue>>; revision: number }> {
-    const items = new Map<string, Readonly<KeyValue>>();
+  private async listAll(): Promise<{ items: Map<string, CachedKeyValue>; revision: number }> {
+    const items = new Map<string, CachedKeyValue>();
     let revision = 0;
     let startAfter: string | undefined;
     for (;;) {
       const page = await this.source.list({ limit: listPageSize, startAfter, revision });
       revision = page.revision;
-      for (const kv of page.items) items.set(kv.key, Object.freeze(kv));
+      for (const kv of page.items) items.set(kv.key, CachedKeyValue.of(kv.key, kv.value, kv.createRevision, kv.modRevision));
       const last = page.items[page.items.length - 1];
       if (!page.more || !last) return { items, revision };
       startAfter = last.key;
@@ -294,14 +298,15 @@ export class WatchCache {
       if (event.type === 'delete') {
         if (this.items.delete(key)) this.listed.removed(key);
         // etcd sends a delete without the value (the cache's watch asks for no previous values): memory has it.
-        const kv: KeyValue = Object.freeze({ key, value: prev?.value ?? '', createRevision: prev?.createRevision ?? 0, modRevision });
+        const kv: KeyValue = prev ? prev.at(key, prev.createRevision, modRevision) : Object.freeze({ key, value: '', createRevision: 0, modRevision });
         applied = Object.freeze(prev ? { type: 'delete', kv, prev } : { type: 'delete', kv });
       } else {
         const { value, createRevision } = event.kv;
-        this.items.set(key, Object.freeze({ key, value, createRevision, modRevision }));
+        const item = CachedKeyValue.of(key, value, createRevision, modRevision);
+        this.items.set(key, item);
         if (!prev) this.listed.added(key);
-        // The event's own KeyValue (the strings are shared): see the class comment.
-        const kv: KeyValue = Object.freeze({ key, value, createRevision, modRevision });
+        // The event's own KeyValue (the key and the value's bytes are shared): see the class comment.
+        const kv: KeyValue = item.at(key, createRevision, modRevision);
         applied = Object.freeze(prev ? { type: 'put', kv, prev } : { type: 'put', kv });
       }
       this.history.push(applied);

@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { eventually } from '../../../test/support/eventually.js';
-import { StoreError, type KeyValue, type Store, type StoreEvent, type StoreWatchHandlers, type ValueEncoder } from '../types.js';
+import { StoreError, type KeyValue, type Store, type StoreEvent, type StoreListResult, type StoreWatchHandlers, type ValueEncoder } from '../types.js';
 
 /** A StoreUnderTest is one fresh, empty store (no key of another test is visible in it). */
 export interface StoreUnderTest {
@@ -460,7 +460,9 @@ export function storeConformance(backend: ConformanceBackend, parts: readonly Co
         const s = await t.reopen();
         assert.equal(s.currentRevision(), r(4));
         assert.equal(s.compactedRevision(), r(2));
-        assert.deepEqual(await s.list(''), before);
+        // Compared field by field: a store may hand out KeyValues of its own class (the etcd watch cache's).
+        const shown = (list: StoreListResult) => ({ ...list, items: list.items.map(brief) });
+        assert.deepEqual(shown(await s.list('')), shown(before));
         assert.equal(brief(await s.create('/c', json({}))), ctx.kv('/c', 5, 5, {}), 'revisions continue after a reopen');
         await assert.rejects(s.list('', { revision: r(1) }), { code: 'compacted' });
       }));

@@ -17,7 +17,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { lazyModule } from '../../lazy-module.js';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { abandonStart, awaitDaemonReady, startDaemon, stopDaemon, type Readiness } from '../process/daemons.js';
 import { readTail, sleep, writeFileAtomic } from '../process/processes.js';
@@ -48,9 +48,13 @@ export interface NatsServersOptions {
 
 const maxStartAttempts = 5;
 const portTaken = /address already in use/i;
+/** The NATS client is loaded by the first login check, not at start. */
+const natsClient = lazyModule(() => import('@nats-io/transport-node'));
 
 /** natsLogin tries to log in; it reports whether the server accepted the user. */
 export async function natsLogin(port: number, user: string, pass: string, timeoutMs = 2000): Promise<boolean> {
+  // Outside the try: a client that cannot be loaded is an error, not a refused login.
+  const { connect } = await natsClient();
   try {
     const nc = await connect({ servers: `127.0.0.1:${port}`, user, pass, reconnect: false, timeout: timeoutMs });
     await nc.close();

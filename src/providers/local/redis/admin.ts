@@ -4,8 +4,11 @@
  * prefix. Everything is a plain command sent through node-redis.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
+import { lazyModule } from '../../lazy-module.js';
 import { untilAborted } from '../process/cancellable.js';
+
+/** node-redis (with its modules, ~1.6 MB of source) is loaded by the first connection, not at start. */
+const redisClient = lazyModule(() => import('redis'));
 
 /** A RedisLogin is where and as whom to connect. */
 export interface RedisLogin {
@@ -28,6 +31,8 @@ export interface RedisCommands {
  * the signal's reason.
  */
 export async function withRedis<T>(login: RedisLogin, fn: (redis: RedisCommands) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
+  const { createClient } = await redisClient();
   signal?.throwIfAborted();
   let lastError: Error | undefined;
   const client = createClient({
