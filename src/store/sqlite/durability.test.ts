@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fdatasync, statSync } from 'node:fs';
 import type { StoreEvent } from '../types.js';
+import type { SqliteStore } from './sqlite-store.js';
 import { json, nextTurn, tempStore } from './testing.js';
 
 /** A HeldSync records WAL sync requests and completes them only when the test says so. */
@@ -35,6 +36,32 @@ function observe<T>(promise: Promise<T>): { settled: () => boolean; result: Prom
   });
   result.catch(() => {});
   return { settled: () => settled, result };
+}
+
+/**
+ * writeUntilDatabaseSync writes ~64 KiB values one at a time, releasing each WAL sync, until a
+ * sync of another file than the WAL is asked for — the database file's, after a checkpoint copied
+ * the WAL into it — and returns that request, not yet done (undefined if none came in ~25 MB).
+ */
+async function writeUntilDatabaseSync(
+  store: SqliteStore,
+  held: ReturnType<typeof heldSync>,
+): Promise<{ fd: number; done: (err: Error | null) => void } | undefined> {
+  const big = 'x'.repeat(64 * 1024);
+  let walFd: number | undefined;
+  for (let i = 0; i < 400; i++) {
+    const write = store.create(`/big/${i}`, json({ big }));
+    await nextTurn();
+    for (;;) {
+      const next = held.pending[0];
+      if (!next) break;
+      walFd ??= next.fd;
+      if (next.fd !== walFd) return held.pending.shift();
+      await held.release();
+    }
+    await write;
+  }
+  return undefined;
 }
 
 describe('pipelined durability: nobody hears of a write before the WAL sync', () => {
@@ -178,26 +205,7 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
     const temp = tempStore({ sync: held.sync });
     try {
       const store = temp.store;
-      const big = 'x'.repeat(64 * 1024);
-      let walFd: number | undefined;
-      let databaseSync: { fd: number; done: (err: Error | null) => void } | undefined;
-      // ~20 MB of values, one write at a time, each sync released, until a sync of another file
-      // than the WAL is asked for: the database file's, after the checkpoint copied the WAL in.
-      for (let i = 0; i < 400 && !databaseSync; i++) {
-        const write = store.create(`/big/${i}`, json({ big }));
-        await nextTurn();
-        for (;;) {
-          const next = held.pending[0];
-          if (!next) break;
-          walFd ??= next.fd;
-          if (next.fd !== walFd) {
-            databaseSync = held.pending.shift();
-            break;
-          }
-          await held.release();
-        }
-        if (!databaseSync) await write;
-      }
+      const databaseSync = await writeUntilDatabaseSync(store, held);
       assert.ok(databaseSync, 'a checkpoint asked for a sync of the database file');
       assert.ok(statSync(temp.path).size > 8 * 1024 * 1024, 'the checkpoint copied the WAL into the database file');
       const before = store.currentRevision();
@@ -229,24 +237,7 @@ describe('pipelined durability: nobody hears of a write before the WAL sync', ()
     const temp = tempStore({ sync: held.sync });
     try {
       const store = temp.store;
-      const big = 'x'.repeat(64 * 1024);
-      let walFd: number | undefined;
-      let databaseSync: { fd: number; done: (err: Error | null) => void } | undefined;
-      for (let i = 0; i < 400 && !databaseSync; i++) {
-        const write = store.create(`/big/${i}`, json({ big }));
-        await nextTurn();
-        for (;;) {
-          const next = held.pending[0];
-          if (!next) break;
-          walFd ??= next.fd;
-          if (next.fd !== walFd) {
-            databaseSync = held.pending.shift();
-            break;
-          }
-          await held.release();
-        }
-        if (!databaseSync) await write;
-      }
+      const databaseSync = await writeUntilDatabaseSync(store, held);
       assert.ok(databaseSync, 'a checkpoint asked for a sync of the database file');
       const waiting = store.create('/waiting', json({}));
       await nextTurn();
