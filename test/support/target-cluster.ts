@@ -4,8 +4,14 @@
  * the credentials to reach it, read from the kubeconfig it writes (CA, admin token, admin
  * client certificate and key).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { ensurePki } from '../../src/apiserver/auth/pki.js';
 import { kubectlOk, removeDir, startServer, type ServerProcess, type StartOptions } from './server.js';
 
 /** The credentials of a target cluster, as PEM text and strings. */
@@ -111,4 +117,30 @@ export function targetProviderYaml(
     spec: { type: 'kubernetes', credentialsSecretRef: { name }, ...spec },
   });
   return [secretYaml(namespace, name, { endpoint: c.endpoint, clusterCA: c.clusterCA, token: c.token }), provider].join('---\n');
+}
+
+/** A StandInTarget is an HTTPS server on 127.0.0.1 answering as a test says (mocked: a target cluster that misbehaves). */
+export interface StandInTarget {
+  /** https://127.0.0.1:<port> */
+  url: string;
+  /** The CA (PEM) that signed its certificate. */
+  ca: string;
+  stop(): Promise<void>;
+}
+
+/** startStandInTarget serves `handler` over TLS with a certificate for 127.0.0.1 from a CA of its own. */
+export async function startStandInTarget(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<StandInTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'conductor-stand-in-target-'));
+  const pki = await ensurePki(dir, '127.0.0.1');
+  const server = createHttpsServer({ key: pki.serverKeyPem, cert: pki.serverCertPem }, handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ca: pki.caCertPem,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,7 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
-import { TargetClient, TargetError, targetUrl } from './target-client.js';
+import { startStandInTarget, type StandInTarget } from '../../../test/support/target-cluster.js';
+import { TARGET_MAX_BODY_BYTES, TargetClient, TargetError, targetUrl } from './target-client.js';
 
 describe('TargetClient', () => {
   // A TCP server that accepts and never answers: a TLS handshake with it never ends.
@@ -60,4 +62,64 @@ describe('targetUrl', () => {
   for (const c of cases) {
     test(`${c.server} + ${c.path}`, () => assert.equal(targetUrl(new URL(c.server), c.path).toString(), c.want));
   }
+});
+
+describe('TargetClient against a stand-in HTTPS server that misbehaves (mocked: a broken or hostile target)', () => {
+  let target: StandInTarget;
+  let answer: (res: ServerResponse) => void = () => undefined;
+  before(async () => {
+    target = await startStandInTarget((_req, res) => answer(res));
+  });
+  after(() => target.stop());
+  const client = () => new TargetClient({ server: target.url, ca: target.ca, token: 't' });
+
+  /** Writes `total` bytes of `fill` in 1 MiB chunks, respecting back-pressure, unless the client goes. */
+  async function stream(res: ServerResponse, head: string, fill: string, total: number): Promise<void> {
+    res.write(head);
+    const chunk = fill.repeat(1024 * 1024);
+    for (let sent = 0; sent < total && !res.destroyed; sent += chunk.length) {
+      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    }
+    res.end();
+  }
+
+  test('an answer larger than TARGET_MAX_BODY_BYTES is refused, not held', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      void stream(res, '{"gitVersion":"', 'x', TARGET_MAX_BODY_BYTES + 1024 * 1024);
+    };
+    const c = client();
+    await assert.rejects(c.version(), (err) => err instanceof TargetError && err.reason === 'RequestFailed' && /more than 64 MiB/.test(err.message));
+    c.close();
+  });
+
+  test('a watch event line larger than TARGET_MAX_BODY_BYTES ends the watch with a clear error', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      void stream(res, '{"type":"ADDED","object":{"kind":"', 'x', TARGET_MAX_BODY_BYTES + 1024 * 1024);
+    };
+    const c = client();
+    const events: unknown[] = [];
+    await assert.rejects(
+      c.watch('/api/v1/configmaps', '1', (e) => void events.push(e), new AbortController().signal),
+      (err) => err instanceof TargetError && /more than 64 MiB for watch \/api\/v1\/configmaps/.test(err.message),
+    );
+    assert.equal(events.length, 0);
+    c.close();
+  });
+
+  test('a character split between two chunks of a watch stream arrives whole', async () => {
+    const line = Buffer.from(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'ünïcødé-名前' } } })}\n`);
+    const split = line.indexOf(Buffer.from('名')) + 1; // inside the 3-byte character
+    answer = (res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(line.subarray(0, split));
+      setTimeout(() => res.end(line.subarray(split)), 20);
+    };
+    const c = client();
+    const names: unknown[] = [];
+    await c.watch('/api/v1/configmaps', '1', (e) => void names.push((e.object.metadata as { name?: unknown }).name), new AbortController().signal);
+    assert.deepEqual(names, ['ünïcødé-名前']);
+    c.close();
+  });
 });

@@ -86,6 +86,13 @@ export interface WatchEvent {
   object: JsonObject;
 }
 
+/**
+ * The most a target may send as one answer's body or one watch event's line: far above any
+ * object Kubernetes stores (~1.5 MiB), so only a broken or hostile server reaches it, and it
+ * cannot grow the process's memory without bound (a watch line is counted in characters).
+ */
+export const TARGET_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 /** The field manager of Conductor's server-side applies. */
 export const FIELD_MANAGER = 'conductor';
 
@@ -158,7 +165,16 @@ export class TargetClient {
         },
         (res) => {
           const chunks: Buffer[] = [];
-          res.on('data', (d: Buffer) => chunks.push(d));
+          let bytes = 0;
+          res.on('data', (d: Buffer) => {
+            bytes += d.length;
+            if (bytes <= TARGET_MAX_BODY_BYTES) chunks.push(d);
+            else {
+              signal?.removeEventListener('abort', onAbort);
+              req.destroy();
+              reject(this.tooLarge(`${method} ${path}`));
+            }
+          });
           res.on('error', (err) => {
             signal?.removeEventListener('abort', onAbort);
             reject(this.failure(err));
@@ -189,6 +205,14 @@ export class TargetClient {
       if (payload !== undefined) req.write(payload);
       req.end();
     });
+  }
+
+  /** tooLarge is the error of an answer (or a watch event) over TARGET_MAX_BODY_BYTES. */
+  private tooLarge(what: string): TargetError {
+    return new TargetError(
+      'RequestFailed',
+      `${this.server} sent more than ${TARGET_MAX_BODY_BYTES / (1024 * 1024)} MiB for ${what} (in one answer or one watch event); the connection was closed`,
+    );
   }
 
   private failure(err: Error & { code?: string }): TargetError {
@@ -308,35 +332,52 @@ export class TargetClient {
         { method: 'GET', agent: this.watchAgent, headers: { Accept: 'application/json', ...(auth ? { Authorization: auth } : {}) } },
         (res) => {
           const status = res.statusCode ?? 0;
-          const chunks: Buffer[] = [];
-          let pending = '';
-          res.on('data', (d: Buffer) => {
-            if (status !== 200) {
-              chunks.push(d);
-              return;
+          // Decoded as a stream, so a character split between two chunks stays whole.
+          res.setEncoding('utf8');
+          // The partial line (or, on failure, the body) so far, in pieces: a chunk is searched
+          // for line ends once, and a long line is joined once, not at every chunk.
+          let pieces: string[] = [];
+          let pendingLength = 0;
+          /** handleLine gives one complete line to onEvent; false once the watch is over. */
+          const handleLine = (raw: string): boolean => {
+            const line = raw.trim();
+            if (line === '') return true;
+            let event: unknown;
+            try {
+              event = JSON.parse(line);
+            } catch {
+              req.destroy();
+              settle(new TargetError('RequestFailed', `${this.server} sent a watch event of ${path} that is not JSON`));
+              return false;
             }
-            pending += d.toString('utf8');
-            let nl: number;
-            while ((nl = pending.indexOf('\n')) >= 0) {
-              const line = pending.slice(0, nl).trim();
-              pending = pending.slice(nl + 1);
-              if (line === '') continue;
-              let event: unknown;
-              try {
-                event = JSON.parse(line);
-              } catch {
+            if (isPlainObject(event) && typeof event.type === 'string' && isPlainObject(event.object)) {
+              const stop = onEvent({ type: event.type, object: event.object as JsonObject });
+              if (stop) {
                 req.destroy();
-                settle(new TargetError('RequestFailed', `${this.server} sent a watch event of ${path} that is not JSON`));
-                return;
+                settle(stop);
+                return false;
               }
-              if (isPlainObject(event) && typeof event.type === 'string' && isPlainObject(event.object)) {
-                const stop = onEvent({ type: event.type, object: event.object as JsonObject });
-                if (stop) {
-                  req.destroy();
-                  settle(stop);
-                  return;
-                }
+            }
+            return true;
+          };
+          res.on('data', (d: string) => {
+            let start = 0;
+            if (status === 200) {
+              for (let nl = d.indexOf('\n'); nl >= 0; nl = d.indexOf('\n', start)) {
+                const line = pieces.length > 0 ? pieces.join('') + d.slice(start, nl) : d.slice(start, nl);
+                pieces = [];
+                pendingLength = 0;
+                start = nl + 1;
+                if (!handleLine(line)) return;
               }
+            }
+            if (start < d.length) {
+              pieces.push(start === 0 ? d : d.slice(start));
+              pendingLength += d.length - start;
+            }
+            if (pendingLength > TARGET_MAX_BODY_BYTES) {
+              req.destroy();
+              settle(this.tooLarge(`watch ${path}`));
             }
           });
           res.on('error', (err) => settle(signal.aborted ? signal.reason : this.failure(err)));
@@ -344,7 +385,7 @@ export class TargetClient {
             if (status === 200) return settle();
             let body: unknown;
             try {
-              body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              body = JSON.parse(pieces.join(''));
             } catch {
               body = undefined;
             }
