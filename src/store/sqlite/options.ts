@@ -71,6 +71,13 @@ export const pageCacheBytes = 16 * 1024 * 1024;
 export const maxBatchSize = 256;
 /** The most revisions one step of a watch's history replay reads (about 10 ms of work). */
 export const revisionsPerStep = 2000;
+/**
+ * The most events one step of a watch's history replay reads: a watcher that a slow client
+ * paused takes a few events per resume, so a step reads no more than it may hold.
+ */
+export const eventsPerStep = 256;
+/** The most bytes of values a paused watcher holds of the events it was offered and did not take. */
+export const heldBytesPerWatcher = 256 * 1024;
 /** The most revisions one compaction step (one transaction) covers (about 10 ms of work). */
 export const revisionsPerCompactionStep = 500;
 

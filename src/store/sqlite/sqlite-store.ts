@@ -95,6 +95,8 @@ export interface SqliteStoreStats {
   syncs: number;
   /** The newest revision known to be on disk. */
   durableRevision: number;
+  /** Events watchers have read back from the log (replays and catch-ups after a pause). */
+  historyEventsRead: number;
 }
 
 /**
@@ -171,6 +173,7 @@ export class SqliteStore implements Store {
   private readonly syncFile: FileSync;
   private readonly inMemory: boolean;
   private readonly maxPausedEvents: number;
+  private historyEventsRead = 0;
   private readonly observer: CommitObserver | undefined;
 
   constructor(options: SqliteStoreOptions) {
@@ -236,6 +239,7 @@ export class SqliteStore implements Store {
       watchers: this.watchers.size,
       syncs: this.syncs,
       durableRevision: this.durableHead,
+      historyEventsRead: this.historyEventsRead,
     };
   }
 
@@ -637,17 +641,17 @@ export class SqliteStore implements Store {
     hub: this.hub,
     currentRevision: () => this.durableHead,
     compactedRevision: () => this.compacted,
-    readHistory: (range, after, upTo) => this.readHistory(range, after, upTo),
+    readHistory: (range, after, upTo, limit) => this.readHistory(range, after, upTo, limit),
     forget: (watcher) => {
       this.watchers.delete(watcher);
     },
     maxPausedEvents: () => this.maxPausedEvents,
   };
 
-  private readHistory(range: KeyRange, after: number, upTo: number): StoreEvent[] {
+  private readHistory(range: KeyRange, after: number, upTo: number, limit: number): StoreEvent[] {
     if (this.state !== 'open') throw new StoreError('closed', 'cannot read history: the store is closed');
     const events: StoreEvent[] = [];
-    for (const row of this.sql.history.iterate(after, upTo, range.lower, range.upper)) {
+    for (const row of this.sql.history.iterate(after, upTo, range.lower, range.upper, limit)) {
       const prev: KeyValue | undefined =
         row.prevRev > 0 && row.prevValue !== null
           ? { key: row.key, value: row.prevValue, createRevision: row.prevCreateRev ?? 0, modRevision: row.prevRev }
@@ -661,6 +665,7 @@ export class SqliteStore implements Store {
         events.push(prev ? { type: 'put', kv, prev } : { type: 'put', kv });
       }
     }
+    this.historyEventsRead += events.length;
     return events;
   }
 

@@ -52,7 +52,7 @@ export class Statements {
   readonly countAtAfter: Statement<[string, Bound, number], number>;
 
   /** (afterRev, upToRev, lower, upper). */
-  readonly history: Statement<[number, number, string, Bound], HistoryRow>;
+  readonly history: Statement<[number, number, string, Bound, number], HistoryRow>;
 
   /** (afterRev, upToRev): removes the rows that revisions in the range superseded. */
   readonly deleteSuperseded: Statement<[number, number]>;
@@ -109,7 +109,7 @@ export class Statements {
               l.prev_rev AS prevRev, l.value AS value, p.value AS prevValue, p.create_rev AS prevCreateRev
        FROM log l LEFT JOIN log p ON p.rev = l.prev_rev
        WHERE l.rev > ? AND l.rev <= ? AND l.key >= ? AND l.key < ?
-       ORDER BY l.rev`,
+       ORDER BY l.rev LIMIT ?`,
     );
 
     this.deleteSuperseded = db.prepare(`DELETE FROM log WHERE rev IN (SELECT prev_rev FROM log WHERE rev > ? AND rev <= ? AND prev_rev > 0)`);

@@ -64,6 +64,43 @@ describe('watch', () => {
     }
   });
 
+  test('a watcher a slow client pauses every few events gets each event once and reads each one from the log once', async () => {
+    const t = tempStore();
+    try {
+      const s = t.store;
+      const n = 1000;
+      await s.create('/other/0', json({})); // revision 1: the watch starts after it
+      for (let i = 0; i < n; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => s.create(`/slow/${i + j}`, json({ i: i + j }))));
+      await s.create('/other/1', json({}));
+      const got: number[] = [];
+      const errors: Error[] = [];
+      const readBefore = s.stats().historyEventsRead;
+      // Like a client whose socket takes three events per drain: take three, pause, resume on a later turn.
+      const watcher = s.watch('/slow/', 1, {
+        onEvents(events) {
+          const taken = Math.min(3, events.length);
+          for (const e of events.slice(0, taken)) got.push(e.kv.modRevision);
+          setImmediate(() => watcher.resume());
+          return taken;
+        },
+        onError(err) {
+          errors.push(err);
+        },
+      });
+      await waitFor(() => got.length === n, `all ${n} events`);
+      watcher.close();
+      assert.deepEqual(errors, []);
+      assert.deepEqual(
+        got,
+        Array.from({ length: n }, (_, i) => i + 2),
+      );
+      const read = s.stats().historyEventsRead - readBefore;
+      assert.ok(read <= n * 1.1, `each event read from the log about once (read ${read} for ${n})`);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   test('a watcher that is still replaying when compaction passes it ends with compacted', async () => {
     const t = tempStore();
     try {
