@@ -2,7 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePath } from './paths.js';
 
-const resource = (o: { group?: string; version?: string; namespace?: string; resource: string; name?: string; subresource?: string; watchPrefix?: boolean }) => ({
+const resource = (o: {
+  group?: string;
+  version?: string;
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+  watchPrefix?: boolean;
+}) => ({
   type: 'resource',
   group: o.group ?? '',
   version: o.version ?? 'v1',

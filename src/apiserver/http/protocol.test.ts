@@ -11,7 +11,10 @@ async function seen(send: (port: number) => Promise<void>, h2 = false): Promise<
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     answers.push(asksImpersonation(req));
     // It agrees with the full header copy the impersonation check reads.
-    assert.equal(answers.at(-1), Object.keys(headersDistinct(req)).some((k) => k.startsWith('impersonate-')));
+    assert.equal(
+      answers.at(-1),
+      Object.keys(headersDistinct(req)).some((k) => k.startsWith('impersonate-')),
+    );
     res.end('ok');
   };
   const server = h2
