@@ -111,7 +111,12 @@ export class LoopbackClient implements Client {
           event: (type, obj) => {
             // Watchers share the event's object; each loopback consumer gets its own copy,
             // unless it promised to only read it.
-            if (!stopped) h.onEvent({ type, object: (o.readOnly ? obj.obj() : obj.copy()) as T });
+            if (stopped) return;
+            if (type === 'ADDED' && o.skipAdded) {
+              const text = obj.heldText();
+              if (text !== undefined && o.skipAdded(text)) return;
+            }
+            h.onEvent({ type, object: (o.readOnly ? obj.obj() : obj.copy()) as T });
           },
           error: (status) => {
             if (!stopped) h.onEvent({ type: 'ERROR', object: status as unknown as T });

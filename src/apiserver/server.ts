@@ -35,7 +35,7 @@ import { EncryptingStore, ensureKeySet, reencryptAll } from './encryption/index.
 import { AuditLog, RequestAuditor } from './audit/index.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './http/rate-limit.js';
 import { createApiListener, type ApiListener } from './http/listener.js';
-import { headersDistinct } from './http/protocol.js';
+import { asksImpersonation, headersDistinct } from './http/protocol.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './http/watch-streams.js';
 import { VERSION } from '../version.js';
 import { prepareDataDir } from './data-dir.js';
@@ -235,7 +235,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     authenticate: (req) => authn.authenticator.authenticateRequestAsync(req),
     endpoints: [...authn.endpoints, ...accessReviewEndpoints({ authorizer, index: authz.index })],
     readSubresources: extension.readSubresources,
-    impersonate: (req, user) => impersonatedUser(headersDistinct(req), user, authorizer),
+    // Most requests impersonate nobody: their raw header names are checked before any copy is made.
+    impersonate: (req, user) => (asksImpersonation(req) ? impersonatedUser(headersDistinct(req), user, authorizer) : user),
     testOnlyRoutes: opts.testOnlyRoutes,
     metrics: { api: apiMetrics, registry: metrics },
     site: opts.dashboardDir ? new StaticSite('/ui/', opts.dashboardDir) : undefined,

@@ -52,6 +52,13 @@ export interface WatchOptions {
    * client ignores this: its objects are always its own).
    */
   readOnly?: boolean;
+  /**
+   * A hint for in-process clients: an ADDED event whose stored JSON text this returns true for
+   * is not delivered (the consumer has no use for it), so it is never parsed. Only a consumer
+   * for which such an event changes nothing may set it (the garbage collector: an object
+   * created without owners and not being deleted). The HTTPS client ignores it.
+   */
+  skipAdded?: (json: string) => boolean;
 }
 
 export interface WriteOptions {

@@ -90,7 +90,7 @@ export interface DispatcherOptions {
   docs: ApiDocuments;
   authenticate(req: IncomingMessage): UserInfo | undefined | Promise<UserInfo | undefined>;
   /** The user a request runs as when it carries Impersonate-* headers (see authz/impersonation.ts). */
-  impersonate?(req: IncomingMessage, user: UserInfo): Promise<UserInfo>;
+  impersonate?(req: IncomingMessage, user: UserInfo): UserInfo | Promise<UserInfo>;
   /** Computed resources and subresources (see CreateEndpoint). */
   endpoints?: CreateEndpoint[];
   authorizer: Authorizer;

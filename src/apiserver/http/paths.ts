@@ -42,21 +42,33 @@ export function parsePath(pathname: string): ParsedPath {
   return { type: 'other', path: pathname };
 }
 
+// Written with indexes, not array destructuring with a rest element: that goes through the
+// iterator protocol and was ~4 µs of every API request (a few % of a get's CPU on etcd).
 function resourceParts(group: string, version: string, rest: string[]): ParsedPath {
   if (rest.length === 0) return { type: 'resource-list', group, version };
-  let watchPrefix = false;
-  if (rest[0] === 'watch') {
-    watchPrefix = true;
-    rest = rest.slice(1);
-    if (rest.length === 0) return { type: 'other', path: '' };
+  let start = 0;
+  const watchPrefix = rest[0] === 'watch';
+  if (watchPrefix) {
+    start = 1;
+    if (rest.length === 1) return { type: 'other', path: '' };
   }
-  const base = { type: 'resource' as const, group, version, watchPrefix };
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && NAMESPACE_SUBRESOURCES.has(rest[2]))) {
-    const [, namespace, resource, name, subresource, ...extra] = rest;
-    if (extra.length > 0) return { type: 'other', path: rest.join('/') };
-    return { ...base, namespace, resource: resource, name, subresource: subresource ?? '' };
+  const count = rest.length - start;
+  if (rest[start] === 'namespaces' && count >= 3 && !(count === 3 && NAMESPACE_SUBRESOURCES.has(rest[start + 2]))) {
+    if (count > 5) return { type: 'other', path: rest.slice(start).join('/') };
+    return resourcePath(group, version, watchPrefix, rest[start + 1], rest[start + 2], rest[start + 3], rest[start + 4]);
   }
-  const [resource, name, subresource, ...extra] = rest;
-  if (extra.length > 0) return { type: 'other', path: rest.join('/') };
-  return { ...base, namespace: undefined, resource: resource, name, subresource: subresource ?? '' };
+  if (count > 3) return { type: 'other', path: rest.slice(start).join('/') };
+  return resourcePath(group, version, watchPrefix, undefined, rest[start], rest[start + 1], rest[start + 2]);
+}
+
+function resourcePath(
+  group: string,
+  version: string,
+  watchPrefix: boolean,
+  namespace: string | undefined,
+  resource: string,
+  name: string | undefined,
+  subresource: string | undefined,
+): ResourcePath {
+  return { type: 'resource', group, version, watchPrefix, namespace, resource, name, subresource: subresource ?? '' };
 }

@@ -36,6 +36,20 @@ export function headersDistinct(req: IncomingMessage): Record<string, string[]> 
 }
 
 /**
+ * Whether the request carries any `Impersonate-*` header (any case), read from the raw header
+ * list without building `headersDistinct`: the question every request asks, and almost every
+ * one answers no.
+ */
+export function asksImpersonation(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length >= 12 && (name.charCodeAt(0) | 0x20) === 0x69 && name.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+  }
+  return false;
+}
+
+/**
  * The headers that ask the client to close the connection after this response: `Connection:
  * close` over HTTP/1.x, nothing over HTTP/2 (the header is forbidden there; one stream's trouble
  * is no reason to end the others).

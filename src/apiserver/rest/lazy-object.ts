@@ -60,6 +60,11 @@ export class LazyObject {
     return JSON.parse(this.json()) as KObject;
   }
 
+  /** The JSON text when it is held already (read from the store as-is), without serializing. */
+  heldText(): string | undefined {
+    return this.text;
+  }
+
   json(): string {
     if (this.text === undefined) this.text = JSON.stringify(this.obj());
     return this.text;

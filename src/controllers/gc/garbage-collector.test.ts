@@ -14,7 +14,7 @@ import { builtinRefs, type WatchHandle } from '../../client/types.js';
 import type { KObject, OwnerReference } from '../../machinery/object.js';
 import type { CatalogEntry, ResourceCatalog } from '../catalog.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { GarbageCollector } from './garbage-collector.js';
+import { createdWithoutOwners, GarbageCollector } from './garbage-collector.js';
 
 const NS = 'app';
 const cms = builtinRefs.configmaps;
@@ -226,5 +226,23 @@ describe('GarbageCollector', () => {
     await fake.delete(cms, 'late-owner', { namespace: NS });
     await configMap('late-child', [ownerRef(owner)]);
     await until(async () => !(await get(cms, 'late-child')), 'the late dependent deleted');
+  });
+});
+
+describe('createdWithoutOwners (the ADDED events the collector lets an in-process client skip unparsed)', () => {
+  const cm = (metadata: Record<string, unknown>, data: Record<string, string> = {}) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: NS, uid: 'u1', ...metadata }, data });
+
+  test('an object without owners and not being deleted is skipped', () => {
+    assert.equal(createdWithoutOwners(cm({})), true);
+    // The word in a value is escaped in the text: still skipped.
+    assert.equal(createdWithoutOwners(cm({}, { note: '"ownerReferences" and "deletionTimestamp"' })), true);
+  });
+
+  test('an object with owners, or being deleted, is observed', () => {
+    assert.equal(createdWithoutOwners(cm({ ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 's', uid: 'o1' }] })), false);
+    assert.equal(createdWithoutOwners(cm({ deletionTimestamp: '2026-11-29T10:00:00Z', finalizers: ['orphan'] })), false);
+    // A key of that name anywhere makes it parsed: never skipped wrongly, at worst parsed for nothing.
+    assert.equal(createdWithoutOwners(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { ownerReferences: 'x' } })), false);
   });
 });

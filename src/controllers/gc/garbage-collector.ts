@@ -92,6 +92,9 @@ export class GarbageCollector {
       if (this.reflectors.has(key)) continue;
       const r = new MetadataReflector(this.client, refOf(e), {
         onEvent: (t, ref, meta) => this.observe(t, ref, meta),
+        // A new object without owners that is not being deleted changes nothing here (observe
+        // would find no links and no deletion, and its uid can be in no map yet): most creates.
+        skipAdded: createdWithoutOwners,
         onRelist: (ref) => this.epochs.set(resourceKey(ref), (this.epochs.get(resourceKey(ref)) ?? 0) + 1),
         onResync: (ref) => this.dropUnlisted(ref),
       });
@@ -297,4 +300,12 @@ function resourceKey(ref: ResourceRef): string {
  */
 function ownString(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
+}
+
+/**
+ * createdWithoutOwners says of an ADDED object's JSON text that it has no ownerReferences and
+ * no deletionTimestamp (a text that merely contains those words is parsed and observed).
+ */
+export function createdWithoutOwners(json: string): boolean {
+  return !json.includes('"ownerReferences"') && !json.includes('"deletionTimestamp"');
 }

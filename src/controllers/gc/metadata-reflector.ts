@@ -9,6 +9,11 @@ export type MetadataEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface MetadataReflectorHandlers {
   onEvent(type: MetadataEvent, ref: ResourceRef, meta: ObjectMeta, apiVersion: string, kind: string): void;
+  /**
+   * Watch events ADDED whose JSON text this returns true for need not be reported (see the
+   * client's `skipAdded`: an in-process client then does not parse them). Lists report everything.
+   */
+  skipAdded?: (json: string) => boolean;
   /** A full relist begins: every live object will be reported as ADDED, then onResync. */
   onRelist?(ref: ResourceRef): void;
   /** A full relist finished: every live object was just reported as ADDED. */
@@ -79,7 +84,13 @@ export class MetadataReflector {
     // Only metadata is read (and kept, never changed), so the shared event object will do.
     this.watch = this.client.watch<KObject>(
       this.ref,
-      { resourceVersion: this.rv, allowWatchBookmarks: true, readOnly: true },
+      {
+        resourceVersion: this.rv,
+        allowWatchBookmarks: true,
+        readOnly: true,
+        // Only for events after the list (a watch from '' would start with the current state).
+        skipAdded: this.rv === '' ? undefined : this.handlers.skipAdded,
+      },
       {
         onEvent: (ev) => {
           if (ev.type === 'ERROR') {
