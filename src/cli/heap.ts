@@ -8,11 +8,14 @@
  * That price is worth paying only where the memory is: so the server keeps V8's own growth
  * while what survives a full collection is small, and switches to the moderate factor once it
  * passes `leanAboveBytes` (back below `relaxBelowBytes`, V8's own again; the gap keeps it from
- * flapping). bench/README.md has the figures. A `--heap-growing-percent` given to node itself
+ * flapping). What survives counts the memory outside the heap that V8 accounts for (ArrayBuffers:
+ * the etcd watch cache holds its values there, ~135 MB at 100,000 objects): a server holding
+ * that much is a large one even when its heap alone is small, and V8's own growth over a heap of
+ * 50 MB live let it reach 160 MB. bench/README.md has the figures. A `--heap-growing-percent` given to node itself
  * (`node --heap-growing-percent=N …/main.js server`; NODE_OPTIONS does not take it) wins, and
  * then nothing is switched.
  */
-import { setFlagsFromString, getHeapSpaceStatistics } from 'node:v8';
+import { setFlagsFromString, getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 
 /** When the server's heap is lean (a moderate growing factor) and when it is V8's own. */
@@ -54,6 +57,14 @@ export function leanAfterCollection(liveBytes: number, leanNow: boolean, policy:
   return liveBytes > policy.leanAboveBytes;
 }
 
+/**
+ * What survived a full collection: every heap space's use but the young generation's, and the
+ * memory outside the heap that V8 accounts for (ArrayBuffers' bytes).
+ */
+export function survivingBytes(): number {
+  return oldGenerationLiveBytes() + getHeapStatistics().external_memory;
+}
+
 /** What survived in the old generation: every space's use but the young generation's. */
 export function oldGenerationLiveBytes(): number {
   let bytes = 0;
@@ -76,7 +87,7 @@ export interface HeapGrowthGovernor {
 /**
  * governServerHeap starts switching the heap's growth by `policy` unless node was given its own
  * --heap-growing-percent (then it returns undefined and changes nothing). It observes full
- * (mark-compact) collections only; `onSwitch` hears each change.
+ * (mark-compact) collections only (what survived them: `survivingBytes`); `onSwitch` hears each change.
  */
 export function governServerHeap(
   execArgv: readonly string[] = process.execArgv,
@@ -91,7 +102,7 @@ export function governServerHeap(
       .getEntries()
       .filter((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR);
     if (majors.length === 0) return;
-    const live = oldGenerationLiveBytes();
+    const live = survivingBytes();
     const next = leanAfterCollection(live, lean, policy);
     if (next === lean) return;
     lean = next;

@@ -15,8 +15,10 @@
  * given its previous value from memory, kept in a bounded history (`EventHistory`) and handed
  * to every watcher whose prefix it falls under, in revision order.
  *
- * The values are held as UTF-8 bytes off the V8 heap (`CachedKeyValue`, decoded on each read
- * of `value`), so the heap holds the keys and small objects, not ~1.4 KB per stored object.
+ * The values are held as UTF-8 bytes off the V8 heap, side by side in slabs (`CachedKeyValue`
+ * in `ValueSlabs`, decoded on each read of `value`), so the heap holds the keys and small
+ * objects, not ~1.4 KB per stored object; a value replaced or deleted is released, and values
+ * are copied out of slabs mostly released (after each watch answer, when enough was released).
  *
  * What it hands out cannot be changed: the values it holds, the events and their KeyValues
  * are frozen (a consumer that tries gets a TypeError instead of corrupting what every other
@@ -33,12 +35,13 @@
  */
 import type { KeyValue, StoreEvent, StoreListOptions, StoreListResult } from '../types.js';
 import { StoreError } from '../types.js';
-import { CachedKeyValue } from './cached-key-value.js';
+import { CachedKeyValue, compactSlabs } from './cached-key-value.js';
 import type { CacheWatcher } from './cache-watcher.js';
 import { EventHistory, type HistoryLimits } from './event-history.js';
 import { KeyCodec } from './keys.js';
 import type { StoreLogger } from './options.js';
 import { ListedPrefixes } from './sorted-keys.js';
+import { ValueSlabs } from './value-slabs.js';
 import { EtcdWatcher, type WatchSource } from './watcher.js';
 
 /** What the cache needs of its store. */
@@ -70,6 +73,8 @@ interface Waiter {
 export class WatchCache {
   /** Every key under the prefix and its value (frozen; the value as bytes off the V8 heap). */
   private items = new Map<string, CachedKeyValue>();
+  /** Where the values of `items` are written (each list starts new slabs). */
+  private slabs = new ValueSlabs();
   private state: 'syncing' | 'ready' | 'stopped' = 'syncing';
   /** Every event up to this revision (the whole keyspace) is applied. */
   private seen = 0;
@@ -214,6 +219,7 @@ export class WatchCache {
     this.watcher?.close();
     this.watcher = undefined;
     this.items = new Map();
+    this.slabs = new ValueSlabs();
     this.listed.clear();
     this.watchers.clear();
     this.groups = undefined;
@@ -235,9 +241,10 @@ export class WatchCache {
   }
 
   /** install takes a list's keys and watches every revision after it. */
-  private install({ items, revision }: { items: Map<string, CachedKeyValue>; revision: number }): void {
+  private install({ items, slabs, revision }: Listed): void {
     if (this.state === 'stopped') return;
     this.items = items;
+    this.slabs = slabs;
     this.listed.clear();
     this.seen = revision;
     this.history.reset(revision);
@@ -246,16 +253,17 @@ export class WatchCache {
     this.source.logger.debug({ keys: items.size, revision }, 'watch cache ready');
   }
 
-  private async listAll(): Promise<{ items: Map<string, CachedKeyValue>; revision: number }> {
+  private async listAll(): Promise<Listed> {
     const items = new Map<string, CachedKeyValue>();
+    const slabs = new ValueSlabs();
     let revision = 0;
     let startAfter: string | undefined;
     for (;;) {
       const page = await this.source.list({ limit: listPageSize, startAfter, revision });
       revision = page.revision;
-      for (const kv of page.items) items.set(kv.key, CachedKeyValue.of(kv.key, kv.value, kv.createRevision, kv.modRevision));
+      for (const kv of page.items) items.set(kv.key, CachedKeyValue.of(kv.key, kv.value, kv.createRevision, kv.modRevision, slabs));
       const last = page.items[page.items.length - 1];
-      if (!page.more || !last) return { items, revision };
+      if (!page.more || !last) return { items, slabs, revision };
       startAfter = last.key;
     }
   }
@@ -292,18 +300,22 @@ export class WatchCache {
     for (const event of raw) {
       const { key: etcdKey, modRevision } = event.kv;
       if (!etcdKey.startsWith(prefix)) continue;
-      const key = etcdKey.slice(prefix.length);
-      const prev = this.items.get(key);
+      const sliced = etcdKey.slice(prefix.length);
+      const prev = this.items.get(sliced);
+      // The key held is the previous value's, or a copy of its own: a slice would keep etcd's whole key alive with it.
+      const key = prev ? prev.key : prefix === '' ? etcdKey : ownCopy(sliced);
       let applied: StoreEvent;
       if (event.type === 'delete') {
         if (this.items.delete(key)) this.listed.removed(key);
         // etcd sends a delete without the value (the cache's watch asks for no previous values): memory has it.
         const kv: KeyValue = prev ? prev.at(key, prev.createRevision, modRevision) : Object.freeze({ key, value: '', createRevision: 0, modRevision });
+        prev?.release();
         applied = Object.freeze(prev ? { type: 'delete', kv, prev } : { type: 'delete', kv });
       } else {
         const { value, createRevision } = event.kv;
-        const item = CachedKeyValue.of(key, value, createRevision, modRevision);
+        const item = CachedKeyValue.of(key, value, createRevision, modRevision, this.slabs);
         this.items.set(key, item);
+        prev?.release();
         if (!prev) this.listed.added(key);
         // The event's own KeyValue (the key and the value's bytes are shared): see the class comment.
         const kv: KeyValue = item.at(key, createRevision, modRevision);
@@ -312,6 +324,7 @@ export class WatchCache {
       this.history.push(applied);
       events.push(applied);
     }
+    compactSlabs(this.slabs, this.items.values());
     const last = raw[raw.length - 1];
     if (last && last.kv.modRevision > this.seen) this.seen = last.kv.modRevision;
     if (events.length > 0 && this.watchers.size > 0) this.dispatch(Object.freeze(events) as StoreEvent[]);
@@ -367,6 +380,18 @@ export class WatchCache {
   private settleAll(fresh: boolean): void {
     for (const revision of [...this.waiters.keys()]) this.settle(revision, fresh);
   }
+}
+
+/** What a list of the store gives the cache: every key's value (in `slabs`) at `revision`. */
+interface Listed {
+  items: Map<string, CachedKeyValue>;
+  slabs: ValueSlabs;
+  revision: number;
+}
+
+/** ownCopy is `key` as a string of its own (not a slice of a longer one, which it would keep alive). */
+function ownCopy(key: string): string {
+  return Buffer.from(key, 'utf8').toString('utf8');
 }
 
 /** underPrefix returns the events whose key starts with `prefix` (frozen), or undefined when none does. */
