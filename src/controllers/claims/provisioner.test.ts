@@ -136,7 +136,12 @@ describe('Provisioner.provision', () => {
         };
         assert.deepEqual(got, c.want);
         if (made) assert.equal(h.writes('create', claimRef.resource), 0, 'the claim itself is not written');
-        if (made) assert.deepEqual(made.metadata.finalizers, [MANAGED_PROTECTION_FINALIZER], 'born with the managed reconciler’s finalizer (its kind is reconciled in this process)');
+        if (made)
+          assert.deepEqual(
+            made.metadata.finalizers,
+            [MANAGED_PROTECTION_FINALIZER],
+            'born with the managed reconciler’s finalizer (its kind is reconciled in this process)',
+          );
       } finally {
         h.stop();
       }

@@ -189,7 +189,6 @@ export class ManagedReconciler<R extends KObject = KObject> {
    * triggered does not wait behind a burst of creates.
    */
   enqueueChanged(key: string): void {
-
     this.queue.addUrgent(key);
   }
 
