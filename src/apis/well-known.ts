@@ -31,6 +31,12 @@ export const IS_DEFAULT_CLASS_ANNOTATION = 'conductor.io/is-default-class';
 
 /** Concrete resource annotation: the external resource's name at the provider. */
 export const EXTERNAL_NAME_ANNOTATION = 'conductor.io/external-name';
+/**
+ * Concrete resource finalizer: kept until the managed reconciler has dealt with the external
+ * resource (deleted, released or retained it). The claim controller puts it on the resources
+ * it provisions for kinds reconciled in its process, so the reconciler need not write it.
+ */
+export const MANAGED_PROTECTION_FINALIZER = 'conductor.io/managed-protection';
 /** Crash guard: written before the provider's create call. */
 export const EXTERNAL_CREATE_PENDING_ANNOTATION = 'conductor.io/external-create-pending';
 /** Crash guard: written after the provider's create call succeeded. */

@@ -12,6 +12,7 @@ import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, CLASS_LABEL } from './labels.j
 import { provisionedName } from './names.js';
 import { Provisioner } from './provisioner.js';
 import { ClaimReason } from './reasons.js';
+import { MANAGED_PROTECTION_FINALIZER } from '../../apis/well-known.js';
 import { APP, claim, claimRef, harness, refTo, resource, resourceClass, resourceRef, RESOURCE_API, SYS } from './testing/harness.js';
 import type { ResourceRef } from '../../client/types.js';
 
@@ -135,9 +136,28 @@ describe('Provisioner.provision', () => {
         };
         assert.deepEqual(got, c.want);
         if (made) assert.equal(h.writes('create', claimRef.resource), 0, 'the claim itself is not written');
+        if (made)
+          assert.deepEqual(
+            made.metadata.finalizers,
+            [MANAGED_PROTECTION_FINALIZER],
+            'born with the managed reconciler’s finalizer (its kind is reconciled in this process)',
+          );
       } finally {
         h.stop();
       }
     });
   }
+
+  test('a kind of an out-of-process provider gets no finalizer of the managed reconciler (its provider manages its own)', async () => {
+    const h = await harness([mine, resourceClass('fast')]);
+    try {
+      const p = new Provisioner({ client: h.client, caches: h.caches, systemNamespace: SYS });
+      const cls = resourceClass('fast').obj as Parameters<Provisioner['resourceFor']>[2];
+      const claimObj = h.claims.informer.store.get(APP, 'mine')!;
+      assert.deepEqual(p.resourceFor(h.claims, claimObj, cls, h.concrete).metadata.finalizers, [MANAGED_PROTECTION_FINALIZER]);
+      assert.equal(p.resourceFor(h.claims, claimObj, cls, { ...h.concrete, outOfProcess: true }).metadata.finalizers, undefined);
+    } finally {
+      h.stop();
+    }
+  });
 });

@@ -9,6 +9,7 @@ import type { Client } from '../../client/types.js';
 import { isApiError } from '../../machinery/errors.js';
 import { parseApiVersion, type KObject } from '../../machinery/object.js';
 import type { Claim, ConcreteResource, ResourceClass } from '../../apis/index.js';
+import { MANAGED_PROTECTION_FINALIZER } from '../../apis/well-known.js';
 import { implementationFor, type ResourceTemplate } from '../../providers/spi.js';
 import type { ClassCandidate } from '../../scheduler/index.js';
 import { recordEvent } from '../events.js';
@@ -104,6 +105,10 @@ export class Provisioner {
           [CLAIM_NAME_LABEL]: claim.metadata.name!,
         },
         ...(template.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
+        // A kind reconciled in this process gets the managed reconciler's finalizer at birth:
+        // one write less per resource, and it is there before any provider call as that
+        // reconciler requires. (An out-of-process provider manages its own finalizers.)
+        ...(concrete.outOfProcess ? {} : { finalizers: [MANAGED_PROTECTION_FINALIZER] }),
       },
       spec: {
         ...configured,

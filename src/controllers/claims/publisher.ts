@@ -94,7 +94,9 @@ export class ConnectionPublisher {
     }
     const secretName = connectionSecretName(claim);
     try {
-      await publishConnection(client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined);
+      // Never published before (just bound, or no connectionSecretRef yet): the Secret and
+      // ConfigMap most likely do not exist, so they are created without reading them first.
+      await publishConnection(client, claim, secretName, details, impl?.connectionSecretKeys, justBound !== undefined || old.connectionSecretRef === undefined);
     } catch (err) {
       if (!(err instanceof OwnershipConflictError)) throw err;
       // Another object's Secret (the developer's own, another claim's) is never overwritten.

@@ -64,21 +64,30 @@ function providerSecretRef(provider: KObject): SecretRef | undefined {
 }
 
 /**
- * connectContext reads the Provider named `providerName` (in the resource's namespace) and
- * the credentials Secret. It throws an Error saying which object could not be read — a
- * ProviderNotFoundError or CredentialsNotFoundError when that object does not exist.
+ * A ProviderLookup answers from a cache (an informer's store): the Provider, or undefined
+ * when the cache does not hold it (then the API is asked, which also says NotFound).
+ */
+export type ProviderLookup = (namespace: string, name: string) => KObject | undefined;
+
+/**
+ * connectContext reads the Provider named `providerName` (in the resource's namespace) —
+ * from `cachedProvider` when it holds it — and the credentials Secret (always from the API:
+ * credentials are never handed out from a copy). It throws an Error saying which object
+ * could not be read — a ProviderNotFoundError or CredentialsNotFoundError when that object
+ * does not exist.
  */
 export async function connectContext<R extends KObject>(
   client: Client,
   kind: ConcreteKind<R>,
   resource: R,
   providerName: string | undefined,
+  cachedProvider?: ProviderLookup,
 ): Promise<ConnectContext> {
   const context: ConnectContext = {};
   const namespace = resource.metadata.namespace ?? '';
   if (providerName) {
     try {
-      context.provider = await client.get(providerKind.ref, providerName, namespace);
+      context.provider = cachedProvider?.(namespace, providerName) ?? (await client.get(providerKind.ref, providerName, namespace));
     } catch (err) {
       if (isNotFound(err)) throw new ProviderNotFoundError(namespace, providerName, { cause: err });
       throw new Error(`cannot read Provider ${namespace}/${providerName} named by spec.providerRef: ${errorMessage(err)}`, { cause: err });

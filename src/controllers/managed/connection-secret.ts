@@ -4,7 +4,7 @@
  * goes when the resource goes. The binder reads it to publish the claim's formatted Secret.
  */
 import { builtinRefs, type Client } from '../../client/types.js';
-import { isNotFound } from '../../machinery/errors.js';
+import { isApiError, isNotFound } from '../../machinery/errors.js';
 import type { KObject, OwnerReference } from '../../machinery/object.js';
 import { deepEqual, isPlainObject } from '../../machinery/object.js';
 import type { ConnectionDetails } from '../../providers/spi.js';
@@ -59,17 +59,8 @@ export async function publishConnectionSecret(
   const ref = builtinRefs.secrets;
   const data = encodeSecretData(details);
   const owner = controllerReference(resource);
-  // A cached copy may be stale: a write from it is compare-and-swap, so staleness is a 409 to retry.
-  let existing: KObject | undefined = cached?.(namespace, secretName);
-  if (!existing) {
-    try {
-      existing = await client.get<KObject>(ref, secretName, namespace);
-    } catch (err) {
-      if (!isNotFound(err)) throw new Error(`cannot read connection Secret ${namespace}/${secretName}: ${(err as Error).message}`, { cause: err });
-    }
-  }
-  if (!existing) {
-    await client.create(
+  const create = () =>
+    client.create(
       ref,
       {
         apiVersion: 'v1',
@@ -80,6 +71,27 @@ export async function publishConnectionSecret(
       },
       { fieldManager },
     );
+  // A cached copy may be stale: a write from it is compare-and-swap, so staleness is a 409 to retry.
+  let existing: KObject | undefined = cached?.(namespace, secretName);
+  if (!existing && cached) {
+    // Not in the cache: most likely a first publish, so create without reading first; a
+    // Secret the cache has not seen yet answers AlreadyExists and is read below.
+    try {
+      await create();
+      return 'Created';
+    } catch (err) {
+      if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
+    }
+  }
+  if (!existing) {
+    try {
+      existing = await client.get<KObject>(ref, secretName, namespace);
+    } catch (err) {
+      if (!isNotFound(err)) throw new Error(`cannot read connection Secret ${namespace}/${secretName}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (!existing) {
+    await create();
     return 'Created';
   }
   const controller = existing.metadata.ownerReferences?.find((r) => r.controller);

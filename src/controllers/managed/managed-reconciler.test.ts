@@ -202,6 +202,32 @@ describe('ManagedReconciler', () => {
     );
   });
 
+  test('a resource the provider sees right after create is recorded from that observation: Ready without a Creating status in between', async () => {
+    const h = await harness({}, { pollIntervalMs: 60_000 });
+    const readyReasons: string[] = [];
+    const watch = server.client.watch(
+      ref,
+      { namespace: h.ns },
+      {
+        onEvent: (e) => {
+          const reason = condition(e.object, 'Ready')?.reason;
+          if (reason && readyReasons.at(-1) !== reason) readyReasons.push(reason);
+        },
+        onClose: () => {},
+      },
+    );
+    try {
+      await h.create('quick', {}, undefined, [MANAGED_PROTECTION_FINALIZER]);
+      await readyObject(h, 'quick');
+      await eventWithReason(h, 'quick', 'ExternalResourceReady');
+    } finally {
+      watch.stop();
+    }
+    assert.deepEqual(readyReasons, ['Available'], 'the first status written is Ready=True');
+    assert.equal(h.external.callsOf('create').length, 1);
+    assert.ok(h.external.callsOf('observe').length >= 2, 'observed before create and right after it');
+  });
+
   test('the connection Secret defaults to <name>-connection; Shared resources get none', async () => {
     const h = await harness();
     await h.create('db2');

@@ -23,7 +23,8 @@ import { objectKey, splitKey } from '../../client/object-cache.js';
 import { controllerRateLimiter } from '../../client/rate-limiter.js';
 import { builtinRefs, resourceRef, type Client, type ResourceRef } from '../../client/types.js';
 import { WorkQueue, type WorkResult } from '../../client/work-queue.js';
-import { EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
+import { EXTERNAL_NAME_ANNOTATION, SYSTEM_NAMESPACE } from '../../apis/well-known.js';
+import { providerKind } from '../../apis/core/kinds.js';
 import { isConflict, isNotFound } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/object.js';
 import { deepEqual } from '../../machinery/object.js';
@@ -45,6 +46,7 @@ import { lastCreateAttempt, outcomeTimestamp, pendingTimestamp } from './crash-g
 import { pollIntervalFor } from './poll-interval.js';
 import { deadlineClient, isCancelled, withDeadline, type CallResult, type DeadlineOptions, type ProviderCall } from './call-deadline.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
+import { OwnWrites } from './own-writes.js';
 import { ResourceWrites } from './resource-writes.js';
 import { IN_USE, READY, type ConditionState, type StatusChange } from './status.js';
 import { describeBrokenShares, withBrokenShares } from './broken-shares.js';
@@ -111,10 +113,14 @@ export class ManagedReconciler<R extends KObject = KObject> {
   readonly options: ResolvedManagedReconcilerOptions;
   private readonly log: Logger;
   private readonly managed: ResourceWrites<R>;
+  /** The versions of its own writes: their watch events start no reconcile (the reconcile that wrote them knows). */
+  private readonly ownWrites = new OwnWrites();
   private readonly queue: WorkQueue;
   private informer?: CacheInformer<R>;
   /** Connection Secrets, when the process shares informers (else each publish reads its Secret). */
   private secrets?: CacheInformer;
+  /** Providers of the system namespace, when the process shares informers (else each connect reads its Provider). */
+  private providers?: CacheInformer;
   private workers?: Promise<void>;
   private stopped = false;
   /** Aborted by stop(): cancels every provider call still running. */
@@ -128,7 +134,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
     this.options = resolveOptions(options);
     this.ref = resourceRef(`${kind.group}/${kind.version}`, kind.kind, kind.plural, true);
     this.log = this.options.logger;
-    this.managed = new ResourceWrites<R>(client, this.ref, this.options.fieldManager, this.options.now);
+    this.managed = new ResourceWrites<R>(client, this.ref, this.options.fieldManager, this.options.now, this.ownWrites);
     this.queue = new WorkQueue({
       name: `managed-${kind.plural}.${kind.group}`,
       logger: this.log,
@@ -145,12 +151,15 @@ export class ManagedReconciler<R extends KObject = KObject> {
     informer.addHandler({
       onAdd: (obj) => this.queue.add(objectKey(obj)),
       onUpdate: (old, obj) => {
-        if (needsReconcile(old, obj)) this.queue.add(objectKey(obj));
+        if (!this.ownWrites.consume(obj) && needsReconcile(old, obj)) this.queue.add(objectKey(obj));
       },
+      onDelete: (obj) => this.ownWrites.forget(obj),
     });
     informer.start();
     this.secrets = this.options.informers?.informer(builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
     this.secrets?.start();
+    this.providers = this.options.informers?.informer(providerKind.ref, { namespace: SYSTEM_NAMESPACE });
+    this.providers?.start();
     this.workers = this.queue.runWorkers(this.options.workers, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.debug({ controller: 'managed', kind: this.kind.kind, key, err: errorMessage(err) }, 'reconcile failed; backing off'),
     });
@@ -164,6 +173,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
     this.shutdown.abort();
     this.informer?.stop();
     this.secrets?.stop();
+    this.providers?.stop();
     this.queue.shutDown();
     await this.workers;
   }
@@ -290,12 +300,16 @@ export class ManagedReconciler<R extends KObject = KObject> {
 
   private async connect(mr: R, fields: ConcreteFields): Promise<ExternalClient<R>> {
     try {
-      const context = await connectContext(this.client, this.kind, mr, fields.providerName);
+      const context = await connectContext(this.client, this.kind, mr, fields.providerName, this.cachedProvider);
       return await this.connectWithDeadline(mr, context);
     } catch (err) {
       return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
     }
   }
+
+  /** cachedProvider answers from the providers informer (Providers of the system namespace) when it holds the Provider. */
+  private readonly cachedProvider = (namespace: string, name: string): KObject | undefined =>
+    namespace === SYSTEM_NAMESPACE ? this.providers?.store.get(namespace, name) : undefined;
 
   private async close(mr: R, external: ExternalClient<R>): Promise<void> {
     try {
@@ -392,6 +406,16 @@ export class ManagedReconciler<R extends KObject = KObject> {
       return { requeueAfterMs: 0 };
     }
 
+    return this.settle(mr, fields, observation, pollMs);
+  }
+
+  /**
+   * settle records an observation of an external resource that exists and matches the spec:
+   * Ready=False with the provider's reason while it is not usable (looked at again soon), else
+   * its connection details published and Ready=True.
+   */
+  private async settle(mr: R, fields: ConcreteFields, observation: ExternalObservation, pollMs: number): Promise<WorkResult> {
+    const poll: WorkResult = { requeueAfterMs: pollMs };
     if (observation.notReady) {
       // Exists and matches, but not usable yet (or no longer): say why, and look again soon —
       // the sooner the more recently it became not ready.
@@ -459,12 +483,35 @@ export class ManagedReconciler<R extends KObject = KObject> {
     }
     await this.event(mr, 'Normal', reasons.createdExternalResource, `created ${this.describe(mr)}`);
     await this.publish(mr, fields, created.connectionDetails);
+    // Observe at once, with the same client: the observation decides Ready.
+    const settled = await this.observeCreated(mr, fields, external, pollMs);
+    if (settled) return settled;
     await this.managed.writeStatus(mr, {
       ready: { status: 'False', reason: reasons.creating, message: 'the external resource was created; observing it' },
       synced,
     });
-    // Observe at once: the observation decides Ready.
     return { requeueAfterMs: 0 };
+  }
+
+  /**
+   * observeCreated observes the external resource right after create. When the provider
+   * already sees it, as made (exists, up to date, no broken shares), that observation is
+   * recorded at once — one status write (Ready, or not ready with the provider's reason)
+   * instead of "Creating" followed by a second reconcile. Anything else (not visible yet, as a
+   * cloud's eventually consistent reads may say, drift, a failed observe) returns undefined:
+   * the caller records "Creating" and the next reconcile observes as usual — never a second
+   * create or an update from here.
+   */
+  private async observeCreated(mr: R, fields: ConcreteFields, external: ExternalClient<R>, pollMs: number): Promise<WorkResult | undefined> {
+    let observed: ExternalObservation;
+    try {
+      observed = await external.observe(mr);
+    } catch (err) {
+      this.logFor(mr).debug({ err: errorMessage(err) }, 'cannot observe the external resource just created; observing it again');
+      return undefined;
+    }
+    if (!observed.exists || !observed.upToDate || (observed.brokenShares ?? []).length > 0) return undefined;
+    return this.settle(mr, fields, { ...observed, atProvider: withBrokenShares(observed.atProvider, [], this.options.now()) }, pollMs);
   }
 
   private async reconcileDeletion(mr: R, fields: ConcreteFields): Promise<WorkResult> {

@@ -14,11 +14,13 @@ import {
   EXTERNAL_CREATE_PENDING_ANNOTATION,
   EXTERNAL_CREATE_SUCCEEDED_ANNOTATION,
   EXTERNAL_NAME_ANNOTATION,
+  MANAGED_PROTECTION_FINALIZER,
 } from '../../apis/well-known.js';
+import type { OwnWrites } from './own-writes.js';
 import { nextStatus, type StatusChange } from './status.js';
 
 /** The finalizer that keeps a concrete resource until its external resource is gone. */
-export const MANAGED_PROTECTION_FINALIZER = 'conductor.io/managed-protection';
+export { MANAGED_PROTECTION_FINALIZER };
 
 /** The outcome of a create call, as recorded in the crash-guard annotations. */
 export type CreateOutcome = 'Succeeded' | 'Failed';
@@ -35,7 +37,16 @@ export class ResourceWrites<R extends KObject> {
     private readonly ref: ResourceRef,
     private readonly fieldManager: string,
     private readonly now: () => Date,
+    /** Where the versions this writes are noted, so their watch events start no reconcile. */
+    private readonly own?: OwnWrites,
   ) {}
+
+  /** update is a compare-and-swap update of the resource: what it stores is only this change to what was read. */
+  private async update(mr: R): Promise<R> {
+    const written = await this.client.update<R>(this.ref, mr, { fieldManager: this.fieldManager });
+    this.own?.record(written);
+    return written;
+  }
 
   hasFinalizer(mr: R): boolean {
     return mr.metadata.finalizers?.includes(MANAGED_PROTECTION_FINALIZER) ?? false;
@@ -45,7 +56,7 @@ export class ResourceWrites<R extends KObject> {
   async addFinalizer(mr: R): Promise<R> {
     if (this.hasFinalizer(mr)) return mr;
     const finalizers = [...(mr.metadata.finalizers ?? []), MANAGED_PROTECTION_FINALIZER];
-    return this.client.update<R>(this.ref, { ...mr, metadata: { ...mr.metadata, finalizers } }, { fieldManager: this.fieldManager });
+    return this.update({ ...mr, metadata: { ...mr.metadata, finalizers } });
   }
 
   /** removeFinalizer removes it (compare-and-swap); the API server then deletes a resource being deleted. */
@@ -63,7 +74,7 @@ export class ResourceWrites<R extends KObject> {
   /** markCreatePending persists `external-create-pending: at` (compare-and-swap) before create is called. */
   async markCreatePending(mr: R, at: string): Promise<R> {
     const annotations = { ...(mr.metadata.annotations ?? {}), [EXTERNAL_CREATE_PENDING_ANNOTATION]: at };
-    return this.client.update<R>(this.ref, { ...mr, metadata: { ...mr.metadata, annotations } }, { fieldManager: this.fieldManager });
+    return this.update({ ...mr, metadata: { ...mr.metadata, annotations } });
   }
 
   /**
@@ -78,10 +89,13 @@ export class ResourceWrites<R extends KObject> {
     const patch = { metadata: { annotations } };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.client.patch<R>(this.ref, mr.metadata.name ?? '', 'merge', patch, {
+        const written = await this.client.patch<R>(this.ref, mr.metadata.name ?? '', 'merge', patch, {
           namespace: mr.metadata.namespace,
           fieldManager: this.fieldManager,
         });
+        // Not compare-and-swap: its version is this reconciler's own only when nothing else changed since `mr`.
+        if (onlyAnnotated(mr, written, annotations)) this.own?.record(written);
+        return written;
       } catch (err) {
         if (attempt >= OUTCOME_ATTEMPTS || isNotFound(err)) {
           throw new Error(`cannot record external create ${outcome.toLowerCase()} on the resource: ${(err as Error).message}`, { cause: err });
@@ -98,7 +112,9 @@ export class ResourceWrites<R extends KObject> {
   async writeStatus(mr: R, change: StatusChange): Promise<R> {
     const status = nextStatus(mr.status, change, mr.metadata.generation, this.now(), exclusiveClaimOf(mr));
     if (deepEqual(status, mr.status)) return mr;
-    return this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager });
+    const written = await this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager });
+    this.own?.record(written);
+    return written;
   }
 
   /** writeStatusQuietly is writeStatus for error paths: a failure to write is returned, not thrown. */
@@ -110,6 +126,22 @@ export class ResourceWrites<R extends KObject> {
       return isConflict(err) ? undefined : err;
     }
   }
+}
+
+/**
+ * onlyAnnotated says whether `after` is `before` with `annotations` set and nothing else a
+ * reconcile looks at changed (generation, deletion, labels, finalizers, other annotations).
+ */
+function onlyAnnotated(before: KObject, after: KObject, annotations: Record<string, string>): boolean {
+  const a = before.metadata;
+  const b = after.metadata;
+  return (
+    a.generation === b.generation &&
+    a.deletionTimestamp === b.deletionTimestamp &&
+    deepEqual(a.labels ?? {}, b.labels ?? {}) &&
+    deepEqual(a.finalizers ?? [], b.finalizers ?? []) &&
+    deepEqual({ ...(a.annotations ?? {}), ...annotations }, b.annotations ?? {})
+  );
 }
 
 /** exclusiveClaimOf names the claim (`namespace/name`) an exclusive resource's spec.claimRef binds it to. */
