@@ -206,9 +206,9 @@ module.exports = {
     ),
     only(
       'controllers/pool',
-      "controllers/pool/README.md: client/, machinery/, apis/, providers/spi.ts, ../events.ts and the claim controller's class label.",
+      "controllers/pool/README.md: client/, machinery/, apis/, providers/spi.ts, ../events.ts and the claims' class label (claims/labels.ts).",
       '^src/controllers/pool/',
-      '^src/(controllers/pool/|controllers/events\\.ts$|controllers/metrics\\.ts$|controllers/claims/claim-controller\\.ts$|client/|machinery/|apis/|providers/spi\\.ts$)',
+      '^src/(controllers/pool/|controllers/events\\.ts$|controllers/metrics\\.ts$|controllers/claims/labels\\.ts$|client/|machinery/|apis/|providers/spi\\.ts$)',
     ),
     only('apiserver/audit', 'apiserver/audit/README.md: nothing from the rest of the server.', '^src/apiserver/audit/', '^src/apiserver/audit/'),
     only('apiserver/auth', 'apiserver/auth/README.md: nothing else in src/.', '^src/apiserver/auth/', '^src/apiserver/auth/'),

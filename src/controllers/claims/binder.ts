@@ -31,7 +31,7 @@ import {
   type ReconcileResult,
   type ResourceReference,
 } from './claim-status.js';
-import { classOfLabel, CLASS_LABEL } from './labels.js';
+import { classLabelOf, classOfLabel } from './labels.js';
 import { bindingSecretName } from './names.js';
 import { ClaimCondition, ClaimReason, FIELD_MANAGER } from './reasons.js';
 import { notReadyReason } from './resource-conditions.js';
@@ -242,7 +242,7 @@ export class Binder {
 
   /** The claim's status once bound to `resource` (not yet ready). */
   private boundStatus(claim: Claim, resource: ConcreteResource, why?: string): ClaimStatusOf {
-    const classRef = classOfLabel(resource.metadata.labels?.[CLASS_LABEL]);
+    const classRef = classOfLabel(classLabelOf(resource));
     const status: ClaimStatusOf = {
       ...statusOf(claim),
       phase: 'Bound',

@@ -11,7 +11,7 @@ import { apiRefs, type Claim, type ClaimQuota, type ConcreteResource, type KindD
 import type { ConcreteKind, GroupKind } from '../../providers/spi.js';
 import { CONNECTION_SECRET_SELECTOR } from '../managed/connection-secret.js';
 import { resourceNamesClaim } from './binding-check.js';
-import { CLASS_LABEL, classOfLabel } from './labels.js';
+import { classLabelOf, classOfLabel } from './labels.js';
 import type { ServedKinds } from './served-kinds.js';
 
 /** What the claim controller needs of a claim kind's definition (a built-in KindDefinition, or one read from a CRD). */
@@ -142,7 +142,7 @@ export class ClaimCaches {
     if (!informer.store.hasIndexer(BOUND_CLAIM_UID_INDEX)) informer.addIndexer(BOUND_CLAIM_UID_INDEX, (o) => claimUidsMentioned(o));
     if (!informer.store.hasIndexer(CLASS_LABEL_INDEX)) {
       informer.addIndexer(CLASS_LABEL_INDEX, (o) => {
-        const label = o.metadata.labels?.[CLASS_LABEL];
+        const label = classLabelOf(o);
         return label ? [label] : [];
       });
     }
@@ -200,7 +200,7 @@ export class ClaimCaches {
 
   /** The ResourceClass a resource was provisioned from (its CLASS_LABEL), if cached. */
   classOf(resource: KObject): ResourceClass | undefined {
-    const cls = classOfLabel(resource.metadata.labels?.[CLASS_LABEL]);
+    const cls = classOfLabel(classLabelOf(resource));
     return cls ? this.classes.store.get(cls.namespace, cls.name) : undefined;
   }
 

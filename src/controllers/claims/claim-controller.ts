@@ -26,7 +26,7 @@ import { verifiedResource } from './bound-resource.js';
 import { claimChangeMatters, isReady, resourceChangeMatters } from './changes.js';
 import { ClaimCaches, claimUidsMentioned, kindKey, type ClaimKindDef, type ClaimKindEntry, type ConcreteKindEntry } from './claim-caches.js';
 import { CrdKindFollower } from './crd-kind-follower.js';
-import { CLASS_LABEL } from './labels.js';
+import { classLabelOf } from './labels.js';
 import { errorText, resourceRefOf, type ReconcileResult, type ResourceReference } from './claim-status.js';
 import type { ConcreteKind } from '../../providers/spi.js';
 import type { ProviderAccess } from './provider-access.js';
@@ -38,11 +38,6 @@ import { Resizer } from './resize.js';
 import { SchedulerFeed } from './scheduler-feed.js';
 import type { ScheduleResult } from '../../scheduler/index.js';
 import { servedKinds, UnservedKindError, type KindCatalog } from './served-kinds.js';
-
-/** classLabelOf is the class a resource says it was provisioned from (its CLASS_LABEL), if any. */
-function classLabelOf(resource: KObject): string | undefined {
-  return resource.metadata.labels?.[CLASS_LABEL];
-}
 
 export { CLASS_LABEL, CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL } from './labels.js';
 

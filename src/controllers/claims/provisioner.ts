@@ -16,7 +16,7 @@ import { recordEvent } from '../events.js';
 import type { ClaimCaches, ClaimKindEntry, ConcreteKindEntry } from './claim-caches.js';
 import { kindKey } from './claim-caches.js';
 import { claimRefOf } from './claim-status.js';
-import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, CLASS_LABEL } from './labels.js';
+import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, CLASS_LABEL, classLabelValue } from './labels.js';
 import { provisionedName } from './names.js';
 import { ClaimReason, FIELD_MANAGER } from './reasons.js';
 
@@ -100,7 +100,7 @@ export class Provisioner {
         namespace: this.deps.systemNamespace,
         labels: {
           ...(template.metadata?.labels ?? {}),
-          [CLASS_LABEL]: `${cls.metadata.namespace}.${cls.metadata.name}`,
+          [CLASS_LABEL]: classLabelValue(cls.metadata.namespace ?? '', cls.metadata.name ?? ''),
           [CLAIM_NAMESPACE_LABEL]: claim.metadata.namespace!,
           [CLAIM_NAME_LABEL]: claim.metadata.name!,
         },

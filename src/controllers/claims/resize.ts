@@ -13,7 +13,7 @@ import { isExclusive } from './binding-check.js';
 import { allocatable, requestsOf, resizeExclusive } from './capacity.js';
 import type { ClaimCaches, ClaimKindEntry, ConcreteKindEntry } from './claim-caches.js';
 import { describeResource, setClaimCondition, statusOf, writeClaimStatus, type ClaimStatusOf } from './claim-status.js';
-import { CLASS_LABEL } from './labels.js';
+import { classLabelOf } from './labels.js';
 import { ClaimCondition, ClaimReason, FIELD_MANAGER } from './reasons.js';
 
 /** What a Resizer works with. */
@@ -35,7 +35,7 @@ export class Resizer {
     const old = statusOf(claim);
     let cannot: string | undefined;
     if (isExclusive(resource)) {
-      const provisioned = resource.metadata.labels?.[CLASS_LABEL] !== undefined;
+      const provisioned = classLabelOf(resource) !== undefined;
       const verdict = resizeExclusive(resource, requests, caches.classOf(resource)?.capabilities?.capacity, provisioned);
       if (verdict.type === 'grow') {
         await client.patch(

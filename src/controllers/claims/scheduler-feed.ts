@@ -24,7 +24,7 @@ import { kindKey, type ClaimCaches, type ConcreteKindEntry } from './claim-cache
 import { candidatePricer } from './candidate-prices.js';
 import { providerMatchers, registerKindMatchers, unregisterKindMatchers } from './provider-matchers.js';
 import { classQuotaCheck } from './quota-check.js';
-import { classOfLabel, CLASS_LABEL } from './labels.js';
+import { classLabelOf, classOfLabel } from './labels.js';
 import { errorText } from './claim-status.js';
 
 /** The name of the SchedulerProfile the scheduler follows. */
@@ -166,7 +166,7 @@ export class SchedulerFeed {
   classCountChanged(resource: KObject, previous?: KObject): boolean {
     let known = false;
     for (const r of previous ? [resource, previous] : [resource]) {
-      const ref = classOfLabel(r.metadata.labels?.[CLASS_LABEL]);
+      const ref = classOfLabel(classLabelOf(r));
       const cls = ref ? this.caches.classes.store.get(ref.namespace, ref.name) : undefined;
       if (!cls) continue;
       this.class(cls);

@@ -9,10 +9,10 @@
  * ever delete.
  */
 import { deepCopy, isPlainObject, type KObject } from '../../machinery/object.js';
-import { CLASS_LABEL } from '../claims/claim-controller.js';
+import { CLASS_LABEL, classLabelValue, classOfLabel } from '../claims/labels.js';
 import type { PoolTemplate } from './pool-settings.js';
 
-export { CLASS_LABEL };
+export { CLASS_LABEL, classLabelValue, classOfLabel };
 
 /** The label on resources the pool manager created (`"true"`). */
 export const POOL_LABEL = 'conductor.io/pool';
@@ -39,22 +39,6 @@ export interface PoolMember {
   available: boolean;
   /** creationTimestamp in ms since the epoch; 0 when unknown. */
   createdAt: number;
-}
-
-/** classLabelValue is the value of the class label for a class: `<namespace>.<name>`. */
-export function classLabelValue(namespace: string, name: string): string {
-  return `${namespace}.${name}`;
-}
-
-/**
- * classOfLabel splits a class label value into the class's namespace and name (namespaces
- * hold no dots, so the first dot separates them), or undefined when it is not one.
- */
-export function classOfLabel(value: string | undefined): { namespace: string; name: string } | undefined {
-  if (!value) return undefined;
-  const dot = value.indexOf('.');
-  if (dot <= 0 || dot === value.length - 1) return undefined;
-  return { namespace: value.slice(0, dot), name: value.slice(dot + 1) };
 }
 
 function hasClaimRef(spec: Record<string, unknown>): boolean {

@@ -22,7 +22,8 @@ import type { KObject } from '../../machinery/object.js';
 import { apiRefs, SYSTEM_NAMESPACE } from '../../apis/index.js';
 import { recordEvent, type EventType } from '../events.js';
 import { Expectations } from './expectations.js';
-import { buildPoolMember, CLASS_LABEL, classLabelValue, classOfLabel, describeMembers, memberOf, type PoolMember } from './members.js';
+import { buildPoolMember, describeMembers, memberOf, type PoolMember } from './members.js';
+import { classLabelOf, classLabelValue, classOfLabel } from '../claims/labels.js';
 import { nextFreeNames } from './names.js';
 import { poolSettingsOf, poolTemplateOf, type PoolSettings, type PoolTemplate } from './pool-settings.js';
 import { planPool, type PoolPlan } from './sizing.js';
@@ -108,14 +109,14 @@ export class PoolController {
     });
     for (const entry of this.kinds.values()) {
       entry.informer.addIndexer(CLASS_INDEX, (o) => {
-        const label = o.metadata.labels?.[CLASS_LABEL];
+        const label = classLabelOf(o);
         return label ? [label] : [];
       });
       entry.informer.addHandler({
         onAdd: (o) => this.enqueueOwner(o),
         onUpdate: (old, o) => {
           this.enqueueOwner(o);
-          if (old.metadata.labels?.[CLASS_LABEL] !== o.metadata.labels?.[CLASS_LABEL]) this.enqueueOwner(old);
+          if (classLabelOf(old) !== classLabelOf(o)) this.enqueueOwner(old);
         },
         onDelete: (o) => this.enqueueOwner(o),
       });
@@ -145,7 +146,7 @@ export class PoolController {
   }
 
   private enqueueOwner(resource: KObject): void {
-    const cls = classOfLabel(resource.metadata.labels?.[CLASS_LABEL]);
+    const cls = classOfLabel(classLabelOf(resource));
     if (cls) this.enqueueClass(cls.namespace, cls.name);
   }
 
