@@ -38,6 +38,9 @@ export interface SharedInformersOptions {
 interface Shared {
   informer: Informer<KObject>;
   users: number;
+  /** Whether it holds every object of its resource in its namespace (no label or field selector). */
+  whole: boolean;
+  namespace: string | undefined;
 }
 
 export class SharedInformers {
@@ -60,7 +63,7 @@ export class SharedInformers {
     let entry = this.shared.get(key);
     if (!entry) {
       const informer = new Informer<KObject>(this.client, ref, { ...watched, logger: this.options.logger, readOnlyObjects: true, transform: dropUnreadFields });
-      entry = { informer, users: 0 };
+      entry = { informer, users: 0, whole: !watched.labelSelector && !watched.fieldSelector, namespace: watched.namespace };
       this.shared.set(key, entry);
     }
     entry.users++;
@@ -70,6 +73,25 @@ export class SharedInformers {
       this.shared.delete(key);
       e.informer.stop();
     });
+  }
+
+  /**
+   * cached is the object `name` (in `namespace`) of the resource `ref` (any version) as a
+   * synced shared informer holding all of that resource there has it — or undefined when no
+   * such informer runs or it does not hold the object (it may lag behind the API by the
+   * moments a watch event takes: a caller that must know for sure asks the API). The object
+   * is the shared cached one: never mutate it.
+   */
+  cached(ref: ResourceRef, namespace: string | undefined, name: string): KObject | undefined {
+    for (const e of this.shared.values()) {
+      const r = e.informer.ref;
+      if (!e.whole || r.group !== ref.group || r.resource !== ref.resource) continue;
+      if (e.namespace !== undefined && e.namespace !== (namespace ?? '')) continue;
+      if (!e.informer.hasSynced()) continue;
+      const obj = e.informer.store.get(namespace, name);
+      if (obj) return obj;
+    }
+    return undefined;
   }
 
   /** How many distinct informers are shared (for tests and diagnostics). */

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Client } from '../client/types.js';
 import type { ControllerMetrics } from '../controllers/metrics.js';
+import type { ProcessCaches } from '../controllers/process-caches.js';
 import { startConductorControllers, type RunningConductorControllers } from '../controllers/conductor.js';
 import { startProviders, stopProviders } from './providers.js';
 import type { ProviderModule } from '../providers/index.js';
@@ -21,6 +22,8 @@ export interface ControllersAndProvidersOptions {
   providers?: readonly BuiltInProvider[];
   /** Where the controllers report (metrics); default nowhere. */
   metrics?: ControllerMetrics;
+  /** Where the controllers' informers are offered to the garbage collector of this process. */
+  caches?: ProcessCaches;
   /** Told the started providers (the `log` subresource serves their kinds' logs). */
   onProvidersStarted?(providers: readonly ProviderModule[]): void;
 }
@@ -31,7 +34,14 @@ export async function startControllersAndProviders(client: Client, opts: Control
   try {
     const kinds = opts.providers ? catalogOf(opts.providers) : catalog;
     // The managed reconcilers stop the providers when the controllers stop.
-    return await startConductorControllers(client, { providers, kinds, logger: opts.logger, pollIntervalMs: opts.pollIntervalMs, metrics: opts.metrics });
+    return await startConductorControllers(client, {
+      providers,
+      kinds,
+      logger: opts.logger,
+      pollIntervalMs: opts.pollIntervalMs,
+      metrics: opts.metrics,
+      caches: opts.caches,
+    });
   } catch (err) {
     await stopProviders(providers, opts.logger);
     throw err;

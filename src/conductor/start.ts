@@ -19,6 +19,7 @@ import type { ServerExtension, ServerParts, StartContext } from '../apiserver/ex
 import { startServer, type RunningServer, type ServerOptions } from '../apiserver/server.js';
 import type { RunningConductorControllers } from '../controllers/conductor.js';
 import { startCoreControllers, type RunningControllers } from '../controllers/core.js';
+import { ProcessCaches } from '../controllers/process-caches.js';
 import { conductorAdmission } from './admission/index.js';
 import { conductorKinds } from './kinds.js';
 import { logSubresource } from './log-subresource.js';
@@ -78,6 +79,8 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
   let core: RunningControllers | undefined;
   let elected: ElectedControllers | undefined;
   let metrics: ControllerMetrics | undefined;
+  // The garbage collector looks owners up in the informers of Conductor's controllers.
+  const caches = new ProcessCaches();
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((r) => (markReady = r));
   const startControllers = async (client: LoopbackClient, logger: Logger): Promise<RunningConductorControllers> => {
@@ -87,6 +90,7 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
       logger: logger.child({ component: 'controllers' }),
       pollIntervalMs: opts.pollIntervalMs,
       metrics,
+      caches,
       onProvidersStarted: (providers) => logs.providersStarted(providers),
     });
     return {
@@ -109,7 +113,7 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
       metrics = controllerMetrics(registryOfMetrics);
       if (opts.leaderElection) {
         elected = electedControllers(client, logger, opts.leaderElection, async (leadership) => {
-          const leadingCore = await startCoreControllers(client, registry, logger, metrics);
+          const leadingCore = await startCoreControllers(client, registry, logger, metrics, caches);
           let conductor: RunningConductorControllers | undefined;
           if (opts.controllers) {
             await ready;
@@ -124,7 +128,7 @@ async function conductorExtension(parts: ServerParts, opts: ExtensionOptions): P
           };
         });
       } else {
-        core = await startCoreControllers(client, registry, logger, metrics);
+        core = await startCoreControllers(client, registry, logger, metrics, caches);
       }
       await installCrds(client, { crds: kinds.crds(), logger: logger.child({ component: 'apis' }) });
     },

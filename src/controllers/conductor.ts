@@ -18,6 +18,7 @@ import { QuotaController } from './quota/index.js';
 import { startPoolController } from './pool/index.js';
 import { ProviderController } from './provider/index.js';
 import type { ControllerMetrics } from './metrics.js';
+import type { ProcessCaches } from './process-caches.js';
 
 export interface ConductorControllersOptions {
   /** The providers whose concrete kinds are reconciled, already started; `stop` stops them. */
@@ -29,6 +30,8 @@ export interface ConductorControllersOptions {
   pollIntervalMs?: number;
   /** Where the controllers report (metrics); default nowhere. */
   metrics?: ControllerMetrics;
+  /** Where the controllers' shared informers are offered to the core controllers of this process (the garbage collector), while they run. */
+  caches?: ProcessCaches;
 }
 
 export interface RunningConductorControllers {
@@ -43,6 +46,7 @@ export async function startConductorControllers(client: Client, opts: ConductorC
   await ensureDefaultSchedulerProfile(client);
   // One informer per resource for all these controllers: listed, watched, decoded and cached once.
   const informers = new SharedInformers(client, { logger: log.child({ component: 'informers' }) });
+  const detachCaches = opts.caches?.attach(informers);
   const metrics = opts.metrics;
   const managed = startManagedReconcilers(client, providers, {
     logger: log.child({ controller: 'managed' }),
@@ -72,6 +76,7 @@ export async function startConductorControllers(client: Client, opts: ConductorC
       quotas.stop();
       claims.stop();
       await managed.stop();
+      detachCaches?.();
       informers.stop();
     },
   };

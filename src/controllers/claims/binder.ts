@@ -196,10 +196,18 @@ export class Binder {
    * the resource is already ready, the bound status and the published connection go out in
    * one status write (through `syncBound`).
    */
-  async finishBinding(entry: ClaimKindEntry, claim: Claim, concrete: ConcreteKindEntry, resource: ConcreteResource, why?: string): Promise<ReconcileResult> {
+  async finishBinding(
+    entry: ClaimKindEntry,
+    claim: Claim,
+    concrete: ConcreteKindEntry,
+    resource: ConcreteResource,
+    why?: string,
+    /** The resource was provisioned for the claim just now: how (`provisioned from class …`), for the Bound event. */
+    provisioned?: string,
+  ): Promise<ReconcileResult> {
     const { client } = this.deps;
     const status = this.boundStatus(claim, resource, why);
-    const boundTo = `bound to ${describeResource(resource)}`;
+    const boundTo = `bound to ${describeResource(resource)}${provisioned ? `, ${provisioned}` : ''}`;
     if (!isReady(resource)) {
       await writeClaimStatus(client, entry, claim, status);
       this.observeBound(claim);

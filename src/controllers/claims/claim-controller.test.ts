@@ -12,7 +12,7 @@ import type { KObject } from '../../machinery/object.js';
 import type { Claim, ConcreteResource } from '../../apis/index.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { ClaimReason } from './reasons.js';
-import { APP, claim, claimRef, readyStatus, refTo, resource, resourceRef, runningController, secret, SYS } from './testing/harness.js';
+import { APP, claim, claimRef, readyStatus, refTo, resource, resourceClass, resourceRef, runningController, secret, SYS } from './testing/harness.js';
 
 type Seed = { ref: ResourceRef; obj: KObject };
 
@@ -55,6 +55,25 @@ describe('ClaimController', () => {
         },
         { phase: 'Bound', resource: 'db-1', claimRef: 'uid-mine', finalizers: ['conductor.io/claim-protection'], secret: true },
       );
+    } finally {
+      controller.stop();
+    }
+  });
+
+  test('a claim provisioned from a class gets one Bound event that names the class (no Provisioning event before it)', async () => {
+    const { client, controller } = await running([claim('mine', { resourceClass: 'fast' }), resourceClass('fast')]);
+    try {
+      const made = await eventually(() => client.stored<ConcreteResource>(resourceRef, SYS)[0], 'the provisioned resource', 10_000);
+      await eventually(() => (claimOf(client, 'mine')?.status?.phase === 'Bound' ? true : undefined), 'the claim Bound', 10_000);
+      const events = await eventually(
+        () => {
+          const got = client.stored(builtinRefs.events, APP).map((e) => [e.reason, e.message] as const);
+          return got.length > 0 ? got : undefined;
+        },
+        'the claim’s event',
+        10_000,
+      );
+      assert.deepEqual(events, [[ClaimReason.Bound, `bound to MemoryDatabase ${SYS}/${made.metadata.name}, provisioned from class ${SYS}/fast`]]);
     } finally {
       controller.stop();
     }

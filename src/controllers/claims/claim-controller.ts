@@ -361,7 +361,14 @@ export class ClaimController {
         switch (made.type) {
           case 'created':
             this.pending.delete(key);
-            return this.binder.finishBinding(entry, claim, made.entry, made.resource, why);
+            try {
+              // The Bound event says where the resource came from (no Provisioning event before it).
+              return await this.binder.finishBinding(entry, claim, made.entry, made.resource, why, made.from);
+            } catch (err) {
+              // The binding is finished by a later reconcile, whose Bound event will not know.
+              await made.event();
+              throw err;
+            }
           case 'kind-not-served':
             return this.binder.markPending(entry, claim, made.why);
           case 'exists':

@@ -64,7 +64,7 @@ describe('Provisioner.provision', () => {
           },
         },
         resources: 1,
-        events: [ClaimReason.Provisioning],
+        events: [], // the claim's Bound event tells it (see below)
       },
     },
     {
@@ -78,7 +78,7 @@ describe('Provisioner.provision', () => {
           spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Delete', resourceClass: 'fast' },
         },
         resources: 1,
-        events: [ClaimReason.Provisioning],
+        events: [], // the claim's Bound event tells it (see below)
       },
     },
     {
@@ -93,7 +93,7 @@ describe('Provisioner.provision', () => {
           spec: { version: '16.4', configuredFor: 'mine', claimRef: refTo('mine'), rebindPolicy: 'Delete', resourceClass: 'fast' },
         },
         resources: 1,
-        events: [ClaimReason.Provisioning],
+        events: [], // the claim's Bound event tells it (see below)
       },
     },
     {
@@ -136,6 +136,15 @@ describe('Provisioner.provision', () => {
         };
         assert.deepEqual(got, c.want);
         if (made) assert.equal(h.writes('create', claimRef.resource), 0, 'the claim itself is not written');
+        if (out.type === 'created') {
+          assert.equal(out.from, `provisioned from class ${cls.metadata.namespace}/${cls.metadata.name}`, 'for the Bound event that follows');
+          await out.event();
+          assert.deepEqual(
+            h.events('mine').map((e) => [e.reason, e.message]),
+            [[ClaimReason.Provisioning, `provisioning MemoryDatabase ${SYS}/${name} from class ${cls.metadata.namespace}/${cls.metadata.name}`]],
+            'recorded on its own only when asked (the binding did not follow)',
+          );
+        }
         if (made)
           assert.deepEqual(
             made.metadata.finalizers,

@@ -22,7 +22,12 @@ import { ClaimReason, FIELD_MANAGER } from './reasons.js';
 
 /** What provisioning for a claim came to. */
 export type ProvisionOutcome =
-  | { readonly type: 'created'; readonly entry: ConcreteKindEntry; readonly resource: ConcreteResource }
+  /**
+   * Made now. `from` says so for the claim's Bound event (`provisioned from class ns/name`):
+   * the binding follows at once, so one event tells both; `event` records it on its own when
+   * the binding does not follow.
+   */
+  | { readonly type: 'created'; readonly entry: ConcreteKindEntry; readonly resource: ConcreteResource; readonly from: string; event(): Promise<void> }
   /** Made by an earlier attempt: the claim-uid index finds it next time. */
   | { readonly type: 'exists' }
   /** The class is no longer in the cache. */
@@ -57,14 +62,16 @@ export class Provisioner {
     try {
       // What the API server answers is the resource with its defaults, valid by its kind's schema.
       const created = (await this.deps.client.create(concrete.ref, obj, { fieldManager: FIELD_MANAGER })) as ConcreteResource;
-      await recordEvent(
-        this.deps.client,
-        claim,
-        'Normal',
-        ClaimReason.Provisioning,
-        `provisioning ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} from class ${cand.namespace}/${cand.name}`,
-      );
-      return { type: 'created', entry: concrete, resource: created };
+      const from = `class ${cand.namespace}/${cand.name}`;
+      const event = () =>
+        recordEvent(
+          this.deps.client,
+          claim,
+          'Normal',
+          ClaimReason.Provisioning,
+          `provisioning ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} from ${from}`,
+        );
+      return { type: 'created', entry: concrete, resource: created, from: `provisioned from ${from}`, event };
     } catch (err) {
       if (!(isApiError(err) && err.reason === 'AlreadyExists')) throw err;
       return { type: 'exists' };

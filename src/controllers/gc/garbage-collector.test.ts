@@ -14,6 +14,7 @@ import { builtinRefs, type WatchHandle } from '../../client/types.js';
 import type { KObject, OwnerReference } from '../../machinery/object.js';
 import type { CatalogEntry, ResourceCatalog } from '../catalog.js';
 import { eventually } from '../../../test/support/eventually.js';
+import { ProcessCaches } from '../process-caches.js';
 import { createdWithoutOwners, GarbageCollector } from './garbage-collector.js';
 
 const NS = 'app';
@@ -82,9 +83,9 @@ describe('GarbageCollector', () => {
   let fake: FakeClient;
   afterEach(() => gc?.stop());
 
-  function start(): FakeClient {
+  function start(caches?: ProcessCaches): FakeClient {
     fake = propagating(new FakeClient());
-    gc = new GarbageCollector(fake, catalog, pino({ level: 'silent' }));
+    gc = new GarbageCollector(fake, catalog, pino({ level: 'silent' }), undefined, caches);
     gc.start();
     return fake;
   }
@@ -226,6 +227,49 @@ describe('GarbageCollector', () => {
     await fake.delete(cms, 'late-owner', { namespace: NS });
     await configMap('late-child', [ownerRef(owner)]);
     await until(async () => !(await get(cms, 'late-child')), 'the late dependent deleted');
+  });
+
+  /** ProcessCaches whose informers hold `held` (as they last saw it), whatever the API says now; reads of the owner counted. */
+  function cachesHolding(held: () => KObject | undefined): ProcessCaches {
+    const caches = new ProcessCaches();
+    caches.get = (ref, namespace, name) => {
+      const o = held();
+      return ref.resource === 'configmaps' && o !== undefined && o.metadata.namespace === namespace && o.metadata.name === name ? o : undefined;
+    };
+    return caches;
+  }
+  function countReads(name: string): { n: number } {
+    const count = { n: 0 };
+    const inner = fake.get.bind(fake);
+    fake.get = async (ref: typeof cms, n: string, ns?: string) => {
+      if (n === name) count.n++;
+      return inner(ref, n, ns);
+    };
+    return count;
+  }
+
+  test('an owner the shared informers hold (with the referenced uid) is not read; one they do not hold is', async () => {
+    const held: { owner?: KObject } = {};
+    start(cachesHolding(() => held.owner));
+    const owner = (held.owner = await configMap('cached-owner'));
+    const reads = countReads('cached-owner');
+    const missing = { apiVersion: 'v1', kind: 'ConfigMap', name: 'never-was', uid: '00000000-0000-0000-0000-000000000009' };
+    await configMap('two-owners', [ownerRef(owner), missing]);
+    const kept = await until(async () => {
+      const d = await get(cms, 'two-owners');
+      return d?.metadata.ownerReferences?.length === 1 ? d : undefined;
+    }, 'the reference to the owner that never was dropped');
+    assert.deepEqual(kept.metadata.ownerReferences, [ownerRef(owner)], 'the cached owner is present');
+    assert.equal(reads.n, 0, 'the cached owner was not read from the API');
+  });
+
+  test('an owner the collector saw deleted is not taken from informers that still hold it: its dependent is collected', async () => {
+    const held: { owner?: KObject } = {};
+    start(cachesHolding(() => held.owner));
+    const stale = (held.owner = await configMap('stale-owner'));
+    await configMap('stale-child', [ownerRef(stale)]);
+    await fake.delete(cms, 'stale-owner', { namespace: NS, propagationPolicy: 'Background' });
+    await until(async () => !(await get(cms, 'stale-child')), 'the dependent of the deleted owner deleted');
   });
 });
 

@@ -18,6 +18,7 @@ import { WorkQueue } from '../../client/work-queue.js';
 import { isApiError } from '../../machinery/errors.js';
 import type { KObject, ObjectMeta } from '../../machinery/object.js';
 import { refOf, resolveKind, uniqueResources, type ResourceCatalog } from '../catalog.js';
+import type { ProcessCaches } from '../process-caches.js';
 import { MetadataReflector, type MetadataEvent } from './metadata-reflector.js';
 import { OwnerGraph, ownersOf, sameOwners, type Dependent, type OwnerLink } from './owner-graph.js';
 
@@ -57,6 +58,8 @@ export class GarbageCollector {
     private readonly catalog: ResourceCatalog,
     private readonly log: Logger,
     metrics?: ControllerMetrics,
+    /** Informers of other controllers of this process, where an owner is looked up before asking the API. */
+    private readonly caches?: ProcessCaches,
   ) {
     this.queue = new WorkQueue({ name: 'garbage-collector', qps: 1000, burst: 2000, metrics: metrics?.queues });
   }
@@ -172,10 +175,18 @@ export class GarbageCollector {
     // (uids are never reused); should its deletion be on its way, that event enqueues this
     // dependent again.
     if (this.knownOwners.get(resource)?.has(o.uid) && !this.deleting.has(o.uid)) return 'present';
+    const namespace = entry.namespaced ? dep.namespace : undefined;
+    // An informer of another controller that holds the owner, with this uid, answers without a
+    // read — unless this collector saw that uid deleted or being deleted (the informer may not
+    // have yet). One
+    // that does not hold it (not watched, not synced, or behind) says nothing: the API is asked.
+    const cached = this.caches?.get(ref, namespace, o.name);
+    if (cached && cached.metadata.uid === o.uid && !this.recentlyGone.has(o.uid) && !this.deleting.has(o.uid))
+      return foregroundWaiting(cached) ? 'waiting' : 'present';
     try {
-      const owner = await this.client.get<KObject>(ref, o.name, entry.namespaced ? dep.namespace : undefined);
+      const owner = await this.client.get<KObject>(ref, o.name, namespace);
       if (owner.metadata.uid !== o.uid) return 'absent';
-      if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FOREGROUND)) return 'waiting';
+      if (foregroundWaiting(owner)) return 'waiting';
       if (!owner.metadata.deletionTimestamp && !this.recentlyGone.has(o.uid)) {
         let known = this.knownOwners.get(resource);
         if (!known) this.knownOwners.set(resource, (known = new Map<string, number>()));
@@ -308,4 +319,9 @@ function ownString(s: string): string {
  */
 export function createdWithoutOwners(json: string): boolean {
   return !json.includes('"ownerReferences"') && !json.includes('"deletionTimestamp"');
+}
+
+/** foregroundWaiting says whether `owner` is being deleted in the foreground (it waits for its blocking dependents). */
+function foregroundWaiting(owner: KObject): boolean {
+  return owner.metadata.deletionTimestamp !== undefined && (owner.metadata.finalizers ?? []).includes(FOREGROUND);
 }

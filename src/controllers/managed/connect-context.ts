@@ -70,11 +70,18 @@ function providerSecretRef(provider: KObject): SecretRef | undefined {
 export type ProviderLookup = (namespace: string, name: string) => KObject | undefined;
 
 /**
+ * A CredentialsLookup answers from an informer watching the credentials Secret itself (see
+ * CredentialSecrets): its decoded data, or undefined when it does not hold it (then the API
+ * is asked, which also says NotFound).
+ */
+export type CredentialsLookup = (ref: SecretRef) => Record<string, string> | undefined;
+
+/**
  * connectContext reads the Provider named `providerName` (in the resource's namespace) —
- * from `cachedProvider` when it holds it — and the credentials Secret (always from the API:
- * credentials are never handed out from a copy). It throws an Error saying which object
- * could not be read — a ProviderNotFoundError or CredentialsNotFoundError when that object
- * does not exist.
+ * from `cachedProvider` when it holds it — and the credentials Secret — from
+ * `cachedCredentials` (an informer on that Secret, so a changed or deleted Secret takes effect
+ * with its watch event) when it holds it. It throws an Error saying which object could not be
+ * read — a ProviderNotFoundError or CredentialsNotFoundError when that object does not exist.
  */
 export async function connectContext<R extends KObject>(
   client: Client,
@@ -82,6 +89,7 @@ export async function connectContext<R extends KObject>(
   resource: R,
   providerName: string | undefined,
   cachedProvider?: ProviderLookup,
+  cachedCredentials?: CredentialsLookup,
 ): Promise<ConnectContext> {
   const context: ConnectContext = {};
   const namespace = resource.metadata.namespace ?? '';
@@ -95,6 +103,8 @@ export async function connectContext<R extends KObject>(
   }
   const secretRef = kind.credentialsSecretRef?.(resource) ?? (context.provider ? providerSecretRef(context.provider) : undefined);
   if (secretRef) {
+    context.credentials = cachedCredentials?.(secretRef);
+    if (context.credentials) return context;
     try {
       const secret = await client.get(builtinRefs.secrets, secretRef.name, secretRef.namespace);
       context.credentials = decodeSecretData(secret);

@@ -35,6 +35,7 @@ import {
   type ConnectionDetails,
   type ExternalClient,
   type ExternalObservation,
+  type SecretRef,
 } from '../../providers/spi.js';
 import { recordEvent, type EventType } from '../events.js';
 import { concreteFields, type ConcreteFields } from './concrete-fields.js';
@@ -47,6 +48,8 @@ import { pollIntervalFor } from './poll-interval.js';
 import { deadlineClient, isCancelled, withDeadline, type CallResult, type DeadlineOptions, type ProviderCall } from './call-deadline.js';
 import { resolveOptions, type ManagedReconcilerOptions, type ResolvedManagedReconcilerOptions } from './reconciler-options.js';
 import { OwnWrites } from './own-writes.js';
+import { LastWrites } from './last-writes.js';
+import { CredentialSecrets } from './credential-secrets.js';
 import { ResourceWrites } from './resource-writes.js';
 import { IN_USE, READY, type ConditionState, type StatusChange } from './status.js';
 import { describeBrokenShares, withBrokenShares } from './broken-shares.js';
@@ -115,12 +118,16 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private readonly managed: ResourceWrites<R>;
   /** The versions of its own writes: their watch events start no reconcile (the reconcile that wrote them knows). */
   private readonly ownWrites = new OwnWrites();
+  /** The latest own write to each resource until the informer's cache shows it (when a reconcile must read the API). */
+  private readonly lastWrites = new LastWrites();
   private readonly queue: WorkQueue;
   private informer?: CacheInformer<R>;
   /** Connection Secrets, when the process shares informers (else each publish reads its Secret). */
   private secrets?: CacheInformer;
   /** Providers of the system namespace, when the process shares informers (else each connect reads its Provider). */
   private providers?: CacheInformer;
+  /** Credentials Secrets, each watched from its first use, when the process shares informers (else each connect reads its Secret). */
+  private credentials?: CredentialSecrets;
   private workers?: Promise<void>;
   private stopped = false;
   /** Aborted by stop(): cancels every provider call still running. */
@@ -134,7 +141,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
     this.options = resolveOptions(options);
     this.ref = resourceRef(`${kind.group}/${kind.version}`, kind.kind, kind.plural, true);
     this.log = this.options.logger;
-    this.managed = new ResourceWrites<R>(client, this.ref, this.options.fieldManager, this.options.now, this.ownWrites);
+    this.managed = new ResourceWrites<R>(client, this.ref, this.options.fieldManager, this.options.now, this.ownWrites, this.lastWrites);
     this.queue = new WorkQueue({
       name: `managed-${kind.plural}.${kind.group}`,
       logger: this.log,
@@ -149,17 +156,25 @@ export class ManagedReconciler<R extends KObject = KObject> {
     const informer = cacheInformer<R>(this.client, this.options.informers, this.ref, { namespace: this.options.namespace }, this.log);
     this.informer = informer;
     informer.addHandler({
-      onAdd: (obj) => this.queue.add(objectKey(obj)),
+      onAdd: (obj) => {
+        this.lastWrites.seen(obj);
+        this.queue.add(objectKey(obj));
+      },
       onUpdate: (old, obj) => {
+        this.lastWrites.seen(obj);
         if (!this.ownWrites.consume(obj) && needsReconcile(old, obj)) this.queue.add(objectKey(obj));
       },
-      onDelete: (obj) => this.ownWrites.forget(obj),
+      onDelete: (obj) => {
+        this.ownWrites.forget(obj);
+        this.lastWrites.forget(obj);
+      },
     });
     informer.start();
     this.secrets = this.options.informers?.informer(builtinRefs.secrets, { fieldSelector: CONNECTION_SECRET_SELECTOR });
     this.secrets?.start();
     this.providers = this.options.informers?.informer(providerKind.ref, { namespace: SYSTEM_NAMESPACE });
     this.providers?.start();
+    this.credentials = this.options.informers ? new CredentialSecrets(this.options.informers) : undefined;
     this.workers = this.queue.runWorkers(this.options.workers, (key) => this.reconcile(key), {
       onError: (key, err) => this.log.debug({ controller: 'managed', kind: this.kind.kind, key, err: errorMessage(err) }, 'reconcile failed; backing off'),
     });
@@ -174,6 +189,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
     this.informer?.stop();
     this.secrets?.stop();
     this.providers?.stop();
+    this.credentials?.stop();
     this.queue.shutDown();
     await this.workers;
   }
@@ -200,13 +216,8 @@ export class ManagedReconciler<R extends KObject = KObject> {
    */
   async reconcile(key: string): Promise<WorkResult> {
     const { namespace, name } = splitKey(key);
-    let mr: R;
-    try {
-      mr = await this.client.get<R>(this.ref, name, namespace);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
+    const mr = await this.read(namespace, name);
+    if (!mr) return;
     try {
       return await this.reconcileResource(mr);
     } catch (err) {
@@ -219,6 +230,25 @@ export class ManagedReconciler<R extends KObject = KObject> {
         this.logFor(mr).debug({ err: errorMessage(err), retryAfterSeconds: retryAfter }, 'the provider asks to retry later; retrying then');
         return { requeueAfterMs: retryAfter * 1000 };
       }
+      throw err;
+    }
+  }
+
+  /**
+   * read is the resource to reconcile: the informer's cached copy (a write from it is
+   * compare-and-swap, so a copy behind someone else's write is a 409 and a new look), unless
+   * the cache has not shown this reconciler's own latest write yet — then the API's. Undefined
+   * when it does not exist.
+   */
+  private async read(namespace: string, name: string): Promise<R | undefined> {
+    const cached = this.informer?.store.get(namespace, name);
+    if (cached && this.lastWrites.usable(cached)) return cached;
+    try {
+      const live = await this.client.get<R>(this.ref, name, namespace);
+      this.lastWrites.caughtUp(live, cached);
+      return live;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }
@@ -300,7 +330,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
 
   private async connect(mr: R, fields: ConcreteFields): Promise<ExternalClient<R>> {
     try {
-      const context = await connectContext(this.client, this.kind, mr, fields.providerName, this.cachedProvider);
+      const context = await connectContext(this.client, this.kind, mr, fields.providerName, this.cachedProvider, this.cachedCredentials);
       return await this.connectWithDeadline(mr, context);
     } catch (err) {
       return this.fail(mr, reasons.cannotConnect, `cannot connect to the provider: ${errorMessage(err)}`, err);
@@ -310,6 +340,9 @@ export class ManagedReconciler<R extends KObject = KObject> {
   /** cachedProvider answers from the providers informer (Providers of the system namespace) when it holds the Provider. */
   private readonly cachedProvider = (namespace: string, name: string): KObject | undefined =>
     namespace === SYSTEM_NAMESPACE ? this.providers?.store.get(namespace, name) : undefined;
+
+  /** cachedCredentials answers from the informer on the credentials Secret, when it holds it. */
+  private readonly cachedCredentials = (ref: SecretRef): Record<string, string> | undefined => this.credentials?.lookup(ref);
 
   private async close(mr: R, external: ExternalClient<R>): Promise<void> {
     try {

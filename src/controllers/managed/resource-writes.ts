@@ -16,6 +16,7 @@ import {
   EXTERNAL_NAME_ANNOTATION,
   MANAGED_PROTECTION_FINALIZER,
 } from '../../apis/well-known.js';
+import type { LastWrites } from './last-writes.js';
 import type { OwnWrites } from './own-writes.js';
 import { nextStatus, type StatusChange } from './status.js';
 
@@ -39,12 +40,15 @@ export class ResourceWrites<R extends KObject> {
     private readonly now: () => Date,
     /** Where the versions this writes are noted, so their watch events start no reconcile. */
     private readonly own?: OwnWrites,
+    /** Where the version of the latest write to each resource is noted, so a reconcile knows when its cache is behind it. */
+    private readonly last?: LastWrites,
   ) {}
 
   /** update is a compare-and-swap update of the resource: what it stores is only this change to what was read. */
   private async update(mr: R): Promise<R> {
     const written = await this.client.update<R>(this.ref, mr, { fieldManager: this.fieldManager });
     this.own?.record(written);
+    this.last?.wrote(written);
     return written;
   }
 
@@ -95,6 +99,7 @@ export class ResourceWrites<R extends KObject> {
         });
         // Not compare-and-swap: its version is this reconciler's own only when nothing else changed since `mr`.
         if (onlyAnnotated(mr, written, annotations)) this.own?.record(written);
+        this.last?.wrote(written);
         return written;
       } catch (err) {
         if (attempt >= OUTCOME_ATTEMPTS || isNotFound(err)) {
@@ -114,6 +119,7 @@ export class ResourceWrites<R extends KObject> {
     if (deepEqual(status, mr.status)) return mr;
     const written = await this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager });
     this.own?.record(written);
+    this.last?.wrote(written);
     return written;
   }
 
