@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { heapGrowthGiven, leanAfterCollection, SERVER_HEAP_POLICY, type HeapGrowthPolicy } from './heap.js';
+import { growthPercentAfterCollection, heapGrowthGiven, leanAfterCollection, SERVER_HEAP_POLICY, type HeapGrowthPolicy } from './heap.js';
 
 const heapModule = fileURLToPath(new URL('./heap.js', import.meta.url));
 
@@ -37,6 +37,19 @@ describe('server heap growth', () => {
       { reason: 'below the lower threshold turns back', live: 31 * MiB, leanNow: true, want: false },
     ];
     for (const c of cases) assert.equal(leanAfterCollection(c.live, c.leanNow, small), c.want, c.reason);
+  });
+
+  test('while lean, the growth is the off-heap percentage when more survives outside the heap than in it', () => {
+    const policy: HeapGrowthPolicy = { ...small, leanPercent: 75, offHeapLeanPercent: 50 };
+    const cases: { reason: string; heap: number; external: number; leanNow: boolean; want: number }[] = [
+      { reason: 'small: V8 own growth', heap: 10 * MiB, external: 10 * MiB, leanNow: false, want: 0 },
+      { reason: 'large, mostly in the heap', heap: 60 * MiB, external: 5 * MiB, leanNow: false, want: 75 },
+      { reason: 'large, mostly outside the heap', heap: 40 * MiB, external: 130 * MiB, leanNow: false, want: 50 },
+      { reason: 'lean and still large, mostly outside', heap: 20 * MiB, external: 30 * MiB, leanNow: true, want: 50 },
+      { reason: 'lean, fallen below the lower threshold', heap: 10 * MiB, external: 20 * MiB, leanNow: true, want: 0 },
+    ];
+    for (const c of cases) assert.equal(growthPercentAfterCollection(c.heap, c.external, c.leanNow, policy), c.want, c.reason);
+    assert.equal(growthPercentAfterCollection(40 * MiB, 130 * MiB, false, small), small.leanPercent, 'without an off-heap percentage: the lean one');
   });
 
   test("the server's policy has a gap between its thresholds and a moderate factor", () => {

@@ -156,8 +156,11 @@ serverCommand.action(
     }
     const logger = pino({ level: o.logLevel, base: { service: 'conductor' } }, pino.destination(2));
     // Before the caches fill: the RSS follows the heap's size (heap.ts).
-    const heapGovernor = governServerHeap(process.execArgv, undefined, (lean, liveBytes) =>
-      logger.info({ lean, liveMB: Math.round(liveBytes / 1e6) }, lean ? 'V8 heap growth: lean (a large heap)' : "V8 heap growth: V8's own (a small heap)"),
+    const heapGovernor = governServerHeap(process.execArgv, undefined, (lean, liveBytes, growthPercent) =>
+      logger.info(
+        { lean, growthPercent, liveMB: Math.round(liveBytes / 1e6) },
+        lean ? 'V8 heap growth: lean (a large heap)' : "V8 heap growth: V8's own (a small heap)",
+      ),
     );
     logger.debug({ heapGrowth: heapGovernor ? 'governed by heap size' : 'set by node' }, 'V8 heap growth');
     const retentionEnv = process.env.CONDUCTOR_HISTORY_MIN_REVISIONS;

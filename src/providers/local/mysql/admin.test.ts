@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import mysql from 'mysql2/promise';
 import { adminProblem, globalPrivileges, grantTarget, type ServerInfo } from './admin.js';
 
 describe('globalPrivileges', () => {
@@ -40,6 +41,6 @@ describe('adminProblem', () => {
 
 describe('grantTarget', () => {
   test('escapes the GRANT wildcards _ and % and quotes the name', () => {
-    assert.equal(grantTarget('team_a%b'), '`team\\_a\\%b`.*');
+    assert.equal(grantTarget(mysql, 'team_a%b'), '`team\\_a\\%b`.*');
   });
 });

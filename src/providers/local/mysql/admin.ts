@@ -8,10 +8,20 @@
  * namespace and name instead (names.ts), which an administrator's own objects will not match.
  */
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'mysql2';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { untilAborted } from '../process/cancellable.js';
 import { parseServerVersion, type ServerVersion } from './version.js';
+
+/**
+ * mysqlDriver is mysql2, loaded on first use: a server that runs no MySQL kind never loads it
+ * (~90 modules, a few MB of heap that every server would carry). Escaping goes through the
+ * driver too (a connection's `escape`/`escapeId`, or the driver's own), never written here.
+ */
+export function mysqlDriver(): Promise<MysqlDriver> {
+  return (driver ??= import('mysql2').then((m) => m.default));
+}
+type MysqlDriver = typeof import('mysql2');
+let driver: Promise<MysqlDriver> | undefined;
 
 /** SqlConnection is an open mysql2 connection. */
 export type SqlConnection = mysql.Connection;
@@ -60,6 +70,8 @@ export function generatePassword(): string {
  * ends the session of a closed client, even one whose statement waits on a metadata lock.
  */
 export async function withConnection<T>(config: ConnectConfig, fn: (conn: SqlConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
+  const { createConnection } = await mysqlDriver();
   signal?.throwIfAborted();
   const core = createConnection({ ...config, connectTimeout: connectTimeoutMs });
   // A server that goes away mid-call fails the running query; it must not crash the process.
@@ -141,9 +153,12 @@ export function adminProblem(info: ServerInfo): string | undefined {
     : undefined;
 }
 
-/** grantTarget is a database name as a GRANT pattern: `_` and `%` are wildcards there unless escaped. */
-export function grantTarget(database: string): string {
-  return `${mysql.escapeId(database.replace(/[\\_%]/g, (c) => `\\${c}`))}.*`;
+/**
+ * grantTarget is a database name as a GRANT pattern: `_` and `%` are wildcards there unless
+ * escaped. `escaper` is a connection (or mysql2 itself): its `escapeId` quotes the name.
+ */
+export function grantTarget(escaper: Pick<SqlConnection, 'escapeId'>, database: string): string {
+  return `${escaper.escapeId(database.replace(/[\\_%]/g, (c) => `\\${c}`))}.*`;
 }
 
 const hostOf = (share: Share): string => share.host ?? '%';
@@ -170,8 +185,8 @@ export async function ensureShare(conn: SqlConnection, share: Share, password?: 
   } else if (password !== undefined) {
     await conn.query('ALTER USER ?@? IDENTIFIED BY ?', [...account, password]);
   }
-  await conn.query(`CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(share.database)} CHARACTER SET utf8mb4`);
-  await conn.query(`GRANT ALL PRIVILEGES ON ${grantTarget(share.database)} TO ?@?`, account);
+  await conn.query(`CREATE DATABASE IF NOT EXISTS ${conn.escapeId(share.database)} CHARACTER SET utf8mb4`);
+  await conn.query(`GRANT ALL PRIVILEGES ON ${grantTarget(conn, share.database)} TO ?@?`, account);
   return { password: chosen };
 }
 
@@ -194,15 +209,15 @@ export async function endSessions(conn: SqlConnection, user: string): Promise<vo
  */
 export async function recycleShare(conn: SqlConnection, share: Share): Promise<void> {
   await endSessions(conn, share.user);
-  await conn.query(`DROP DATABASE IF EXISTS ${mysql.escapeId(share.database)}`);
-  await conn.query(`CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(share.database)} CHARACTER SET utf8mb4`);
-  if (await userExists(conn, share)) await conn.query(`GRANT ALL PRIVILEGES ON ${grantTarget(share.database)} TO ?@?`, [share.user, hostOf(share)]);
+  await conn.query(`DROP DATABASE IF EXISTS ${conn.escapeId(share.database)}`);
+  await conn.query(`CREATE DATABASE IF NOT EXISTS ${conn.escapeId(share.database)} CHARACTER SET utf8mb4`);
+  if (await userExists(conn, share)) await conn.query(`GRANT ALL PRIVILEGES ON ${grantTarget(conn, share.database)} TO ?@?`, [share.user, hostOf(share)]);
 }
 
 /** dropShare removes the share's database and user, ending the user's sessions first. */
 export async function dropShare(conn: SqlConnection, share: Share): Promise<void> {
   await endSessions(conn, share.user);
-  await conn.query(`DROP DATABASE IF EXISTS ${mysql.escapeId(share.database)}`);
+  await conn.query(`DROP DATABASE IF EXISTS ${conn.escapeId(share.database)}`);
   await conn.query('DROP USER IF EXISTS ?@?', [share.user, hostOf(share)]);
 }
 

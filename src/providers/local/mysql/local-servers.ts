@@ -30,13 +30,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import mysql from 'mysql2/promise';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { abandonStart, awaitDaemonReady, daemonEnv, spawnDaemon, type Readiness } from '../process/daemons.js';
 import { runProgram } from '../process/cancellable.js';
 import { isAlive, processCommand, processDirectory, writeFileAtomic } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
-import { generatePassword, withConnection, type ConnectConfig } from './admin.js';
+import { generatePassword, mysqlDriver, withConnection, type ConnectConfig, type SqlConnection } from './admin.js';
 import type { MariaDbBinaries } from './binaries.js';
 import { localAdminUser } from './kinds.js';
 import { giveTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
@@ -96,10 +95,13 @@ export function adminConfig(state: MariaDbInstanceState, port: number): ConnectC
   return { host: '127.0.0.1', port, user: state.adminUser, password: state.adminPassword };
 }
 
-/** initSql makes the admin account exist with the stored password and every privilege. */
-export function initSql(state: MariaDbInstanceState): string {
-  const account = `${mysql.escape(state.adminUser)}@'127.0.0.1'`;
-  const password = mysql.escape(state.adminPassword);
+/**
+ * initSql makes the admin account exist with the stored password and every privilege;
+ * `escaper` (mysql2, or a connection) quotes the user and password.
+ */
+export function initSql(state: MariaDbInstanceState, escaper: Pick<SqlConnection, 'escape'>): string {
+  const account = `${escaper.escape(state.adminUser)}@'127.0.0.1'`;
+  const password = escaper.escape(state.adminPassword);
   return [
     `CREATE USER IF NOT EXISTS ${account} IDENTIFIED BY ${password};`,
     `ALTER USER ${account} IDENTIFIED BY ${password};`,
@@ -321,7 +323,7 @@ export class MariaDbServers extends ProcessSupervisor<MariaDbInstanceState, Runn
 
   private async startProcess(dir: string, state: MariaDbInstanceState, port: number, signal?: AbortSignal): Promise<StartOutcome> {
     const files = this.files(dir);
-    await writeFileAtomic(files.init, initSql(state), 0o600);
+    await writeFileAtomic(files.init, initSql(state, await mysqlDriver()), 0o600);
     await giveTo(files.init, this.runAs);
     // The server opens its log itself (--log-error): made here so it is the server user's.
     await (await open(files.log, 'a', 0o600)).close();

@@ -9,9 +9,19 @@
 import { createHash, createHmac, pbkdf2, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import type pg from 'pg';
 import { untilAborted } from '../process/cancellable.js';
 import { versionFromServerNum } from './version.js';
+
+/**
+ * pgDriver is pg, loaded on first use: a server that runs no PostgreSQL kind never loads it (a
+ * few MB of heap every server would carry). Names and texts in SQL are quoted by the client's
+ * own `escapeIdentifier`/`escapeLiteral`, never by code written here.
+ */
+function pgDriver(): Promise<typeof pg> {
+  return (driver ??= import('pg').then((m) => m.default));
+}
+let driver: Promise<typeof pg> | undefined;
 
 /** A ServerInfo is what an admin connection learns about the server and itself. */
 export interface ServerInfo {
@@ -69,7 +79,9 @@ export function ownerMark(owner: string): string {
  */
 export async function withClient<T>(config: pg.ClientConfig, fn: (client: pg.Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
   signal?.throwIfAborted();
-  const client = new pg.Client({ connectionTimeoutMillis: connectTimeoutMs, ...config });
+  const { Client } = await pgDriver();
+  signal?.throwIfAborted();
+  const client = new Client({ connectionTimeoutMillis: connectTimeoutMs, ...config });
   client.on('error', () => {});
   const run = async () => {
     await client.connect();
@@ -122,9 +134,6 @@ export function cancelRequest(client: pg.Client, timeoutMs = 5_000): Promise<voi
     });
   });
 }
-
-const ident = (name: string): string => pg.escapeIdentifier(name);
-const literal = (text: string): string => pg.escapeLiteral(text);
 
 /** serverInfo reads the server version and the connected role's powers. */
 export async function serverInfo(client: pg.Client): Promise<ServerInfo> {
@@ -215,8 +224,8 @@ export async function ensureShare(client: pg.Client, share: Share, password?: st
     try {
       // Role and comment in one transaction: a crash leaves both or neither.
       await client.query('BEGIN');
-      await client.query(`CREATE ROLE ${ident(share.role)} LOGIN PASSWORD ${literal(await scramVerifier(chosen))}`);
-      await client.query(`COMMENT ON ROLE ${ident(share.role)} IS ${literal(ownerMark(share.owner))}`);
+      await client.query(`CREATE ROLE ${client.escapeIdentifier(share.role)} LOGIN PASSWORD ${client.escapeLiteral(await scramVerifier(chosen))}`);
+      await client.query(`COMMENT ON ROLE ${client.escapeIdentifier(share.role)} IS ${client.escapeLiteral(ownerMark(share.owner))}`);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -229,28 +238,28 @@ export async function ensureShare(client: pg.Client, share: Share, password?: st
   }
   if (!isOurs(role.comment, share)) throw notOursError('role', share.role, share);
   if (chosen !== undefined && chosen !== created) {
-    await client.query(`ALTER ROLE ${ident(share.role)} WITH LOGIN PASSWORD ${literal(await scramVerifier(chosen))}`);
+    await client.query(`ALTER ROLE ${client.escapeIdentifier(share.role)} WITH LOGIN PASSWORD ${client.escapeLiteral(await scramVerifier(chosen))}`);
   } else {
-    await client.query(`ALTER ROLE ${ident(share.role)} WITH LOGIN`);
+    await client.query(`ALTER ROLE ${client.escapeIdentifier(share.role)} WITH LOGIN`);
   }
   // A non-superuser admin must be a member of a role to create a database it owns.
-  if (!info.superuser) await client.query(`GRANT ${ident(share.role)} TO CURRENT_USER`);
+  if (!info.superuser) await client.query(`GRANT ${client.escapeIdentifier(share.role)} TO CURRENT_USER`);
 
   const database = await findDatabase(client, share.database);
   if (database) {
     if (!isOurDatabase(database, share, true)) throw notOursError('database', share.database, share);
   } else {
     try {
-      await client.query(`CREATE DATABASE ${ident(share.database)} OWNER ${ident(share.role)}`);
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(share.database)} OWNER ${client.escapeIdentifier(share.role)}`);
     } catch (err) {
       if (sqlState(err) !== duplicateDatabase) throw err;
       const raced = await findDatabase(client, share.database);
       if (!raced || !isOurDatabase(raced, share, true)) throw notOursError('database', share.database, share);
     }
   }
-  await client.query(`COMMENT ON DATABASE ${ident(share.database)} IS ${literal(ownerMark(share.owner))}`);
-  await client.query(`ALTER DATABASE ${ident(share.database)} OWNER TO ${ident(share.role)}`);
-  await client.query(`REVOKE ALL ON DATABASE ${ident(share.database)} FROM PUBLIC`);
+  await client.query(`COMMENT ON DATABASE ${client.escapeIdentifier(share.database)} IS ${client.escapeLiteral(ownerMark(share.owner))}`);
+  await client.query(`ALTER DATABASE ${client.escapeIdentifier(share.database)} OWNER TO ${client.escapeIdentifier(share.role)}`);
+  await client.query(`REVOKE ALL ON DATABASE ${client.escapeIdentifier(share.database)} FROM PUBLIC`);
   return { password: chosen };
 }
 
@@ -286,14 +295,14 @@ export async function sharesPresent(client: pg.Client, shares: Share[]): Promise
 
 async function dropDatabase(client: pg.Client, database: string, versionNum: number): Promise<void> {
   if (versionNum >= 130000) {
-    await client.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(database)} WITH (FORCE)`);
     return;
   }
   // Older servers: end the sessions, then drop (retrying while a session lingers).
   for (let attempt = 0; ; attempt++) {
     await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
     try {
-      await client.query(`DROP DATABASE IF EXISTS ${ident(database)}`);
+      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(database)}`);
       return;
     } catch (err) {
       if (sqlState(err) !== '55006' || attempt >= 20) throw err;
@@ -331,8 +340,8 @@ export async function dropShare(client: pg.Client, share: Share): Promise<void> 
   if (!roleOurs) return;
   await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND pid <> pg_backend_pid()', [share.role]);
   // Privileges and objects the role holds in the admin's database would block DROP ROLE.
-  await client.query(`DROP OWNED BY ${ident(share.role)}`);
-  await client.query(`DROP ROLE IF EXISTS ${ident(share.role)}`);
+  await client.query(`DROP OWNED BY ${client.escapeIdentifier(share.role)}`);
+  await client.query(`DROP ROLE IF EXISTS ${client.escapeIdentifier(share.role)}`);
 }
 
 /** SQLSTATEs meaning "these credentials do not open that database". */
