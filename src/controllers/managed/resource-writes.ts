@@ -46,8 +46,15 @@ export class ResourceWrites<R extends KObject> {
 
   /** update is a compare-and-swap update of the resource: what it stores is only this change to what was read. */
   private async update(mr: R): Promise<R> {
-    const written = await this.client.update<R>(this.ref, mr, { fieldManager: this.fieldManager });
-    this.own?.record(written);
+    return this.noted(await this.client.update<R>(this.ref, mr, { fieldManager: this.fieldManager }));
+  }
+
+  /**
+   * noted tells OwnWrites (when `own`: the version is this change alone) and LastWrites of a
+   * write the API answered, and returns it.
+   */
+  private noted(written: R, own = true): R {
+    if (own) this.own?.record(written);
     this.last?.wrote(written);
     return written;
   }
@@ -98,9 +105,7 @@ export class ResourceWrites<R extends KObject> {
           fieldManager: this.fieldManager,
         });
         // Not compare-and-swap: its version is this reconciler's own only when nothing else changed since `mr`.
-        if (onlyAnnotated(mr, written, annotations)) this.own?.record(written);
-        this.last?.wrote(written);
-        return written;
+        return this.noted(written, onlyAnnotated(mr, written, annotations));
       } catch (err) {
         if (attempt >= OUTCOME_ATTEMPTS || isNotFound(err)) {
           throw new Error(`cannot record external create ${outcome.toLowerCase()} on the resource: ${(err as Error).message}`, { cause: err });
@@ -117,10 +122,7 @@ export class ResourceWrites<R extends KObject> {
   async writeStatus(mr: R, change: StatusChange): Promise<R> {
     const status = nextStatus(mr.status, change, mr.metadata.generation, this.now(), exclusiveClaimOf(mr));
     if (deepEqual(status, mr.status)) return mr;
-    const written = await this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager });
-    this.own?.record(written);
-    this.last?.wrote(written);
-    return written;
+    return this.noted(await this.client.updateStatus<R>(this.ref, { ...mr, status }, { fieldManager: this.fieldManager }));
   }
 
   /** writeStatusQuietly is writeStatus for error paths: a failure to write is returned, not thrown. */
