@@ -52,9 +52,46 @@ describe('server heap growth', () => {
     assert.equal(growthPercentAfterCollection(40 * MiB, 130 * MiB, false, small), small.leanPercent, 'without an off-heap percentage: the lean one');
   });
 
+  test('not lean but past the lower threshold, the growth is bounded rather than V8 own', () => {
+    const policy: HeapGrowthPolicy = { ...small, leanPercent: 75, boundedPercent: 100 };
+    const cases: { reason: string; heap: number; external: number; leanNow: boolean; want: number }[] = [
+      { reason: 'below the lower threshold: V8 own', heap: 31 * MiB, external: 0, leanNow: false, want: 0 },
+      { reason: 'between the thresholds, not lean: bounded', heap: 40 * MiB, external: 0, leanNow: false, want: 100 },
+      { reason: 'at the lower threshold, not lean: bounded', heap: 32 * MiB, external: 0, leanNow: false, want: 100 },
+      { reason: 'external memory counts towards the threshold', heap: 20 * MiB, external: 20 * MiB, leanNow: false, want: 100 },
+      { reason: 'between the thresholds, lean: stays lean', heap: 40 * MiB, external: 0, leanNow: true, want: 75 },
+      { reason: 'above the upper threshold: lean', heap: 60 * MiB, external: 0, leanNow: false, want: 75 },
+      { reason: 'lean, fallen below the lower threshold: V8 own', heap: 20 * MiB, external: 0, leanNow: true, want: 0 },
+    ];
+    for (const c of cases) assert.equal(growthPercentAfterCollection(c.heap, c.external, c.leanNow, policy), c.want, c.reason);
+    assert.equal(growthPercentAfterCollection(40 * MiB, 0, false, small), 0, 'without a bounded percentage: V8 own');
+  });
+
   test("the server's policy has a gap between its thresholds and a moderate factor", () => {
     assert.ok(SERVER_HEAP_POLICY.relaxBelowBytes < SERVER_HEAP_POLICY.leanAboveBytes);
     assert.ok(SERVER_HEAP_POLICY.leanPercent > 0 && SERVER_HEAP_POLICY.leanPercent < 100);
+    assert.ok((SERVER_HEAP_POLICY.boundedPercent ?? 0) >= SERVER_HEAP_POLICY.leanPercent, 'bounded is between lean and V8 own');
+  });
+
+  test('a heap between the thresholds gets the bounded growth without turning lean', () => {
+    const body = `
+      const policy = ${JSON.stringify({ leanPercent: 50, leanAboveBytes: 96 * MiB, relaxBelowBytes: 32 * MiB, boundedPercent: 100 })};
+      const changes = [];
+      const g = m.governServerHeap([], policy, (lean, live, percent) => changes.push({ lean, percent }));
+      const settle = () => new Promise((r) => setTimeout(r, 50));
+      let keep = Array.from({ length: 60 }, (_, i) => new Array(100_000).fill(i)); // ~48 MiB of arrays
+      global.gc(); await settle();
+      const between = { lean: g.lean, switches: g.switches };
+      keep = null; global.gc(); await settle();
+      g.stop();
+      process.stdout.write(JSON.stringify({ between, changes }));`;
+    assert.deepEqual(runWithHeapModule([], body), {
+      between: { lean: false, switches: 0 },
+      changes: [
+        { lean: false, percent: 100 },
+        { lean: false, percent: 0 },
+      ],
+    });
   });
 
   test('a live heap past the threshold turns the growth lean after a full collection, and freeing it turns it back', () => {

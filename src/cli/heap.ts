@@ -31,6 +31,13 @@ export interface HeapGrowthPolicy {
    * the old generation grows by this percentage instead of `leanPercent` (default: the same).
    */
   offHeapLeanPercent?: number;
+  /**
+   * While not lean but what survived is at least `relaxBelowBytes`, the growth is this
+   * percentage instead of V8's own (default: V8's own). A decision takes effect one collection
+   * late (V8 sets the next limit as it finishes a collection, before the governor hears of it),
+   * so a heap on its way to lean must not get V8's own growth — up to 300% — on the way.
+   */
+  boundedPercent?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -45,8 +52,19 @@ const MiB = 1024 * 1024;
  * came every few seconds at a steady 100 claims/s over 10,000 bound ones, each holding the loop
  * ~200 ms (its marking steps), and set the steady p99 (52–122 ms against 29–30 ms before the
  * policy); at 75%: 17–22 ms at 352–356 MB RSS (bench/README.md).
+ *
+ * Between the thresholds, while not lean, the growth is bounded at 100%: a claims burst's first
+ * full collections leave ~50 MB and then ~90 MB live, and V8's own growth after the first (it
+ * can reach 300%) once let the heap reach 382 MB before the second, and the server's RSS stayed
+ * at 490 MB after the burst (1 run in 7 on 2026-11-29; the others 334–349 MB).
  */
-export const SERVER_HEAP_POLICY: HeapGrowthPolicy = { leanPercent: 75, leanAboveBytes: 64 * MiB, relaxBelowBytes: 48 * MiB, offHeapLeanPercent: 50 };
+export const SERVER_HEAP_POLICY: HeapGrowthPolicy = {
+  leanPercent: 75,
+  leanAboveBytes: 64 * MiB,
+  relaxBelowBytes: 48 * MiB,
+  offHeapLeanPercent: 50,
+  boundedPercent: 100,
+};
 
 /** The old generation grows by this percentage of what survived, while the heap is lean. */
 export const SERVER_HEAP_GROWING_PERCENT = SERVER_HEAP_POLICY.leanPercent;
@@ -67,7 +85,8 @@ export function leanAfterCollection(liveBytes: number, leanNow: boolean, policy:
 
 /**
  * growthPercentAfterCollection is the old generation's growth after a full collection that left
- * `heapBytes` in the heap and `externalBytes` outside it: 0 (V8's own) unless lean; while lean,
+ * `heapBytes` in the heap and `externalBytes` outside it: unless lean, 0 (V8's own) — or
+ * `boundedPercent` when what survived is at least `relaxBelowBytes`; while lean,
  * `offHeapLeanPercent` when more survives outside the heap than in it, else `leanPercent`.
  * A server on etcd holding 100,000 objects keeps ~135 MB of values outside the heap and ~60 MB
  * in it: its heap's growth is what RSS carries beyond them, and grown by 50% instead of 75% the
@@ -75,7 +94,8 @@ export function leanAfterCollection(liveBytes: number, leanNow: boolean, policy:
  * heaps (the claims burst) keep their objects in the heap: 75% for them, as above.
  */
 export function growthPercentAfterCollection(heapBytes: number, externalBytes: number, leanNow: boolean, policy: HeapGrowthPolicy): number {
-  if (!leanAfterCollection(heapBytes + externalBytes, leanNow, policy)) return 0;
+  const live = heapBytes + externalBytes;
+  if (!leanAfterCollection(live, leanNow, policy)) return live >= policy.relaxBelowBytes ? (policy.boundedPercent ?? 0) : 0;
   return externalBytes > heapBytes ? (policy.offHeapLeanPercent ?? policy.leanPercent) : policy.leanPercent;
 }
 
@@ -96,11 +116,11 @@ export function oldGenerationLiveBytes(): number {
   return bytes;
 }
 
-/** A HeapGrowthGovernor switches the heap between lean and V8's own growth after full collections. */
+/** A HeapGrowthGovernor sets the heap's growth (V8's own, bounded or lean) after full collections. */
 export interface HeapGrowthGovernor {
   /** Whether the moderate factor is in effect now. */
   readonly lean: boolean;
-  /** How many times it switched (either way). */
+  /** How many times it switched between lean and not lean (either way). */
   readonly switches: number;
   /** Stops observing collections and leaves V8's own growth in effect. */
   stop(): void;
@@ -109,7 +129,8 @@ export interface HeapGrowthGovernor {
 /**
  * governServerHeap starts switching the heap's growth by `policy` unless node was given its own
  * --heap-growing-percent (then it returns undefined and changes nothing). It observes full
- * (mark-compact) collections only (what survived them: `survivingBytes`); `onSwitch` hears each change.
+ * (mark-compact) collections only (what survived them: `survivingBytes`); `onSwitch` hears each
+ * change of the growth (lean or not, what survived, the percentage; 0 is V8's own).
  */
 export function governServerHeap(
   execArgv: readonly string[] = process.execArgv,
@@ -118,6 +139,7 @@ export function governServerHeap(
 ): HeapGrowthGovernor | undefined {
   if (heapGrowthGiven(execArgv)) return undefined;
   let percent = 0;
+  let lean = false;
   let switches = 0;
   const observer = new PerformanceObserver((list) => {
     const majors = list
@@ -126,18 +148,21 @@ export function governServerHeap(
     if (majors.length === 0) return;
     const heap = oldGenerationLiveBytes();
     const external = getHeapStatistics().external_memory;
-    const next = growthPercentAfterCollection(heap, external, percent !== 0, policy);
+    const next = growthPercentAfterCollection(heap, external, lean, policy);
+    const nextLean = leanAfterCollection(heap + external, lean, policy);
+    if (next === percent && nextLean === lean) return;
+    if (nextLean !== lean) switches++;
+    lean = nextLean;
     if (next === percent) return;
     percent = next;
-    switches++;
     // 0 is V8's own growth (its default); setting flags after start is what node's v8 module offers.
     setFlagsFromString(`--heap-growing-percent=${percent}`);
-    onSwitch?.(percent !== 0, heap + external, percent);
+    onSwitch?.(lean, heap + external, percent);
   });
   observer.observe({ entryTypes: ['gc'] });
   return {
     get lean() {
-      return percent !== 0;
+      return lean;
     },
     get switches() {
       return switches;
@@ -146,6 +171,7 @@ export function governServerHeap(
       observer.disconnect();
       if (percent !== 0) setFlagsFromString('--heap-growing-percent=0');
       percent = 0;
+      lean = false;
     },
   };
 }
