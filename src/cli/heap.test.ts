@@ -55,6 +55,8 @@ describe('server heap growth', () => {
   test("the server's policy has a gap between its thresholds and a moderate factor", () => {
     assert.ok(SERVER_HEAP_POLICY.relaxBelowBytes < SERVER_HEAP_POLICY.leanAboveBytes);
     assert.ok(SERVER_HEAP_POLICY.leanPercent > 0 && SERVER_HEAP_POLICY.leanPercent < 100);
+    const offHeap = SERVER_HEAP_POLICY.offHeapLeanPercent ?? 0;
+    assert.ok(offHeap > 0 && offHeap < SERVER_HEAP_POLICY.leanPercent, 'a heap whose memory is mostly outside it grows less');
   });
 
   test('a live heap past the threshold turns the growth lean after a full collection, and freeing it turns it back', () => {
