@@ -71,8 +71,8 @@ export function leanAfterCollection(liveBytes: number, leanNow: boolean, policy:
  * `offHeapLeanPercent` when more survives outside the heap than in it, else `leanPercent`.
  * A server on etcd holding 100,000 objects keeps ~135 MB of values outside the heap and ~60 MB
  * in it: its heap's growth is what RSS carries beyond them. Grown by 50% instead of 75% the
- * server held 323 MB instead of 339 MB; by 25% instead of 50%, 317 MB instead of 329 MB (the
- * means of four runs each, bench --store etcd --only rss; single runs move by ±8 MB). A SQLite
+ * server held 323 MB instead of 339 MB; by 25% instead of 50%, 319 MB instead of 328 MB (the
+ * means of six runs each, bench --store etcd --only rss; single runs move by ±8 MB). A SQLite
  * server never takes this branch: what survives there is in its heap (its outside-heap memory
  * is sockets' and requests' buffers). The controllers' heavy heaps (the claims burst) keep their
  * objects in the heap: 75% for them, as above.
