@@ -71,6 +71,8 @@ describe('server heap growth', () => {
     assert.ok(SERVER_HEAP_POLICY.relaxBelowBytes < SERVER_HEAP_POLICY.leanAboveBytes);
     assert.ok(SERVER_HEAP_POLICY.leanPercent > 0 && SERVER_HEAP_POLICY.leanPercent < 100);
     assert.ok((SERVER_HEAP_POLICY.boundedPercent ?? 0) >= SERVER_HEAP_POLICY.leanPercent, 'bounded is between lean and V8 own');
+    const offHeap = SERVER_HEAP_POLICY.offHeapLeanPercent ?? 0;
+    assert.ok(offHeap > 0 && offHeap < SERVER_HEAP_POLICY.leanPercent, 'a heap whose memory is mostly outside it grows less');
   });
 
   test('a heap between the thresholds gets the bounded growth without turning lean', () => {
