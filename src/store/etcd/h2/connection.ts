@@ -451,7 +451,7 @@ export class H2Connection {
     while (this.waiting.length > 0 && this.streams.size < this.peerMaxStreams && this.usable) {
       const w = this.waiting.shift()!;
       const started = this.start(w.headerBlock, w.body, w.handler);
-      w.handle.cancel = started.cancel;
+      w.handle.cancel = () => started.cancel();
     }
   }
 
