@@ -150,3 +150,50 @@ describe('bearerToken', () => {
     for (const h of ['Bearer', 'Token abc', 'Bearer a b', 'Bearer\u00a0abc']) assert.equal(bearerToken(h), undefined, h);
   });
 });
+
+describe('Authenticator on a kept-alive connection (real HTTP server and client)', () => {
+  test('each request is answered for its own header: the same token again, another one, a wrong one, none', async () => {
+    const { createServer, Agent, request } = await import('node:http');
+    const auth = new Authenticator({
+      tokens: new Map([
+        ['alice-token', { name: 'alice', groups: ['dev'] }],
+        ['bob-token', { name: 'bob', groups: [] }],
+      ]),
+    });
+    const server = createServer((req, res) => {
+      const user = auth.authenticateRequest(req);
+      res.end(JSON.stringify({ user: user ?? null, port: req.socket.remotePort }));
+      // A caller that changes the user it was given changes nothing for the next request.
+      user?.groups.push('system:masters');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ask = (authorization: string | undefined) =>
+      new Promise<{ user: UserInfo | null; port: number }>((resolve, reject) => {
+        const address = server.address() as { port: number };
+        const req = request({ host: '127.0.0.1', port: address.port, agent, headers: authorization ? { authorization } : {} }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve(JSON.parse(body) as { user: UserInfo | null; port: number }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      const answers = [];
+      for (const header of ['Bearer alice-token', 'Bearer alice-token', 'Bearer bob-token', 'Bearer alice-tokeN', undefined, 'Bearer alice-token']) {
+        answers.push(await ask(header));
+      }
+      assert.equal(new Set(answers.map((a) => a.port)).size, 1, 'one connection');
+      assert.deepEqual(
+        answers.map((a) => a.user?.name ?? null),
+        ['alice', 'alice', 'bob', null, null, 'alice'],
+      );
+      assert.deepEqual(answers[1].user?.groups, ['dev', 'system:authenticated']);
+      assert.deepEqual(answers[5].user?.groups, ['dev', 'system:authenticated']);
+    } finally {
+      agent.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

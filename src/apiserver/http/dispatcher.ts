@@ -31,6 +31,7 @@ import { StorageFullError, StoreError } from '../../store/index.js';
 import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
+import { requestUrl, type RequestUrl } from './request-url.js';
 import type { StaticSite } from './static-site.js';
 import {
   discoveryContentType,
@@ -275,9 +276,9 @@ export class Dispatcher {
       throw new ApiError(414, 'BadRequest', `the request URL is too long: ${(req.url ?? '').length} bytes, the limit is ${maxUrl}`);
     }
     checkPathSegments(req.url ?? '/');
-    let url: URL;
+    let url: RequestUrl;
     try {
-      url = new URL(req.url ?? '/', 'https://localhost');
+      url = requestUrl(req.url ?? '/');
     } catch {
       throw errors.badRequest('the request URL is not valid');
     }
@@ -332,7 +333,7 @@ export class Dispatcher {
     res.end(body);
   }
 
-  private serveDocument(req: IncomingMessage, res: ServerResponse, parsed: ReturnType<typeof parsePath>, url: URL): void {
+  private serveDocument(req: IncomingMessage, res: ServerResponse, parsed: ReturnType<typeof parsePath>, url: RequestUrl): void {
     const docs = this.o.docs;
     const accept = String(req.headers.accept ?? '');
     switch (parsed.type) {
@@ -401,7 +402,14 @@ export class Dispatcher {
     throw errors.pathNotFound(p);
   }
 
-  private async serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, p: ResourcePath, url: URL, current: InFlight): Promise<void> {
+  private async serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    p: ResourcePath,
+    url: RequestUrl,
+    current: InFlight,
+  ): Promise<void> {
     const rt = this.o.registry.get(p.group, p.version, p.resource);
     if (!rt) throw errors.pathNotFound(url.pathname);
     this.o.audit?.describe(req, auditAttributes(req, rt, p, url));
@@ -494,7 +502,7 @@ export class Dispatcher {
     ctx: RequestContext,
     rt: ResourceType,
     p: ResourcePath,
-    url: URL,
+    url: RequestUrl,
     e: CreateEndpoint,
   ): Promise<void> {
     if (p.watchPrefix || (e.subresource === '') !== (p.name === undefined)) throw errors.pathNotFound(url.pathname);
@@ -525,7 +533,7 @@ export class Dispatcher {
     ctx: RequestContext,
     rt: ResourceType,
     p: ResourcePath,
-    url: URL,
+    url: RequestUrl,
     r: ReadSubresource,
   ): Promise<void> {
     if (p.watchPrefix || p.name === undefined) throw errors.pathNotFound(url.pathname);
@@ -852,7 +860,7 @@ function looksLikeWatch(url: string): boolean {
   return /[?&]watch=(true|1)(&|$)/.test(url) || url.includes('/watch/');
 }
 
-function auditAttributes(req: IncomingMessage, rt: ResourceType, p: ResourcePath, url: URL) {
+function auditAttributes(req: IncomingMessage, rt: ResourceType, p: ResourcePath, url: RequestUrl) {
   const method = req.method ?? 'GET';
   const watch = p.watchPrefix || watchRequested(url.searchParams);
   return {

@@ -1,20 +1,21 @@
 /**
- * UnarySession: gRPC unary calls to one etcd member over one node:http2 session, without
- * @grpc/grpc-js's per-call machinery (interceptors, retrying call, filters, load-balancing and
- * resolving layers, a captured stack per call). etcd's KV and Maintenance calls are unary: one
- * HTTP/2 POST whose body is one length-prefixed message, answered by one message and a
- * `grpc-status` trailer. Under load those layers were the largest single cost of a create in
- * the server (src/store/etcd/README.md has the figures).
+ * UnarySession: gRPC unary calls to one etcd member over one HTTP/2 connection of our own
+ * (`h2/`), without @grpc/grpc-js's per-call machinery (interceptors, retrying call, filters,
+ * load-balancing and resolving layers, a captured stack per call) nor node:http2's (an
+ * AsyncResource bound per request, header objects validated and copied, a stream object with
+ * its events). etcd's KV and Maintenance calls are unary: one HTTP/2 POST whose body is one
+ * length-prefixed message, answered by one message and a `grpc-status` trailer. Under load
+ * those layers were the largest single cost of a create in the server (src/store/etcd/README.md
+ * has the figures).
  *
  * Failures take grpc-js's `ServiceError` shape (`code`, `details`), with the same wording for
  * "never connected" (`No connection established. Last error: …`), so the client's failover
  * rules read both kinds of call alike. Watch streams stay on grpc-js.
  */
-import * as http2 from 'node:http2';
-import * as net from 'node:net';
-import type { Duplex } from 'node:stream';
-import * as tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
+import { H2Connection, type StreamHandler } from './h2/connection.js';
+import { encodeHeaders, type HeaderField } from './h2/hpack.js';
+import { ErrorCode } from './h2/frames.js';
 
 /** A unary method: its path and its message codec (the .proto's, from proto-loader). */
 export interface UnaryMethod<Req, Res> {
@@ -30,19 +31,20 @@ export interface UnaryTls {
   key?: Buffer | null;
 }
 
-const { HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE } = http2.constants;
-
 export class UnarySession {
-  private session: http2.ClientHttp2Session | undefined;
-  /** Sessions that finished their handshake: a call that fails on one may have been sent. */
-  private readonly connected = new WeakSet<http2.ClientHttp2Session>();
+  private connection: H2Connection | undefined;
   private closed = false;
+  /** Each method's request headers but the timeout, HPACK-encoded once. */
+  private readonly headerBlocks = new Map<string, Buffer>();
+  private readonly authority: string;
 
   constructor(
     /** `http://host:port` or `https://host:port`. */
     private readonly origin: string,
     private readonly tls: UnaryTls | undefined,
-  ) {}
+  ) {
+    this.authority = new URL(origin).host;
+  }
 
   /** call sends `request` and resolves to the answer, or rejects with a ServiceError-shaped error. */
   call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, deadline: number): Promise<Res> {
@@ -55,23 +57,9 @@ export class UnarySession {
         return reject(serviceError(grpc.status.INTERNAL, `cannot encode the request: ${(err as Error).message}`));
       }
       const timeoutMs = Math.max(1, deadline - Date.now());
-      const session = this.open();
-      let stream: http2.ClientHttp2Stream;
-      try {
-        stream = session.request({
-          ':method': 'POST',
-          ':path': method.path,
-          'content-type': 'application/grpc',
-          te: 'trailers',
-          'grpc-timeout': `${timeoutMs}m`,
-        });
-      } catch (err) {
-        this.forget(session);
-        session.destroy();
-        return reject(unreachable(err as Error, this.connected.has(session)));
-      }
+      const connection = this.open();
       const chunks: Buffer[] = [];
-      let status: http2.IncomingHttpHeaders | undefined;
+      let status: HeaderField[] | undefined;
       let done = false;
       const finish = (err: grpc.ServiceError | undefined, res?: Res) => {
         if (done) return;
@@ -80,114 +68,99 @@ export class UnarySession {
         if (err) reject(err);
         else resolve(res as Res);
       };
+      const handler: StreamHandler = {
+        headers: (fields, endStream) => {
+          if (status === undefined && !endStream && header(fields, ':status') !== undefined) {
+            const http = Number(header(fields, ':status'));
+            if (http !== 200) {
+              finish(serviceError(http === 502 || http === 503 || http === 504 ? grpc.status.UNAVAILABLE : grpc.status.UNKNOWN, `etcd answered HTTP ${http}`));
+              handle.cancel();
+              return;
+            }
+            const contentType = header(fields, 'content-type');
+            if (!(contentType ?? '').startsWith('application/grpc')) {
+              finish(serviceError(grpc.status.UNKNOWN, `etcd answered with content type ${String(contentType)}`));
+              handle.cancel();
+              return;
+            }
+          }
+          // The trailers, or a trailers-only answer (an error) with its status in the headers.
+          if (header(fields, 'grpc-status') !== undefined) status = fields;
+        },
+        data: (chunk) => chunks.push(chunk),
+        end: () => {
+          if (done) return;
+          // No status: the stream ended without one.
+          if (!status) return finish(unreachable(new Error('the stream closed without a status (HTTP/2 code 0)'), true));
+          const code = Number(header(status, 'grpc-status'));
+          if (code !== (grpc.status.OK as number)) {
+            const message = header(status, 'grpc-message');
+            const details = message === undefined ? '' : decodeMessage(message);
+            return finish(serviceError(Number.isInteger(code) ? code : grpc.status.UNKNOWN, details));
+          }
+          try {
+            finish(undefined, method.deserialize(unframe(chunks)));
+          } catch (err) {
+            finish(serviceError(grpc.status.INTERNAL, `cannot decode etcd's answer: ${(err as Error).message}`));
+          }
+        },
+        reset: (code) => {
+          // etcd refused the stream before reading it (or went away first): unreachable.
+          if (code === ErrorCode.refusedStream || code === ErrorCode.noError) {
+            return finish(unreachable(new Error(`the stream closed without a status (HTTP/2 code ${code})`), true));
+          }
+          finish(serviceError(grpc.status.INTERNAL, `etcd reset the call (HTTP/2 code ${code})`));
+        },
+        failed: (err, connected) => finish(unreachable(err, connected)),
+      };
+      const handle = connection.request(this.headerBlock(method.path, timeoutMs), message, handler);
       const timer = setTimeout(() => {
-        stream.close(http2.constants.NGHTTP2_CANCEL);
+        handle.cancel();
         finish(serviceError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
       }, timeoutMs);
-      stream.on('response', (headers) => {
-        const http = Number(headers[HTTP2_HEADER_STATUS]);
-        if (http !== 200) {
-          finish(serviceError(http === 502 || http === 503 || http === 504 ? grpc.status.UNAVAILABLE : grpc.status.UNKNOWN, `etcd answered HTTP ${http}`));
-          stream.close(http2.constants.NGHTTP2_CANCEL);
-          return;
-        }
-        if (!String(headers[HTTP2_HEADER_CONTENT_TYPE] ?? '').startsWith('application/grpc')) {
-          finish(serviceError(grpc.status.UNKNOWN, `etcd answered with content type ${String(headers[HTTP2_HEADER_CONTENT_TYPE])}`));
-          stream.close(http2.constants.NGHTTP2_CANCEL);
-          return;
-        }
-        // A trailers-only answer (an error) carries its status in the headers.
-        if (headers['grpc-status'] !== undefined) status = headers;
-      });
-      stream.on('trailers', (trailers: http2.IncomingHttpHeaders) => {
-        status = trailers;
-      });
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        if (done) return;
-        // No status: the stream was cut (its close says how).
-        if (!status) return;
-        const code: number = Number(status['grpc-status']);
-        if (code !== (grpc.status.OK as number)) {
-          const details = status['grpc-message'] === undefined ? '' : decodeMessage(String(status['grpc-message']));
-          return finish(serviceError(Number.isInteger(code) ? code : grpc.status.UNKNOWN, details));
-        }
-        try {
-          finish(undefined, method.deserialize(unframe(chunks)));
-        } catch (err) {
-          finish(serviceError(grpc.status.INTERNAL, `cannot decode etcd's answer: ${(err as Error).message}`));
-        }
-      });
-      stream.on('error', (err: Error) => finish(unreachable(err, this.connected.has(session))));
-      stream.on('close', () => {
-        if (done) return;
-        const code = stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
-        // The connection ended under the call, or etcd refused the stream before reading it: unreachable.
-        if (session.destroyed || session.closed || code === http2.constants.NGHTTP2_REFUSED_STREAM || code === http2.constants.NGHTTP2_NO_ERROR) {
-          return finish(unreachable(new Error(`the stream closed without a status (HTTP/2 code ${code})`), this.connected.has(session)));
-        }
-        finish(serviceError(grpc.status.INTERNAL, `etcd reset the call (HTTP/2 code ${code})`));
-      });
-      stream.end(message);
     });
   }
 
-  /** close ends the session; calls on their way fail. */
+  /** close ends the connection; calls on their way fail. */
   close(): void {
     this.closed = true;
-    this.session?.destroy();
-    this.session = undefined;
+    this.connection?.close();
+    this.connection = undefined;
   }
 
-  /** open returns the session, connecting a new one when there is none or it ended. */
-  private open(): http2.ClientHttp2Session {
-    const current = this.session;
-    if (current && !current.closed && !current.destroyed) return current;
-    // No session memory limit (as grpc-js): node degrades badly when it is reached.
-    const session = http2.connect(this.origin, { createConnection: () => this.socket(), maxSessionMemory: Number.MAX_SAFE_INTEGER });
-    this.session = session;
-    session.on('connect', () => {
-      this.connected.add(session);
+  /** open returns the connection, making a new one when there is none or it can take no more calls. */
+  private open(): H2Connection {
+    const current = this.connection;
+    if (current?.usable) return current;
+    const connection: H2Connection = new H2Connection(this.origin, this.tls, () => {
+      if (this.connection === connection) this.connection = undefined;
     });
-    // Errors reach the calls through their streams; the session's own only ends it.
-    session.on('error', () => this.forget(session));
-    session.on('close', () => this.forget(session));
-    // etcd going away (a graceful stop): no new calls on it; those on their way finish.
-    session.on('goaway', () => {
-      this.forget(session);
-      if (!session.closed) session.close();
-    });
-    // Idle sessions do not keep the process alive (the calls' timers do while they wait).
-    session.unref();
-    return session;
+    this.connection = connection;
+    return connection;
   }
 
-  /**
-   * socket opens the connection, without Nagle's delay (a small write waiting for the ACK of
-   * the one before could wait for the peer's delayed ACK, tens of milliseconds).
-   */
-  private socket(): Duplex {
-    const { hostname, port } = new URL(this.origin);
-    const host = hostname.replace(/^\[(.*)\]$/, '$1');
-    const socket = this.tls
-      ? tls.connect({
-          host,
-          port: Number(port),
-          ...(net.isIP(host) ? {} : { servername: host }),
-          ALPNProtocols: ['h2'],
-          ca: this.tls.ca ?? undefined,
-          cert: this.tls.cert ?? undefined,
-          key: this.tls.key ?? undefined,
-        })
-      : net.connect({ host, port: Number(port) });
-    socket.setNoDelay(true);
-    return socket;
+  /** headerBlock is a call's request headers: the method's, encoded once, and its timeout. */
+  private headerBlock(path: string, timeoutMs: number): Buffer {
+    let fixed = this.headerBlocks.get(path);
+    if (!fixed) {
+      fixed = encodeHeaders([
+        [':method', 'POST'],
+        [':scheme', this.tls ? 'https' : 'http'],
+        [':path', path],
+        [':authority', this.authority],
+        ['content-type', 'application/grpc'],
+        ['te', 'trailers'],
+      ]);
+      this.headerBlocks.set(path, fixed);
+    }
+    return Buffer.concat([fixed, encodeHeaders([['grpc-timeout', `${timeoutMs}m`]])]);
   }
+}
 
-  /** forget stops using `session` for new calls. */
-  private forget(session: http2.ClientHttp2Session): void {
-    if (this.session === session) this.session = undefined;
-  }
+/** header finds a field's value by its (lower-case) name. */
+function header(fields: HeaderField[], name: string): string | undefined {
+  for (const [n, v] of fields) if (n === name) return v;
+  return undefined;
 }
 
 /** frame prefixes a message with gRPC's flag byte (not compressed) and its length. */
