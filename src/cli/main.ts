@@ -159,7 +159,11 @@ serverCommand.action(
     const heapGovernor = governServerHeap(process.execArgv, undefined, (lean, liveBytes, growthPercent) =>
       logger.info(
         { lean, growthPercent, liveMB: Math.round(liveBytes / 1e6) },
-        lean ? 'V8 heap growth: lean (a large heap)' : growthPercent ? 'V8 heap growth: bounded (a heap on its way to large)' : "V8 heap growth: V8's own (a small heap)",
+        lean
+          ? 'V8 heap growth: lean (a large heap)'
+          : growthPercent
+            ? 'V8 heap growth: bounded (a heap on its way to large)'
+            : "V8 heap growth: V8's own (a small heap)",
       ),
     );
     logger.debug({ heapGrowth: heapGovernor ? 'governed by heap size' : 'set by node' }, 'V8 heap growth');
