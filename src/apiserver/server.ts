@@ -174,6 +174,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     admin: await ensureAdminCredentials(dataDir, pki),
   }));
   credentials.catch(() => undefined);
+  // A failed start waits for them before it returns: a start that follows on the same data dir
+  // must not find the CA's key written and its certificate not yet ("cannot load the CA").
+  const credentialsSettled = (): Promise<unknown> => credentials.catch(() => undefined);
   step('admin token');
 
   const registry = new ResourceRegistry();
@@ -191,6 +194,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     namespaceCache.stop();
     await auditLog?.close();
     await store.close();
+    await credentialsSettled();
     throw err;
   }
   step('extension');
@@ -270,6 +274,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     namespaceCache.stop();
     await auditLog?.close();
     await store.close();
+    await credentialsSettled();
   };
   let listener: ApiListener;
   let tls: { pki: Pki; admin: AdminCredentials };
