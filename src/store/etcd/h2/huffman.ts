@@ -34,6 +34,29 @@ const SYMBOLS_BY_LENGTH: ReadonlyArray<readonly [number, string | number[]]> = [
 const EOS = 256;
 
 /**
+ * The canonical code: each symbol's code length and code, assigned in order of length and,
+ * within one length, in byte order (the strings above are written in it).
+ */
+const lengths = new Uint8Array(257);
+const codes = new Uint32Array(257);
+{
+  let code = 0;
+  let previous = 0;
+  let symbols = 0;
+  for (const [length, members] of SYMBOLS_BY_LENGTH) {
+    const list = typeof members === 'string' ? [...members].map((c) => c.charCodeAt(0)) : members;
+    code <<= length - previous;
+    previous = length;
+    for (const symbol of list) {
+      lengths[symbol] = length;
+      codes[symbol] = code++;
+      symbols++;
+    }
+  }
+  if (symbols !== 257 || code !== 2 ** previous) throw new Error(`the HPACK Huffman table is not complete (${symbols} symbols)`);
+}
+
+/**
  * The decoding tree: node n's children are at `tree[2n]` (bit 0) and `tree[2n + 1]` (bit 1);
  * a child >= 0 is another node, a child < 0 is the leaf of symbol `-child - 1`.
  */
@@ -42,45 +65,18 @@ const tree = buildTree();
 function buildTree(): Int32Array {
   const nodes = new Int32Array(2 * 512);
   let count = 1;
-  let code = 0;
-  let previous = 0;
-  let symbols = 0;
-  for (const [length, members] of SYMBOLS_BY_LENGTH) {
-    const list = typeof members === 'string' ? [...members].map((c) => c.charCodeAt(0)) : members;
-    // Within one length, the symbols in byte order (the strings above are written in it).
-    code <<= length - previous;
-    previous = length;
-    for (const symbol of list) {
-      let node = 0;
-      for (let bit = length - 1; bit > 0; bit--) {
-        const slot = 2 * node + ((code >>> bit) & 1);
-        if (nodes[slot] === 0) nodes[slot] = count++;
-        node = nodes[slot];
-      }
-      nodes[2 * node + (code & 1)] = -symbol - 1;
-      code++;
-      symbols++;
+  for (let symbol = 0; symbol < 257; symbol++) {
+    const length = lengths[symbol];
+    const code = codes[symbol];
+    let node = 0;
+    for (let bit = length - 1; bit > 0; bit--) {
+      const slot = 2 * node + ((code >>> bit) & 1);
+      if (nodes[slot] === 0) nodes[slot] = count++;
+      node = nodes[slot];
     }
+    nodes[2 * node + (code & 1)] = -symbol - 1;
   }
-  if (symbols !== 257 || code !== 2 ** previous) throw new Error(`the HPACK Huffman table is not complete (${symbols} symbols)`);
   return nodes;
-}
-
-/** Code lengths by symbol, for `huffmanEncode` (tests and the encoder's choice never need more). */
-const lengths = new Uint8Array(257);
-const codes = new Uint32Array(257);
-{
-  let code = 0;
-  let previous = 0;
-  for (const [length, members] of SYMBOLS_BY_LENGTH) {
-    const list = typeof members === 'string' ? [...members].map((c) => c.charCodeAt(0)) : members;
-    code <<= length - previous;
-    previous = length;
-    for (const symbol of list) {
-      lengths[symbol] = length;
-      codes[symbol] = code++;
-    }
-  }
 }
 
 /**
