@@ -39,23 +39,15 @@ export async function benchRss(ctx: BenchContext): Promise<ScenarioResult> {
       );
   }
   ctx.log(`holding ${population.total()} objects; letting the server settle for ${sizes.rssSettleMs} ms`);
-  const samples: number[] = [];
-  const settleEnd = Date.now() + sizes.rssSettleMs;
-  while (Date.now() < settleEnd) {
-    await sleep(Math.min(1_000, Math.max(0, settleEnd - Date.now())));
-    samples.push(mb(readMemory(server.pid).rssBytes));
-  }
+  const filled = Date.now();
+  const restMs = Math.max(sizes.rssRestMs, sizes.rssSettleMs);
+  const samples = await sampleRssUntil(server.pid, filled + sizes.rssSettleMs);
   const afterFill = readMemory(server.pid);
-  const restEnd = settleEnd - sizes.rssSettleMs + Math.max(sizes.rssRestMs, sizes.rssSettleMs);
-  if (Date.now() < restEnd) ctx.log(`RSS after the fill: ${mb(afterFill.rssBytes)} MB; reading it at rest, ${sizes.rssRestMs} ms after the last write`);
-  const restSamples: number[] = [];
-  while (Date.now() < restEnd) {
-    await sleep(Math.min(1_000, Math.max(0, restEnd - Date.now())));
-    restSamples.push(mb(readMemory(server.pid).rssBytes));
-  }
+  if (Date.now() < filled + restMs) ctx.log(`RSS after the fill: ${mb(afterFill.rssBytes)} MB; reading it at rest, ${restMs} ms after the last write`);
+  const restSamples = await sampleRssUntil(server.pid, filled + restMs);
   const after = readMemory(server.pid);
   const n = sizes.rssObjects.toLocaleString('en-US');
-  const restSec = Math.round(Math.max(sizes.rssRestMs, sizes.rssSettleMs) / 1000);
+  const restSec = Math.round(restMs / 1000);
   return {
     metrics: [
       { id: 'rss.rss', label: `server RSS holding ${n} objects, at rest (${restSec} s after the last write)`, value: mb(after.rssBytes), unit: 'MB' },
@@ -80,6 +72,16 @@ export async function benchRss(ctx: BenchContext): Promise<ScenarioResult> {
       fill,
     },
   };
+}
+
+/** sampleRssUntil reads the process's RSS (MB) once a second until `end` (epoch ms). */
+async function sampleRssUntil(pid: number, end: number): Promise<number[]> {
+  const samples: number[] = [];
+  while (Date.now() < end) {
+    await sleep(Math.min(1_000, Math.max(0, end - Date.now())));
+    samples.push(mb(readMemory(pid).rssBytes));
+  }
+  return samples;
 }
 
 function fileSizes(dir: string): Record<string, number> {
