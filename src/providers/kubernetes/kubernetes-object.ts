@@ -1,7 +1,7 @@
 /**
  * KubernetesObject's external client: the "external resource" is the object its manifest
  * names in the target cluster. create and update server-side apply the manifest (field
- * manager `conductor`, forced); observe reads the object and compares only the fields the
+ * manager `conductor-<uid>`, see ownership.ts; create unforced, update forced); observe reads the object and compares only the fields the
  * manifest sets (manifest-subset.ts), then judges readiness and reads the connection
  * details; delete deletes it with propagation policy Background, and observe reports it gone
  * only once the target no longer has it. Every call passes its AbortSignal to each request.
@@ -11,7 +11,7 @@ import type { CallOptions, ExternalClient, ExternalCreation, ExternalObservation
 import { connectionDetailsOf } from './connection-details.js';
 import type { KubernetesObject } from './kinds.js';
 import { describeDifferences, manifestDifferences } from './manifest-subset.js';
-import { OWNED_ELSEWHERE_REASON, ownedElsewhereMessage, OWNER_UID_ANNOTATION, ownershipOf } from './ownership.js';
+import { fieldManagerFor, ownFieldManager, OWNED_ELSEWHERE_REASON, ownedElsewhereMessage, OWNER_UID_ANNOTATION, ownershipOf } from './ownership.js';
 import { bundleOf, installBundle } from './operator-bundle.js';
 import { checkedManifest, ManifestError, type Desired } from './manifest.js';
 
@@ -193,30 +193,54 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
   }
 
   /**
-   * applyOwned applies the manifest unless the object exists and is another's: looked at
-   * again right before the write, since observe's verdict may be stale (another claim's create
-   * in between). Its uid is the precondition of nothing here (apply has none for "absent");
-   * two creates racing within one request's time both apply, and the loser's next observe
-   * finds the winner's mark and stops.
+   * createOwned creates the object without looking first: a server-side apply with this
+   * KubernetesObject's own field manager (`ownFieldManager`), not forced. An object another
+   * KubernetesObject made meanwhile carries its owner-uid annotation, owned by its manager with
+   * another value, so the target refuses the apply (409 Conflict) and nothing is written — the
+   * race of two creates is decided by the target, not by a look before. Only then is the object
+   * read and judged like observe does: another's is refused (`OwnedElsewhereError`), one of
+   * ours (a field someone edited) is applied again with force.
    */
-  private async applyOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
+  private async createOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
     const { key, manifest } = await this.resolveInstalling(resource, options.signal);
-    const live = await this.target.get(key, options.signal);
-    if (live) {
-      const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
-      if (!ownership.owned) throw new OwnedElsewhereError(ownedElsewhereMessage(describeKey(key), ownership.why));
+    const fieldManager = ownFieldManager(resource);
+    try {
+      await this.target.apply(key, manifest, options.signal, { fieldManager, force: false });
+      return key;
+    } catch (err) {
+      if (!(err instanceof TargetError) || err.status !== 409) throw err;
     }
-    await this.target.apply(key, manifest, options.signal);
+    const live = await this.target.get(key, options.signal);
+    if (live) this.assertOwned(resource, key, live);
+    await this.target.apply(key, manifest, options.signal, { fieldManager: fieldManagerFor(resource, live), force: true });
     return key;
   }
 
+  /**
+   * updateOwned applies the manifest with force (drift correction takes back fields others
+   * edited) unless the object is another's: looked at again right before the write, since
+   * observe's verdict may be stale.
+   */
+  private async updateOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
+    const { key, manifest } = await this.resolveInstalling(resource, options.signal);
+    const live = await this.target.get(key, options.signal);
+    if (live) this.assertOwned(resource, key, live);
+    await this.target.apply(key, manifest, options.signal, { fieldManager: fieldManagerFor(resource, live), force: true });
+    return key;
+  }
+
+  private assertOwned(resource: KubernetesObject, key: ObjectKey, live: JsonObject): void {
+    const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
+    if (!ownership.owned) throw new OwnedElsewhereError(ownedElsewhereMessage(describeKey(key), ownership.why));
+  }
+
   async create(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalCreation> {
-    const key = await this.applyOwned(resource, options);
+    const key = await this.createOwned(resource, options);
     return { externalName: externalNameOf(key) };
   }
 
   async update(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalUpdate> {
-    await this.applyOwned(resource, options);
+    await this.updateOwned(resource, options);
     return {};
   }
 

@@ -61,3 +61,28 @@ export function ownedElsewhereMessage(object: string, why: 'MarkedForAnother' | 
     `Choose another name; or, to adopt the object, an admin sets the annotation ${EXTERNAL_NAME_ANNOTATION} to its external name (or uses managementPolicy ObserveOnly)`
   );
 }
+
+/** The field manager of the applies made before each KubernetesObject had its own (and of operator bundles). */
+const SHARED_FIELD_MANAGER = 'conductor';
+
+/**
+ * ownFieldManager is the field manager of a KubernetesObject's applies: `conductor-<uid>`, its
+ * own, so that the owner-uid annotation another KubernetesObject applied is another manager's
+ * field and an unforced apply onto that object is a conflict (`conductor` when it has no uid).
+ */
+export function ownFieldManager(resource: KObject): string {
+  const uid = resource.metadata.uid;
+  return uid ? `${SHARED_FIELD_MANAGER}-${uid}` : SHARED_FIELD_MANAGER;
+}
+
+/**
+ * fieldManagerFor is the manager to apply `live` with: `conductor` for an object an apply of the
+ * shared manager made (before per-KubernetesObject managers), so that manager keeps being the
+ * one whose fields a later manifest drops; otherwise the KubernetesObject's own.
+ */
+export function fieldManagerFor(resource: KObject, live: JsonObject | undefined): string {
+  const meta = live && isPlainObject(live.metadata) ? live.metadata : {};
+  const entries = Array.isArray(meta.managedFields) ? meta.managedFields : [];
+  const shared = entries.some((e) => isPlainObject(e) && e.manager === SHARED_FIELD_MANAGER && e.operation === 'Apply');
+  return shared ? SHARED_FIELD_MANAGER : ownFieldManager(resource);
+}

@@ -96,6 +96,12 @@ export const TARGET_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** The field manager of Conductor's server-side applies. */
 export const FIELD_MANAGER = 'conductor';
 
+/** ApplyOptions choose an apply's field manager (default `conductor`) and whether it forces conflicts (default true). */
+export interface ApplyOptions {
+  fieldManager?: string;
+  force?: boolean;
+}
+
 function statusMessage(body: unknown): string | undefined {
   return isPlainObject(body) && typeof body.message === 'string' ? body.message : undefined;
 }
@@ -417,10 +423,14 @@ export class TargetClient {
     return res.body as JsonObject;
   }
 
-  /** apply server-side applies `manifest` with the field manager `conductor`, forcing conflicts. */
-  async apply(key: ObjectKey, manifest: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+  /**
+   * apply server-side applies `manifest`, by default with the field manager `conductor` and
+   * forcing conflicts. Without `force`, a field another manager owns with another value makes
+   * the target answer 409 Conflict (a TargetError of status 409) and nothing is written.
+   */
+  async apply(key: ObjectKey, manifest: JsonObject, signal?: AbortSignal, options: ApplyOptions = {}): Promise<JsonObject> {
     const { path } = await this.pathOf(key, signal);
-    const query = `?fieldManager=${FIELD_MANAGER}&force=true`;
+    const query = `?fieldManager=${encodeURIComponent(options.fieldManager ?? FIELD_MANAGER)}&force=${options.force ?? true}`;
     // JSON is YAML: the apply patch type takes it as it is.
     const res = this.ok(
       await this.request('PATCH', path + query, { body: manifest, contentType: 'application/apply-patch+yaml', signal }),
