@@ -1,7 +1,7 @@
 /**
  * KubernetesObject's external client: the "external resource" is the object its manifest
  * names in the target cluster. create and update server-side apply the manifest (field
- * manager `conductor-<uid>`, see ownership.ts; create unforced, update forced); observe reads the object and compares only the fields the
+ * manager `conductor-<uid>`, see ownership.ts; a create onto an absent object unforced, the rest forced); observe reads the object and compares only the fields the
  * manifest sets (manifest-subset.ts), then judges readiness and reads the connection
  * details; delete deletes it with propagation policy Background, and observe reports it gone
  * only once the target no longer has it. Every call passes its AbortSignal to each request.
@@ -193,24 +193,37 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
   }
 
   /**
-   * createOwned creates the object without looking first: a server-side apply with this
-   * KubernetesObject's own field manager (`ownFieldManager`), not forced. An object another
-   * KubernetesObject made meanwhile carries its owner-uid annotation, owned by its manager with
-   * another value, so the target refuses the apply (409 Conflict) and nothing is written — the
-   * race of two creates is decided by the target, not by a look before. Only then is the object
-   * read and judged like observe does: another's is refused (`OwnedElsewhereError`), one of
+   * createOwned creates the object. It looks first: an object that exists and is not this
+   * KubernetesObject's (another's mark, or none — someone else made it) is never written,
+   * whatever values it holds (an apply setting equal values would not conflict, and would take
+   * the object over). When the look finds nothing, the apply uses this KubernetesObject's own
+   * field manager (`ownFieldManager`) without force: an object another KubernetesObject made
+   * meanwhile carries its owner-uid annotation, owned by that manager with another value, so
+   * the target refuses the apply (409 Conflict) and nothing is written — the race of two
+   * creates is decided by the target. Only then is the object read again and judged; one of
    * ours (a field someone edited) is applied again with force.
    */
   private async createOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
     const { key, manifest } = await this.resolveInstalling(resource, options.signal);
-    const fieldManager = ownFieldManager(resource);
+    const found = await this.target.get(key, options.signal);
+    if (found) return this.applyForced(resource, key, manifest, found, options);
     try {
-      await this.target.apply(key, manifest, options.signal, { fieldManager, force: false });
+      await this.target.apply(key, manifest, options.signal, { fieldManager: ownFieldManager(resource), force: false });
       return key;
     } catch (err) {
       if (!(err instanceof TargetError) || err.status !== 409) throw err;
     }
-    const live = await this.target.get(key, options.signal);
+    return this.applyForced(resource, key, manifest, await this.target.get(key, options.signal), options);
+  }
+
+  /** applyForced applies with force unless `live` (the object as just read) is another's. */
+  private async applyForced(
+    resource: KubernetesObject,
+    key: ObjectKey,
+    manifest: JsonObject,
+    live: JsonObject | undefined,
+    options: CallOptions,
+  ): Promise<ObjectKey> {
     if (live) this.assertOwned(resource, key, live);
     await this.target.apply(key, manifest, options.signal, { fieldManager: fieldManagerFor(resource, live), force: true });
     return key;
@@ -223,10 +236,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
    */
   private async updateOwned(resource: KubernetesObject, options: CallOptions): Promise<ObjectKey> {
     const { key, manifest } = await this.resolveInstalling(resource, options.signal);
-    const live = await this.target.get(key, options.signal);
-    if (live) this.assertOwned(resource, key, live);
-    await this.target.apply(key, manifest, options.signal, { fieldManager: fieldManagerFor(resource, live), force: true });
-    return key;
+    return this.applyForced(resource, key, manifest, await this.target.get(key, options.signal), options);
   }
 
   private assertOwned(resource: KubernetesObject, key: ObjectKey, live: JsonObject): void {
