@@ -108,8 +108,9 @@ export class H2Connection {
   private unacked = 0;
   /** A header block being continued (CONTINUATION frames): its stream, flags and pieces. */
   private continuing: { streamId: number; endStream: boolean; pieces: Buffer[] } | undefined;
-  /** Output gathered during one turn, written at once. */
+  /** Output gathered during one turn, written at once (`flush`). */
   private corked = false;
+  private flushScheduled = false;
 
   constructor(
     /** `http://host:port` or `https://host:port`. */
@@ -249,19 +250,37 @@ export class H2Connection {
     stream.offset = 0;
   }
 
+  /**
+   * flush writes what was written so far in this turn of the event loop now, instead of at
+   * its end: for a call made once the turn's I/O is over (in a setImmediate), whose bytes would
+   * otherwise wait for the next turn.
+   */
+  flush(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket.uncork();
+  }
+
   private write(bytes: Buffer): void {
     if (this.ended) return;
-    // Everything written in one turn goes out in one write (a burst of calls, their frames).
+    // Everything written in one turn of the event loop goes out in one write (at its end, in
+    // setImmediate): the calls made by all the requests read in one poll, with their frames.
+    // Each write wakes etcd's reader; node:http2 also writes once per turn.
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushTurn);
+      }
     }
     this.socket.write(bytes);
   }
+
+  private readonly flushTurn = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
 
   // ---- reading ----
 
