@@ -163,6 +163,14 @@ export class EtcdClient {
     );
   }
 
+  /**
+   * flush sends the unary calls made so far in this turn of the event loop now, instead of at
+   * the end of the turn with the others (`UnarySession.flush`).
+   */
+  flush(): void {
+    for (const e of this.endpoints) e.unary.flush();
+  }
+
   close(): void {
     for (const e of this.endpoints) {
       e.unary.close();

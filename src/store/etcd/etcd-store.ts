@@ -134,7 +134,13 @@ export class EtcdStore implements Store {
         this.watchers.delete(watcher);
       },
     };
-    this.fresh = new FreshRevision(() => this.readRevision());
+    // FreshRevision sends its read at the end of a turn (in setImmediate), when its callers
+    // have gathered: the read goes out at once, not with the next turn's calls.
+    this.fresh = new FreshRevision(() => {
+      const read = this.readRevision();
+      this.client.flush();
+      return read;
+    });
     if (options.watchCache) {
       this.cache = new WatchCache({
         watchSource: this.watchSource,

@@ -121,6 +121,14 @@ export class UnarySession {
     });
   }
 
+  /**
+   * flush sends the calls made so far in this turn of the event loop now: by default a call's
+   * bytes go out at the end of the turn, with the other calls made in it.
+   */
+  flush(): void {
+    this.connection?.flush();
+  }
+
   /** close ends the connection; calls on their way fail. */
   close(): void {
     this.closed = true;

@@ -171,6 +171,25 @@ describe('H2Connection with node:http2 as the peer', () => {
     }
   });
 
+  test("the peer's PING is answered while requests keep going (the answer goes out with a request's bytes)", async () => {
+    const c = new H2Connection(origin, undefined, () => undefined);
+    try {
+      const first = collect();
+      c.request(post('/echo'), Buffer.from('x'), first.handler);
+      await first.answer;
+      const session = [...sessions].at(-1)!;
+      const acked = new Promise<boolean>((resolve) => session.ping(Buffer.from('abcdefgh'), (err) => resolve(!err)));
+      for (let i = 0; i < 20; i++) {
+        const next = collect();
+        c.request(post('/echo'), Buffer.from(`${i}`), next.handler);
+        assert.equal((await next.answer).body.toString(), `${i}`.repeat(3));
+      }
+      assert.equal(await acked, true);
+    } finally {
+      c.close();
+    }
+  });
+
   test('a stream the peer resets ends with its code; the connection goes on', async () => {
     const c = new H2Connection(origin, undefined, () => undefined);
     try {

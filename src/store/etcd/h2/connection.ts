@@ -57,6 +57,9 @@ export interface ConnectionTls {
   key?: Buffer | null;
 }
 
+/** How long a PING's acknowledgement waits for a request to go out with (`answerPing`). */
+const PING_ACK_DELAY_MS = 10;
+
 /** Our receive windows: answers (a list's page) can be megabytes. */
 const STREAM_WINDOW = 8 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
@@ -108,8 +111,12 @@ export class H2Connection {
   private unacked = 0;
   /** A header block being continued (CONTINUATION frames): its stream, flags and pieces. */
   private continuing: { streamId: number; endStream: boolean; pieces: Buffer[] } | undefined;
-  /** Output gathered during one turn, written at once. */
+  /** Output gathered during one turn, written at once (`flush`). */
   private corked = false;
+  private flushScheduled = false;
+  /** PING acknowledgements waiting for the next request's write (`answerPing`). */
+  private readonly pingAcks: Buffer[] = [];
+  private pingAckTimer: NodeJS.Timeout | undefined;
 
   constructor(
     /** `http://host:port` or `https://host:port`. */
@@ -198,6 +205,7 @@ export class H2Connection {
     if (this.nextStreamId > MAX_WINDOW) this.goingAway();
     const stream: Stream = { id, handler, body, offset: 0, sendWindow: this.peerInitialWindow, unacked: 0, ended: false };
     this.streams.set(id, stream);
+    if (this.pingAcks.length > 0) this.writePingAcks();
     this.writeHeaders(id, headerBlock, body.length === 0);
     if (body.length > 0) this.sendBody(stream);
     return {
@@ -249,19 +257,37 @@ export class H2Connection {
     stream.offset = 0;
   }
 
+  /**
+   * flush writes what was written so far in this turn of the event loop now, instead of at
+   * its end: for a call made once the turn's I/O is over (in a setImmediate), whose bytes would
+   * otherwise wait for the next turn.
+   */
+  flush(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket.uncork();
+  }
+
   private write(bytes: Buffer): void {
     if (this.ended) return;
-    // Everything written in one turn goes out in one write (a burst of calls, their frames).
+    // Everything written in one turn of the event loop goes out in one write (at its end, in
+    // setImmediate): the calls made by all the requests read in one poll, with their frames.
+    // Each write wakes etcd's reader; node:http2 also writes once per turn.
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushTurn);
+      }
     }
     this.socket.write(bytes);
   }
+
+  private readonly flushTurn = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
 
   // ---- reading ----
 
@@ -293,12 +319,7 @@ export class H2Connection {
         return this.onSettings(f);
       case FrameType.ping:
         if (f.streamId !== 0 || f.payload.length !== 8) throw new FrameError(ErrorCode.protocolError, 'a malformed PING');
-        if ((f.flags & Flag.ack) === 0) {
-          const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + 8);
-          writeFrameHeader(out, 0, 8, FrameType.ping, Flag.ack, 0);
-          f.payload.copy(out, FRAME_HEADER_BYTES);
-          this.write(out);
-        }
+        if ((f.flags & Flag.ack) === 0) this.answerPing(f.payload);
         return;
       case FrameType.goaway:
         return this.onGoaway(f);
@@ -311,6 +332,34 @@ export class H2Connection {
         return;
     }
   }
+
+  /**
+   * answerPing acknowledges a PING with the next request's bytes, or after PING_ACK_DELAY_MS
+   * when no request comes first. etcd (grpc-go's bandwidth estimator) pings after every answer
+   * that follows an acknowledgement — once per round of calls — and an acknowledgement written
+   * alone is one more write here and one more wake-up and read for etcd per round. RFC 9113
+   * asks that PING be answered with priority (SHOULD); a few milliseconds are well within what
+   * etcd's keepalive allows (20 s by default).
+   */
+  private answerPing(payload: Buffer): void {
+    const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + 8);
+    writeFrameHeader(out, 0, 8, FrameType.ping, Flag.ack, 0);
+    payload.copy(out, FRAME_HEADER_BYTES);
+    this.pingAcks.push(out);
+    if (!this.pingAckTimer) {
+      this.pingAckTimer = setTimeout(this.writePingAcks, PING_ACK_DELAY_MS);
+      this.pingAckTimer.unref();
+    }
+  }
+
+  private readonly writePingAcks = (): void => {
+    if (this.pingAckTimer) {
+      clearTimeout(this.pingAckTimer);
+      this.pingAckTimer = undefined;
+    }
+    const acks = this.pingAcks.splice(0);
+    for (const ack of acks) this.write(ack);
+  };
 
   private onData(f: Frame): void {
     if (f.streamId === 0) throw new FrameError(ErrorCode.protocolError, 'a DATA frame on stream 0');
@@ -493,6 +542,9 @@ export class H2Connection {
     this.blocked.clear();
     const wasEnded = this.ended;
     this.ended = true;
+    clearTimeout(this.pingAckTimer);
+    this.pingAckTimer = undefined;
+    this.pingAcks.length = 0;
     this.draining = true;
     if (!wasEnded) {
       this.socket.destroy();
