@@ -132,6 +132,11 @@ export class ManagedReconciler<R extends KObject = KObject> {
   private stopped = false;
   /** Aborted by stop(): cancels every provider call still running. */
   private readonly shutdown = new AbortController();
+  /**
+   * Every provider call gets a signal aborted at `callTimeoutMs` or when the reconciler stops:
+   * one options object for all of them, so that calls started together share their signals.
+   */
+  private readonly deadlines: DeadlineOptions;
 
   constructor(
     private readonly client: Client,
@@ -139,6 +144,7 @@ export class ManagedReconciler<R extends KObject = KObject> {
     options: ManagedReconcilerOptions = {},
   ) {
     this.options = resolveOptions(options);
+    this.deadlines = { timeoutMs: this.options.callTimeoutMs, shutdown: this.shutdown.signal, report: this.reportCall };
     this.ref = resourceRef(`${kind.group}/${kind.version}`, kind.kind, kind.plural, true);
     this.log = this.options.logger;
     this.managed = new ResourceWrites<R>(client, this.ref, this.options.fieldManager, this.options.now, this.ownWrites, this.lastWrites);
@@ -281,11 +287,6 @@ export class ManagedReconciler<R extends KObject = KObject> {
     const writeErr = await this.managed.writeStatusQuietly(mr, { synced: notSynced(reason, message) });
     if (writeErr) this.logFor(mr).warn({ err: errorMessage(writeErr) }, 'cannot write status after a failure');
     throw new ManagedReconcileError(reason, message, { cause });
-  }
-
-  /** Every provider call gets a signal aborted at `callTimeoutMs` or when the reconciler stops. */
-  private get deadlines(): DeadlineOptions {
-    return { timeoutMs: this.options.callTimeoutMs, shutdown: this.shutdown.signal, report: this.reportCall };
   }
 
   /** Provider calls to the metrics, labelled with this kind's provider. */
