@@ -56,6 +56,23 @@ describe('withDeadline', () => {
     assert.deepEqual(reported, ['timeout', 'timeout']);
   });
 
+  test('many calls listening to their shared signal raise no listener warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const signals: AbortSignal[] = [];
+      const options: DeadlineOptions = { timeoutMs: 50 };
+      const calls = Array.from({ length: 20 }, (_, i) => withDeadline(call(`c${i}`), options, blocking(signals)));
+      for (const c of calls) await assert.rejects(c, CallTimeoutError);
+      assert.equal(new Set(signals).size, 1);
+      await sleep(10); // warnings are emitted on the next tick
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   test('a call started after the slot gets a signal of its own; the earlier calls having ended changes nothing for it', async () => {
     const signals: AbortSignal[] = [];
     const options: DeadlineOptions = { timeoutMs: 200 }; // slots of 2 ms
