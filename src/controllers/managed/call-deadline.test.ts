@@ -123,20 +123,37 @@ describe('withDeadline', () => {
     assert.deepEqual(reported, ['cancelled', 'cancelled', 'cancelled', 'cancelled']);
   });
 
+  test('a shutdown while no call runs cancels the next call at once, on the slot that was idle', { timeout: 10_000 }, async () => {
+    const shutdown = new AbortController();
+    const options: DeadlineOptions = { timeoutMs: 600_000, shutdown: shutdown.signal };
+    const signals: AbortSignal[] = [];
+    await withDeadline(call('a'), options, async (signal) => signals.push(signal));
+    shutdown.abort();
+    assert.equal(signals[0].aborted, false, 'nobody was running on it');
+    await assert.rejects(
+      withDeadline(call('b'), options, blocking(signals)),
+      (err: unknown) => err instanceof CallCancelledError && /ns\/b was cancelled/.test(err.message),
+    );
+    assert.equal(signals[0].aborted, true, 'the idle slot ended at its next use');
+  });
+
   test('once its calls ended, a slot keeps no timer that holds the process and no shutdown listener', async () => {
     const shutdown = new AbortController();
     const options: DeadlineOptions = { timeoutMs: 600_000, shutdown: shutdown.signal };
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     let during = 0;
+    let listening = 0;
     await withDeadline(call('a'), options, async () => {
       during = timers();
+      listening = getEventListeners(shutdown.signal, 'abort').length;
     });
     assert.equal(during, before + 1, 'a running call holds one timer');
+    assert.equal(listening, 1, 'its slot listens for shutdown');
     assert.equal(timers(), before, 'the idle current slot no longer holds the process');
     await sleep(1100); // the slot's time is over
     await withDeadline(call('b'), options, async () => 1);
     assert.equal(timers(), before);
-    assert.equal(getEventListeners(shutdown.signal, 'abort').length, 1, 'only the current slot listens for shutdown');
+    assert.equal(getEventListeners(shutdown.signal, 'abort').length, 0, 'an idle slot does not listen for shutdown');
   });
 });

@@ -90,9 +90,9 @@ class DeadlineSlot {
 
 /**
  * SharedDeadlines hands out the slots of one options object: the current slot until its time
- * is over (or it ended), then a new one. A slot no call runs on any more is let go — its timer
- * cleared, its shutdown listener removed — unless it is the current one, whose timer then no
- * longer keeps the process alive.
+ * is over (or it ended), then a new one. A slot holds the process (its timer) and listens for
+ * shutdown only while calls run on it; one no call runs on any more is let go (timer cleared)
+ * unless it is the current one, which a shutdown meanwhile ends at its next use.
  */
 class SharedDeadlines {
   private current: DeadlineSlot | undefined;
@@ -101,22 +101,26 @@ class SharedDeadlines {
 
   constructor(private readonly options: DeadlineOptions) {
     this.slotMs = Math.min(MAX_SLOT_MS, Math.max(1, Math.floor(options.timeoutMs / 100)));
+    // Each slot with calls running listens for shutdown: as many as there are slots in a timeout.
+    if (options.shutdown) setMaxListeners(0, options.shutdown);
   }
 
   acquire(): DeadlineSlot {
     const now = performance.now();
     let slot = this.current;
+    // An idle slot does not listen for shutdown: it learns of one here.
+    if (slot && !slot.ended && this.options.shutdown?.aborted) this.end(slot, 'cancelled');
     if (!slot || slot.ended || now >= this.currentUntil) {
       if (slot && slot.calls === 0) this.letGo(slot);
       slot = this.open(now);
     }
-    if (slot.calls++ === 0) slot.timer?.ref();
+    if (slot.calls++ === 0) this.hold(slot);
     return slot;
   }
 
   release(slot: DeadlineSlot): void {
     if (--slot.calls > 0) return;
-    if (slot === this.current) slot.timer?.unref();
+    if (slot === this.current) this.unhold(slot);
     else this.letGo(slot);
   }
 
@@ -126,17 +130,26 @@ class SharedDeadlines {
     setMaxListeners(0, slot.controller.signal);
     this.current = slot;
     this.currentUntil = now + this.slotMs;
-    const { shutdown, timeoutMs } = this.options;
-    if (shutdown?.aborted) {
-      this.end(slot, 'cancelled');
-      return slot;
-    }
-    slot.timer = setTimeout(() => this.end(slot, 'timeout'), timeoutMs + this.slotMs);
-    if (shutdown) {
+    if (this.options.shutdown?.aborted) this.end(slot, 'cancelled');
+    else slot.timer = setTimeout(() => this.end(slot, 'timeout'), this.options.timeoutMs + this.slotMs);
+    return slot;
+  }
+
+  /** A slot that calls run on holds the process until its deadline and listens for shutdown. */
+  private hold(slot: DeadlineSlot): void {
+    if (slot.ended) return;
+    slot.timer?.ref();
+    const { shutdown } = this.options;
+    if (shutdown && !slot.onShutdown) {
       slot.onShutdown = () => this.end(slot, 'cancelled');
       shutdown.addEventListener('abort', slot.onShutdown, { once: true });
     }
-    return slot;
+  }
+
+  private unhold(slot: DeadlineSlot): void {
+    slot.timer?.unref();
+    if (slot.onShutdown) this.options.shutdown?.removeEventListener('abort', slot.onShutdown);
+    slot.onShutdown = undefined;
   }
 
   private end(slot: DeadlineSlot, why: SlotEnd): void {
@@ -155,8 +168,7 @@ class SharedDeadlines {
   private letGo(slot: DeadlineSlot): void {
     clearTimeout(slot.timer);
     slot.timer = undefined;
-    if (slot.onShutdown) this.options.shutdown?.removeEventListener('abort', slot.onShutdown);
-    slot.onShutdown = undefined;
+    this.unhold(slot);
     if (this.current === slot) this.current = undefined;
   }
 }

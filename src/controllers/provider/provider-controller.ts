@@ -102,8 +102,8 @@ export class ProviderController {
   private readonly secrets: Informer;
   private readonly shutdown = new AbortController();
   private readonly recheckMs: number;
-  private readonly checkTimeoutMs: number;
-  private readonly reportCall: DeadlineOptions['report'];
+  /** The checks' deadline: one object for all of them (checks started together share a signal). */
+  private readonly deadlines: DeadlineOptions;
   private readonly now: () => Date;
   /** The last check of each Provider (`namespace/name`). */
   private readonly lastChecks = new Map<string, LastCheck>();
@@ -118,14 +118,14 @@ export class ProviderController {
   ) {
     this.log = options.logger;
     this.recheckMs = options.recheckMs ?? 60_000;
-    this.checkTimeoutMs = options.checkTimeoutMs ?? 60_000;
     this.now = options.now ?? (() => new Date());
     const calls = options.metrics?.providerCalls;
     // A Provider's check, labelled with the Provider's type.
-    this.reportCall = calls
+    const report: DeadlineOptions['report'] = calls
       ? (call, result, seconds) =>
           calls.called(String((call.resource.spec as { type?: unknown } | undefined)?.type ?? 'unknown'), call.kind, call.op, result, seconds)
       : undefined;
+    this.deadlines = { timeoutMs: options.checkTimeoutMs ?? 60_000, shutdown: this.shutdown.signal, ...(report ? { report } : {}) };
     this.queue = new WorkQueue({ name: 'providers', metrics: options.metrics?.queues, ...(this.log ? { logger: this.log } : {}) });
     const scope = options.namespace ? { namespace: options.namespace } : {};
     this.providers = cacheInformer(client, options.informers, providerKind.ref, scope, this.log);
@@ -234,11 +234,7 @@ export class ProviderController {
   private async check(key: string, provider: KObject): Promise<LastCheck> {
     // Changes from here on (while the check runs) call for another check.
     this.changed.delete(key);
-    const verdict = await providerReadiness(provider, this.modules, await this.credentials(provider), {
-      timeoutMs: this.checkTimeoutMs,
-      shutdown: this.shutdown.signal,
-      report: this.reportCall,
-    });
+    const verdict = await providerReadiness(provider, this.modules, await this.credentials(provider), this.deadlines);
     const ready: ReadyVerdict = verdict.ready
       ? { status: 'True', reason: providerReasons.checkPassed, message: verdict.message ?? '' }
       : { status: 'False', reason: verdict.reason, message: verdict.message };
