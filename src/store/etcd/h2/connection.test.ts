@@ -8,8 +8,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
-import { H2Connection, type StreamHandler } from './connection.js';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { H2Connection, MAX_HEADER_BLOCK_BYTES, type StreamHandler } from './connection.js';
+import { FrameType, frame, settingsFrame } from './frames.js';
 import { encodeHeaders, type HeaderField } from './hpack.js';
 
 interface Answer {
@@ -241,5 +242,42 @@ describe('H2Connection with node:http2 as the peer', () => {
     const refused = collect();
     d.request(post('/echo'), Buffer.from('x'), refused.handler);
     assert.match((await refused.answer).outcome, /^failed never connected: .*ECONNREFUSED/);
+  });
+});
+
+describe('H2Connection with a peer that breaks the protocol', () => {
+  test('a header block past MAX_HEADER_BLOCK_BYTES (endless CONTINUATIONs) ends the connection; the stream fails', async () => {
+    const sockets: Socket[] = [];
+    let sent = 0;
+    // A peer written by hand: SETTINGS, then a HEADERS frame for stream 1 that CONTINUATIONs never end.
+    const peer = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      socket.write(settingsFrame([]));
+      let answered = false;
+      socket.on('data', () => {
+        if (answered) return;
+        answered = true;
+        socket.write(frame(FrameType.headers, 0, 1, Buffer.alloc(16_384, 0x40)));
+        const piece = frame(FrameType.continuation, 0, 1, Buffer.alloc(16_384, 0x40));
+        const more = () => {
+          while (!socket.destroyed && sent <= 2 * MAX_HEADER_BLOCK_BYTES) {
+            sent += 16_384;
+            if (!socket.write(piece)) return void socket.once('drain', more);
+          }
+        };
+        more();
+      });
+    });
+    await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = new H2Connection(`http://127.0.0.1:${(peer.address() as AddressInfo).port}`, undefined, () => undefined);
+      const call = collect();
+      c.request(post('/echo'), Buffer.from('x'), call.handler);
+      assert.match((await call.answer).outcome, /^failed connected: etcd broke the HTTP\/2 protocol: a header block of over 1048576 bytes/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => peer.close(resolve));
+    }
   });
 });

@@ -60,6 +60,13 @@ export interface ConnectionTls {
 /** How long a PING's acknowledgement waits for a request to go out with (`answerPing`). */
 const PING_ACK_DELAY_MS = 10;
 
+/**
+ * The largest header block (HEADERS and its CONTINUATIONs) taken from the peer: etcd's are a
+ * few hundred bytes (a gRPC error's message in the trailers at most a few KB). A block past it
+ * is a connection error, so a broken peer's endless CONTINUATIONs cannot grow our memory.
+ */
+export const MAX_HEADER_BLOCK_BYTES = 1024 * 1024;
+
 /** Our receive windows: answers (a list's page) can be megabytes. */
 const STREAM_WINDOW = 8 * 1024 * 1024;
 const CONNECTION_WINDOW = 16 * 1024 * 1024;
@@ -110,7 +117,7 @@ export class H2Connection {
   /** Connection-level bytes received and not yet given back. */
   private unacked = 0;
   /** A header block being continued (CONTINUATION frames): its stream, flags and pieces. */
-  private continuing: { streamId: number; endStream: boolean; pieces: Buffer[] } | undefined;
+  private continuing: { streamId: number; endStream: boolean; pieces: Buffer[]; bytes: number } | undefined;
   /** Output gathered during one turn, written at once (`flush`). */
   private corked = false;
   private flushScheduled = false;
@@ -391,12 +398,14 @@ export class H2Connection {
     }
     const endStream = (f.flags & Flag.endStream) !== 0;
     if (f.flags & Flag.endHeaders) this.headerBlock(f.streamId, block, endStream);
-    else this.continuing = { streamId: f.streamId, endStream, pieces: [Buffer.from(block)] };
+    else this.continuing = { streamId: f.streamId, endStream, pieces: [Buffer.from(block)], bytes: block.length };
   }
 
   private onContinuation(f: Frame): void {
     const c = this.continuing;
     if (!c || c.streamId !== f.streamId) throw new FrameError(ErrorCode.protocolError, 'a CONTINUATION frame that continues no header block');
+    c.bytes += f.payload.length;
+    if (c.bytes > MAX_HEADER_BLOCK_BYTES) throw new FrameError(ErrorCode.protocolError, `a header block of over ${MAX_HEADER_BLOCK_BYTES} bytes`);
     c.pieces.push(Buffer.from(f.payload));
     if (f.flags & Flag.endHeaders) {
       this.continuing = undefined;
