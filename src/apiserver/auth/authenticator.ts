@@ -74,12 +74,7 @@ export class Authenticator {
    * (an unverified certificate is ignored).
    */
   authenticate(authorizationHeader: string | undefined, peerCert: PeerCertificate | undefined, peerVerified: boolean): UserInfo | undefined {
-    if (peerVerified) {
-      const user = userFromCertificate(peerCert);
-      if (user) return user;
-    }
-    const token = bearerToken(authorizationHeader);
-    return token === undefined ? undefined : this.lookup(token);
+    return (peerVerified ? userFromCertificate(peerCert) : undefined) ?? this.fromHeader(authorizationHeader, undefined);
   }
 
   /**
@@ -93,19 +88,21 @@ export class Authenticator {
     const socket = req.socket as Partial<TLSSocket>;
     const verified = socket.authorized === true;
     const cert = verified && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-    if (verified) {
-      const user = userFromCertificate(cert);
-      if (user) return user;
-    }
-    const header = req.headers.authorization;
+    return (verified ? userFromCertificate(cert) : undefined) ?? this.fromHeader(req.headers.authorization, socket);
+  }
+
+  /**
+   * fromHeader is the user of a static bearer token in `header` (a copy: callers may change it).
+   * With a `connection`, the header it last had accepted is remembered (see authenticateRequest).
+   */
+  private fromHeader(header: string | undefined, connection: object | undefined): UserInfo | undefined {
     if (header === undefined) return undefined;
-    const last = this.lastAccepted.get(socket);
-    if (last !== undefined && last.header === header) return withAuthenticatedGroup(last.user); // a copy
+    const last = connection && this.lastAccepted.get(connection);
+    if (last !== undefined && last.header === header) return withAuthenticatedGroup(last.user);
     const token = bearerToken(header);
-    if (token === undefined) return undefined;
-    const user = this.find(token);
+    const user = token === undefined ? undefined : this.find(token);
     if (user === undefined) return undefined;
-    this.lastAccepted.set(socket, { header, user });
+    if (connection) this.lastAccepted.set(connection, { header, user });
     return withAuthenticatedGroup(user);
   }
 
@@ -120,11 +117,6 @@ export class Authenticator {
     const token = bearerToken(req.headers.authorization);
     if (token === undefined || !looksLikeJwt(token)) return undefined;
     return this.serviceAccountTokens.authenticate(token);
-  }
-
-  private lookup(token: string): UserInfo | undefined {
-    const found = this.find(token);
-    return found && withAuthenticatedGroup(found); // a copy: callers may change it
   }
 
   /** find returns the entry's own user (callers copy it) for a static token. */
