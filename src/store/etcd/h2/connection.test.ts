@@ -51,6 +51,8 @@ describe('H2Connection with node:http2 as the peer', () => {
   let server: http2.Http2Server;
   let origin = '';
   const sessions = new Set<http2.ServerHttp2Session>();
+  /** Told when the server has taken a /slow request (its HEADERS arrived). */
+  let slowTaken: (() => void) | undefined;
   before(async () => {
     server = http2.createServer({ settings: { maxConcurrentStreams: 4 } });
     server.on('session', (s) => {
@@ -58,6 +60,7 @@ describe('H2Connection with node:http2 as the peer', () => {
       s.on('close', () => sessions.delete(s));
     });
     server.on('stream', (stream, headers) => {
+      if (headers[':path'] === '/slow') slowTaken?.();
       // The streams this test resets or refuses end with an error on the server's side too.
       stream.on('error', () => undefined);
       const chunks: Buffer[] = [];
@@ -229,8 +232,11 @@ describe('H2Connection with node:http2 as the peer', () => {
   test('the connection lost: the streams on it fail as connected; a port nobody listens on: never connected', async () => {
     const c = new H2Connection(origin, undefined, () => undefined);
     const slow = collect();
+    // The server must have taken the stream: one it never saw is refused by the GOAWAY, not lost.
+    const taken = new Promise<void>((resolve) => (slowTaken = resolve));
     c.request(post('/slow'), Buffer.from('x'), slow.handler);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await taken;
+    slowTaken = undefined;
     for (const s of sessions) s.destroy();
     assert.match((await slow.answer).outcome, /^failed connected/);
 
