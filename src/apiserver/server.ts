@@ -169,14 +169,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // must not leave their failure unhandled.
   waitingFor('the admin token');
   const adminToken = await ensureAdminToken(dataDir);
-  const credentials = ensurePki(dataDir, opts.host, { extraSans: opts.tlsSans }).then(async (pki) => ({
-    pki,
-    admin: await ensureAdminCredentials(dataDir, pki),
-  }));
+  const pkiReady = ensurePki(dataDir, opts.host, { extraSans: opts.tlsSans });
+  // The admin's key is made beside the CA's (a new data dir); only its signing waits for the CA.
+  const adminReady = ensureAdminCredentials(dataDir, pkiReady);
+  const credentials = Promise.all([pkiReady, adminReady]).then(([pki, admin]) => ({ pki, admin }));
   credentials.catch(() => undefined);
-  // A failed start waits for them before it returns: a start that follows on the same data dir
+  // A failed start waits for both before it returns: a start that follows on the same data dir
   // must not find the CA's key written and its certificate not yet ("cannot load the CA").
-  const credentialsSettled = (): Promise<unknown> => credentials.catch(() => undefined);
+  const credentialsSettled = (): Promise<unknown> => Promise.allSettled([pkiReady, adminReady]);
   step('admin token');
 
   const registry = new ResourceRegistry();

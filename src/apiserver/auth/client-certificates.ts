@@ -33,7 +33,8 @@ export async function issueClientCertificateAsync(pki: Pick<Pki, 'caCertPem'>, c
   return signClientCertificate(pki.caCertPem, caKeyPem, opts, await generateRsaKey());
 }
 
-function signClientCertificate(caCertPem: string, caKeyPem: string, opts: ClientCertificateOptions, key: KeyPairPem): IssuedCertificate {
+/** signClientCertificate issues the client certificate for a key made beforehand (the server makes the admin's beside the CA's). */
+export function signClientCertificate(caCertPem: string, caKeyPem: string, opts: ClientCertificateOptions, key: KeyPairPem): IssuedCertificate {
   const certPem = createCertificate(
     {
       profile: 'client',
