@@ -16,6 +16,44 @@ export interface KeyValue {
 }
 
 /**
+ * ValueBytes is what a KeyValue that holds its value as UTF-8 bytes (the etcd watch cache's)
+ * offers beside `value`: a reader that sends the value on (a list's body) copies the bytes
+ * instead of decoding them into a string that is encoded again on the way out. The bytes stay
+ * the KeyValue's: they are copied out, never handed over.
+ */
+export interface ValueBytes {
+  /** The size of the value in UTF-8 bytes. */
+  readonly byteLength: number;
+  /** The first `bytes` bytes as Latin-1 text (one character per byte: ASCII reads as itself). */
+  valueHead(bytes: number): string;
+  /** True when the value's bytes contain `search.needle` (a value may remember the answer). */
+  valueIncludes(search: ValueSearch): boolean;
+  /** True when the value's bytes begin with `prefix`. */
+  valueStartsWith(prefix: Buffer): boolean;
+  /** Copies bytes `start` to `end` (default: all) into `target` at `targetStart`; returns how many. */
+  copyValue(target: Uint8Array, targetStart: number, start?: number, end?: number): number;
+}
+
+/**
+ * ValueSearch is a byte string looked for in many values (`ValueBytes.valueIncludes`), made
+ * once (at module level): a value may remember its answers for the first few searches made.
+ */
+export class ValueSearch {
+  private static made = 0;
+  /** Which search this is, in the order they were made. */
+  readonly id: number;
+
+  constructor(readonly needle: Buffer) {
+    this.id = ValueSearch.made++;
+  }
+}
+
+/** hasValueBytes is true when `kv` holds its value as bytes it can copy out (see ValueBytes). */
+export function hasValueBytes(kv: KeyValue): kv is KeyValue & ValueBytes {
+  return typeof (kv as Partial<ValueBytes>).copyValue === 'function';
+}
+
+/**
  * Produces the value to store, given the revision the write will be stored at. Backends that
  * assign the revision themselves before writing (SQLite) pass the real revision so the caller
  * can embed it (for example as metadata.resourceVersion); backends that cannot (etcd) pass 0,

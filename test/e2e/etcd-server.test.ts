@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { connect as h2connect } from 'node:http2';
 import { join } from 'node:path';
 import { etcdMissing, freePort, startEtcdCluster, type EtcdCluster } from '../support/etcd.js';
 import { eventually } from '../support/eventually.js';
@@ -107,6 +108,58 @@ describe('conductor server on etcd', { skip: missing }, () => {
     assert.ok(inUse > 0 && inUse <= value(`conductor_store_db_size_bytes{endpoint="${endpoint}"}`), 'the bytes in use, at most the file size');
     assert.ok(!/conductor_store_wal_bytes/.test(res.text), 'no SQLite WAL on etcd');
     assert.ok(value('conductor_store_gets_total{source="cache"}') >= 0, 'gets by where they were answered');
+  });
+
+  test('a long list from the watch cache (streamed from the stored bytes) is valid JSON, each item exactly as its get answers', async () => {
+    assert.equal((await api.request('POST', '/api/v1/namespaces', { metadata: { name: 'long-list' } })).status, 201);
+    const names: string[] = [];
+    for (let i = 0; i < 620; i++) names.push(`item-${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < names.length; i += 20) {
+      const made = await Promise.all(
+        names.slice(i, i + 20).map((name, j) => {
+          const k = i + j;
+          // Non-ASCII text of every UTF-8 length, and (every 50th) a resourceVersion in an
+          // annotation: that text is not spliced but parsed and serialized.
+          const annotations = k % 50 === 0 ? { copied: '{"resourceVersion":"1"}' } : undefined;
+          return api.request('POST', '/api/v1/namespaces/long-list/configmaps', {
+            metadata: { name, annotations },
+            data: { pad: 'p'.repeat(k), text: `é日😀 ${k}` },
+          });
+        }),
+      );
+      for (const r of made) assert.equal(r.status, 201, r.text);
+    }
+    const r = await api.request('GET', '/api/v1/namespaces/long-list/configmaps');
+    assert.equal(r.status, 200, r.text);
+    const list = JSON.parse(r.text) as { kind: string; metadata: { resourceVersion: string }; items: { metadata: { name: string } }[] };
+    assert.equal(list.kind, 'ConfigMapList');
+    assert.deepEqual(
+      list.items.map((i) => i.metadata.name),
+      names,
+    );
+    for (let i = 0; i < names.length; i += 50) {
+      const gets = await Promise.all(names.slice(i, i + 50).map((name) => api.request('GET', `/api/v1/namespaces/long-list/configmaps/${name}`)));
+      gets.forEach((g, j) => assert.deepEqual(list.items[i + j], JSON.parse(g.text), names[i + j]));
+    }
+    // Over HTTP/2 (kubectl's protocol): the same items.
+    const session = h2connect(api.url, { ca: api.ca });
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const stream = session.request({
+          ':path': '/api/v1/namespaces/long-list/configmaps',
+          authorization: `Bearer ${api.token}`,
+          accept: 'application/json',
+        });
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        stream.on('error', reject);
+      });
+      // The list's resourceVersion may have moved (the controllers' Lease renewals): the items are the same.
+      assert.deepEqual((JSON.parse(body) as typeof list).items, list.items);
+    } finally {
+      session.close();
+    }
   });
 
   test('etcd lost: 503 with Retry-After, /readyz fails naming etcd; back: ready and serving by itself', { timeout: 60_000 }, async () => {

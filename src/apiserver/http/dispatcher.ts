@@ -32,6 +32,7 @@ import { storageFull } from '../storage/object-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchStreams } from './watch-streams.js';
 import { requestUrl, type RequestUrl } from './request-url.js';
+import { writeListBody } from './list-body.js';
 import type { StaticSite } from './static-site.js';
 import {
   discoveryContentType,
@@ -693,28 +694,7 @@ export class Dispatcher {
     // A large list goes out in chunks as it is serialised, so the client receives while the
     // server still encodes, and no single huge string is built.
     res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff', ...warningHeaders(ctx) });
-    let i = 0;
-    const writeMore = (): void => {
-      while (i < list.items.length) {
-        const parts: string[] = i === 0 ? [head] : [];
-        let size = 0;
-        for (; i < list.items.length && size < LIST_CHUNK_BYTES; i++) {
-          const json = list.items[i].json();
-          if (i > 0) parts.push(',');
-          parts.push(json);
-          size += json.length;
-        }
-        if (i >= list.items.length) parts.push(']}');
-        const ok = res.write(parts.join(''));
-        if (i >= list.items.length) break;
-        if (!ok) {
-          res.once('drain', writeMore);
-          return;
-        }
-      }
-      res.end();
-    };
-    writeMore();
+    writeListBody(res, head, list.items, LIST_CHUNK_BYTES);
   }
 
   private sendJson(res: ServerResponse, code: number, body: string, contentType = JSON_TYPE, headers: Record<string, string | string[]> = {}): void {

@@ -5,8 +5,8 @@
  */
 import type { KObject } from '../../machinery/object.js';
 import { errors } from '../../machinery/errors.js';
-import type { KeyValue, Store, StoreListResult, StoreWatchHandlers, StoreWatcher } from '../../store/types.js';
-import { StoreError } from '../../store/types.js';
+import type { KeyValue, Store, StoreListResult, StoreWatchHandlers, StoreWatcher, ValueBytes } from '../../store/types.js';
+import { StoreError, ValueSearch, hasValueBytes } from '../../store/types.js';
 import { StorageFullError } from '../../store/index.js';
 import { groupVersion, type ResourceType } from '../registry/resource-type.js';
 
@@ -69,6 +69,21 @@ export class ObjectStore {
     // but the delete's revision, so that one must be re-encoded.
     return deleted ? undefined : text;
   }
+
+  /**
+   * exactBytes is how to write what `rawIfExact` gives straight from the bytes a store holds
+   * (the etcd watch cache's), without decoding them: a store that assigns revisions itself, a
+   * value held as bytes, and a text `withResourceVersion` would splice; else undefined.
+   */
+  exactBytes(rt: ResourceType, kv: KeyValue): SplicedBytes | undefined {
+    if (this.store.embedsRevision || !hasValueBytes(kv)) return undefined;
+    let heads = this.usualHeads.get(rt);
+    if (!heads) this.usualHeads.set(rt, (heads = usualHeads(groupVersion(rt), rt.kind)));
+    return resourceVersionSplice(kv, heads, kv.modRevision);
+  }
+
+  /** Per resource type, the start its stored objects usually have (see usualHeads). */
+  private readonly usualHeads = new WeakMap<ResourceType, UsualHeads>();
 
   async get(rt: ResourceType, namespace: string | undefined, name: string): Promise<StoredObject | undefined> {
     const kv = await this.store.get(this.key(rt, namespace, name));
@@ -150,6 +165,73 @@ export function withResourceVersion(text: string, apiVersionLength: number, revi
   const at = from + head[0].length;
   const rv = `"resourceVersion":"${revision}"`;
   return text.slice(0, at) + rv + (text[at] === '}' ? '' : ',') + text.slice(at);
+}
+
+/** The bytes of a stored text with `insert` (its resourceVersion) put in at byte `at`: `withResourceVersion`'s answer as UTF-8. */
+export interface SplicedBytes {
+  readonly bytes: ValueBytes;
+  readonly at: number;
+  /** ASCII. */
+  readonly insert: string;
+  /** The size of the whole in bytes. */
+  readonly byteLength: number;
+}
+
+const resourceVersionField = new ValueSearch(Buffer.from('"resourceVersion":'));
+
+/**
+ * UsualHeads: how a resource type's objects start as the encoder writes them, as bytes, for a
+ * comparison that makes no string; `apiVersion` for the others.
+ */
+export interface UsualHeads {
+  apiVersion: string;
+  /** `{"apiVersion":"…","kind":"<its kind>","metadata":{`; undefined for a kind `withResourceVersion` would not take. */
+  usual: Buffer | undefined;
+  /** The same with an empty metadata: `…"metadata":{}` */
+  emptyMetadata: Buffer | undefined;
+}
+
+/** usualHeads are the starts of objects of `apiVersion` and `kind` as the encoder writes them. */
+export function usualHeads(apiVersion: string, kind: string): UsualHeads {
+  const usual = `{"apiVersion":"${apiVersion}","kind":"${kind}","metadata":{`;
+  if (!/^[A-Za-z0-9]+$/.test(kind) || JSON.stringify(apiVersion) !== `"${apiVersion}"`) return { apiVersion, usual: undefined, emptyMetadata: undefined };
+  return { apiVersion, usual: Buffer.from(usual), emptyMetadata: Buffer.from(`${usual}}`) };
+}
+
+/**
+ * resourceVersionSplice is `withResourceVersion` on a value held as UTF-8 bytes: where to put
+ * `"resourceVersion":"<revision>"`, or undefined where `withResourceVersion` gives undefined.
+ * A value that starts as `heads.usual` is told by comparing bytes; any other start is read as
+ * Latin-1 (one character per byte): the part matched is ASCII, read the same either way, so
+ * `at` is a byte offset.
+ */
+export function resourceVersionSplice(bytes: ValueBytes, heads: UsualHeads, revision: number): SplicedBytes | undefined {
+  let at: number;
+  let closed: boolean;
+  if (heads.usual && bytes.valueStartsWith(heads.usual)) {
+    at = heads.usual.length;
+    closed = bytes.valueStartsWith(heads.emptyMetadata!);
+  } else {
+    const start = `{"apiVersion":"${heads.apiVersion}"`;
+    const from = start.length;
+    const head = bytes.valueHead(from + 121);
+    if (!head.startsWith(start)) return undefined;
+    const kindAndMeta = kindAndMetadata.exec(head.slice(from, from + 120));
+    if (!kindAndMeta) return undefined;
+    at = from + kindAndMeta[0].length;
+    closed = head[at] === '}';
+  }
+  if (bytes.valueIncludes(resourceVersionField)) return undefined;
+  const insert = `"resourceVersion":"${revision}"${closed ? '' : ','}`;
+  return { bytes, at, insert, byteLength: bytes.byteLength + insert.length };
+}
+
+/** writeSpliced writes `s` into `target` at `offset` (room for `s.byteLength` bytes is the caller's to check); it returns the bytes written. */
+export function writeSpliced(s: SplicedBytes, target: Buffer, offset: number): number {
+  let n = s.bytes.copyValue(target, offset, 0, s.at);
+  n += target.write(s.insert, offset + n, 'latin1');
+  n += s.bytes.copyValue(target, offset + n, s.at);
+  return n;
 }
 
 /** Translates a StoreError into the ApiError a client should see. */
