@@ -555,6 +555,34 @@ describe('ManagedReconciler', () => {
     }
   });
 
+  test("a create's own writes start no second reconcile (their events come before their answers); another's write during the reconcile does", async () => {
+    const h = await harness({}, { pollIntervalMs: 3_600_000 });
+    await h.create('quiet', {}, undefined, [MANAGED_PROTECTION_FINALIZER]);
+    await readyObject(h, 'quiet');
+    // Observe (absent), create, observe after the create: one reconcile. The pending mark's and
+    // the outcome's watch events reach the informer before the writes' answers reach the reconcile.
+    await sleep(300);
+    assert.equal(h.external.callsOf('connect', h.key('quiet')).length, 1, 'one reconcile: its own writes started none');
+    assert.equal(h.external.callsOf('observe', h.key('quiet')).length, 2);
+
+    // Someone else annotates the resource while the create runs: looked at again once it ends.
+    const create = h.external.create;
+    h.external.create = async (resource, options) => {
+      if (resource.metadata.name === 'touched') {
+        await server.client.patch(
+          ref,
+          'touched',
+          'merge',
+          { metadata: { annotations: { 'example.com/note': 'hello' } } },
+          { namespace: h.ns, fieldManager: 'someone' },
+        );
+      }
+      return create(resource, options);
+    };
+    await h.create('touched', {}, undefined, [MANAGED_PROTECTION_FINALIZER]);
+    await until('a second reconcile of the annotated resource', () => (h.external.callsOf('connect', h.key('touched')).length >= 2 ? true : undefined));
+  });
+
   test('the poll-interval annotation overrides the default interval', async () => {
     const h = await harness({}, { pollIntervalMs: 60_000 });
     await h.create('fast', {}, { [POLL_INTERVAL_ANNOTATION]: '100ms' });

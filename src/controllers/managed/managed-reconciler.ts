@@ -168,7 +168,9 @@ export class ManagedReconciler<R extends KObject = KObject> {
       },
       onUpdate: (old, obj) => {
         this.lastWrites.seen(obj);
-        if (!this.ownWrites.consume(obj) && needsReconcile(old, obj)) this.queue.add(objectKey(obj));
+        if (this.ownWrites.consume(obj) || !needsReconcile(old, obj)) return;
+        // Being reconciled: judged when that reconcile ends (its own write's answer may still be on its way).
+        if (!this.ownWrites.defer(obj)) this.queue.add(objectKey(obj));
       },
       onDelete: (obj) => {
         this.ownWrites.forget(obj);
@@ -221,6 +223,16 @@ export class ManagedReconciler<R extends KObject = KObject> {
    * failed step whose provider error carries a Retry-After is looked at again after it.
    */
   async reconcile(key: string): Promise<WorkResult> {
+    this.ownWrites.begin(key);
+    try {
+      return await this.reconcileKey(key);
+    } finally {
+      // Someone else wrote the resource meanwhile: look again (the queue runs it once this one is done).
+      if (this.ownWrites.end(key)) this.queue.add(key);
+    }
+  }
+
+  private async reconcileKey(key: string): Promise<WorkResult> {
     const { namespace, name } = splitKey(key);
     const mr = await this.read(namespace, name);
     if (!mr) return;

@@ -31,6 +31,27 @@ describe('OwnWrites', () => {
     assert.equal(own.size, 0);
   });
 
+  test("during a reconcile, events are judged at its end: its own writes' events (answered after them) start nothing, another's does", () => {
+    const own = new OwnWrites();
+    assert.equal(own.defer(at('a', '5')), false, 'not being reconciled: judged at once');
+    own.begin('ns/a');
+    // The store fans the event out before the write's answer reaches the reconcile.
+    assert.equal(own.consume(at('a', '5')), false);
+    assert.equal(own.defer(at('a', '5')), true);
+    own.record(at('a', '5'));
+    assert.equal(own.defer(at('b', '6')), false, 'another resource');
+    assert.equal(own.end('ns/a'), false, 'only its own write came');
+    assert.equal(own.size, 0);
+
+    own.begin('ns/a');
+    assert.equal(own.defer(at('a', '7')), true, "someone else's write");
+    assert.equal(own.defer(at('a', '8')), true);
+    own.record(at('a', '8'));
+    assert.equal(own.end('ns/a'), true, 'look again: version 7 was not its own');
+    assert.equal(own.defer(at('a', '9')), false, 'the reconcile is over');
+    assert.equal(own.size, 0);
+  });
+
   test('at most a few versions per resource are kept', () => {
     const own = new OwnWrites();
     for (let rv = 1; rv <= 10; rv++) own.record(at('a', String(rv)));

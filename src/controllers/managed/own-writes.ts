@@ -5,6 +5,14 @@
  * pending mark and the outcome: two events that used to cost one more full reconcile, reads
  * of the Provider and credentials and an observation of the external resource included).
  *
+ * A write's event often comes before the write's answer (the store fans an event out to the
+ * in-process watches in the same turn as it settles the write, and the answer reaches the
+ * reconcile a few promise steps later), so its version is not recorded yet when the event is
+ * judged. Events for a resource being reconciled (`begin` … `end`) are therefore judged at
+ * the reconcile's end: the resource is looked at again only when one of them was not its own.
+ * That is no later than before — a resource enqueued while its reconcile runs runs again only
+ * once that reconcile is over.
+ *
  * Only a version that differs from what the reconciler read by its own change is recorded:
  * a compare-and-swap write (an update carrying the resourceVersion it read), or a patch whose
  * result shows nothing else changed. An event of any other write (an administrator's, a
@@ -18,6 +26,34 @@ const VERSIONS_PER_RESOURCE = 4;
 
 export class OwnWrites {
   private readonly versions = new Map<string, string[]>();
+  /** Resources being reconciled, with the versions of the events that came meanwhile and were not known as own. */
+  private readonly reconciling = new Map<string, string[]>();
+
+  /** begin notes that a reconcile of the resource `key` (`namespace/name`) starts. */
+  begin(key: string): void {
+    this.reconciling.set(key, []);
+  }
+
+  /**
+   * defer keeps `seen` (an event's object that `consume` did not know) for the end of its
+   * resource's reconcile, and says true; false when the resource is not being reconciled.
+   */
+  defer(seen: KObject): boolean {
+    const list = this.reconciling.get(objectKey(seen));
+    const rv = seen.metadata.resourceVersion;
+    if (!list || !rv) return false;
+    list.push(rv);
+    return true;
+  }
+
+  /** end closes a `begin`; true when an event came meanwhile that was not one of the reconcile's own writes. */
+  end(key: string): boolean {
+    const list = this.reconciling.get(key);
+    this.reconciling.delete(key);
+    let foreign = false;
+    for (const rv of list ?? []) if (!this.consumeVersion(key, rv)) foreign = true;
+    return foreign;
+  }
 
   /** record notes that `written` (as the API answered the write) is the reconciler's own. */
   record(written: KObject): void {
@@ -32,10 +68,13 @@ export class OwnWrites {
 
   /** consume says whether `seen` (a watch event's object) is one of the reconciler's own writes, and forgets it. */
   consume(seen: KObject): boolean {
-    const key = objectKey(seen);
-    const list = this.versions.get(key);
     const rv = seen.metadata.resourceVersion;
-    if (!list || !rv) return false;
+    return rv ? this.consumeVersion(objectKey(seen), rv) : false;
+  }
+
+  private consumeVersion(key: string, rv: string): boolean {
+    const list = this.versions.get(key);
+    if (!list) return false;
     const i = list.indexOf(rv);
     if (i < 0) return false;
     // Versions up to this one are behind: their events came before (or never will).

@@ -26,6 +26,11 @@ import type { ObservedBy } from './target-watch.js';
  */
 export interface ObjectTracker {
   track(key: ObjectKey): ObservedBy;
+  /** saw: the object was read, or written by this KubernetesObject's apply, at this resourceVersion (its watch event then enqueues nothing). */
+  saw(resourceVersion: string): void;
+  /** hold: a reconcile of the KubernetesObject is under way (events are judged at its `release`). */
+  hold(): void;
+  release(): void;
   /** untrack: the KubernetesObject is gone (deleted, its object with it). */
   untrack(): void;
 }
@@ -91,10 +96,30 @@ function atProviderOf(key: ObjectKey, live: JsonObject, observedBy: ObservedBy):
 
 /** A KubernetesObjectClient is the external client of KubernetesObjects whose Provider reaches one target. */
 export class KubernetesObjectClient implements ExternalClient<KubernetesObject> {
+  private holding = false;
+
   constructor(
     private readonly target: TargetClient,
     private readonly tracker?: ObjectTracker,
   ) {}
+
+  /**
+   * busy tells the tracker, at this client's first call, that a reconcile is under way; `close`
+   * (which every user of a connected client calls when done) ends it.
+   */
+  private busy(): void {
+    if (this.holding || !this.tracker) return;
+    this.holding = true;
+    this.tracker.hold();
+  }
+
+  close(): Promise<void> {
+    if (this.holding) {
+      this.holding = false;
+      this.tracker?.release();
+    }
+    return Promise.resolve();
+  }
 
   /** resolve fills in the namespace a namespaced kind defaults to, and checks a cluster-scoped kind names none. */
   private async resolve(resource: KubernetesObject, signal: AbortSignal | undefined): Promise<Desired> {
@@ -131,6 +156,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
    * answers, so nothing is forgotten either. The next observation after it answers converges.
    */
   async observe(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalObservation> {
+    this.busy();
     try {
       return await this.observeReachable(resource, options);
     } catch (err) {
@@ -157,6 +183,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
       if (resource.metadata.deletionTimestamp) this.tracker?.untrack();
       return { exists: false, upToDate: false };
     }
+    this.sawVersionOf(live);
     const ownership = ownershipOf(resource, externalNameOf(key), live, resource.spec.managementPolicy === 'ObserveOnly');
     if (!ownership.owned) {
       // Another's object (or nobody's): being deleted, there is nothing of ours to delete; otherwise
@@ -208,7 +235,7 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     const found = await this.target.get(key, options.signal);
     if (found) return this.applyForced(resource, key, manifest, found, options);
     try {
-      await this.target.apply(key, manifest, options.signal, { fieldManager: ownFieldManager(resource), force: false });
+      this.sawVersionOf(await this.target.apply(key, manifest, options.signal, { fieldManager: ownFieldManager(resource), force: false }));
       return key;
     } catch (err) {
       if (!(err instanceof TargetError) || err.status !== 409) throw err;
@@ -225,8 +252,18 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
     options: CallOptions,
   ): Promise<ObjectKey> {
     if (live) this.assertOwned(resource, key, live);
-    await this.target.apply(key, manifest, options.signal, { fieldManager: fieldManagerFor(resource, live), force: true });
+    this.sawVersionOf(await this.target.apply(key, manifest, options.signal, { fieldManager: fieldManagerFor(resource, live), force: true }));
     return key;
+  }
+
+  /**
+   * sawVersionOf tells the target watch the resourceVersion of the object as just read or
+   * applied: an observation follows each apply (the managed reconciler's), so the watch event
+   * of that version enqueues nothing.
+   */
+  private sawVersionOf(object: JsonObject): void {
+    const meta = isPlainObject(object.metadata) ? object.metadata : {};
+    if (typeof meta.resourceVersion === 'string') this.tracker?.saw(meta.resourceVersion);
   }
 
   /**
@@ -245,17 +282,20 @@ export class KubernetesObjectClient implements ExternalClient<KubernetesObject> 
   }
 
   async create(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalCreation> {
+    this.busy();
     const key = await this.createOwned(resource, options);
     return { externalName: externalNameOf(key) };
   }
 
   async update(resource: KubernetesObject, options: CallOptions = {}): Promise<ExternalUpdate> {
+    this.busy();
     await this.updateOwned(resource, options);
     return {};
   }
 
   /** delete deletes the object only when it is this KubernetesObject's (its uid as the delete's precondition); another's is left alone. */
   async delete(resource: KubernetesObject, options: CallOptions = {}): Promise<void> {
+    this.busy();
     const { key } = await this.resolve(resource, options.signal);
     const live = await this.target.get(key, options.signal);
     if (!live) return;

@@ -46,6 +46,9 @@ export function kubernetesObjectConcreteKind(clients: TargetClients, watches?: T
         const provider = `${context.provider?.metadata.namespace ?? namespace}/${context.provider?.metadata.name ?? resource.spec.providerRef?.name ?? ''}`;
         return new KubernetesObjectClient(client, {
           track: (key) => watches.track(provider, client, key, owner),
+          saw: (resourceVersion) => watches.saw(owner, resourceVersion),
+          hold: () => watches.hold(owner),
+          release: () => watches.release(owner),
           untrack: () => watches.untrack(owner),
         });
       },

@@ -77,6 +77,60 @@ describe('TargetWatches', () => {
     watches.close();
   });
 
+  test('an event of a version the owner saw (read, or written by its apply) enqueues nothing; any other version does', async () => {
+    const target = fakeTarget();
+    const watches = new TargetWatches();
+    const seen: string[] = [];
+    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
+    watches.track('sys/p', target.client, key('a'), 'sys/ko-a2');
+    await target.watching;
+    seen.length = 0;
+    watches.saw('sys/ko-a', '10');
+    target.send({ type: 'ADDED', object: cm('a', '10') });
+    assert.deepEqual(seen, ['sys/ko-a2'], 'only the owner that did not see version 10');
+    seen.length = 0;
+    target.send({ type: 'MODIFIED', object: cm('a', '11') });
+    target.send({ type: 'DELETED', object: cm('a', '12') });
+    assert.deepEqual(seen, ['sys/ko-a', 'sys/ko-a2', 'sys/ko-a', 'sys/ko-a2']);
+    watches.close();
+  });
+
+  test('events during a reconcile (hold … release) are judged at its release: enqueued once unless it saw their version', async () => {
+    const target = fakeTarget();
+    const watches = new TargetWatches();
+    const seen: string[] = [];
+    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
+    await target.watching;
+    seen.length = 0;
+
+    // The operator's change came while the reconcile's read was on its way, and the read saw it.
+    watches.hold('sys/ko-a');
+    target.send({ type: 'MODIFIED', object: cm('a', '20') });
+    assert.deepEqual(seen, [], 'held while the reconcile runs');
+    watches.saw('sys/ko-a', '20');
+    watches.release('sys/ko-a');
+    assert.deepEqual(seen, [], 'its version was seen: nothing new');
+
+    // The read answered before the change: the change is news once the reconcile ends.
+    watches.hold('sys/ko-a');
+    watches.hold('sys/ko-a');
+    watches.saw('sys/ko-a', '21');
+    target.send({ type: 'MODIFIED', object: cm('a', '22') });
+    target.send({ type: 'MODIFIED', object: cm('a', '23') });
+    watches.release('sys/ko-a');
+    assert.deepEqual(seen, [], 'held until the last release');
+    watches.release('sys/ko-a');
+    assert.deepEqual(seen, ['sys/ko-a'], 'enqueued once');
+
+    // After the release, events go through at once again.
+    seen.length = 0;
+    target.send({ type: 'MODIFIED', object: cm('a', '24') });
+    assert.deepEqual(seen, ['sys/ko-a']);
+    watches.close();
+  });
+
   test('an ERROR 410 event lists again, and enqueues every owner', async () => {
     const target = fakeTarget();
     const watches = new TargetWatches();

@@ -33,6 +33,9 @@ const DEFAULTS: Required<TargetWatchOptions> = { minBackoffMs: 250, maxBackoffMs
 
 type Changed = (namespace: string, name: string) => void;
 
+/** How many resourceVersions of its object a KubernetesObject remembers having seen (see TargetWatches.saw). */
+const SEEN_VERSIONS = 4;
+
 /** A KindWatch list-watches one kind in one namespace of one target, for the owners of objects there. */
 class KindWatch {
   /** Target object name → the KubernetesObjects (`namespace/name`) keeping it. */
@@ -46,7 +49,8 @@ class KindWatch {
     private readonly apiVersion: string,
     private readonly kind: string,
     private readonly namespace: string | undefined,
-    private readonly notify: (owners: Iterable<string>) => void,
+    /** Tells the owners of an object that changed; `resourceVersion` is the object's in the event (none after a list). */
+    private readonly notify: (owners: Iterable<string>, resourceVersion?: string) => void,
     private readonly options: Required<TargetWatchOptions>,
   ) {}
 
@@ -136,10 +140,12 @@ class KindWatch {
       return new TargetError(status === 403 ? 'Forbidden' : 'RequestFailed', `the watch of ${this.kind} in the target ended with an error: ${message}`, status);
     }
     const meta = isPlainObject(e.object.metadata) ? e.object.metadata : {};
-    if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '') this.resourceVersion = meta.resourceVersion;
+    const version = typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' ? meta.resourceVersion : undefined;
+    if (version !== undefined) this.resourceVersion = version;
     if (e.type === 'BOOKMARK' || typeof meta.name !== 'string') return undefined;
     const owners = this.owners.get(meta.name);
-    if (owners) this.notify(owners);
+    // A deletion's event carries the deletion's own resourceVersion, never one seen before.
+    if (owners) this.notify(owners, version);
     return undefined;
   }
 }
@@ -151,6 +157,8 @@ class ExpiredError extends Error {}
 interface Tracked {
   watchId: string;
   object: string;
+  /** The object's latest resourceVersions this KubernetesObject has seen (observed, or written by its own apply), newest last. */
+  seen: string[];
 }
 
 /**
@@ -161,6 +169,12 @@ interface Tracked {
 export class TargetWatches {
   private readonly watches = new Map<string, KindWatch>();
   private readonly tracked = new Map<string, Tracked>();
+  /**
+   * KubernetesObjects being reconciled now (`hold` … `release`), with how many holds and the
+   * resourceVersions of the events that came meanwhile (`undefined`: a list, or a change of how
+   * the object is observed).
+   */
+  private readonly busy = new Map<string, { holds: number; events: (string | undefined)[] }>();
   private readonly options: Required<TargetWatchOptions>;
   private changed: Changed | undefined;
   private closed = false;
@@ -189,15 +203,58 @@ export class TargetWatches {
       watch = undefined;
     }
     if (!watch) {
-      watch = new KindWatch(client, key.apiVersion, key.kind, key.namespace, (owners) => this.notify(owners), this.options);
+      watch = new KindWatch(client, key.apiVersion, key.kind, key.namespace, (owners, version) => this.notify(owners, version), this.options);
       this.watches.set(watchId, watch);
       void watch.run();
     }
     const had = this.tracked.get(owner);
-    if (had && (had.watchId !== watchId || had.object !== key.name)) this.untrack(owner);
+    if (had && had.watchId === watchId && had.object === key.name) {
+      watch.add(key.name, owner);
+      return watch.observedBy;
+    }
+    if (had) this.untrack(owner);
     watch.add(key.name, owner);
-    this.tracked.set(owner, { watchId, object: key.name });
+    this.tracked.set(owner, { watchId, object: key.name, seen: [] });
     return watch.observedBy;
+  }
+
+  /**
+   * saw records that KubernetesObject `owner` has seen its tracked object at `resourceVersion`:
+   * read it there (an observation, which the reconcile then records), or wrote it there (its
+   * own apply, which an observation follows). The watch's event for that very version brings
+   * nothing new to it, so it is not enqueued for it — the event of its own create, or of a
+   * change its observation already saw, would otherwise cost a reconcile and a read of the
+   * object. Events of any other version (a change, a deletion) enqueue it as before.
+   * resourceVersions are only compared for equality, as Kubernetes asks of clients.
+   */
+  saw(owner: string, resourceVersion: string): void {
+    const t = this.tracked.get(owner);
+    if (!t || resourceVersion === '' || t.seen.includes(resourceVersion)) return;
+    t.seen.push(resourceVersion);
+    if (t.seen.length > SEEN_VERSIONS) t.seen.shift();
+  }
+
+  /**
+   * hold says KubernetesObject `owner` is being reconciled (its external client made its first
+   * call); `release` that it is over (the client was closed). Events for its object meanwhile
+   * are kept and judged at the release, against what the reconcile saw: enqueued then unless
+   * it saw that very version. A reconcile enqueued while it runs only runs again once it ends,
+   * so nothing is looked at later than before — but the event of the object's own create, or
+   * of a change the reconcile's observation read, no longer costs a second reconcile.
+   */
+  hold(owner: string): void {
+    const b = this.busy.get(owner);
+    if (b) b.holds++;
+    else this.busy.set(owner, { holds: 1, events: [] });
+  }
+
+  /** release ends a `hold`; the last one enqueues the KubernetesObject if an event came meanwhile that it did not see. */
+  release(owner: string): void {
+    const b = this.busy.get(owner);
+    if (!b || --b.holds > 0) return;
+    this.busy.delete(owner);
+    const seen = this.tracked.get(owner)?.seen ?? [];
+    if (b.events.some((v) => v === undefined || !seen.includes(v))) this.enqueue(owner);
   }
 
   /** untrack forgets a KubernetesObject (deleted, or keeping another object); a watch nobody uses stops. */
@@ -229,13 +286,22 @@ export class TargetWatches {
     }
   }
 
-  private notify(owners: Iterable<string>): void {
-    const changed = this.changed;
-    if (!changed) return;
+  /** notify enqueues the owners of a changed object, except those that saw its version; those being reconciled are told at their release. */
+  private notify(owners: Iterable<string>, resourceVersion?: string): void {
     for (const owner of owners) {
-      const slash = owner.indexOf('/');
-      changed(owner.slice(0, slash), owner.slice(slash + 1));
+      if (resourceVersion !== undefined && this.tracked.get(owner)?.seen.includes(resourceVersion)) continue;
+      const busy = this.busy.get(owner);
+      if (busy) {
+        if (!busy.events.includes(resourceVersion)) busy.events.push(resourceVersion);
+        continue;
+      }
+      this.enqueue(owner);
     }
+  }
+
+  private enqueue(owner: string): void {
+    const slash = owner.indexOf('/');
+    this.changed?.(owner.slice(0, slash), owner.slice(slash + 1));
   }
 
   /** close stops every watch. */
@@ -244,5 +310,6 @@ export class TargetWatches {
     for (const w of this.watches.values()) w.stop();
     this.watches.clear();
     this.tracked.clear();
+    this.busy.clear();
   }
 }
