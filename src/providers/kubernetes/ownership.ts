@@ -16,6 +16,7 @@
  */
 import { EXTERNAL_CREATE_PENDING_ANNOTATION, EXTERNAL_CREATE_SUCCEEDED_ANNOTATION, EXTERNAL_NAME_ANNOTATION } from '../../apis/well-known.js';
 import { isPlainObject, type JsonObject, type KObject } from '../../machinery/object.js';
+import { FIELD_MANAGER } from './target-client.js';
 
 /** The annotation naming the uid of the KubernetesObject that keeps a target object. */
 export const OWNER_UID_ANNOTATION = 'kubernetes.conductor.io/owner-uid';
@@ -62,17 +63,15 @@ export function ownedElsewhereMessage(object: string, why: 'MarkedForAnother' | 
   );
 }
 
-/** The field manager of the applies made before each KubernetesObject had its own (and of operator bundles). */
-const SHARED_FIELD_MANAGER = 'conductor';
-
 /**
  * ownFieldManager is the field manager of a KubernetesObject's applies: `conductor-<uid>`, its
  * own, so that the owner-uid annotation another KubernetesObject applied is another manager's
- * field and an unforced apply onto that object is a conflict (`conductor` when it has no uid).
+ * field and an unforced apply onto that object is a conflict. Without a uid: the shared
+ * `FIELD_MANAGER` (`conductor`, that of earlier applies and of operator bundles).
  */
 export function ownFieldManager(resource: KObject): string {
   const uid = resource.metadata.uid;
-  return uid ? `${SHARED_FIELD_MANAGER}-${uid}` : SHARED_FIELD_MANAGER;
+  return uid ? `${FIELD_MANAGER}-${uid}` : FIELD_MANAGER;
 }
 
 /**
@@ -83,6 +82,6 @@ export function ownFieldManager(resource: KObject): string {
 export function fieldManagerFor(resource: KObject, live: JsonObject | undefined): string {
   const meta = live && isPlainObject(live.metadata) ? live.metadata : {};
   const entries = Array.isArray(meta.managedFields) ? meta.managedFields : [];
-  const shared = entries.some((e) => isPlainObject(e) && e.manager === SHARED_FIELD_MANAGER && e.operation === 'Apply');
-  return shared ? SHARED_FIELD_MANAGER : ownFieldManager(resource);
+  const shared = entries.some((e) => isPlainObject(e) && e.manager === FIELD_MANAGER && e.operation === 'Apply');
+  return shared ? FIELD_MANAGER : ownFieldManager(resource);
 }
