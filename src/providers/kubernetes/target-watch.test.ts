@@ -58,12 +58,18 @@ const key = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace:
 const tick = () => new Promise((r) => setTimeout(r, 5));
 const cm = (name: string, rv: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', resourceVersion: rv } });
 
+/** recording makes TargetWatches that record each owner they enqueue (`namespace/name`) in `seen`. */
+function recording(options?: ConstructorParameters<typeof TargetWatches>[0]) {
+  const watches = new TargetWatches(options);
+  const seen: string[] = [];
+  watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+  return { watches, seen };
+}
+
 describe('TargetWatches', () => {
   test('polled until the watch runs; a list enqueues every owner, an event the owners of its object only', async () => {
     const target = fakeTarget();
-    const watches = new TargetWatches();
-    const seen: string[] = [];
-    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    const { watches, seen } = recording();
     assert.equal(watches.track('sys/p', target.client, key('a'), 'sys/ko-a'), 'poll');
     await target.watching;
     assert.deepEqual(seen, ['sys/ko-a'], 'the list enqueued the owner');
@@ -79,9 +85,7 @@ describe('TargetWatches', () => {
 
   test('an event of a version the owner saw (read, or written by its apply) enqueues nothing; any other version does', async () => {
     const target = fakeTarget();
-    const watches = new TargetWatches();
-    const seen: string[] = [];
-    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    const { watches, seen } = recording();
     watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
     watches.track('sys/p', target.client, key('a'), 'sys/ko-a2');
     await target.watching;
@@ -98,9 +102,7 @@ describe('TargetWatches', () => {
 
   test('events during a reconcile (hold … release) are judged at its release: enqueued once unless it saw their version', async () => {
     const target = fakeTarget();
-    const watches = new TargetWatches();
-    const seen: string[] = [];
-    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    const { watches, seen } = recording();
     watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
     await target.watching;
     seen.length = 0;
@@ -133,9 +135,7 @@ describe('TargetWatches', () => {
 
   test('an ERROR 410 event lists again, and enqueues every owner', async () => {
     const target = fakeTarget();
-    const watches = new TargetWatches();
-    const seen: string[] = [];
-    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    const { watches, seen } = recording();
     watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
     await target.watching;
     target.watching = new Promise<void>((r) => setTimeout(r, 50));
@@ -148,9 +148,7 @@ describe('TargetWatches', () => {
 
   test('a watch the credentials may not make (403) leaves the object to the poll', async () => {
     const target = fakeTarget(() => new TargetError('Forbidden', 'the credentials may not list configmaps (403 Forbidden)', 403));
-    const watches = new TargetWatches({ forbiddenRetryMs: 60_000 });
-    const seen: string[] = [];
-    watches.onChange((ns, name) => seen.push(`${ns}/${name}`));
+    const { watches, seen } = recording({ forbiddenRetryMs: 60_000 });
     assert.equal(watches.track('sys/p', target.client, key('a'), 'sys/ko-a'), 'poll');
     await tick();
     assert.equal(watches.track('sys/p', target.client, key('a'), 'sys/ko-a'), 'poll');
