@@ -157,14 +157,26 @@ const kindAndMetadata = /^,"kind":"[A-Za-z0-9]+","metadata":\{/;
  * parses it). `apiVersionLength` is the length of the apiVersion `text` starts with.
  */
 export function withResourceVersion(text: string, apiVersionLength: number, revision: number): string | undefined {
-  const from = '{"apiVersion":"'.length + apiVersionLength + 1;
-  const head = kindAndMetadata.exec(text.slice(from, from + 120));
-  if (!head) return undefined;
+  const at = metadataOpening(text, '{"apiVersion":"'.length + apiVersionLength + 1);
+  if (at === undefined) return undefined;
   // Also inside another field (an object reference, a copy in an annotation): parse to be sure.
   if (text.includes('"resourceVersion":')) return undefined;
-  const at = from + head[0].length;
-  const rv = `"resourceVersion":"${revision}"`;
-  return text.slice(0, at) + rv + (text[at] === '}' ? '' : ',') + text.slice(at);
+  return text.slice(0, at) + resourceVersionInsert(revision, text[at] === '}') + text.slice(at);
+}
+
+/**
+ * metadataOpening is where the metadata's fields begin in `head` (the start of a stored object,
+ * as text or Latin-1), `from` being the end of its apiVersion: after `,"kind":"<Kind>","metadata":{`;
+ * undefined when it does not go on so.
+ */
+function metadataOpening(head: string, from: number): number | undefined {
+  const m = kindAndMetadata.exec(head.slice(from, from + 120));
+  return m ? from + m[0].length : undefined;
+}
+
+/** What goes in at the metadata's opening: the resourceVersion, and a comma unless the metadata is empty (`closed`). */
+function resourceVersionInsert(revision: number, closed: boolean): string {
+  return `"resourceVersion":"${revision}"${closed ? '' : ','}`;
 }
 
 /** The bytes of a stored text with `insert` (its resourceVersion) put in at byte `at`: `withResourceVersion`'s answer as UTF-8. */
@@ -216,13 +228,13 @@ export function resourceVersionSplice(bytes: ValueBytes, heads: UsualHeads, revi
     const from = start.length;
     const head = bytes.valueHead(from + 121);
     if (!head.startsWith(start)) return undefined;
-    const kindAndMeta = kindAndMetadata.exec(head.slice(from, from + 120));
-    if (!kindAndMeta) return undefined;
-    at = from + kindAndMeta[0].length;
+    const opening = metadataOpening(head, from);
+    if (opening === undefined) return undefined;
+    at = opening;
     closed = head[at] === '}';
   }
   if (bytes.valueIncludes(resourceVersionField)) return undefined;
-  const insert = `"resourceVersion":"${revision}"${closed ? '' : ','}`;
+  const insert = resourceVersionInsert(revision, closed);
   return { bytes, at, insert, byteLength: bytes.byteLength + insert.length };
 }
 
