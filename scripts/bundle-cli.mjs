@@ -19,7 +19,22 @@ const out = join(root, 'dist', 'cli');
 rmSync(out, { recursive: true, force: true });
 
 /** Pure-JavaScript packages loaded at every start, that read no file of their own by path. */
-const BUNDLED = new Set(['ajv', 'fast-uri', 'fast-deep-equal', 'json-schema-traverse', 'yaml', 'semver', 'commander', 'prom-client', 'bintrees', 'tdigest', '@opentelemetry/api', '@marcbachmann/cel-js', 'jsonpath-plus', 'fast-json-patch']);
+const BUNDLED = new Set([
+  'ajv',
+  'fast-uri',
+  'fast-deep-equal',
+  'json-schema-traverse',
+  'yaml',
+  'semver',
+  'commander',
+  'prom-client',
+  'bintrees',
+  'tdigest',
+  '@opentelemetry/api',
+  '@marcbachmann/cel-js',
+  'jsonpath-plus',
+  'fast-json-patch',
+]);
 
 /** The package a bare import names ('@scope/name' or 'name'), or undefined for a relative path or a builtin. */
 function packageOf(specifier) {
@@ -61,7 +76,11 @@ const result = await build({
 const entry = join(out, 'conductor.js');
 chmodSync(entry, 0o755);
 const chunks = Object.keys(result.metafile.outputs).filter((p) => p.endsWith('.js')).length - 1;
-const bundled = new Set(Object.keys(result.metafile.inputs).map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(p)?.[1]).filter(Boolean));
+const bundled = new Set(
+  Object.keys(result.metafile.inputs)
+    .map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(p)?.[1])
+    .filter(Boolean),
+);
 const unused = [...BUNDLED].filter((p) => !bundled.has(p));
 if (unused.length > 0) console.warn(`cli: listed to be bundled but not imported any more: ${unused.join(', ')} (scripts/bundle-cli.mjs BUNDLED)`);
 console.log(`cli: dist/cli/conductor.js and ${chunks} chunks (packages bundled: ${[...bundled].sort().join(', ')})`);
