@@ -33,8 +33,8 @@ WORKDIR /opt/conductor
 COPY --from=build /build/package.json ./
 COPY --from=build /build/node_modules/ node_modules/
 COPY --from=build /build/dist/ dist/
-RUN chmod 0755 dist/src/cli/main.js \
- && ln -s /opt/conductor/dist/src/cli/main.js /usr/local/bin/conductor \
+RUN chmod 0755 dist/cli/conductor.js \
+ && ln -s /opt/conductor/dist/cli/conductor.js /usr/local/bin/conductor \
  && mkdir -p /var/lib/conductor \
  && chown 65532:65532 /var/lib/conductor
 USER 65532:65532

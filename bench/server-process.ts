@@ -12,7 +12,7 @@ import { startEtcd, type EtcdProcess } from './etcd-process.js';
 import type { Endpoint } from './http-client.js';
 
 /** The compiled CLI, relative to this file's compiled location (dist/bench/). */
-export const CLI_MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+export const CLI_MAIN = fileURLToPath(new URL('../cli/conductor.js', import.meta.url));
 
 /** The line `conductor server` prints on stdout once it serves requests. */
 const READY_LINE = /conductor ready on (https?:\/\/\S+) \(kubeconfig: (.+)\)/;

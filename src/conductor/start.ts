@@ -10,11 +10,11 @@ import type { ControllerMetrics } from '../controllers/metrics.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { LeaderElector } from '../client/leader-election.js';
 import type { LoopbackClient } from '../apiserver/loopback-client.js';
 import { installCrds } from '../apis/index.js';
+import { distFile } from '../machinery/package-files.js';
 import type { ServerExtension, ServerParts, StartContext } from '../apiserver/extension.js';
 import { startServer, type RunningServer, type ServerOptions } from '../apiserver/server.js';
 import type { RunningConductorControllers } from '../controllers/conductor.js';
@@ -48,16 +48,14 @@ export interface ServerLeaderElection {
 /** The Lease the servers on one store compete for to run the controllers. */
 export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'conductor-server-controllers' } as const;
 
-/** Where `npm run build` bundles the web dashboard (scripts/build-dashboard.mjs): dist/dashboard, beside dist/src. */
-const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
-
 /** A running Conductor: the API server's handle; `close` stops the controllers too. */
 export type RunningConductor = RunningServer;
 
 export async function startConductor(opts: ConductorOptions): Promise<RunningConductor> {
   const { controllers, pollIntervalMs, leaderElection, ...serverOptions } = opts;
   return startServer({
-    dashboardDir: DASHBOARD_DIR,
+    // Where `npm run build` bundles the web dashboard (scripts/build-dashboard.mjs).
+    dashboardDir: distFile('dashboard/'),
     ...serverOptions,
     extend: (parts) => conductorExtension(parts, { dataDir: resolve(opts.dataDir), controllers: controllers !== false, pollIntervalMs, leaderElection }),
   });

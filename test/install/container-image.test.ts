@@ -77,7 +77,7 @@ describe('the container image', () => {
   test("`conductor` is package.json's bin, made executable and on the PATH", () => {
     const run = runStage.filter((i) => i.keyword === 'RUN').map((i) => i.value);
     const bin = pkg.bin[values.image.command[0]];
-    assert.equal(bin, 'dist/src/cli/main.js');
+    assert.equal(bin, 'dist/cli/conductor.js');
     assert.ok(
       run.some((r) => r.includes(`chmod 0755 ${bin}`) && r.includes(`ln -s /opt/conductor/${bin} /usr/local/bin/conductor`)),
       run.join('\n'),

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
-export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+/** The `conductor` command as installed: the bundle `npm run build` writes (scripts/bundle-cli.mjs). */
+export const cliPath = join(repoRoot, 'dist', 'cli', 'conductor.js');
 
 export interface ServerProcess {
   url: string;

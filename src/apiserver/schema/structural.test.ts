@@ -10,6 +10,8 @@ function withSpec(spec: JSONSchemaProps): JSONSchemaProps {
   return { type: 'object', properties: { spec } };
 }
 
+const sharedDefaultShape: Record<string, JSONSchemaProps> = { n: { type: 'integer' }, tags: { type: 'array', items: { type: 'string', maxLength: 3 } } };
+
 interface Case {
   reason: string;
   schema: JSONSchemaProps;
@@ -165,6 +167,34 @@ const cases: Case[] = [
     ],
   },
   {
+    // The two object defaults share one schema (ajv-schema.ts checksFor compiles it once): each
+    // value is still checked on its own, its nested fields named from its own default.
+    reason: 'defaults that share a schema are each checked against it, nested fields named',
+    schema: withSpec({
+      type: 'object',
+      properties: {
+        low: { type: 'integer', minimum: 1, default: 0 },
+        fine: { type: 'integer', minimum: 1, default: 3 },
+        nested: { type: 'object', properties: sharedDefaultShape, default: { n: 'x', tags: ['ok', 'toolong'] } },
+        again: { type: 'object', properties: sharedDefaultShape, default: { n: 2, tags: ['abcd'] } },
+      },
+    }),
+    want: [
+      {
+        reason: 'FieldValueInvalid',
+        field: `${P}.properties[spec].properties[low].default`,
+        message: 'Invalid value: 0: in body should be greater than or equal to 1',
+      },
+      {
+        reason: 'FieldValueTypeInvalid',
+        field: `${P}.properties[spec].properties[nested].default.n`,
+        message: 'Invalid value: "string": n in body must be of type integer: "string"',
+      },
+      { reason: 'FieldValueTooLong', field: `${P}.properties[spec].properties[nested].default.tags[1]`, message: 'Too long: may not be more than 3 bytes' },
+      { reason: 'FieldValueTooLong', field: `${P}.properties[spec].properties[again].default.tags[0]`, message: 'Too long: may not be more than 3 bytes' },
+    ],
+  },
+  {
     reason: 'a default with fields the schema does not declare',
     schema: withSpec({ type: 'object', properties: { opts: { type: 'object', default: { a: 1, b: 2 }, properties: { a: { type: 'integer' } } } } }),
     want: [
@@ -246,6 +276,10 @@ describe('validateStructuralSchema', () => {
       assert.deepEqual(validateStructuralSchema(c.schema, P), c.want);
     });
   }
+
+  test("a schema checked again (its defaults' checks already compiled) gets the same answer", () => {
+    for (const c of cases) assert.deepEqual(validateStructuralSchema(c.schema, P), c.want, c.reason);
+  });
 
   test('a rule that refers to an undeclared field fails to compile', () => {
     const got = validateStructuralSchema(

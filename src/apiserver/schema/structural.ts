@@ -20,9 +20,8 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   type NodeRule,
 } from './cel/index.js';
-import type { ErrorObject } from 'ajv';
 import { finishValidation } from './compile.js';
-import { compileAjv, toAjvSchema } from './ajv-schema.js';
+import { checksFor, toAjvSchema } from './ajv-schema.js';
 import { ajvErrorsToCauses } from './openapi-errors.js';
 import { Pruner } from './prune.js';
 
@@ -391,8 +390,9 @@ function joinDefaultPath(base: string, field: string | undefined): string | unde
 
 /**
  * Defaults must be pruned and valid against their own schema (not followed into
- * additionalProperties). All defaults are checked by one ajv validator over a tuple of the
- * default values, so a schema with hundreds of defaults compiles once.
+ * additionalProperties). The defaults' schemas are compiled together, and each distinct one
+ * once per process (ajv-schema.ts checksFor): a schema with hundreds of defaults compiles once,
+ * and the CRDs Conductor installs at its first start share most of theirs.
  */
 function checkDefaults(root: SchemaNode, path: string, out: StatusCause[]): void {
   const entries: { node: SchemaNode; path: string }[] = [];
@@ -409,18 +409,10 @@ function checkDefaults(root: SchemaNode, path: string, out: StatusCause[]): void
   };
   visit(root, path, false, 0);
   if (entries.length === 0) return;
-  const validate = compileAjv({ type: 'array', items: entries.map((e) => toAjvSchema(e.node.schema, { depth: 0, isRoot: false })) });
+  const checks = checksFor(entries.map((e) => toAjvSchema(e.node.schema, { depth: 0, isRoot: false })));
   const values = entries.map((e) => structuredClone(e.node.default));
-  validate(values);
-  const errorsByIndex = new Map<number, ErrorObject[]>();
-  for (const e of validate.errors ?? []) {
-    const m = /^\/(\d+)(.*)$/.exec(e.instancePath);
-    if (!m) continue;
-    const i = Number(m[1]);
-    errorsByIndex.set(i, [...(errorsByIndex.get(i) ?? []), { ...e, instancePath: m[2] }]);
-  }
   entries.forEach((entry, i) => {
-    const causes = ajvErrorsToCauses(errorsByIndex.get(i) ?? [], values[i], entry.node);
+    const causes = ajvErrorsToCauses(checks[i](values[i]), values[i], entry.node);
     const rules = compileSchemaRules(entry.node);
     for (const c of finishValidation(entry.node, rules, causes, values[i], values[i], true)) {
       out.push({ ...c, field: joinDefaultPath(entry.path, c.field) });

@@ -56,11 +56,12 @@ function relocator(steps: Step[]): (base: string) => string {
   return (base) => steps.reduce((p, s) => (s.kind === 'index' ? indexPath(p, s.index) : s.kind === 'child' ? childPath(p, s.name) : keyPath(p, s.name)), base);
 }
 
-function allNodes(root: SchemaNode): SchemaNode[] {
-  const out: SchemaNode[] = [];
+/** The nodes of the tree that carry rules, each with its depth under root. */
+function nodesWithRules(root: SchemaNode): [SchemaNode, number][] {
+  const out: [SchemaNode, number][] = [];
   const visit = (n: SchemaNode, depth: number): void => {
     if (depth > 200) return;
-    out.push(n);
+    if (n.rules.length > 0) out.push([n, depth]);
     for (const c of n.properties?.values() ?? []) visit(c, depth + 1);
     if (n.additional) visit(n.additional, depth + 1);
     if (n.items) visit(n.items, depth + 1);
@@ -72,10 +73,10 @@ function allNodes(root: SchemaNode): SchemaNode[] {
 /** Compiles the rules of every node of the tree; nodes without rules are absent from the map. */
 export function compileSchemaRules(root: SchemaNode): Map<SchemaNode, NodeRule[]> {
   const result = new Map<SchemaNode, NodeRule[]>();
-  const nodes = allNodes(root).filter((n) => n.rules.length > 0);
+  const nodes = nodesWithRules(root);
   if (nodes.length === 0) return result;
-  const types = declareSchemaTypes(root);
-  for (const node of nodes) {
+  const types = declareSchemaTypes(nodes);
+  for (const [node] of nodes) {
     const envs = checkEnvironments(types.env, types.typeOf(node));
     const compiled = compileRules(node.rules, envs);
     result.set(

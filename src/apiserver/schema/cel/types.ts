@@ -17,8 +17,13 @@ export interface SchemaTypes {
   typeOf(node: SchemaNode): string;
 }
 
-/** Declares the CEL types of every node under root; never throws (falls back to dyn). */
-export function declareSchemaTypes(root: SchemaNode): SchemaTypes {
+/**
+ * Declares the CEL types of the given nodes' values and of everything under them — what the
+ * rules on those nodes can reach (`self` and `oldSelf` are the node's value; a rule sees
+ * nothing above it). Each node comes with its depth under the schema's root. Never throws
+ * (falls back to dyn).
+ */
+export function declareSchemaTypes(nodes: Iterable<readonly [SchemaNode, number]>): SchemaTypes {
   const env = newLibraryEnvironment();
   const types = new Map<SchemaNode, string>();
   let counter = 0;
@@ -89,6 +94,6 @@ export function declareSchemaTypes(root: SchemaNode): SchemaTypes {
   let rootMeta: string | undefined;
   const rootMetadataType = (): string => (rootMeta ??= register({ name: 'string', generateName: 'string' }));
 
-  visit(root, 0);
+  for (const [node, depth] of nodes) visit(node, depth);
   return { env, typeOf: (node) => types.get(node) ?? 'dyn' };
 }

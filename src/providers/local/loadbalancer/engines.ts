@@ -4,8 +4,8 @@
  */
 import { execFile } from 'node:child_process';
 import { open, readFile, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { abortReason } from '../../../machinery/abort.js';
+import { distFile } from '../../../machinery/package-files.js';
 import { abortableSleep } from '../process/daemons.js';
 import { isAlive } from '../process/processes.js';
 import { renderHAProxyConfig } from './haproxy-config.js';
@@ -13,13 +13,15 @@ import type { HAProxyBinary } from './haproxy-binary.js';
 import type { ListenerEngine, ListenerFiles } from './listeners.js';
 import { loadedFileFor, renderProxyConfig } from './proxy-config.js';
 
-/** The proxy script shipped beside this file (in dist). */
-export const proxyScriptPath = fileURLToPath(new URL('./proxy-main.js', import.meta.url));
+/** The proxy script the build writes beside this module's compiled form (dist/src/…/proxy-main.js). */
+export function proxyScriptPath(): string {
+  return distFile('src/providers/local/loadbalancer/proxy-main.js');
+}
 
 const reloadTimeoutMs = 10_000;
 
 /** proxyEngine runs proxy-main.js with this Node; SIGHUP reloads, and the script reports the hash it loaded. */
-export function proxyEngine(script = proxyScriptPath, node = process.execPath): ListenerEngine {
+export function proxyEngine(script = proxyScriptPath(), node = process.execPath): ListenerEngine {
   return {
     server: 'port forwarder proxy',
     configFileName: 'proxy.json',

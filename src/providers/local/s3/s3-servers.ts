@@ -17,11 +17,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { distFile } from '../../../machinery/package-files.js';
 import { silentProviderLogger, type ProviderLogger } from '../../spi.js';
 import { abandonStart, awaitDaemonReady, spawnDaemon } from '../process/daemons.js';
 import { isAlive, processCommand, readTail } from '../process/processes.js';
 import { ProcessSupervisor, readStateFile, startWithRetries, writeStateFile, type StartOutcome } from '../process/supervisor.js';
-import { fileURLToPath } from 'node:url';
 import { stopDaemon } from '../process/daemons.js';
 import { writeFileAtomic } from '../process/processes.js';
 import { giveTo, giveTreeTo, prepareServerDirectories, type RunAs } from '../process/run-as.js';
@@ -44,8 +44,8 @@ export interface S3rverProgram {
   version: string;
 }
 
-/** The gateway script shipped beside this file (in dist). */
-export const gatewayScriptPath = fileURLToPath(new URL('./s3-gateway-main.js', import.meta.url));
+/** The gateway script the build writes beside this module's compiled form (dist/src/…/s3-gateway-main.js). */
+const gatewayScript = 'src/providers/local/s3/s3-gateway-main.js';
 
 /** resolveS3rver finds the installed s3rver package's command; it throws when there is none. */
 export async function resolveS3rver(): Promise<S3rverProgram> {
@@ -62,7 +62,7 @@ export async function resolveS3rver(): Promise<S3rverProgram> {
   await stat(script).catch(() => {
     throw new Error(`s3rver's command ${script} is missing: want a complete s3rver package`);
   });
-  return { node: process.execPath, script: gatewayScriptPath, s3rverScript: script, version: pkg.version ?? 'unknown' };
+  return { node: process.execPath, script: distFile(gatewayScript), s3rverScript: script, version: pkg.version ?? 'unknown' };
 }
 
 /** ServerState is what an S3 server keeps in server.json. */
