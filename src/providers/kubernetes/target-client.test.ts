@@ -123,3 +123,38 @@ describe('TargetClient against a stand-in HTTPS server that misbehaves (mocked: 
     c.close();
   });
 });
+
+describe('TargetClients on the request thread (target-thread.ts)', () => {
+  let first: StandInTarget;
+  let second: StandInTarget;
+  before(async () => {
+    const version = (name: string) => (_req: unknown, res: ServerResponse) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ gitVersion: name }));
+    };
+    first = await startStandInTarget(version('v1.0.0-first'));
+    second = await startStandInTarget(version('v1.0.0-second'));
+  });
+  after(async () => {
+    await first.stop();
+    await second.stop();
+  });
+
+  test("clients of two targets share the thread, each verifying its server with its own CA, and a closed client's calls fail clearly", async () => {
+    const a = new TargetClient({ server: first.url, ca: first.ca, token: 't' });
+    const b = new TargetClient({ server: second.url, ca: second.ca, token: 't' });
+    const wrongCa = new TargetClient({ server: second.url, ca: first.ca, token: 't' });
+    const [va, vb] = await Promise.all([a.version(), b.version()]);
+    assert.equal(va.gitVersion, 'v1.0.0-first');
+    assert.equal(vb.gitVersion, 'v1.0.0-second');
+    await assert.rejects(wrongCa.version(), (err) => err instanceof TargetError && err.reason === 'UntrustedServerCertificate');
+    wrongCa.close();
+    a.close();
+    await assert.rejects(
+      a.version(),
+      (err) => err instanceof TargetError && err.reason === 'Unreachable' && /client of this target was closed/.test(err.message),
+    );
+    assert.equal((await b.version()).gitVersion, 'v1.0.0-second');
+    b.close();
+  });
+});

@@ -10,6 +10,8 @@ import { Agent, request } from 'node:https';
 import type { JsonObject } from '../../machinery/object.js';
 import { isPlainObject } from '../../machinery/object.js';
 import type { TargetCluster } from './credentials.js';
+import { requestThread } from './target-thread.js';
+import type { ThreadAnswer } from './target-thread-protocol.js';
 
 /** Why a request to the target failed, in the Provider's CamelCase reasons. */
 export type TargetFailure = 'Unreachable' | 'UntrustedServerCertificate' | 'Unauthorized' | 'Forbidden' | 'RequestFailed';
@@ -108,8 +110,9 @@ function statusMessage(body: unknown): string | undefined {
 
 /** A TargetClient is an HTTPS client of one target cluster; `close` releases its connections. */
 export class TargetClient {
-  private readonly agent: Agent;
-  /** Watches' connections: each holds one for as long as it runs. */
+  /** This client's number on the request thread, which keeps its connections for calls (up to 8). */
+  private readonly threadClient: number;
+  /** Watches' connections, on this thread: each holds one for as long as it runs. */
   private readonly watchAgent: Agent;
   private readonly base: URL;
   private readonly discovery = new Map<string, Map<string, ApiResource>>();
@@ -122,7 +125,7 @@ export class TargetClient {
       ...(cluster.clientCert && cluster.clientKey ? { cert: cluster.clientCert, key: cluster.clientKey } : {}),
       ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
     };
-    this.agent = new Agent({ keepAlive: true, maxSockets: 8, ...tls });
+    this.threadClient = requestThread.open(tls, 8);
     this.watchAgent = new Agent({ keepAlive: false, ...tls });
   }
 
@@ -132,7 +135,7 @@ export class TargetClient {
   }
 
   close(): void {
-    this.agent.destroy();
+    requestThread.close(this.threadClient);
     this.watchAgent.destroy();
   }
 
@@ -157,17 +160,20 @@ export class TargetClient {
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const url = targetUrl(this.base, path);
     const auth = this.authorization();
+    const headers = {
+      Accept: 'application/json',
+      ...(auth ? { Authorization: auth } : {}),
+      ...(payload !== undefined ? { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+    };
+    if (!opts.agent) return this.requestOnThread(method, path, url.href, headers, payload, signal);
+    const agent = opts.agent;
     return new Promise<TargetResponse>((resolve, reject) => {
       const req = request(
         url,
         {
           method,
-          agent: opts.agent ?? this.agent,
-          headers: {
-            Accept: 'application/json',
-            ...(auth ? { Authorization: auth } : {}),
-            ...(payload !== undefined ? { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
-          },
+          agent,
+          headers,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -210,6 +216,45 @@ export class TargetClient {
       });
       if (payload !== undefined) req.write(payload);
       req.end();
+    });
+  }
+
+  /**
+   * requestOnThread sends a call's request on the request thread (target-thread.ts), which
+   * holds this client's connections: the same request, answer, errors and abort as on this
+   * thread, without its TLS and HTTP work here.
+   */
+  private requestOnThread(
+    method: string,
+    path: string,
+    url: string,
+    headers: Record<string, string | number>,
+    payload: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<TargetResponse> {
+    return new Promise<TargetResponse>((resolve, reject) => {
+      const onAbort = () => {
+        requestThread.cancel(id);
+        reject(signal!.reason as Error);
+      };
+      const id = requestThread.request(this.threadClient, { method, url, headers, body: payload, maxBytes: TARGET_MAX_BODY_BYTES }, (a: ThreadAnswer) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (a.error) {
+          const err: Error & { code?: string } = new Error(a.error.message);
+          if (a.error.code !== undefined) err.code = a.error.code;
+          reject(this.failure(err));
+        } else if (a.tooLarge) reject(this.tooLarge(`${method} ${path}`));
+        else {
+          let body: unknown;
+          try {
+            body = a.text === '' ? undefined : JSON.parse(a.text);
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: a.status, body });
+        }
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
