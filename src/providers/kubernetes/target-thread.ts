@@ -12,6 +12,7 @@
  * starts it again with every open client.
  */
 import { Worker } from 'node:worker_threads';
+import { distFile } from '../../machinery/package-files.js';
 import { CLOSED_CLIENT, type ThreadAnswer, type ThreadCommand, type ThreadTls } from './target-thread-protocol.js';
 
 /** ThreadRequest is one request for the thread: what target-client.ts would give `https.request`. */
@@ -72,7 +73,8 @@ export class RequestThread {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./target-request-worker.js', import.meta.url));
+    // Found from the package root: this module also runs from a chunk of the bundled command (dist/cli/).
+    const worker = new Worker(distFile('src/providers/kubernetes/target-request-worker.js'));
     worker.unref();
     worker.on('message', (batch: ThreadAnswer[]) => {
       for (const a of batch) {
