@@ -61,14 +61,28 @@ interface Planned {
   peerPort: number;
 }
 
+type ClusterOptions = { extraArgs?: string[]; scheme?: 'http' | 'https'; healthy?: (m: EtcdMember) => Promise<boolean> };
+
+/** A member could not listen: another process took a port between freePort and etcd's bind. */
+class PortTaken extends Error {}
+
 /**
  * startEtcdCluster starts `size` members (1 or 3 usually) and waits until the cluster
  * answers on every member's /health. Extra flags are passed to every member (TLS tests).
+ * A port taken by another process in the meantime (tests run in parallel, and freePort's port
+ * is free only when asked) starts the cluster again on new ports, up to three times.
  */
-export async function startEtcdCluster(
-  size = 1,
-  options: { extraArgs?: string[]; scheme?: 'http' | 'https'; healthy?: (m: EtcdMember) => Promise<boolean> } = {},
-): Promise<EtcdCluster> {
+export async function startEtcdCluster(size = 1, options: ClusterOptions = {}): Promise<EtcdCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdClusterOnce(size, options);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startEtcdClusterOnce(size: number, options: ClusterOptions): Promise<EtcdCluster> {
   const root = mkdtempSync(join(tmpdir(), 'conductor-etcd-test-'));
   const planned: Planned[] = [];
   for (let i = 0; i < size; i++) planned.push({ name: `m${i}`, clientPort: await freePort(), peerPort: await freePort() });
@@ -85,13 +99,22 @@ export async function startEtcdCluster(
       rmSync(root, { recursive: true, force: true });
     },
   };
+  const logs = () => members.map((m) => `--- ${m.name}\n${m.log().slice(-2000)}`).join('\n');
+  const portTaken = () => members.some((m) => m.log().includes('bind: address already in use'));
+  let outcomes: string[];
   try {
     const healthy = options.healthy ?? httpHealthy;
-    await Promise.all(members.map((m) => eventually(() => healthy(m), `etcd member ${m.name} at ${m.clientUrl} to be healthy`, 60_000, 100)));
+    const settled = async (m: EtcdMember) => (portTaken() ? 'port taken' : (await healthy(m)) && 'healthy');
+    outcomes = await Promise.all(members.map((m) => eventually(() => settled(m), `etcd member ${m.name} at ${m.clientUrl} to be healthy`, 60_000, 100)));
   } catch (err) {
-    const logs = members.map((m) => `--- ${m.name}\n${m.log().slice(-2000)}`).join('\n');
+    const text = logs();
     await cluster.stop();
-    throw new Error(`${(err as Error).message}\n${logs}`, { cause: err });
+    throw new Error(`${(err as Error).message}\n${text}`, { cause: err });
+  }
+  if (outcomes.includes('port taken')) {
+    const text = logs();
+    await cluster.stop();
+    throw new PortTaken(`an etcd member's port was taken by another process before it could listen\n${text}`);
   }
   return cluster;
 }
