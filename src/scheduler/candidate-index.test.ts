@@ -146,6 +146,43 @@ describe('CandidateIndex', () => {
     );
   });
 
+  test('ofKind holds the candidates scan(kind) finds, classes first, at most the limit; after deletes too', () => {
+    const cand = fc.oneof(
+      fc
+        .record({
+          name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+          namespace: fc.constantFrom('x', 'y'),
+          implements: fc.subarray([MYSQL, POSTGRES]),
+          profile: fc.option(fc.constantFrom('p', 'q'), { nil: undefined }),
+          phase: fc.constantFrom<ResourcePhase>('Pending', 'Available', 'Bound', 'Released', 'Failed'),
+          region: fc.option(fc.constantFrom('us-east-1', 'eu-west-1'), { nil: undefined }),
+        })
+        .map((r): Candidate => resource(r)),
+      fc.constantFrom('k1', 'k2', 'k3').map((name): Candidate => resourceClass({ name })),
+    );
+    fc.assert(
+      fc.property(fc.array(cand, { maxLength: 40 }), fc.array(fc.nat(39), { maxLength: 10 }), fc.integer({ min: 1, max: 50 }), (cs, drops, limit) => {
+        const ix = new CandidateIndex();
+        for (const x of cs) ix.upsert(x);
+        for (const i of drops) if (cs[i]) ix.remove(candidateKey(cs[i]));
+        for (const kind of [MYSQL, POSTGRES]) {
+          const all = lookupCandidates(ix.scan(claim({ kind }), 'kind')).map(candidateKey);
+          const got = ix.ofKind(kind, limit).map(candidateKey);
+          assert.equal(got.length, Math.min(limit, all.length));
+          assert.equal(new Set(got).size, got.length, 'no candidate twice');
+          for (const k of got) assert.ok(all.includes(k), `${k} is of the kind`);
+          const classes = got.filter((k) => ix.get(k)?.type === 'class').length;
+          assert.ok(
+            got.slice(0, classes).every((k) => ix.get(k)?.type === 'class'),
+            'classes come first',
+          );
+          if (limit >= all.length) assert.deepEqual([...got].sort(), [...all].sort());
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   test('an upsert that keeps a resource in its buckets replaces it where it sits', () => {
     const ix = new CandidateIndex();
     ix.upsert(resource({ name: 'a', region: 'us-east-1' }));

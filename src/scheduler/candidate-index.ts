@@ -21,7 +21,7 @@ import { candidateKey, claimKey, classKey, kindKey } from './keys.js';
 import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
 import { normalizeRegion } from './region-hierarchy.js';
 import { ArrayRun, forEachInKeyOrder, type SortedRun } from './sorted-runs.js';
-import type { Candidate, ClaimInfo, ClassCandidate, ResourceCandidate } from './types.js';
+import type { Candidate, ClaimInfo, ClassCandidate, GroupKind, ResourceCandidate } from './types.js';
 
 export { ArrayRun, forEachInKeyOrder, type SortedRun } from './sorted-runs.js';
 
@@ -287,6 +287,33 @@ export class CandidateIndex {
     const u = (this.usage.get(provider) ?? 0) + delta;
     if (u === 0) this.usage.delete(provider);
     else this.usage.set(provider, u);
+  }
+
+  /**
+   * ofKind returns up to `limit` candidates of a claim kind — the classes that support it, then
+   * the resources that implement it — from the kind's own buckets, where `scan(claim, 'kind')`
+   * walks every entry of the index (what a fit hint is computed from, for every claim that fits
+   * nowhere).
+   */
+  ofKind(kind: GroupKind, limit: number): Candidate[] {
+    const kk = kindKey(kind);
+    const out: Candidate[] = [];
+    for (const c of this.classesByKind.get(kk)?.values() ?? []) {
+      if (out.length >= limit) return out;
+      out.push(c);
+    }
+    const kb = this.kinds.get(kk);
+    if (kb === undefined || out.length >= limit) return out;
+    const take = (c: ResourceCandidate) => {
+      out.push(c);
+      return out.length < limit;
+    };
+    for (const pb of kb.children.values()) {
+      for (const gb of pb.children.values()) {
+        for (const leaf of gb.children.values()) if (!leaf.forEach(take)) return out;
+      }
+    }
+    return out;
   }
 
   /**

@@ -71,14 +71,25 @@ function regionHint(claim: ClaimInfo, candidates: readonly Candidate[], failures
 function profileHint(claim: ClaimInfo, candidates: readonly Candidate[], failures: readonly FailureCount[]): string | undefined {
   if (!rejectedBy(failures, PROFILE_PLUGIN)) return undefined;
   const asked = claimProfile(claim);
-  const offered = candidates.map((c) => (c.type === 'class' ? c.profile : resourceProfile(c))).filter((p) => p !== '');
-  const offeredText = offered.length === 0 ? '' : `; set spec.resourceClass to one of: ${listNames(offered)}`;
-  if (asked === '') {
-    if (candidates.some((c) => c.type === 'class' && c.isDefault)) return undefined;
-    return `profile: the claim names none and no class is the default${offeredText}`;
+  // One pass: a claim that fits nowhere may have thousands of candidates of its kind.
+  const offered = new Set<string>();
+  let hasDefault = false;
+  for (const c of candidates) {
+    const p = c.type === 'class' ? c.profile : resourceProfile(c);
+    if (p !== '') offered.add(p);
+    if (c.type === 'class' && c.isDefault) hasDefault = true;
   }
-  const has = candidates.some((c) => (c.type === 'class' ? c.profile : resourceProfile(c)) === asked);
-  return has ? undefined : `profile ${JSON.stringify(asked)}: no class or resource offers it${offeredText}`;
+  const offeredText = offered.size === 0 ? '' : `; set spec.resourceClass to one of: ${listNames(offered)}`;
+  if (asked === '') return hasDefault ? undefined : `profile: the claim names none and no class is the default${offeredText}`;
+  return offered.has(asked) ? undefined : `profile ${JSON.stringify(asked)}: no class or resource offers it${offeredText}`;
+}
+
+/**
+ * Whether any hint can apply: each is about a rejection by the Capacity, Region or ProfileMatch
+ * filter, so a claim rejected only for something else needs no candidates looked at.
+ */
+export function fitHintsMayApply(failures: readonly FailureCount[]): boolean {
+  return failures.some((f) => f.plugin === CapacityFilter.pluginName || f.plugin === REGION_PLUGIN || f.plugin === PROFILE_PLUGIN);
 }
 
 /** Whether a candidate is in the claim's region (the Region filter lets it through). */

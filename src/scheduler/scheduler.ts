@@ -9,7 +9,7 @@ import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Un
 import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
-import { fitHints, withHints } from './fit-hints.js';
+import { fitHints, fitHintsMayApply, withHints } from './fit-hints.js';
 import { candidateKey, classKey } from './keys.js';
 import {
   failureDetail,
@@ -350,7 +350,10 @@ export class Scheduler {
     const notes = ev.notes.length > 0 ? { notes: [...ev.notes] } : {};
     if (ev.feasible.length === 0) {
       const failures = ev.tally.list();
-      const hints = ev.universe === 'kind' && ev.total > 0 ? fitHints(claim, this.candidatesOfKind(claim), failures, inRegionOf(p, claim)) : [];
+      const hints =
+        ev.universe === 'kind' && ev.total > 0 && fitHintsMayApply(failures)
+          ? fitHints(claim, this.index.ofKind(claim.kind, HINT_CANDIDATES), failures, inRegionOf(p, claim))
+          : [];
       const { listed: prices, total: priced } = this.prices.compared(claim);
       return {
         decision: { type: 'none' },
@@ -414,17 +417,6 @@ export class Scheduler {
         ...notes,
       },
     };
-  }
-
-  /** Up to HINT_CANDIDATES candidates of the claim's kind, classes first (what fit hints are computed from). */
-  private candidatesOfKind(claim: ClaimInfo): Candidate[] {
-    const lookup = this.index.scan(claim, 'kind', () => false);
-    const out = lookup.candidates.slice(0, HINT_CANDIDATES);
-    forEachInKeyOrder(lookup.runs, lookup.skip, (c) => {
-      out.push(c);
-      return out.length < HINT_CANDIDATES;
-    });
-    return out;
   }
 
   private extenderFailed(ev: Evaluation, ext: HttpExtender, plugin: string, err: unknown): void {
