@@ -10,10 +10,11 @@
  * those turns shares it, including those that arrive just after a batch of answers went out.
  *
  * One read is on its way at a time (`maxInFlight`); the callers that ask meanwhile share the
- * next one, sent once it comes back. A read costs far more than the wait: ~300 µs of etcd's
- * CPU and ~85 µs of this process's (node:http2's per-call cost) on this project's bench, where
- * etcd, the server and the client share two cores; fewer reads, each shared by more gets, gave
- * more gets/s than several reads on their way at once (src/store/etcd/README.md has the figures).
+ * next one, sent once it comes back. A read costs far more than the wait: ~190–250 µs of etcd's
+ * CPU whatever the read's shape, on this project's bench, where etcd, the server and the client
+ * share two cores; fewer reads, each shared by more gets, gave more gets/s than several reads on
+ * their way at once, and gathering longer than these two turns gave no more (src/store/etcd/README.md
+ * has the figures).
  */
 export class FreshRevision {
   /** Reads sent and not answered yet. */
