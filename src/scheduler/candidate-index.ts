@@ -152,6 +152,13 @@ export class CandidateIndex {
     return this.entries.size;
   }
 
+  private changeCount = 0;
+
+  /** How many changes the index has seen: what was derived from it at one count holds until the next. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
   get(key: string): Candidate | undefined {
     return this.entries.get(key)?.candidate;
   }
@@ -179,6 +186,7 @@ export class CandidateIndex {
    * changed) is replaced where it sits; otherwise it moves.
    */
   upsert(c: Candidate): string {
+    this.changeCount++;
     const key = candidateKey(c);
     const old = this.entries.get(key);
     // A resource replacing a resource of the same name (keys join names with '/', so a name may differ) is updated.
@@ -215,6 +223,7 @@ export class CandidateIndex {
   remove(key: string): boolean {
     const e = this.entries.get(key);
     if (e === undefined) return false;
+    this.changeCount++;
     this.entries.delete(key);
     const c = e.candidate;
     if (c.type === 'class') {

@@ -86,6 +86,21 @@ describe('early stop', () => {
     assert.equal(r.explanation.unchecked, undefined);
   });
 
+  test("the hints follow the index: a larger resource added, or the largest removed, changes 'the largest offered'", () => {
+    const s = build(
+      numbered(3, (i) => `${i + 1}Gi`),
+      { feasibleCandidatesToFind: 1 },
+    );
+    const ask = claim({ capacity: { storage: '20Gi' } });
+    const largest = () => /the largest offered is (\S+)$/.exec(s.scheduleSync(ask).explanation.message)?.[1];
+    assert.equal(largest(), '3Gi');
+    assert.equal(largest(), '3Gi', 'asked again with nothing changed');
+    s.upsert(resource({ name: 'big', capacity: { storage: '10Gi' } }));
+    assert.equal(largest(), '10Gi');
+    s.remove(candidateKey(resource({ name: 'big' })));
+    assert.equal(largest(), '3Gi');
+  });
+
   test('a feasible resource after the infeasible ones still beats a class (StaticFirst)', () => {
     const cs = [...numbered(8, (i) => (i < 7 ? '1Gi' : '100Gi')), resourceClass({ name: 'default', isDefault: true })];
     const r = build(cs, { feasibleCandidatesToFind: 1 }).scheduleSync(claim({ capacity: { storage: '20Gi' } }));

@@ -9,8 +9,8 @@ import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Un
 import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
-import { fitHints, fitHintsMayApply, withHints } from './fit-hints.js';
-import { candidateKey, classKey } from './keys.js';
+import { KindSummary, fitHints, fitHintsMayApply, withHints } from './fit-hints.js';
+import { candidateKey, classKey, kindKey } from './keys.js';
 import {
   failureDetail,
   type CandidateFilter,
@@ -27,7 +27,7 @@ import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
 import { defaultRegistry, type PluginRegistry } from './registry.js';
 import { TierOrder } from './tier-order.js';
 import { PriceMemo, pricesMessage } from './prices.js';
-import type { Candidate, CandidatePricer, ClaimInfo, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
+import type { Candidate, CandidatePricer, ClaimInfo, GroupKind, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
 
 /** SchedulerOptions build a Scheduler; every field has a default. */
 export interface SchedulerOptions {
@@ -91,6 +91,9 @@ interface PreparedScore {
 /** A Scheduler does place claims on candidates; see README.md for the semantics. */
 export class Scheduler {
   private readonly index = new CandidateIndex();
+  /** Fit hints' summaries of the kinds' candidates, at index change count `summariesAt`. */
+  private readonly summaries = new Map<string, KindSummary>();
+  private summariesAt = -1;
   private readonly registry: PluginRegistry;
   private readonly portableMatchers: PortableMatcherRegistry;
   private readonly quota?: QuotaCheck;
@@ -352,7 +355,7 @@ export class Scheduler {
       const failures = ev.tally.list();
       const hints =
         ev.universe === 'kind' && ev.total > 0 && fitHintsMayApply(failures)
-          ? fitHints(claim, this.index.ofKind(claim.kind, HINT_CANDIDATES), failures, inRegionOf(p, claim))
+          ? fitHints(claim, this.kindSummary(claim.kind), failures, inRegionOf(p, claim))
           : [];
       const { listed: prices, total: priced } = this.prices.compared(claim);
       return {
@@ -417,6 +420,18 @@ export class Scheduler {
         ...notes,
       },
     };
+  }
+
+  /** What fit hints need of a kind's candidates, kept per kind while the index does not change. */
+  private kindSummary(kind: GroupKind): KindSummary {
+    if (this.summariesAt !== this.index.changes) {
+      this.summaries.clear();
+      this.summariesAt = this.index.changes;
+    }
+    const k = kindKey(kind);
+    let s = this.summaries.get(k);
+    if (s === undefined) this.summaries.set(k, (s = new KindSummary(this.index.ofKind(kind, HINT_CANDIDATES))));
+    return s;
   }
 
   private extenderFailed(ev: Evaluation, ext: HttpExtender, plugin: string, err: unknown): void {
