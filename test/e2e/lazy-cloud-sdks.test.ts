@@ -94,8 +94,8 @@ spec:
       "the claim's CloudSQLInstance",
     );
     const packages = resolved();
-    // The hook works: the server's own packages are there.
-    for (const p of ['better-sqlite3', 'pino', 'ajv']) assert.ok(packages.includes(p), `the recorder saw ${p} (it saw: ${[...new Set(packages)].join(', ')})`);
+    // The hook works: the server's own packages are there (those not bundled into dist/cli: see scripts/bundle-cli.mjs).
+    for (const p of ['better-sqlite3', 'pino']) assert.ok(packages.includes(p), `the recorder saw ${p} (it saw: ${[...new Set(packages)].join(', ')})`);
     assert.deepEqual([...new Set(packages.filter((p) => CLOUD_SDK.test(p)))], [], 'no cloud SDK is resolved by a server with no Provider of aws, gcp or azure');
   });
 });
