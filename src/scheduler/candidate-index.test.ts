@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor } from './availability.js';
 import { CandidateIndex, lookupCandidates, type Lookup, type Narrowing } from './candidate-index.js';
 import { candidateKey } from './keys.js';
+import { factsOf, type KindView } from './kind-facts.js';
 import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
 import { RegionHierarchy, normalizeRegion, regionMismatch } from './region-hierarchy.js';
 import { MYSQL, POSTGRES, claim, resource, resourceClass } from './testing/index.js';
@@ -146,7 +147,7 @@ describe('CandidateIndex', () => {
     );
   });
 
-  test('ofKind holds the candidates scan(kind) finds, classes first, at most the limit; after deletes too', () => {
+  test('kindFacts stays what the candidates of the kind offer through upserts, in-place updates and removals (property)', () => {
     const cand = fc.oneof(
       fc
         .record({
@@ -154,32 +155,50 @@ describe('CandidateIndex', () => {
           namespace: fc.constantFrom('x', 'y'),
           implements: fc.subarray([MYSQL, POSTGRES]),
           profile: fc.option(fc.constantFrom('p', 'q'), { nil: undefined }),
-          phase: fc.constantFrom<ResourcePhase>('Pending', 'Available', 'Bound', 'Released', 'Failed'),
-          region: fc.option(fc.constantFrom('us-east-1', 'eu-west-1'), { nil: undefined }),
+          phase: fc.constantFrom<ResourcePhase>('Pending', 'Available', 'Bound'),
+          region: fc.option(fc.constantFrom('us-east-1', 'eu-west-1', ''), { nil: undefined }),
+          storage: fc.option(fc.constantFrom('1Gi', '10Gi', '10240Mi', '100Gi'), { nil: undefined }),
+          shared: fc.boolean(),
         })
-        .map((r): Candidate => resource(r)),
-      fc.constantFrom('k1', 'k2', 'k3').map((name): Candidate => resourceClass({ name })),
+        .map((r): Candidate =>
+          resource({
+            ...r,
+            capacity: r.storage === undefined ? {} : { storage: r.storage },
+            ...(r.shared ? { sharing: { mode: 'Shared', maxClaims: 2 }, allocatable: { storage: '5Gi' } } : {}),
+          }),
+        ),
+      fc
+        .record({ name: fc.constantFrom('k1', 'k2', 'k3'), isDefault: fc.boolean(), storage: fc.option(fc.constantFrom('50Gi', '100Gi'), { nil: undefined }) })
+        .map((r): Candidate =>
+          resourceClass({ name: r.name, isDefault: r.isDefault, ...(r.storage === undefined ? {} : { capacity: { storage: r.storage } }) }),
+        ),
     );
+    const op = fc.oneof(
+      cand.map((c) => ({ upsert: c })),
+      fc.nat(39).map((i) => ({ remove: i })),
+    );
+    const view = (v: KindView) => ({
+      regions: [...v.regions()].sort(),
+      profiles: [...v.profiles()].sort(),
+      defaultClass: v.hasDefaultClass(),
+      storage: ((a) => ({ largest: a.largest?.format(), unlimited: a.unlimited }))(v.amount('storage')),
+      cpu: ((a) => ({ largest: a.largest?.format(), unlimited: a.unlimited }))(v.amount('cpu')),
+    });
     fc.assert(
-      fc.property(fc.array(cand, { maxLength: 40 }), fc.array(fc.nat(39), { maxLength: 10 }), fc.integer({ min: 1, max: 50 }), (cs, drops, limit) => {
+      fc.property(fc.array(cand, { maxLength: 30 }), fc.array(op, { maxLength: 30 }), (initial, ops) => {
         const ix = new CandidateIndex();
-        for (const x of cs) ix.upsert(x);
-        for (const i of drops) if (cs[i]) ix.remove(candidateKey(cs[i]));
+        for (const x of initial) ix.upsert(x);
+        for (const kind of [MYSQL, POSTGRES]) view(ix.kindFacts(kind)); // amounts asked, so later changes update them
+        for (const o of ops) {
+          if ('upsert' in o) ix.upsert(o.upsert);
+          else if (initial[o.remove]) ix.remove(candidateKey(initial[o.remove]));
+        }
         for (const kind of [MYSQL, POSTGRES]) {
-          const all = lookupCandidates(ix.scan(claim({ kind }), 'kind')).map(candidateKey);
-          const got = ix.ofKind(kind, limit).map(candidateKey);
-          assert.equal(got.length, Math.min(limit, all.length));
-          assert.equal(new Set(got).size, got.length, 'no candidate twice');
-          for (const k of got) assert.ok(all.includes(k), `${k} is of the kind`);
-          const classes = got.filter((k) => ix.get(k)?.type === 'class').length;
-          assert.ok(
-            got.slice(0, classes).every((k) => ix.get(k)?.type === 'class'),
-            'classes come first',
-          );
-          if (limit >= all.length) assert.deepEqual([...got].sort(), [...all].sort());
+          const all = lookupCandidates(ix.scan(claim({ kind }), 'kind'));
+          assert.deepEqual(view(ix.kindFacts(kind)), view(factsOf(all)));
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
   });
 

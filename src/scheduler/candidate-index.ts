@@ -17,6 +17,7 @@
  */
 import { availabilityGroup, availabilitySummary, isClaimSpecific, reservedFor, type AvailabilityGroup } from './availability.js';
 import { ChunkedSortedMap } from './chunked-sorted-map.js';
+import { KindFacts, type KindView } from './kind-facts.js';
 import { candidateKey, claimKey, classKey, kindKey } from './keys.js';
 import { claimProfile, resourceProfile, resourceProfileMismatch } from './profiles.js';
 import { normalizeRegion } from './region-hierarchy.js';
@@ -145,18 +146,13 @@ export class CandidateIndex {
   private readonly reserved = new Map<string, Leaf>();
   private readonly classes = new Map<string, ClassCandidate>();
   private readonly classesByKind = new Map<string, Map<string, ClassCandidate>>();
+  /** What each claim kind's candidates offer, kept as they come and go (for fit hints). */
+  private readonly facts = new Map<string, KindFacts>();
   private readonly usage = new Map<string, number>();
 
   /** The number of candidates. */
   get size(): number {
     return this.entries.size;
-  }
-
-  private changeCount = 0;
-
-  /** How many changes the index has seen: what was derived from it at one count holds until the next. */
-  get changes(): number {
-    return this.changeCount;
   }
 
   get(key: string): Candidate | undefined {
@@ -186,7 +182,6 @@ export class CandidateIndex {
    * changed) is replaced where it sits; otherwise it moves.
    */
   upsert(c: Candidate): string {
-    this.changeCount++;
     const key = candidateKey(c);
     const old = this.entries.get(key);
     // A resource replacing a resource of the same name (keys join names with '/', so a name may differ) is updated.
@@ -198,6 +193,7 @@ export class CandidateIndex {
     }
     const was = old.candidate;
     const from = old.placement!;
+    for (const k of from.kinds) this.factsOf(k).remove(was);
     let to = placementOf(c);
     if (sameBuckets(from, to)) {
       to = from.reservedKey === to.reservedKey ? from : to;
@@ -216,6 +212,8 @@ export class CandidateIndex {
     this.addUsage(was.provider ?? '', -was.boundCount);
     this.addUsage(c.provider ?? '', c.boundCount);
     this.entries.set(key, { candidate: c, placement: to });
+    for (const k of to.kinds) this.factsOf(k).add(c);
+    for (const k of from.kinds) this.dropFactsIfEmpty(k);
     return key;
   }
 
@@ -223,7 +221,14 @@ export class CandidateIndex {
   remove(key: string): boolean {
     const e = this.entries.get(key);
     if (e === undefined) return false;
-    this.changeCount++;
+    const kinds = e.placement?.kinds ?? e.classKinds ?? [];
+    for (const k of kinds) this.factsOf(k).remove(e.candidate);
+    this.removeEntry(key, e);
+    for (const k of kinds) this.dropFactsIfEmpty(k);
+    return true;
+  }
+
+  private removeEntry(key: string, e: Entry): void {
     this.entries.delete(key);
     const c = e.candidate;
     if (c.type === 'class') {
@@ -233,20 +238,20 @@ export class CandidateIndex {
         m?.delete(key);
         if (m?.size === 0) this.classesByKind.delete(k);
       }
-      return true;
+      return;
     }
     const pl = e.placement!;
     this.unplace(key, pl);
     this.dropFrom(this.names, c.name, key);
     if (pl.reservedKey !== undefined) this.dropFrom(this.reserved, pl.reservedKey, key);
     this.addUsage(c.provider ?? '', -c.boundCount);
-    return true;
   }
 
   private addClass(key: string, c: ClassCandidate): void {
     const classKinds = unique(c.supportedResources.map(kindKey));
     this.entries.set(key, { candidate: c, classKinds });
     this.classes.set(key, c);
+    for (const k of classKinds) this.factsOf(k).add(c);
     for (const k of classKinds) {
       let m = this.classesByKind.get(k);
       if (m === undefined) this.classesByKind.set(k, (m = new Map<string, ClassCandidate>()));
@@ -257,6 +262,7 @@ export class CandidateIndex {
   private addResource(key: string, c: ResourceCandidate, placement: Placement): void {
     this.entries.set(key, { candidate: c, placement });
     this.place(key, c, placement);
+    for (const k of placement.kinds) this.factsOf(k).add(c);
     this.leafOf(this.names, c.name).set(key, c);
     if (placement.reservedKey !== undefined) this.leafOf(this.reserved, placement.reservedKey).set(key, c);
     this.addUsage(c.provider ?? '', c.boundCount);
@@ -298,31 +304,35 @@ export class CandidateIndex {
     else this.usage.set(provider, u);
   }
 
-  /**
-   * ofKind returns up to `limit` candidates of a claim kind — the classes that support it, then
-   * the resources that implement it — from the kind's own buckets, where `scan(claim, 'kind')`
-   * walks every entry of the index (what a fit hint is computed from, for every claim that fits
-   * nowhere).
-   */
-  ofKind(kind: GroupKind, limit: number): Candidate[] {
-    const kk = kindKey(kind);
-    const out: Candidate[] = [];
-    for (const c of this.classesByKind.get(kk)?.values() ?? []) {
-      if (out.length >= limit) return out;
-      out.push(c);
+  /** What the candidates of a claim kind offer, for fit hints (kind-facts.ts); kept current, never walked per call. */
+  kindFacts(kind: GroupKind): KindView {
+    return this.factsOf(kindKey(kind));
+  }
+
+  private factsOf(kk: string): KindFacts {
+    let f = this.facts.get(kk);
+    if (f === undefined) {
+      f = new KindFacts((visit) => this.eachOfKind(kk, visit));
+      this.facts.set(kk, f);
     }
-    const kb = this.kinds.get(kk);
-    if (kb === undefined || out.length >= limit) return out;
-    const take = (c: ResourceCandidate) => {
-      out.push(c);
-      return out.length < limit;
+    return f;
+  }
+
+  /** A kind left with no candidate keeps no account (kinds come and go with CRDs and classes). */
+  private dropFactsIfEmpty(kk: string): void {
+    if (!this.kinds.has(kk) && !this.classesByKind.has(kk)) this.facts.delete(kk);
+  }
+
+  /** eachOfKind visits the classes supporting a kind, then the resources implementing it. */
+  private eachOfKind(kk: string, visit: (c: Candidate) => void): void {
+    for (const c of this.classesByKind.get(kk)?.values() ?? []) visit(c);
+    const each = (c: ResourceCandidate) => {
+      visit(c);
+      return true;
     };
-    for (const pb of kb.children.values()) {
-      for (const gb of pb.children.values()) {
-        for (const leaf of gb.children.values()) if (!leaf.forEach(take)) return out;
-      }
+    for (const pb of this.kinds.get(kk)?.children.values() ?? []) {
+      for (const gb of pb.children.values()) for (const leaf of gb.children.values()) leaf.forEach(each);
     }
-    return out;
   }
 
   /**

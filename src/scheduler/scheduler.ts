@@ -9,8 +9,8 @@ import { CandidateIndex, forEachInKeyOrder, type Lookup, type Narrowing, type Un
 import { feasibleToFind, resolveConfig, type ResolvedConfig } from './config.js';
 import { FailureTally, chosenMessage, unschedulableMessage } from './explanation.js';
 import { HttpExtender } from './extender.js';
-import { KindSummary, fitHints, fitHintsMayApply, withHints } from './fit-hints.js';
-import { candidateKey, classKey, kindKey } from './keys.js';
+import { fitHints, fitHintsMayApply, withHints, type InRegion } from './fit-hints.js';
+import { candidateKey, classKey } from './keys.js';
 import {
   failureDetail,
   type CandidateFilter,
@@ -27,7 +27,7 @@ import { RegionHierarchy, regionMismatch } from './region-hierarchy.js';
 import { defaultRegistry, type PluginRegistry } from './registry.js';
 import { TierOrder } from './tier-order.js';
 import { PriceMemo, pricesMessage } from './prices.js';
-import type { Candidate, CandidatePricer, ClaimInfo, GroupKind, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
+import type { Candidate, CandidatePricer, ClaimInfo, PluginScore, ScheduleResult, SchedulerConfig } from './types.js';
 
 /** SchedulerOptions build a Scheduler; every field has a default. */
 export interface SchedulerOptions {
@@ -91,9 +91,6 @@ interface PreparedScore {
 /** A Scheduler does place claims on candidates; see README.md for the semantics. */
 export class Scheduler {
   private readonly index = new CandidateIndex();
-  /** Fit hints' summaries of the kinds' candidates, at index change count `summariesAt`. */
-  private readonly summaries = new Map<string, KindSummary>();
-  private summariesAt = -1;
   private readonly registry: PluginRegistry;
   private readonly portableMatchers: PortableMatcherRegistry;
   private readonly quota?: QuotaCheck;
@@ -355,7 +352,7 @@ export class Scheduler {
       const failures = ev.tally.list();
       const hints =
         ev.universe === 'kind' && ev.total > 0 && fitHintsMayApply(failures)
-          ? fitHints(claim, this.kindSummary(claim.kind), failures, inRegionOf(p, claim))
+          ? fitHints(claim, this.index.kindFacts(claim.kind), failures, inRegionOf(p, claim))
           : [];
       const { listed: prices, total: priced } = this.prices.compared(claim);
       return {
@@ -422,18 +419,6 @@ export class Scheduler {
     };
   }
 
-  /** What fit hints need of a kind's candidates, kept per kind while the index does not change. */
-  private kindSummary(kind: GroupKind): KindSummary {
-    if (this.summariesAt !== this.index.changes) {
-      this.summaries.clear();
-      this.summariesAt = this.index.changes;
-    }
-    const k = kindKey(kind);
-    let s = this.summaries.get(k);
-    if (s === undefined) this.summaries.set(k, (s = new KindSummary(this.index.ofKind(kind, HINT_CANDIDATES))));
-    return s;
-  }
-
   private extenderFailed(ev: Evaluation, ext: HttpExtender, plugin: string, err: unknown): void {
     const msg = err instanceof Error ? err.message : String(err);
     if (ext.ignorable) {
@@ -446,13 +431,12 @@ export class Scheduler {
 }
 
 /** What the profile's Region filter says of a candidate for this claim (every candidate is in it when the filter is off or the claim names no region). */
-function inRegionOf(p: Pipeline, claim: ClaimInfo): (c: Candidate) => boolean {
-  const fn = p.filters.find((f) => f.name === RegionFilter.pluginName)?.prepare(claim);
-  return fn === undefined ? () => true : (c) => fn(c) === undefined;
+/** The claim's Region filter's verdict on a stated region (no Region filter, or a claim asking no region: every region). */
+function inRegionOf(p: Pipeline, claim: ClaimInfo): InRegion {
+  const filter = p.filters.find((f) => f.name === RegionFilter.pluginName);
+  const accepts = filter instanceof RegionFilter ? filter.regionCheck(claim) : undefined;
+  return accepts ?? (() => true);
 }
-
-/** How many candidates of a kind an unschedulable claim's fit hints look at (they cost a scan). */
-const HINT_CANDIDATES = 10_000;
 
 /** withPrices appends the prices compared (pricesMessage) to a Scheduled message, after `; `. */
 function withPrices(message: string, prices: Parameters<typeof pricesMessage>[0], total: number, claim: ClaimInfo): string {

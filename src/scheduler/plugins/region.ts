@@ -17,14 +17,21 @@ export class RegionFilter implements FilterPlugin {
   constructor(private readonly ctx: PluginContext) {}
 
   prepare(claim: ClaimInfo): CandidateFilter | undefined {
+    const accepts = this.regionCheck(claim);
+    if (accepts === undefined) return undefined;
+    const summary = regionMismatch(claim.requirements.region!);
+    return (c) => {
+      const r = c.capabilities.region;
+      if (accepts(r)) return undefined;
+      return { summary, detail: () => (r === undefined ? 'states no region' : `in ${r}`) };
+    };
+  }
+
+  /** Whether a stated region is in the claim's region (a candidate is judged by its region alone); undefined when the claim asks none. */
+  regionCheck(claim: ClaimInfo): ((region: string | undefined) => boolean) | undefined {
     const asked = claim.requirements.region;
     if (asked === undefined || asked.trim() === '') return undefined;
     const accepted = this.ctx.regions.accepted(asked, this.ctx.regionMatch);
-    const summary = regionMismatch(asked);
-    return (c) => {
-      const r = c.capabilities.region;
-      if (r !== undefined && (accepted.has(r) || accepted.has(normalizeRegion(r)))) return undefined;
-      return { summary, detail: () => (r === undefined ? 'states no region' : `in ${r}`) };
-    };
+    return (r) => r !== undefined && (accepted.has(r) || accepted.has(normalizeRegion(r)));
   }
 }
