@@ -24,7 +24,7 @@ export interface KindView {
   /** The regions stated ('' for candidates stating none). */
   regions(): Iterable<string>;
   /** The profiles offered (non-empty). */
-  profiles(): ReadonlySet<string> | Iterable<string>;
+  profiles(): Iterable<string>;
   hasProfile(profile: string): boolean;
   hasDefaultClass(): boolean;
   amount(dim: string): Amount;
@@ -45,6 +45,15 @@ function bump(m: Map<string, number>, k: string, by: number): void {
 
 function profileOf(c: Candidate): string {
   return c.type === 'class' ? c.profile : resourceProfile(c);
+}
+
+/** offer counts one candidate's amount into a dimension's largest and its holders. */
+function offer(t: Tracked, have: Quantity): void {
+  const order = t.largest === undefined ? 1 : have.cmp(t.largest);
+  if (order > 0) {
+    t.largest = have;
+    t.holders = 1;
+  } else if (order === 0) t.holders++;
 }
 
 /** The dimensions a candidate offers an amount of (`available` is defined for exactly these). */
@@ -76,12 +85,7 @@ export class KindFacts implements KindView {
       const have = available(c, dim)!;
       let t = this.amounts.get(dim);
       if (t === undefined) this.amounts.set(dim, (t = { largest: undefined, holders: 0, stale: false }));
-      if (t.stale) continue; // worked out from every candidate when next asked
-      const order = t.largest === undefined ? 1 : have.cmp(t.largest);
-      if (order > 0) {
-        t.largest = have;
-        t.holders = 1;
-      } else if (order === 0) t.holders++;
+      if (!t.stale) offer(t, have); // a stale one is worked out from every candidate when next asked
     }
   }
 
@@ -120,12 +124,7 @@ export class KindFacts implements KindView {
       t.stale = false;
       this.walk((c) => {
         const have = available(c, dim);
-        if (have === undefined) return;
-        const order = t.largest === undefined ? 1 : have.cmp(t.largest);
-        if (order > 0) {
-          t.largest = have;
-          t.holders = 1;
-        } else if (order === 0) t.holders++;
+        if (have !== undefined) offer(t, have);
       });
       if (t.holders === 0) {
         this.amounts.delete(dim);
