@@ -66,6 +66,15 @@ function recording(options?: ConstructorParameters<typeof TargetWatches>[0]) {
   return { watches, seen };
 }
 
+/** tracked: a fake target whose ConfigMap `a` is tracked for the owner `sys/ko-a`, its watch running. */
+async function tracked() {
+  const target = fakeTarget();
+  const { watches, seen } = recording();
+  watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
+  await target.watching;
+  return { target, watches, seen };
+}
+
 describe('TargetWatches', () => {
   test('polled until the watch runs; a list enqueues every owner, an event the owners of its object only', async () => {
     const target = fakeTarget();
@@ -101,10 +110,7 @@ describe('TargetWatches', () => {
   });
 
   test('events during a reconcile (hold … release) are judged at its release: enqueued once unless it saw their version', async () => {
-    const target = fakeTarget();
-    const { watches, seen } = recording();
-    watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
-    await target.watching;
+    const { target, watches, seen } = await tracked();
     seen.length = 0;
 
     // The operator's change came while the reconcile's read was on its way, and the read saw it.
@@ -133,11 +139,19 @@ describe('TargetWatches', () => {
     watches.close();
   });
 
+  test('a flood of target events during a reconcile is enqueued once at its release, even when the reconcile saw the last ones', async () => {
+    const { target, watches, seen } = await tracked();
+    seen.length = 0;
+    watches.hold('sys/ko-a');
+    for (let v = 100; v < 200; v++) target.send({ type: 'MODIFIED', object: cm('a', String(v)) });
+    for (let v = 196; v < 200; v++) watches.saw('sys/ko-a', String(v));
+    watches.release('sys/ko-a');
+    assert.deepEqual(seen, ['sys/ko-a'], 'versions 100–195 were not seen');
+    watches.close();
+  });
+
   test('an ERROR 410 event lists again, and enqueues every owner', async () => {
-    const target = fakeTarget();
-    const { watches, seen } = recording();
-    watches.track('sys/p', target.client, key('a'), 'sys/ko-a');
-    await target.watching;
+    const { target, watches, seen } = await tracked();
     target.watching = new Promise<void>((r) => setTimeout(r, 50));
     target.send({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
     await target.watching;

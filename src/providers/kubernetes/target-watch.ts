@@ -292,7 +292,9 @@ export class TargetWatches {
       if (resourceVersion !== undefined && this.tracked.get(owner)?.seen.includes(resourceVersion)) continue;
       const busy = this.busy.get(owner);
       if (busy) {
-        if (!busy.events.includes(resourceVersion)) busy.events.push(resourceVersion);
+        // Past SEEN_VERSIONS + 1 distinct versions one is surely unseen (an owner keeps SEEN_VERSIONS):
+        // the release enqueues whatever comes next, so a flood of target events keeps no more.
+        if (busy.events.length <= SEEN_VERSIONS && !busy.events.includes(resourceVersion)) busy.events.push(resourceVersion);
         continue;
       }
       this.enqueue(owner);
